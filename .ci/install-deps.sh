@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tfcc needs to build, test and run its examples.
+# Idempotent: does nothing when every package is already present.
+set -euo pipefail
+PACKAGES=(
+  cmake ninja-build g++ clang-19 lld-19
+  llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
+  libgtest-dev libgmock-dev liblld-19-dev
+  dataset-fashion-mnist
+  zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

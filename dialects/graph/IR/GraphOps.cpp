@@ -1,0 +1,262 @@
+//===- GraphOps.cpp - graph op verifiers, folders, custom forms -----------===//
+
+#include "dialects/graph/IR/GraphOps.h"
+
+#include "dialects/graph/IR/Initializers.h"
+#include "dialects/graph/IR/ShapeInference.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::graph;
+
+//===----------------------------------------------------------------------===//
+// Result type checking shared by every op printed with a functional type
+//===----------------------------------------------------------------------===//
+
+/// Accepts the written result type when each dimension equals the inferred
+/// one or is written `?` (the spec's rule).
+static LogicalResult verifyInferredResultType(Operation *op) {
+  FailureOr<RankedTensorType> inferred = inferResultType(op);
+  if (failed(inferred))
+    return failure();
+  auto written = cast<RankedTensorType>(op->getResult(0).getType());
+  if (written.getElementType() != inferred->getElementType())
+    return op->emitOpError() << "result element type "
+                             << written.getElementType()
+                             << " differs from the inferred "
+                             << inferred->getElementType();
+  bool compatible = written.getRank() == inferred->getRank();
+  for (int64_t i = 0; compatible && i < written.getRank(); ++i)
+    compatible = written.isDynamicDim(i) ||
+                 written.getDimSize(i) == inferred->getDimSize(i);
+  if (!compatible)
+    return op->emitOpError() << "result type " << written
+                             << " does not match the inferred type "
+                             << *inferred;
+  return success();
+}
+
+#define TFCC_INFERRED_VERIFIER(OP)                                             \
+  LogicalResult OP::verify() { return verifyInferredResultType(*this); }
+TFCC_INFERRED_VERIFIER(AddOp)
+TFCC_INFERRED_VERIFIER(SubOp)
+TFCC_INFERRED_VERIFIER(MulOp)
+TFCC_INFERRED_VERIFIER(DivOp)
+TFCC_INFERRED_VERIFIER(MaximumOp)
+TFCC_INFERRED_VERIFIER(MinimumOp)
+TFCC_INFERRED_VERIFIER(PowOp)
+TFCC_INFERRED_VERIFIER(CastOp)
+TFCC_INFERRED_VERIFIER(CompareOp)
+TFCC_INFERRED_VERIFIER(SelectOp)
+TFCC_INFERRED_VERIFIER(MatmulOp)
+TFCC_INFERRED_VERIFIER(DenseOp)
+TFCC_INFERRED_VERIFIER(Conv2DOp)
+TFCC_INFERRED_VERIFIER(DepthwiseConv2DOp)
+TFCC_INFERRED_VERIFIER(MaxPool2DOp)
+TFCC_INFERRED_VERIFIER(AvgPool2DOp)
+TFCC_INFERRED_VERIFIER(GlobalAvgPool2DOp)
+TFCC_INFERRED_VERIFIER(GlobalMaxPool2DOp)
+TFCC_INFERRED_VERIFIER(BatchNormOp)
+TFCC_INFERRED_VERIFIER(LayerNormOp)
+TFCC_INFERRED_VERIFIER(ReshapeOp)
+TFCC_INFERRED_VERIFIER(TransposeOp)
+TFCC_INFERRED_VERIFIER(ConcatOp)
+TFCC_INFERRED_VERIFIER(SliceOp)
+TFCC_INFERRED_VERIFIER(PadOp)
+TFCC_INFERRED_VERIFIER(ResizeOp)
+TFCC_INFERRED_VERIFIER(GatherOp)
+TFCC_INFERRED_VERIFIER(ReduceSumOp)
+TFCC_INFERRED_VERIFIER(ReduceMeanOp)
+TFCC_INFERRED_VERIFIER(ReduceMaxOp)
+TFCC_INFERRED_VERIFIER(ReduceMinOp)
+TFCC_INFERRED_VERIFIER(ArgmaxOp)
+TFCC_INFERRED_VERIFIER(SparseSoftmaxCrossEntropyOp)
+TFCC_INFERRED_VERIFIER(SoftmaxCrossEntropyOp)
+TFCC_INFERRED_VERIFIER(MeanSquaredErrorOp)
+#undef TFCC_INFERRED_VERIFIER
+
+//===----------------------------------------------------------------------===//
+// Unary ops with attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError() << "attribute 'approximate' must be \"none\" or "
+                            "\"tanh\", got \""
+                         << getApproximate() << "\"";
+  return success();
+}
+
+LogicalResult ClipOp::verify() {
+  if (getMin().convertToFloat() > getMax().convertToFloat())
+    return emitOpError() << "attribute 'min' = " << getMin().convertToFloat()
+                         << " is greater than 'max' = "
+                         << getMax().convertToFloat();
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  float rate = getRate().convertToFloat();
+  if (!(rate >= 0.0f && rate < 1.0f))
+    return emitOpError() << "attribute 'rate' = " << rate
+                         << " must be in [0, 1)";
+  return success();
+}
+
+template <typename SoftmaxLike>
+static LogicalResult verifySoftmaxAxis(SoftmaxLike op) {
+  int64_t rank = op.getX().getType().getRank();
+  if (!normalizeAxis(op.getAxis(), rank))
+    return op.emitOpError() << "attribute 'axis' = " << op.getAxis()
+                            << " is out of range for " << op.getX().getType();
+  return success();
+}
+LogicalResult SoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
+LogicalResult LogSoftmaxOp::verify() { return verifySoftmaxAxis(*this); }
+
+//===----------------------------------------------------------------------===//
+// Folders and canonicalizations
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+// Inference entry points never run in training mode, so dropout is identity.
+OpFoldResult DropoutOp::fold(FoldAdaptor) { return getX(); }
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getX().getType() == getY().getType())
+    return getX();
+  return {};
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getX().getType() == getY().getType() &&
+      getY().getType().getNumDynamicDims() == 0)
+    return getX();
+  if (auto value = llvm::dyn_cast_if_present<DenseElementsAttr>(adaptor.getX()))
+    if (getY().getType().hasStaticShape())
+      return value.reshape(getY().getType());
+  return {};
+}
+
+namespace {
+/// reshape(reshape(x)) -> reshape(x): the intermediate shape does not matter.
+struct FoldReshapeOfReshape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto producer = op.getX().getDefiningOp<ReshapeOp>();
+    if (!producer)
+      return rewriter.notifyMatchFailure(op, "operand is not a reshape");
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getXMutable().assign(producer.getX()); });
+    return success();
+  }
+};
+} // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<FoldReshapeOfReshape>(context);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  for (auto [i, p] : llvm::enumerate(getPerm()))
+    if (cast<IntegerAttr>(p).getInt() != (int64_t)i)
+      return {};
+  if (getX().getType() != getY().getType())
+    return {};
+  return getX();
+}
+
+//===----------------------------------------------------------------------===//
+// graph.variable / graph.read
+//===----------------------------------------------------------------------===//
+
+ParseResult VariableOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  Type type;
+  Attribute init;
+  if (parser.parseSymbolName(name, SymbolTable::getSymbolAttrName(),
+                             result.attributes) ||
+      parser.parseColonType(type) || parser.parseEqual())
+    return failure();
+  if (parser.parseAttribute(init, type) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  result.addAttribute("type", TypeAttr::get(type));
+  result.addAttribute("init", init);
+  return success();
+}
+
+void VariableOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p << " : " << getType() << " = ";
+  p.printAttributeWithoutType(getInit());
+  SmallVector<StringRef> elided = {SymbolTable::getSymbolAttrName(), "type",
+                                   "init"};
+  if (getTrainable())
+    elided.push_back("trainable");
+  p.printOptionalAttrDict((*this)->getAttrs(), elided);
+}
+
+LogicalResult VariableOp::verify() {
+  RankedTensorType type = getTensorType();
+  if (!type.hasStaticShape())
+    return emitOpError() << "variable @" << getSymName()
+                         << " must have a static type, got " << type;
+  Attribute init = getInit();
+  if (auto elements = dyn_cast<ElementsAttr>(init)) {
+    if (elements.getShapedType() != type)
+      return emitOpError() << "initial value of type "
+                           << elements.getShapedType()
+                           << " does not match the variable type " << type;
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+      AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      if (!blob)
+        return emitOpError() << "dense_resource blob '"
+                             << resource.getRawHandle().getKey()
+                             << "' of variable @" << getSymName()
+                             << " is missing from dialect_resources";
+      unsigned bits = type.getElementTypeBitWidth();
+      int64_t expected = type.getNumElements() * (bits < 8 ? 1 : bits / 8);
+      if ((int64_t)blob->getData().size() != expected)
+        return emitOpError() << "dense_resource blob '"
+                             << resource.getRawHandle().getKey() << "' holds "
+                             << blob->getData().size() << " bytes but " << type
+                             << " needs " << expected;
+    }
+    return success();
+  }
+  if (auto initAttr = dyn_cast<InitAttr>(init)) {
+    StringRef kind = initAttr.getKind();
+    if (kind != "zeros" && kind != "ones" &&
+        !isa<FloatType>(type.getElementType()))
+      return emitOpError() << "initializer \"" << kind
+                           << "\" needs a floating-point variable, got " << type;
+    return success();
+  }
+  return emitOpError() << "initial value must be dense<...>, "
+                          "dense_resource<...> or #graph.init<...>, got "
+                       << init;
+}
+
+LogicalResult ReadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto variable =
+      symbolTable.lookupNearestSymbolFrom<VariableOp>(*this, getVariableAttr());
+  if (!variable)
+    return emitOpError() << "'" << getVariable()
+                         << "' does not name a graph.variable";
+  if (variable.getType() != getValue().getType())
+    return emitOpError() << "result type " << getValue().getType()
+                         << " differs from the type " << variable.getType()
+                         << " of variable @" << getVariable();
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/graph/IR/GraphOps.cpp.inc"

@@ -1,0 +1,30 @@
+//===- GraphOps.h - the tfcc graph dialect ----------------------*- C++ -*-===//
+//
+// Dialect, attribute and op declarations of the graph IR (contract v1).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_DIALECTS_GRAPH_IR_GRAPHOPS_H
+#define TFCC_DIALECTS_GRAPH_IR_GRAPHOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <optional>
+
+#include "dialects/graph/IR/GraphDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/graph/IR/GraphAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/graph/IR/GraphOps.h.inc"
+
+#endif // TFCC_DIALECTS_GRAPH_IR_GRAPHOPS_H

@@ -1,0 +1,400 @@
+//===- GraphOps.td - the tfcc graph dialect ----------------*- tablegen -*-===//
+//
+// Ops of the graph IR, contract v1 (shared/spec/graph-ir.md). Result types are
+// checked against ShapeInference.cpp in each op's verifier.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_GRAPH_OPS
+#define TFCC_GRAPH_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Graph_Dialect : Dialect {
+  let name = "graph";
+  let summary = "Keras-like dataflow graph of tensor ops (NHWC)";
+  let cppNamespace = "::mlir::graph";
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def Graph_InitAttr : AttrDef<Graph_Dialect, "Init"> {
+  let mnemonic = "init";
+  let summary = "deterministic variable initializer";
+  let description = [{
+    `#graph.init<"KIND", seed = N, scale = S>`: KIND is one of zeros, ones,
+    glorot_uniform, glorot_normal, he_uniform, he_normal, uniform (which
+    requires scale). Keys may come in any order. The values are a function of
+    (kind, seed, shape) only; see Initializers.h for the generator.
+  }];
+  let parameters = (ins
+    StringRefParameter<"initializer kind">:$kind,
+    "int64_t":$seed,
+    OptionalParameter<"std::optional<::llvm::APFloat>">:$scale);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+class Graph_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Graph_Dialect, mnemonic, traits>;
+
+def Graph_AnyTensor : RankedTensorOf<[F32, F16, BF16, I1, I8, I32, I64]>;
+def Graph_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Graph_IndexTensor : RankedTensorOf<[I32, I64]>;
+def Graph_BoolTensor : RankedTensorOf<[I1]>;
+
+// One tensor in, one of the same type out; the type is printed once.
+class Graph_UnaryOp<string mnemonic, TypeConstraint operandType = Graph_AnyTensor,
+                    list<Trait> traits = []>
+    : Graph_Op<mnemonic, !listconcat(traits, [Pure, SameOperandsAndResultType])> {
+  let arguments = (ins operandType:$x);
+  let results = (outs operandType:$y);
+  let assemblyFormat = "$x attr-dict `:` type($y)";
+}
+
+class Graph_FloatUnaryOp<string mnemonic, string doc, list<Trait> traits = []>
+    : Graph_UnaryOp<mnemonic, Graph_FloatTensor, traits> {
+  let summary = doc;
+}
+
+// Ops printed with a functional type whose verifier infers the result type.
+class Graph_InferredOp<string mnemonic, list<Trait> traits = []>
+    : Graph_Op<mnemonic, !listconcat(traits, [Pure])> {
+  let hasVerifier = 1;
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+class Graph_BinaryOp<string mnemonic, string doc>
+    : Graph_InferredOp<mnemonic> {
+  let summary = doc;
+  let arguments = (ins Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs);
+  let results = (outs Graph_AnyTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Variables and constants
+//===----------------------------------------------------------------------===//
+
+def Graph_VariableOp : Graph_Op<"variable", [Symbol]> {
+  let summary = "named persistent tensor with an initializer (tf.Variable)";
+  let description = [{
+    `graph.variable @name : TYPE = INIT {trainable = false}` where INIT is a
+    dense elements attribute, `dense_resource<key>` or `#graph.init<...>`.
+    The type must be fully static.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<AnyRankedTensor>:$type,
+                       AnyAttr:$init, DefaultValuedAttr<BoolAttr, "true">:$trainable);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    RankedTensorType getTensorType() {
+      return ::llvm::cast<RankedTensorType>(getType());
+    }
+  }];
+}
+
+def Graph_ReadOp : Graph_Op<"read", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "reads the current value of a variable";
+  let arguments = (ins FlatSymbolRefAttr:$variable);
+  let results = (outs Graph_AnyTensor:$value);
+  let assemblyFormat = "$variable attr-dict `:` type($value)";
+}
+
+def Graph_ConstantOp : Graph_Op<"constant", [ConstantLike, Pure,
+    AllTypesMatch<["value", "output"]>]> {
+  let summary = "inline constant tensor";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Graph_AnyTensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+def Graph_AddOp : Graph_BinaryOp<"add", "elementwise sum, NumPy broadcasting">;
+def Graph_SubOp : Graph_BinaryOp<"sub", "elementwise difference, NumPy broadcasting">;
+def Graph_MulOp : Graph_BinaryOp<"mul", "elementwise product, NumPy broadcasting">;
+def Graph_DivOp : Graph_BinaryOp<"div", "elementwise quotient, NumPy broadcasting">;
+def Graph_MaximumOp : Graph_BinaryOp<"maximum", "elementwise maximum, NumPy broadcasting">;
+def Graph_MinimumOp : Graph_BinaryOp<"minimum", "elementwise minimum, NumPy broadcasting">;
+def Graph_PowOp : Graph_BinaryOp<"pow", "elementwise power, NumPy broadcasting">;
+
+def Graph_NegOp : Graph_UnaryOp<"neg"> { let summary = "-x"; }
+def Graph_AbsOp : Graph_UnaryOp<"abs"> { let summary = "|x|"; }
+def Graph_ExpOp : Graph_FloatUnaryOp<"exp", "e^x">;
+def Graph_LogOp : Graph_FloatUnaryOp<"log", "natural logarithm">;
+def Graph_SqrtOp : Graph_FloatUnaryOp<"sqrt", "square root">;
+def Graph_RsqrtOp : Graph_FloatUnaryOp<"rsqrt", "1 / sqrt(x)">;
+def Graph_SquareOp : Graph_UnaryOp<"square"> { let summary = "x * x"; }
+def Graph_TanhOp : Graph_FloatUnaryOp<"tanh", "hyperbolic tangent">;
+def Graph_SigmoidOp : Graph_FloatUnaryOp<"sigmoid", "1 / (1 + e^-x)">;
+def Graph_ReluOp : Graph_FloatUnaryOp<"relu", "max(x, 0)">;
+def Graph_Relu6Op : Graph_FloatUnaryOp<"relu6", "min(max(x, 0), 6)">;
+def Graph_ErfOp : Graph_FloatUnaryOp<"erf", "Gauss error function">;
+def Graph_FloorOp : Graph_FloatUnaryOp<"floor", "round toward -inf">;
+def Graph_CeilOp : Graph_FloatUnaryOp<"ceil", "round toward +inf">;
+def Graph_HardSigmoidOp : Graph_FloatUnaryOp<"hard_sigmoid", "relu6(x + 3) / 6">;
+def Graph_HardSwishOp : Graph_FloatUnaryOp<"hard_swish", "x * hard_sigmoid(x)">;
+
+def Graph_GeluOp : Graph_FloatUnaryOp<"gelu", "Gaussian error linear unit"> {
+  let arguments = (ins Graph_FloatTensor:$x,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
+  let hasVerifier = 1;
+}
+
+def Graph_LeakyReluOp : Graph_FloatUnaryOp<"leaky_relu", "x if x > 0 else alpha * x"> {
+  let arguments = (ins Graph_FloatTensor:$x,
+                       DefaultValuedAttr<F32Attr, "0.2">:$alpha);
+}
+
+def Graph_ClipOp : Graph_FloatUnaryOp<"clip", "min(max(x, min), max)"> {
+  let arguments = (ins Graph_FloatTensor:$x, F32Attr:$min, F32Attr:$max);
+  let hasVerifier = 1;
+}
+
+def Graph_DropoutOp : Graph_FloatUnaryOp<"dropout", "identity outside training"> {
+  let arguments = (ins Graph_FloatTensor:$x, F32Attr:$rate,
+                       DefaultValuedAttr<I64Attr, "0">:$seed);
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Graph_SoftmaxOp : Graph_FloatUnaryOp<"softmax", "numerically stable softmax"> {
+  let arguments = (ins Graph_FloatTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let hasVerifier = 1;
+}
+
+def Graph_LogSoftmaxOp : Graph_FloatUnaryOp<"log_softmax", "numerically stable log(softmax)"> {
+  let arguments = (ins Graph_FloatTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let hasVerifier = 1;
+}
+
+def Graph_CastOp : Graph_InferredOp<"cast"> {
+  let summary = "element type conversion (float to int truncates toward zero)";
+  let arguments = (ins Graph_AnyTensor:$x);
+  let results = (outs Graph_AnyTensor:$y);
+  let hasFolder = 1;
+}
+
+def Graph_CompareOp : Graph_InferredOp<"compare"> {
+  let summary = "elementwise comparison with broadcasting, i1 result";
+  let arguments = (ins Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs, StrAttr:$predicate);
+  let results = (outs Graph_BoolTensor:$result);
+}
+
+def Graph_SelectOp : Graph_InferredOp<"select"> {
+  let summary = "cond ? a : b with broadcasting";
+  let arguments = (ins Graph_BoolTensor:$condition, Graph_AnyTensor:$lhs,
+                       Graph_AnyTensor:$rhs);
+  let results = (outs Graph_AnyTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and convolution
+//===----------------------------------------------------------------------===//
+
+def Graph_MatmulOp : Graph_InferredOp<"matmul"> {
+  let summary = "batched matrix product; batch dims broadcast";
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs Graph_FloatTensor:$result);
+}
+
+def Graph_DenseOp : Graph_InferredOp<"dense"> {
+  let summary = "Keras Dense without activation: x @ kernel + bias";
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$kernel,
+                       Optional<Graph_FloatTensor>:$bias);
+  let results = (outs Graph_FloatTensor:$result);
+}
+
+def Graph_Conv2DOp : Graph_InferredOp<"conv2d"> {
+  let summary = "TF Conv2D: NHWC input, HWIO kernel";
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$kernel,
+                       Optional<Graph_FloatTensor>:$bias,
+                       DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Graph_FloatTensor:$result);
+}
+
+def Graph_DepthwiseConv2DOp : Graph_InferredOp<"depthwise_conv2d"> {
+  let summary = "TF DepthwiseConv2D: kernel [kh, kw, c, m], output channel c*m + mi";
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$kernel,
+                       Optional<Graph_FloatTensor>:$bias,
+                       DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding);
+  let results = (outs Graph_FloatTensor:$result);
+}
+
+class Graph_Pool2DOp<string mnemonic, string doc> : Graph_InferredOp<mnemonic> {
+  let summary = doc;
+  let arguments = (ins Graph_FloatTensor:$x, I64ArrayAttr:$window,
+                       OptionalAttr<I64ArrayAttr>:$strides,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding);
+  let results = (outs Graph_FloatTensor:$result);
+  let extraClassDeclaration = [{
+    /// The strides, defaulting to the window as in TF.
+    ::mlir::ArrayAttr getEffectiveStrides() {
+      return getStrides() ? *getStrides() : getWindow();
+    }
+  }];
+}
+
+def Graph_MaxPool2DOp : Graph_Pool2DOp<"max_pool2d", "TF MaxPool2D (padding ignored)">;
+def Graph_AvgPool2DOp : Graph_Pool2DOp<"avg_pool2d",
+    "TF AveragePooling2D (SAME divides by the count of real elements)">;
+
+def Graph_GlobalAvgPool2DOp : Graph_InferredOp<"global_avg_pool2d"> {
+  let summary = "mean over H and W: NHWC -> [n, c]";
+  let arguments = (ins Graph_FloatTensor:$x);
+  let results = (outs Graph_FloatTensor:$result);
+}
+
+def Graph_GlobalMaxPool2DOp : Graph_InferredOp<"global_max_pool2d"> {
+  let summary = "max over H and W: NHWC -> [n, c]";
+  let arguments = (ins Graph_FloatTensor:$x);
+  let results = (outs Graph_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+def Graph_BatchNormOp : Graph_InferredOp<"batch_norm"> {
+  let summary = "batch normalization over the last axis (inference form)";
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$gamma,
+                       Graph_FloatTensor:$beta, Graph_FloatTensor:$mean,
+                       Graph_FloatTensor:$variance,
+                       DefaultValuedAttr<F32Attr, "1.0e-03">:$epsilon,
+                       DefaultValuedAttr<F32Attr, "0.99">:$momentum);
+  let results = (outs Graph_FloatTensor:$result);
+}
+
+def Graph_LayerNormOp : Graph_InferredOp<"layer_norm"> {
+  let summary = "layer normalization over the axes from `axis` to the end";
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$gamma,
+                       Graph_FloatTensor:$beta,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-03">:$epsilon);
+  let results = (outs Graph_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Graph_ReshapeOp : Graph_InferredOp<"reshape"> {
+  let summary = "row-major reshape; the result type gives the shape";
+  let arguments = (ins Graph_AnyTensor:$x);
+  let results = (outs Graph_AnyTensor:$y);
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Graph_TransposeOp : Graph_InferredOp<"transpose"> {
+  let summary = "permutes dimensions: result dim i is input dim perm[i]";
+  let arguments = (ins Graph_AnyTensor:$x, I64ArrayAttr:$perm);
+  let results = (outs Graph_AnyTensor:$y);
+  let hasFolder = 1;
+}
+
+def Graph_ConcatOp : Graph_InferredOp<"concat"> {
+  let summary = "concatenation along an axis";
+  let arguments = (ins Variadic<Graph_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Graph_AnyTensor:$result);
+}
+
+def Graph_SliceOp : Graph_InferredOp<"slice"> {
+  let summary = "strided slice; a limit of -1 means the end of the dimension";
+  let arguments = (ins Graph_AnyTensor:$x, I64ArrayAttr:$starts, I64ArrayAttr:$limits,
+                       OptionalAttr<I64ArrayAttr>:$strides);
+  let results = (outs Graph_AnyTensor:$y);
+}
+
+def Graph_PadOp : Graph_InferredOp<"pad"> {
+  let summary = "constant padding, pads = [l0, h0, l1, h1, ...]";
+  let arguments = (ins Graph_AnyTensor:$x, I64ArrayAttr:$pads,
+                       DefaultValuedAttr<F32Attr, "0.0">:$value);
+  let results = (outs Graph_AnyTensor:$y);
+}
+
+def Graph_ResizeOp : Graph_InferredOp<"resize"> {
+  let summary = "TF2 tf.image.resize (nearest or bilinear) of NHWC images";
+  let arguments = (ins Graph_FloatTensor:$x, I64ArrayAttr:$size,
+                       DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$half_pixel_centers);
+  let results = (outs Graph_FloatTensor:$y);
+}
+
+def Graph_GatherOp : Graph_InferredOp<"gather"> {
+  let summary = "gathers slices of table along axis; out-of-range is a runtime error";
+  let arguments = (ins Graph_AnyTensor:$table, Graph_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Graph_AnyTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Graph_ReduceOp<string mnemonic, string doc> : Graph_InferredOp<mnemonic> {
+  let summary = doc;
+  let arguments = (ins Graph_AnyTensor:$x, I64ArrayAttr:$axes,
+                       DefaultValuedAttr<BoolAttr, "false">:$keep_dims);
+  let results = (outs Graph_AnyTensor:$y);
+}
+
+def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum over axes">;
+def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "mean over axes">;
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "max over axes">;
+def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min", "min over axes">;
+
+def Graph_ArgmaxOp : Graph_InferredOp<"argmax"> {
+  let summary = "index of the maximum along an axis (first wins ties), i32";
+  let arguments = (ins Graph_AnyTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def Graph_SparseSoftmaxCrossEntropyOp : Graph_InferredOp<"sparse_softmax_cross_entropy"> {
+  let summary = "mean cross entropy of logits [n, c] against i32 labels [n]";
+  let arguments = (ins Graph_FloatTensor:$logits, Graph_IndexTensor:$labels);
+  let results = (outs 0DTensorOf<[F32]>:$loss);
+}
+
+def Graph_SoftmaxCrossEntropyOp : Graph_InferredOp<"softmax_cross_entropy"> {
+  let summary = "mean cross entropy of logits [n, c] against probabilities [n, c]";
+  let arguments = (ins Graph_FloatTensor:$logits, Graph_FloatTensor:$targets);
+  let results = (outs 0DTensorOf<[F32]>:$loss);
+}
+
+def Graph_MeanSquaredErrorOp : Graph_InferredOp<"mean_squared_error"> {
+  let summary = "mean of (prediction - target)^2 over all elements";
+  let arguments = (ins Graph_FloatTensor:$prediction, Graph_FloatTensor:$target);
+  let results = (outs 0DTensorOf<[F32]>:$loss);
+}
+
+#endif // TFCC_GRAPH_OPS

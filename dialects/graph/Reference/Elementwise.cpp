@@ -1,0 +1,367 @@
+//===- Elementwise.cpp - evaluators of the elementwise graph ops ----------===//
+//
+// Binary ops broadcast like NumPy. Float math runs in double on the f32
+// inputs; integer math runs in int64 with two's complement wrap-around, and
+// the interpreter wraps the result to the element width afterwards.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/Reference/Evaluators.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace tfcc::ref::detail {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers
+//===----------------------------------------------------------------------===//
+
+int64_t wrappingAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+int64_t wrappingSub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+int64_t wrappingMul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+/// max/min that return NaN when either operand is NaN.
+double nanMax(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<double>::quiet_NaN();
+  return a > b ? a : b;
+}
+double nanMin(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<double>::quiet_NaN();
+  return a < b ? a : b;
+}
+
+/// relu6; NaN stays NaN (both comparisons are false).
+double relu6(double x) { return x < 0.0 ? 0.0 : (x > 6.0 ? 6.0 : x); }
+double hardSigmoid(double x) { return relu6(x + 3.0) / 6.0; }
+
+//===----------------------------------------------------------------------===//
+// Mapping helpers
+//===----------------------------------------------------------------------===//
+
+/// Integer part of a binary op: the result, or failure with a reason.
+using IntBinaryFn = FailureOr<int64_t> (*)(int64_t, int64_t, Report &);
+
+/// Broadcasts `lhs` and `rhs` and applies `floatFn` (f32) or `intFn`
+/// (integers) to each pair of elements, in row-major order of the result.
+template <typename FloatFn>
+FailureOr<Tensor> broadcastBinary(Operation *op, Operands operands, Report &report,
+                                  FloatFn floatFn, IntBinaryFn intFn) {
+  const Tensor &lhs = *operands[0], &rhs = *operands[1];
+  if (lhs.kind != rhs.kind)
+    return report.fail(llvm::Twine("operand element types differ: ") +
+                       toString(lhs.kind) + " vs " + toString(rhs.kind));
+  FailureOr<std::vector<int64_t>> shape = broadcastShapes(lhs.shape, rhs.shape, report);
+  if (failed(shape))
+    return failure();
+  Tensor result = Tensor::zeros(resultKindOf(op), *shape);
+  for (int64_t i = 0; i < result.numElements(); ++i) {
+    std::vector<int64_t> index = unravel(i, result.shape);
+    double a = lhs.data[broadcastOffset(index, lhs.shape)];
+    double b = rhs.data[broadcastOffset(index, rhs.shape)];
+    if (lhs.kind == ElementKind::F32) {
+      result.data[i] = floatFn(a, b);
+      continue;
+    }
+    FailureOr<int64_t> value =
+        intFn(static_cast<int64_t>(a), static_cast<int64_t>(b), report);
+    if (failed(value))
+      return failure();
+    result.data[i] = static_cast<double>(*value);
+  }
+  return result;
+}
+
+/// Applies `fn` to each element of the f32 operand.
+template <typename Fn>
+FailureOr<Tensor> mapFloat(Operation *op, Operands operands, Report &report, Fn fn) {
+  const Tensor &x = *operands[0];
+  if (x.kind != ElementKind::F32)
+    return report.fail(op->getName().getStringRef() + " expects f32, got " +
+                       toString(x.kind));
+  Tensor result = x;
+  for (double &value : result.data)
+    value = fn(value);
+  return result;
+}
+
+/// Applies `floatFn` to f32 elements and `intFn` to integer elements.
+template <typename FloatFn, typename IntFn>
+FailureOr<Tensor> mapAny(Operands operands, FloatFn floatFn, IntFn intFn) {
+  Tensor result = *operands[0];
+  for (double &value : result.data)
+    value = result.kind == ElementKind::F32
+                ? floatFn(value)
+                : static_cast<double>(intFn(static_cast<int64_t>(value)));
+  return result;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Binary arithmetic
+//===----------------------------------------------------------------------===//
+
+FailureOr<Tensor> evaluate(AddOp op, Operands operands, Report &report) {
+  return broadcastBinary(
+      op, operands, report, [](double a, double b) { return a + b; },
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return wrappingAdd(a, b); });
+}
+
+FailureOr<Tensor> evaluate(SubOp op, Operands operands, Report &report) {
+  return broadcastBinary(
+      op, operands, report, [](double a, double b) { return a - b; },
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return wrappingSub(a, b); });
+}
+
+FailureOr<Tensor> evaluate(MulOp op, Operands operands, Report &report) {
+  return broadcastBinary(
+      op, operands, report, [](double a, double b) { return a * b; },
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return wrappingMul(a, b); });
+}
+
+FailureOr<Tensor> evaluate(DivOp op, Operands operands, Report &report) {
+  // Integers: truncation toward zero, like TF's Div; dividing by zero fails.
+  return broadcastBinary(
+      op, operands, report, [](double a, double b) { return a / b; },
+      [](int64_t a, int64_t b, Report &report) -> FailureOr<int64_t> {
+        if (b == 0)
+          return report.fail("integer division by zero");
+        if (b == -1)
+          return wrappingSub(0, a); // avoids the INT64_MIN / -1 trap
+        return a / b;
+      });
+}
+
+FailureOr<Tensor> evaluate(MaximumOp op, Operands operands, Report &report) {
+  return broadcastBinary(
+      op, operands, report, nanMax,
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return std::max(a, b); });
+}
+
+FailureOr<Tensor> evaluate(MinimumOp op, Operands operands, Report &report) {
+  return broadcastBinary(
+      op, operands, report, nanMin,
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return std::min(a, b); });
+}
+
+FailureOr<Tensor> evaluate(PowOp op, Operands operands, Report &report) {
+  return broadcastBinary(
+      op, operands, report, [](double a, double b) { return std::pow(a, b); },
+      [](int64_t base, int64_t exponent, Report &report) -> FailureOr<int64_t> {
+        if (exponent < 0)
+          return report.fail("integers to negative integer powers are not allowed");
+        int64_t result = 1;
+        for (; exponent > 0; exponent >>= 1) {
+          if (exponent & 1)
+            result = wrappingMul(result, base);
+          base = wrappingMul(base, base);
+        }
+        return result;
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Unary math
+//===----------------------------------------------------------------------===//
+
+FailureOr<Tensor> evaluate(NegOp, Operands operands, Report &) {
+  return mapAny(
+      operands, [](double x) { return -x; }, [](int64_t x) { return wrappingSub(0, x); });
+}
+
+FailureOr<Tensor> evaluate(AbsOp, Operands operands, Report &) {
+  return mapAny(
+      operands, [](double x) { return std::fabs(x); },
+      [](int64_t x) { return x < 0 ? wrappingSub(0, x) : x; });
+}
+
+FailureOr<Tensor> evaluate(SquareOp, Operands operands, Report &) {
+  return mapAny(
+      operands, [](double x) { return x * x; }, [](int64_t x) { return wrappingMul(x, x); });
+}
+
+FailureOr<Tensor> evaluate(ExpOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return std::exp(x); });
+}
+
+FailureOr<Tensor> evaluate(LogOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return std::log(x); });
+}
+
+FailureOr<Tensor> evaluate(SqrtOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return std::sqrt(x); });
+}
+
+FailureOr<Tensor> evaluate(RsqrtOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return 1.0 / std::sqrt(x); });
+}
+
+FailureOr<Tensor> evaluate(TanhOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return std::tanh(x); });
+}
+
+FailureOr<Tensor> evaluate(SigmoidOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+}
+
+FailureOr<Tensor> evaluate(ErfOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return std::erf(x); });
+}
+
+FailureOr<Tensor> evaluate(FloorOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return std::floor(x); });
+}
+
+FailureOr<Tensor> evaluate(CeilOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return std::ceil(x); });
+}
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+FailureOr<Tensor> evaluate(ReluOp op, Operands operands, Report &report) {
+  // NaN < 0 is false: relu(NaN) = NaN.
+  return mapFloat(op, operands, report, [](double x) { return x < 0.0 ? 0.0 : x; });
+}
+
+FailureOr<Tensor> evaluate(Relu6Op op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, relu6);
+}
+
+FailureOr<Tensor> evaluate(HardSigmoidOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, hardSigmoid);
+}
+
+FailureOr<Tensor> evaluate(HardSwishOp op, Operands operands, Report &report) {
+  return mapFloat(op, operands, report, [](double x) { return x * hardSigmoid(x); });
+}
+
+FailureOr<Tensor> evaluate(GeluOp op, Operands operands, Report &report) {
+  StringRef approximate = op.getApproximate();
+  if (approximate == "none")
+    return mapFloat(op, operands, report, [](double x) {
+      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    });
+  if (approximate == "tanh")
+    return mapFloat(op, operands, report, [](double x) {
+      const double k = std::sqrt(2.0 / M_PI);
+      return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+    });
+  return report.fail("unknown gelu approximation '" + approximate + "'");
+}
+
+FailureOr<Tensor> evaluate(LeakyReluOp op, Operands operands, Report &report) {
+  double alpha = op.getAlpha().convertToFloat();
+  return mapFloat(op, operands, report,
+                  [alpha](double x) { return x > 0.0 ? x : alpha * x; });
+}
+
+FailureOr<Tensor> evaluate(ClipOp op, Operands operands, Report &report) {
+  double lo = op.getMin().convertToFloat(), hi = op.getMax().convertToFloat();
+  // NaN fails both comparisons and stays NaN.
+  return mapFloat(op, operands, report,
+                  [lo, hi](double x) { return x < lo ? lo : (x > hi ? hi : x); });
+}
+
+FailureOr<Tensor> evaluate(DropoutOp, Operands operands, Report &) {
+  return *operands[0]; // inference: identity
+}
+
+//===----------------------------------------------------------------------===//
+// Type conversion, comparison and selection
+//===----------------------------------------------------------------------===//
+
+FailureOr<Tensor> evaluate(CastOp op, Operands operands, Report &) {
+  const Tensor &x = *operands[0];
+  Tensor result = x;
+  result.kind = resultKindOf(op);
+  for (double &value : result.data) {
+    switch (result.kind) {
+    case ElementKind::F32:
+      break; // integers and 0/1 booleans convert exactly, then round to float
+    case ElementKind::I1:
+      value = value != 0.0 ? 1.0 : 0.0; // NaN != 0: true
+      break;
+    case ElementKind::I32:
+    case ElementKind::I64: {
+      if (x.kind != ElementKind::F32)
+        break; // integer to integer: wraps to the width afterwards
+      // Float to integer: truncate toward zero; NaN gives 0 and values out
+      // of range saturate (compiled code leaves both undefined).
+      double lowest = result.kind == ElementKind::I32 ? -0x1p31 : -0x1p63;
+      double highest = result.kind == ElementKind::I32 ? 0x1p31 - 1 : 0x1p63;
+      if (std::isnan(value))
+        value = 0.0;
+      else
+        value = std::min(std::max(std::trunc(value), lowest), highest);
+      break;
+    }
+    }
+  }
+  return result;
+}
+
+FailureOr<Tensor> evaluate(CompareOp op, Operands operands, Report &report) {
+  StringRef predicate = op.getPredicate();
+  bool (*compare)(double, double) = nullptr;
+  if (predicate == "eq")
+    compare = [](double a, double b) { return a == b; };
+  else if (predicate == "ne")
+    compare = [](double a, double b) { return a != b; };
+  else if (predicate == "lt")
+    compare = [](double a, double b) { return a < b; };
+  else if (predicate == "le")
+    compare = [](double a, double b) { return a <= b; };
+  else if (predicate == "gt")
+    compare = [](double a, double b) { return a > b; };
+  else if (predicate == "ge")
+    compare = [](double a, double b) { return a >= b; };
+  else
+    return report.fail("unknown compare predicate '" + predicate + "'");
+
+  const Tensor &lhs = *operands[0], &rhs = *operands[1];
+  FailureOr<std::vector<int64_t>> shape = broadcastShapes(lhs.shape, rhs.shape, report);
+  if (failed(shape))
+    return failure();
+  Tensor result = Tensor::zeros(ElementKind::I1, *shape);
+  for (int64_t i = 0; i < result.numElements(); ++i) {
+    std::vector<int64_t> index = unravel(i, result.shape);
+    result.data[i] = compare(lhs.data[broadcastOffset(index, lhs.shape)],
+                             rhs.data[broadcastOffset(index, rhs.shape)]);
+  }
+  return result;
+}
+
+FailureOr<Tensor> evaluate(SelectOp op, Operands operands, Report &report) {
+  const Tensor &cond = *operands[0], &lhs = *operands[1], &rhs = *operands[2];
+  FailureOr<std::vector<int64_t>> shape = broadcastShapes(cond.shape, lhs.shape, report);
+  if (failed(shape))
+    return failure();
+  shape = broadcastShapes(*shape, rhs.shape, report);
+  if (failed(shape))
+    return failure();
+  Tensor result = Tensor::zeros(resultKindOf(op), *shape);
+  for (int64_t i = 0; i < result.numElements(); ++i) {
+    std::vector<int64_t> index = unravel(i, result.shape);
+    result.data[i] = cond.data[broadcastOffset(index, cond.shape)] != 0.0
+                         ? lhs.data[broadcastOffset(index, lhs.shape)]
+                         : rhs.data[broadcastOffset(index, rhs.shape)];
+  }
+  return result;
+}
+
+} // namespace tfcc::ref::detail

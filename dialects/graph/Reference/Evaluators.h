@@ -1,0 +1,156 @@
+//===- Evaluators.h - one evaluator per graph op (private) ------*- C++ -*-===//
+//
+// Private to the reference interpreter. Each graph op has one evaluator,
+// `evaluate(XOp, operands, report)`, grouped by family in Elementwise.cpp,
+// Convolution.cpp, Reductions.cpp and Shape.cpp. Evaluators compute results
+// in double; the interpreter then rounds f32 results to float and wraps
+// integer results to their width (see docs/interpreter.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_DIALECTS_GRAPH_REFERENCE_EVALUATORS_H
+#define TFCC_DIALECTS_GRAPH_REFERENCE_EVALUATORS_H
+
+#include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/Reference/Tensor.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Twine.h"
+
+#include <string>
+#include <vector>
+
+namespace tfcc::ref::detail {
+
+/// The operands of an op, in operand order (an absent optional operand, such
+/// as a bias, is simply not there).
+using Operands = llvm::ArrayRef<const Tensor *>;
+
+/// Where an evaluator says why it failed; the interpreter appends the op's
+/// location. Messages start lower-case and have no trailing period.
+class Report {
+public:
+  mlir::LogicalResult fail(const llvm::Twine &why) {
+    message = why.str();
+    return mlir::failure();
+  }
+  std::string message;
+};
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the evaluators (Tensor.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The element kind of `op`'s single result (checked by the interpreter
+/// before any evaluator runs).
+ElementKind resultKindOf(mlir::Operation *op);
+
+/// The integers of an I64ArrayAttr.
+std::vector<int64_t> toInts(mlir::ArrayAttr array);
+
+/// `axis` in [-rank, rank) made non-negative.
+mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank, Report &report);
+
+/// NumPy broadcasting of two shapes (aligned at the last dimension).
+mlir::FailureOr<std::vector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b, Report &report);
+
+/// The multi-index of row-major position `linear` in `shape`.
+std::vector<int64_t> unravel(int64_t linear, llvm::ArrayRef<int64_t> shape);
+
+/// The row-major offset, in a tensor of `shape`, of the element that
+/// broadcasts to `index` of a result of rank >= shape.size() (size-1
+/// dimensions are read at 0).
+int64_t broadcastOffset(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> shape);
+
+/// `value` as a kind-`kind` element: rounded to float for f32, wrapped to 32
+/// bits for i32 (two's complement), saturated for i64, value & 1 for i1.
+double normalizeElement(double value, ElementKind kind);
+
+//===----------------------------------------------------------------------===//
+// Elementwise.cpp
+//===----------------------------------------------------------------------===//
+
+#define TFCC_DECLARE_EVALUATOR(OP)                                             \
+  mlir::FailureOr<Tensor> evaluate(mlir::graph::OP op, Operands operands,      \
+                                   Report &report);
+
+TFCC_DECLARE_EVALUATOR(AddOp)
+TFCC_DECLARE_EVALUATOR(SubOp)
+TFCC_DECLARE_EVALUATOR(MulOp)
+TFCC_DECLARE_EVALUATOR(DivOp)
+TFCC_DECLARE_EVALUATOR(MaximumOp)
+TFCC_DECLARE_EVALUATOR(MinimumOp)
+TFCC_DECLARE_EVALUATOR(PowOp)
+TFCC_DECLARE_EVALUATOR(NegOp)
+TFCC_DECLARE_EVALUATOR(AbsOp)
+TFCC_DECLARE_EVALUATOR(ExpOp)
+TFCC_DECLARE_EVALUATOR(LogOp)
+TFCC_DECLARE_EVALUATOR(SqrtOp)
+TFCC_DECLARE_EVALUATOR(RsqrtOp)
+TFCC_DECLARE_EVALUATOR(SquareOp)
+TFCC_DECLARE_EVALUATOR(TanhOp)
+TFCC_DECLARE_EVALUATOR(SigmoidOp)
+TFCC_DECLARE_EVALUATOR(ReluOp)
+TFCC_DECLARE_EVALUATOR(Relu6Op)
+TFCC_DECLARE_EVALUATOR(ErfOp)
+TFCC_DECLARE_EVALUATOR(FloorOp)
+TFCC_DECLARE_EVALUATOR(CeilOp)
+TFCC_DECLARE_EVALUATOR(HardSigmoidOp)
+TFCC_DECLARE_EVALUATOR(HardSwishOp)
+TFCC_DECLARE_EVALUATOR(GeluOp)
+TFCC_DECLARE_EVALUATOR(LeakyReluOp)
+TFCC_DECLARE_EVALUATOR(ClipOp)
+TFCC_DECLARE_EVALUATOR(DropoutOp)
+TFCC_DECLARE_EVALUATOR(CastOp)
+TFCC_DECLARE_EVALUATOR(CompareOp)
+TFCC_DECLARE_EVALUATOR(SelectOp)
+
+//===----------------------------------------------------------------------===//
+// Convolution.cpp: matrix products, convolutions and pooling
+//===----------------------------------------------------------------------===//
+
+TFCC_DECLARE_EVALUATOR(MatmulOp)
+TFCC_DECLARE_EVALUATOR(DenseOp)
+TFCC_DECLARE_EVALUATOR(Conv2DOp)
+TFCC_DECLARE_EVALUATOR(DepthwiseConv2DOp)
+TFCC_DECLARE_EVALUATOR(MaxPool2DOp)
+TFCC_DECLARE_EVALUATOR(AvgPool2DOp)
+TFCC_DECLARE_EVALUATOR(GlobalAvgPool2DOp)
+TFCC_DECLARE_EVALUATOR(GlobalMaxPool2DOp)
+
+//===----------------------------------------------------------------------===//
+// Reductions.cpp: reductions, softmax, normalization and losses
+//===----------------------------------------------------------------------===//
+
+TFCC_DECLARE_EVALUATOR(ReduceSumOp)
+TFCC_DECLARE_EVALUATOR(ReduceMeanOp)
+TFCC_DECLARE_EVALUATOR(ReduceMaxOp)
+TFCC_DECLARE_EVALUATOR(ReduceMinOp)
+TFCC_DECLARE_EVALUATOR(ArgmaxOp)
+TFCC_DECLARE_EVALUATOR(SoftmaxOp)
+TFCC_DECLARE_EVALUATOR(LogSoftmaxOp)
+TFCC_DECLARE_EVALUATOR(BatchNormOp)
+TFCC_DECLARE_EVALUATOR(LayerNormOp)
+TFCC_DECLARE_EVALUATOR(SparseSoftmaxCrossEntropyOp)
+TFCC_DECLARE_EVALUATOR(SoftmaxCrossEntropyOp)
+TFCC_DECLARE_EVALUATOR(MeanSquaredErrorOp)
+
+//===----------------------------------------------------------------------===//
+// Shape.cpp: data movement
+//===----------------------------------------------------------------------===//
+
+TFCC_DECLARE_EVALUATOR(ReshapeOp)
+TFCC_DECLARE_EVALUATOR(TransposeOp)
+TFCC_DECLARE_EVALUATOR(ConcatOp)
+TFCC_DECLARE_EVALUATOR(SliceOp)
+TFCC_DECLARE_EVALUATOR(PadOp)
+TFCC_DECLARE_EVALUATOR(ResizeOp)
+TFCC_DECLARE_EVALUATOR(GatherOp)
+
+#undef TFCC_DECLARE_EVALUATOR
+
+} // namespace tfcc::ref::detail
+
+#endif // TFCC_DIALECTS_GRAPH_REFERENCE_EVALUATORS_H

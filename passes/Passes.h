@@ -1,0 +1,41 @@
+//===- Passes.h - tfcc passes -----------------------------------*- C++ -*-===//
+
+#ifndef TFCC_PASSES_PASSES_H
+#define TFCC_PASSES_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tfcc {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+/// Patterns lowering graph ops to tensor-level upstream ops, by family.
+void populateGraphElementwiseToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphLinalgOpsToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphConvolutionToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphPoolingToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphNormalizationToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphShapeToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
+
+/// Name of the external function generated code calls to report a runtime
+/// error (e.g. a gather index out of range): void(i32 code).
+inline constexpr const char *kReportErrorFunction = "tfcc_rt_report_error";
+
+} // namespace mlir::tfcc
+
+#endif // TFCC_PASSES_PASSES_H

@@ -1,0 +1,335 @@
+/* runtime.c - context set-up, argument checks and kernel dispatch of compiled models.
+ *
+ * C99, libc only. The only allocation is in tfcc_rt_context_create; everything else works
+ * on memory the caller hands in. See tfcc_runtime.h for the contract of each function.
+ */
+#include "tfcc/tfcc_runtime.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/*===----------------------------------------------------------------------===*
+ * Helpers
+ *===----------------------------------------------------------------------===*/
+
+#define TFCC_RT_ALIGN_MASK ((uint64_t)TFCC_ARENA_ALIGNMENT - 1u)
+
+static uint64_t tfcc_rt_add_sat(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t tfcc_rt_mul_sat(uint64_t a, uint64_t b) {
+  if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
+  return a * b;
+}
+
+/* Rounds up to TFCC_ARENA_ALIGNMENT; UINT64_MAX stays UINT64_MAX (overflow marker). */
+static uint64_t tfcc_rt_round_up(uint64_t n) {
+  if (n > UINT64_MAX - TFCC_RT_ALIGN_MASK) return UINT64_MAX;
+  return (n + TFCC_RT_ALIGN_MASK) & ~TFCC_RT_ALIGN_MASK;
+}
+
+#ifdef TFCC_RT_NO_MESSAGES
+#define TFCC_RT_SET_MESSAGE(ctx, ...) tfcc_rt_clear_message(ctx)
+#else
+#define TFCC_RT_SET_MESSAGE(ctx, ...) tfcc_rt_set_message(ctx, __VA_ARGS__)
+
+static const char* tfcc_rt_model_name(const tfcc_model_info* m) {
+  return (m && m->name) ? m->name : "(unnamed model)";
+}
+
+static const char* tfcc_rt_entry_name(const tfcc_entry_info* e) {
+  return (e && e->name) ? e->name : "(unnamed entry)";
+}
+
+static const char* tfcc_rt_arg_name(const tfcc_arg_info* args, int32_t i) {
+  return (args && args[i].name) ? args[i].name : "(unnamed)";
+}
+
+/* Formats into ctx->message (truncated to fit). NULL ctx: nothing to write to. */
+static void tfcc_rt_set_message(tfcc_context* ctx, const char* format, ...) {
+  va_list args;
+  if (!ctx) return;
+  va_start(args, format);
+  vsnprintf(ctx->message, sizeof(ctx->message), format, args);
+  va_end(args);
+}
+#endif
+
+static void tfcc_rt_clear_message(tfcc_context* ctx) {
+  if (ctx) ctx->message[0] = '\0';
+}
+
+/* Largest arena any entry of `m` needs at `max_batch`, without alignment slack. */
+static uint64_t tfcc_rt_max_entry_arena_bytes(const tfcc_model_info* m, int64_t max_batch) {
+  uint64_t need = 0;
+  int32_t i;
+  if (!m || !m->entries) return 0;
+  for (i = 0; i < m->num_entries; ++i) {
+    uint64_t bytes = tfcc_rt_entry_arena_bytes(&m->entries[i], max_batch);
+    if (bytes > need) need = bytes;
+  }
+  return need;
+}
+
+/* Checks what init and create both check: the ABI version and max_batch. Writes the
+ * message into ctx when ctx is not NULL. */
+static tfcc_status_t tfcc_rt_check_model(const tfcc_model_info* m, tfcc_context* ctx,
+                                         int64_t max_batch) {
+  if (m->abi_version != (uint32_t)TFCC_ABI_VERSION) {
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "model %s was compiled for runtime ABI version %" PRIu32
+                        ", but this runtime implements version %d",
+                        tfcc_rt_model_name(m), m->abi_version, TFCC_ABI_VERSION);
+    return TFCC_FAILED_PRECONDITION;
+  }
+  if (m->num_entries < 0 || (m->num_entries > 0 && !m->entries)) {
+    TFCC_RT_SET_MESSAGE(ctx, "model %s has a malformed entry table (%" PRId32 " entries)",
+                        tfcc_rt_model_name(m), m->num_entries);
+    return TFCC_INTERNAL;
+  }
+  if (max_batch < 1) {
+    TFCC_RT_SET_MESSAGE(ctx, "max_batch %" PRId64 " is out of range: it must be at least 1",
+                        max_batch);
+    return TFCC_OUT_OF_RANGE;
+  }
+  return TFCC_OK;
+}
+
+/*===----------------------------------------------------------------------===*
+ * Arena sizes
+ *===----------------------------------------------------------------------===*/
+
+uint64_t tfcc_rt_entry_arena_bytes(const tfcc_entry_info* e, int64_t batch) {
+  uint64_t bytes;
+  if (!e) return 0;
+  bytes = e->arena_bytes_fixed;
+  if (e->has_dynamic_batch && batch > 0) {
+    bytes = tfcc_rt_add_sat(bytes, tfcc_rt_mul_sat(e->arena_bytes_per_batch, (uint64_t)batch));
+  }
+  return tfcc_rt_round_up(bytes);
+}
+
+uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m, int64_t max_batch) {
+  if (!m) return 0;
+  return tfcc_rt_add_sat(tfcc_rt_max_entry_arena_bytes(m, max_batch),
+                         (uint64_t)TFCC_ARENA_ALIGNMENT);
+}
+
+/*===----------------------------------------------------------------------===*
+ * Contexts
+ *===----------------------------------------------------------------------===*/
+
+tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx, void* arena,
+                                   uint64_t arena_bytes, int64_t max_batch) {
+  tfcc_status_t status;
+  uint64_t need;
+  uint64_t padding = 0;
+  if (!ctx) return TFCC_INVALID_ARGUMENT;
+
+  /* Leave a failed context unusable: invoke then reports it as not initialized. */
+  ctx->model = NULL;
+  ctx->arena = NULL;
+  ctx->arena_bytes = 0;
+  ctx->max_batch = 0;
+  ctx->owns_arena = 0;
+  ctx->reserved = 0;
+  tfcc_rt_clear_message(ctx);
+
+  if (!m) {
+    TFCC_RT_SET_MESSAGE(ctx, "model info is NULL");
+    return TFCC_INVALID_ARGUMENT;
+  }
+  status = tfcc_rt_check_model(m, ctx, max_batch);
+  if (status != TFCC_OK) return status;
+
+  need = tfcc_rt_max_entry_arena_bytes(m, max_batch);
+  if (need > 0 && !arena) {
+    TFCC_RT_SET_MESSAGE(ctx, "arena is NULL: %s needs %" PRIu64 " bytes at max_batch %" PRId64,
+                        tfcc_rt_model_name(m), tfcc_rt_add_sat(need, TFCC_ARENA_ALIGNMENT),
+                        max_batch);
+    return TFCC_INVALID_ARGUMENT;
+  }
+  if (arena) {
+    padding = (uint64_t)(-(uintptr_t)arena) & TFCC_RT_ALIGN_MASK;
+    if (arena_bytes < padding || arena_bytes - padding < need) {
+      if (padding > 0) {
+        TFCC_RT_SET_MESSAGE(ctx,
+                            "arena of %" PRIu64 " bytes is too small: %s needs %" PRIu64
+                            " bytes at max_batch %" PRId64 " (%" PRIu64
+                            " of them to align the arena to %d bytes)",
+                            arena_bytes, tfcc_rt_model_name(m), tfcc_rt_add_sat(need, padding),
+                            max_batch, padding, TFCC_ARENA_ALIGNMENT);
+      } else {
+        TFCC_RT_SET_MESSAGE(ctx,
+                            "arena of %" PRIu64 " bytes is too small: %s needs %" PRIu64
+                            " bytes at max_batch %" PRId64,
+                            arena_bytes, tfcc_rt_model_name(m), need, max_batch);
+      }
+      return TFCC_RESOURCE_EXHAUSTED;
+    }
+    ctx->arena = (char*)arena + padding;
+    ctx->arena_bytes = arena_bytes - padding;
+  }
+  ctx->model = m;
+  ctx->max_batch = max_batch;
+  return TFCC_OK;
+}
+
+tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m, int64_t max_batch,
+                                     tfcc_context** out_ctx) {
+  tfcc_status_t status;
+  uint64_t total;
+  tfcc_context* ctx;
+  if (!out_ctx) return TFCC_INVALID_ARGUMENT;
+  *out_ctx = NULL;
+  if (!m) return TFCC_INVALID_ARGUMENT;
+  status = tfcc_rt_check_model(m, NULL, max_batch);
+  if (status != TFCC_OK) return status;
+
+  /* One block: the context, then an arena with room to align it up. */
+  total = tfcc_rt_add_sat((uint64_t)sizeof(tfcc_context),
+                          tfcc_rt_model_arena_bytes(m, max_batch));
+  if (total == UINT64_MAX || total > (uint64_t)SIZE_MAX) return TFCC_RESOURCE_EXHAUSTED;
+  ctx = (tfcc_context*)malloc((size_t)total);
+  if (!ctx) return TFCC_RESOURCE_EXHAUSTED;
+
+  status = tfcc_rt_context_init(m, ctx, (char*)ctx + sizeof(tfcc_context),
+                                total - sizeof(tfcc_context), max_batch);
+  if (status != TFCC_OK) {
+    free(ctx);
+    return status;
+  }
+  ctx->owns_arena = 1;
+  *out_ctx = ctx;
+  return TFCC_OK;
+}
+
+void tfcc_rt_context_destroy(tfcc_context* ctx) {
+  if (!ctx || !ctx->owns_arena) return;
+  free(ctx);
+}
+
+/*===----------------------------------------------------------------------===*
+ * Invocation
+ *===----------------------------------------------------------------------===*/
+
+tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index, tfcc_context* ctx,
+                             int64_t batch, const void* const* inputs, void* const* outputs) {
+  void* buffers[TFCC_RT_MAX_ARGS];
+  const tfcc_entry_info* e;
+  uint64_t need;
+  int32_t i;
+  if (!ctx) return TFCC_INVALID_ARGUMENT;
+  if (!m) {
+    TFCC_RT_SET_MESSAGE(ctx, "model info is NULL");
+    return TFCC_INVALID_ARGUMENT;
+  }
+  if (!ctx->model) {
+    TFCC_RT_SET_MESSAGE(ctx, "context is not initialized for model %s: call %s_init or "
+                        "%s_create first (and check its status)",
+                        tfcc_rt_model_name(m), tfcc_rt_model_name(m), tfcc_rt_model_name(m));
+    return TFCC_INVALID_ARGUMENT;
+  }
+  if (ctx->model != m) {
+    TFCC_RT_SET_MESSAGE(ctx, "context was initialized for model %s, not %s",
+                        tfcc_rt_model_name(ctx->model), tfcc_rt_model_name(m));
+    return TFCC_INVALID_ARGUMENT;
+  }
+  if (entry_index < 0 || entry_index >= m->num_entries) {
+    TFCC_RT_SET_MESSAGE(ctx, "entry index %" PRId32 " is out of range: model %s has %" PRId32
+                        " entries", entry_index, tfcc_rt_model_name(m), m->num_entries);
+    return TFCC_INVALID_ARGUMENT;
+  }
+  e = &m->entries[entry_index];
+  if (!e->kernel || e->num_inputs < 0 || e->num_outputs < 0) {
+    TFCC_RT_SET_MESSAGE(ctx, "entry %s_%s has a malformed table (kernel %s, %" PRId32
+                        " inputs, %" PRId32 " outputs)", tfcc_rt_model_name(m),
+                        tfcc_rt_entry_name(e), e->kernel ? "set" : "NULL", e->num_inputs,
+                        e->num_outputs);
+    return TFCC_INTERNAL;
+  }
+  if ((int64_t)e->num_inputs + e->num_outputs > TFCC_RT_MAX_ARGS) {
+    TFCC_RT_SET_MESSAGE(ctx, "entry %s_%s has %" PRId64 " arguments: the runtime supports at "
+                        "most %d", tfcc_rt_model_name(m), tfcc_rt_entry_name(e),
+                        (int64_t)e->num_inputs + e->num_outputs, TFCC_RT_MAX_ARGS);
+    return TFCC_RESOURCE_EXHAUSTED;
+  }
+  if (e->num_inputs > 0 && !inputs) {
+    TFCC_RT_SET_MESSAGE(ctx, "the inputs array of %s_%s is NULL", tfcc_rt_model_name(m),
+                        tfcc_rt_entry_name(e));
+    return TFCC_INVALID_ARGUMENT;
+  }
+  if (e->num_outputs > 0 && !outputs) {
+    TFCC_RT_SET_MESSAGE(ctx, "the outputs array of %s_%s is NULL", tfcc_rt_model_name(m),
+                        tfcc_rt_entry_name(e));
+    return TFCC_INVALID_ARGUMENT;
+  }
+  for (i = 0; i < e->num_inputs; ++i) {
+    if (!inputs[i]) {
+      TFCC_RT_SET_MESSAGE(ctx, "input '%s' of %s_%s is NULL", tfcc_rt_arg_name(e->inputs, i),
+                          tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+      return TFCC_INVALID_ARGUMENT;
+    }
+    /* The kernel signature is uniform; it never writes through an input. */
+    buffers[i] = (void*)(uintptr_t)inputs[i];
+  }
+  for (i = 0; i < e->num_outputs; ++i) {
+    if (!outputs[i]) {
+      TFCC_RT_SET_MESSAGE(ctx, "output '%s' of %s_%s is NULL", tfcc_rt_arg_name(e->outputs, i),
+                          tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+      return TFCC_INVALID_ARGUMENT;
+    }
+    buffers[e->num_inputs + i] = outputs[i];
+  }
+
+  if (e->has_dynamic_batch) {
+    if (batch < 1) {
+      TFCC_RT_SET_MESSAGE(ctx, "batch %" PRId64 " is out of range for %s_%s: it must be at "
+                          "least 1", batch, tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+      return TFCC_OUT_OF_RANGE;
+    }
+    if (batch > ctx->max_batch) {
+      TFCC_RT_SET_MESSAGE(ctx, "batch %" PRId64 " exceeds the declared maximum %" PRId64
+                          " of the context (%s_%s)", batch, ctx->max_batch,
+                          tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+      return TFCC_OUT_OF_RANGE;
+    }
+  } else {
+    batch = 1;
+  }
+  need = tfcc_rt_entry_arena_bytes(e, batch);
+  if (need > ctx->arena_bytes || (need > 0 && !ctx->arena)) {
+    TFCC_RT_SET_MESSAGE(ctx, "arena of %" PRIu64 " bytes is too small: %s_%s needs %" PRIu64
+                        " bytes at batch %" PRId64, ctx->arena_bytes, tfcc_rt_model_name(m),
+                        tfcc_rt_entry_name(e), need, batch);
+    return TFCC_RESOURCE_EXHAUSTED;
+  }
+
+  e->kernel(buffers, batch, ctx->arena);
+  tfcc_rt_clear_message(ctx);
+  return TFCC_OK;
+}
+
+/*===----------------------------------------------------------------------===*
+ * Messages
+ *===----------------------------------------------------------------------===*/
+
+const char* tfcc_rt_status_string(tfcc_status_t s) {
+  switch (s) {
+    case TFCC_OK: return "ok";
+    case TFCC_INVALID_ARGUMENT: return "invalid argument";
+    case TFCC_OUT_OF_RANGE: return "out of range";
+    case TFCC_RESOURCE_EXHAUSTED: return "resource exhausted";
+    case TFCC_FAILED_PRECONDITION: return "failed precondition";
+    case TFCC_INTERNAL: return "internal";
+  }
+  return "unknown status";
+}
+
+const char* tfcc_rt_context_message(const tfcc_context* ctx) {
+  return ctx ? ctx->message : "";
+}
