@@ -1,9 +1,10 @@
-//===- HeaderEmitter.cpp - The C header of a compiled model -------------------===//
+//===- HeaderEmitter.cpp - The C header of a compiled model ---------------===//
 //
-// The text is a deterministic function of the signature: no dates, paths or hash-map
-// orders. Any change to the layout shows up in test/unit/golden/header_emitter_golden.h.
+// The text is a deterministic function of the signature: no dates, paths or
+// hash-map orders. Any change to the layout shows up in
+// test/unit/golden/header_emitter_golden.h.
 //
-//===----------------------------------------------------------------------------===//
+//===----------------------------------------------------------------------===//
 
 #include "compiler/HeaderEmitter.h"
 
@@ -19,24 +20,32 @@ namespace {
 
 constexpr uint64_t kArenaAlignment = 64;
 
-// Identifiers a parameter must not be called: C99 and C++ keywords, macros a user's
-// translation unit commonly has, and the fixed parameters of every entry function.
+// Arena lines are compared in 128 bits so that fixed + perBatch * batch cannot
+// overflow.
+__extension__ typedef unsigned __int128 Wide;
+
+// Identifiers a parameter must not be called: C99 and C++ keywords, macros a
+// user's translation unit commonly has, and the fixed parameters of every entry
+// function.
 const std::set<std::string> &reservedParameterNames() {
   static const std::set<std::string> names = {
       // C99
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
-      "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
-      "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-      "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+      "auto", "break", "case", "char", "const", "continue", "default", "do",
+      "double", "else", "enum", "extern", "float", "for", "goto", "if",
+      "inline", "int", "long", "register", "restrict", "return", "short",
+      "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+      "unsigned", "void", "volatile", "while",
       // C++ (and C's <stdbool.h>/<iso646.h> macros)
-      "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch",
-      "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield",
-      "compl", "concept", "consteval", "constexpr", "constinit", "const_cast", "decltype",
-      "delete", "dynamic_cast", "explicit", "export", "false", "friend", "mutable",
-      "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or",
-      "or_eq", "private", "protected", "public", "reinterpret_cast", "requires",
-      "static_assert", "static_cast", "template", "this", "thread_local", "throw", "true",
-      "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq",
+      "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool",
+      "catch", "char16_t", "char32_t", "char8_t", "class", "co_await",
+      "co_return", "co_yield", "compl", "concept", "consteval", "constexpr",
+      "constinit", "const_cast", "decltype", "delete", "dynamic_cast",
+      "explicit", "export", "false", "friend", "mutable", "namespace", "new",
+      "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+      "private", "protected", "public", "reinterpret_cast", "requires",
+      "static_assert", "static_cast", "template", "this", "thread_local",
+      "throw", "true", "try", "typeid", "typename", "using", "virtual",
+      "wchar_t", "xor", "xor_eq",
       // common macros
       "NULL", "EOF", "errno", "assert", "offsetof", "stdin", "stdout", "stderr",
       // fixed parameters
@@ -69,11 +78,13 @@ std::string toLower(std::string s) {
   return s;
 }
 
-// Returns `base`, or `base` + "_2", "_3", ... : the first whose key (upper-cased when
-// `caseInsensitive`) is not in `used`; records the key.
+// Returns `base`, or `base` + "_2", "_3", ... : the first whose key
+// (upper-cased when `caseInsensitive`) is not in `used`; records the key.
 std::string makeUnique(const std::string &base, std::set<std::string> &used,
                        bool caseInsensitive) {
-  auto key = [&](const std::string &s) { return caseInsensitive ? toUpper(s) : s; };
+  auto key = [&](const std::string &s) {
+    return caseInsensitive ? toUpper(s) : s;
+  };
   std::string candidate = base;
   for (int n = 2; used.count(key(candidate)); ++n)
     candidate = base + "_" + std::to_string(n);
@@ -81,8 +92,8 @@ std::string makeUnique(const std::string &base, std::set<std::string> &used,
   return candidate;
 }
 
-// Makes user text safe inside a /* */ comment: printable ASCII only, no "*/", no "??"
-// (trigraphs under -std=c99).
+// Makes user text safe inside a /* */ comment: printable ASCII only, no "*/",
+// no "??" (trigraphs under -std=c99).
 std::string commentSafe(const std::string &text) {
   std::string out;
   for (char c : text) {
@@ -131,34 +142,38 @@ std::string arenaText(const EntrySignature &entry) {
   if (!entry.hasDynamicBatch())
     return std::to_string(roundUp(entry.arenaBytesFixed)) + " bytes";
   return std::to_string(entry.arenaBytesFixed) + " + " +
-         std::to_string(entry.arenaBytesPerBatch) + " * batch bytes, rounded up to 64";
+         std::to_string(entry.arenaBytesPerBatch) +
+         " * batch bytes, rounded up to 64";
 }
 
 // The right-hand side of <PREFIX>_<ENTRY>_ARENA_BYTES(batch).
 std::string entryArenaExpr(const EntrySignature &entry) {
   if (!entry.hasDynamicBatch())
     return "(" + ull(roundUp(entry.arenaBytesFixed)) + ")";
-  return "((" + ull(entry.arenaBytesFixed) + " + " + ull(entry.arenaBytesPerBatch) +
+  return "((" + ull(entry.arenaBytesFixed) + " + " +
+         ull(entry.arenaBytesPerBatch) +
          " * (uint64_t)(batch) + 63ULL) & ~63ULL)";
 }
 
-// The right-hand side of <PREFIX>_ARENA_BYTES(max_batch): 64 + the largest entry macro at
-// max_batch. The largest of the lines fixed_i + perBatch_i * b is chosen at emission time
-// (the upper envelope over b >= 1), so the text stays linear in the number of entries and
-// remains an integer constant expression; rounding up is monotone, so the entry with the
-// largest line also has the largest rounded size.
+// The right-hand side of <PREFIX>_ARENA_BYTES(max_batch): 64 + the largest
+// entry macro at max_batch. The largest of the lines fixed_i + perBatch_i * b
+// is chosen at emission time (the upper envelope over b >= 1), so the text
+// stays linear in the number of entries and remains an integer constant
+// expression; rounding up is monotone, so the entry with the largest line also
+// has the largest rounded size.
 std::string modelArenaExpr(const ModelSignature &sig, const CNames &names) {
   struct Line {
-    unsigned __int128 fixed, perBatch;
+    Wide fixed, perBatch;
     size_t index;
-    unsigned __int128 at(uint64_t b) const { return fixed + perBatch * b; }
+    Wide at(uint64_t b) const { return fixed + perBatch * b; }
   };
   std::vector<Line> lines;
   for (size_t i = 0; i < sig.entries.size(); ++i) {
     const EntrySignature &entry = sig.entries[i];
     bool dynamic = entry.hasDynamicBatch();
-    lines.push_back({dynamic ? entry.arenaBytesFixed : roundUp(entry.arenaBytesFixed),
-                     dynamic ? entry.arenaBytesPerBatch : 0, i});
+    lines.push_back(
+        {dynamic ? entry.arenaBytesFixed : roundUp(entry.arenaBytesFixed),
+         dynamic ? entry.arenaBytesPerBatch : 0, i});
   }
   if (lines.empty())
     return "(64ULL)";
@@ -183,14 +198,15 @@ std::string modelArenaExpr(const ModelSignature &sig, const CNames &names) {
   segments.push_back({start, current});
   for (;;) {
     // The first b > start where a steeper line overtakes `current`.
-    unsigned __int128 next = 0;
+    Wide next = 0;
     std::vector<const Line *> overtaking;
     for (const Line *line : all) {
       // A steeper line that is not above `current` at `start` crosses it later.
       if (line->perBatch <= current->perBatch || line->fixed > current->fixed)
         continue;
-      unsigned __int128 cross =
-          (current->fixed - line->fixed) / (line->perBatch - current->perBatch) + 1;
+      Wide cross = (current->fixed - line->fixed) /
+                       (line->perBatch - current->perBatch) +
+                   1;
       if (overtaking.empty() || cross < next) {
         next = cross;
         overtaking.clear();
@@ -205,26 +221,42 @@ std::string modelArenaExpr(const ModelSignature &sig, const CNames &names) {
     segments.push_back({start, current});
   }
 
-  std::string expr = "(64ULL + ";
+  // One line per segment, from the largest batches down.
+  std::string expr = "(64ULL + ( \\\n";
   for (size_t i = segments.size(); i-- > 1;)
-    expr += "(max_batch) >= " + std::to_string(segments[i].first) + " ? " +
-            names.entries[segments[i].second->index].macro + "_ARENA_BYTES(max_batch) : ";
-  expr += names.entries[segments[0].second->index].macro + "_ARENA_BYTES(max_batch))";
+    expr += "    (max_batch) >= " + std::to_string(segments[i].first) + " ? " +
+            names.entries[segments[i].second->index].macro +
+            "_ARENA_BYTES(max_batch) : \\\n";
+  expr += "    " + names.entries[segments[0].second->index].macro +
+          "_ARENA_BYTES(max_batch)))";
   return expr;
 }
 
-// "tfcc_status_t name(a, b, c);" on one line, or one parameter per line when long.
-std::string prototype(const std::string &head, const std::vector<std::string> &params) {
-  std::string oneLine = head + "(";
-  for (size_t i = 0; i < params.size(); ++i)
-    oneLine += (i ? ", " : "") + params[i];
-  oneLine += ");";
-  if (oneLine.size() <= 90)
-    return oneLine + "\n";
-  std::string text = head + "(\n";
-  for (size_t i = 0; i < params.size(); ++i)
-    text += "    " + params[i] + (i + 1 < params.size() ? ",\n" : ");\n");
-  return text;
+// "tfcc_status_t name(a, b, c);", wrapped at 90 columns with continuation lines
+// aligned after the '(' (or indented by 4 when the name is long).
+std::string prototype(const std::string &head,
+                      const std::vector<std::string> &params) {
+  constexpr size_t kWidth = 90;
+  bool aligned = head.size() + 1 <= 40;
+  std::string indent(aligned ? head.size() + 1 : 4, ' ');
+  std::string text, line = head + "(";
+  if (!aligned) {
+    text = line + "\n";
+    line = indent;
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string piece = params[i] + (i + 1 < params.size() ? "," : ");");
+    bool lineEmpty = line.size() == indent.size() || line.back() == '(';
+    if (!lineEmpty && line.size() + 1 + piece.size() > kWidth) {
+      text += line + "\n";
+      line = indent;
+      lineEmpty = true;
+    }
+    line += (lineEmpty ? "" : " ") + piece;
+  }
+  if (params.empty())
+    line += ");";
+  return text + line + "\n";
 }
 
 void emitArgList(std::string &out, const std::vector<ArgSignature> &args,
@@ -237,8 +269,8 @@ void emitArgList(std::string &out, const std::vector<ArgSignature> &args,
     out += " *   " + params[i];
     if (params[i] != args[i].name)
       out += " ('" + commentSafe(args[i].name) + "')";
-    out += ": " + std::string(dtypeName(args[i].dtype)) + " " + shapeText(args[i]) + ", " +
-           bytesText(args[i]) + "\n";
+    out += ": " + std::string(dtypeName(args[i].dtype)) + " " +
+           shapeText(args[i]) + ", " + bytesText(args[i]) + "\n";
   }
 }
 
@@ -254,27 +286,32 @@ void emitEntry(std::string &out, const ModelSignature &sig, const CNames &names,
   out += " *\n";
   out += " * Inputs (read only; dense, row-major; owned by the caller):\n";
   emitArgList(out, entry.inputs, cEntry.inputs);
-  out += " * Outputs (written by the call; dense, row-major; owned by the caller):\n";
+  out += " * Outputs (written by the call; dense, row-major; owned by the "
+         "caller):\n";
   emitArgList(out, entry.outputs, cEntry.outputs);
   out += " *\n";
   if (dynamic)
-    out += " * batch: the size of every dynamic dimension, 1 <= batch <= the context's "
+    out += " * batch: the size of every dynamic dimension, 1 <= batch <= the "
+           "context's "
            "max_batch.\n";
   else
     out += " * batch: ignored (every shape is static).\n";
-  out += " * Arena: " + cEntry.macro + "_ARENA_BYTES(batch) = " + arenaText(entry) + ".\n";
+  out += " * Arena: " + cEntry.macro +
+         "_ARENA_BYTES(batch) = " + arenaText(entry) + ".\n";
   out += " * Returns TFCC_OK, or, with ctx->message saying why:\n";
-  out += " *   TFCC_INVALID_ARGUMENT   ctx, an input or an output is NULL, or ctx was\n"
+  out += " *   TFCC_INVALID_ARGUMENT   ctx, an input or an output is NULL, or "
+         "ctx was\n"
          " *                           initialized for another model;\n";
   if (dynamic)
-    out += " *   TFCC_OUT_OF_RANGE       batch < 1 or batch > the context's max_batch;\n";
+    out += " *   TFCC_OUT_OF_RANGE       batch < 1 or batch > the context's "
+           "max_batch;\n";
   out += " *   TFCC_RESOURCE_EXHAUSTED the context's arena is too small.\n";
   out += " */\n";
 
   std::vector<std::string> params = {"tfcc_context* ctx", "int64_t batch"};
   for (size_t i = 0; i < entry.inputs.size(); ++i)
-    params.push_back("const " + std::string(cTypeName(entry.inputs[i].dtype)) + "* " +
-                     cEntry.inputs[i]);
+    params.push_back("const " + std::string(cTypeName(entry.inputs[i].dtype)) +
+                     "* " + cEntry.inputs[i]);
   for (size_t i = 0; i < entry.outputs.size(); ++i)
     params.push_back(std::string(cTypeName(entry.outputs[i].dtype)) + "* " +
                      cEntry.outputs[i]);
@@ -297,7 +334,8 @@ std::string sanitizeCIdentifier(const std::string &name) {
 
 CNames computeCNames(const ModelSignature &sig) {
   CNames names;
-  std::string prefix = cleanIdentifier(sig.prefix.empty() ? sig.modelName : sig.prefix);
+  std::string prefix =
+      cleanIdentifier(sig.prefix.empty() ? sig.modelName : sig.prefix);
   while (!prefix.empty() && prefix[0] == '_')
     prefix.erase(0, 1);
   if (!prefix.empty() && prefix.back() == '_')
@@ -339,7 +377,8 @@ CNames computeCNames(const ModelSignature &sig) {
   return names;
 }
 
-std::string emitHeader(const ModelSignature &sig, const std::string &typesHeaderText) {
+std::string emitHeader(const ModelSignature &sig,
+                       const std::string &typesHeaderText) {
   CNames names = computeCNames(sig);
   const std::string &p = names.prefix;
   const std::string &P = names.macroPrefix;
@@ -349,13 +388,16 @@ std::string emitHeader(const ModelSignature &sig, const std::string &typesHeader
   // Banner and overview.
   out += "/* Generated by tfcc from model '" + model + "'. Do not edit. */\n";
   out += "/*\n";
-  out += " * The C interface of model '" + model + "' (symbol prefix '" + p + "').\n";
-  out += " * Link with the model's shared library or archive; nothing else is needed.\n";
+  out += " * The C interface of model '" + model + "' (symbol prefix '" + p +
+         "').\n";
+  out += " * Link with the model's shared library or archive; nothing else is "
+         "needed.\n";
   out += " *\n";
-  out += " * Memory: the weights (" + std::to_string(sig.weightBytes) +
-         " bytes) are read-only data inside the\n";
-  out += " * model. Each context holds one arena, the only scratch memory any call uses;\n";
-  out += " * nothing mallocs except " + p + "_create.\n";
+  out += " * Memory: " + std::to_string(sig.weightBytes) +
+         " bytes of weights live in the model's read-only data.\n";
+  out += " * Each context holds one arena, the only scratch memory calls use; "
+         "nothing\n";
+  out += " * mallocs except " + p + "_create.\n";
   if (!sig.entries.empty()) {
     const CNames::Entry &first = names.entries[0];
     std::string args = "&ctx, batch";
@@ -367,14 +409,16 @@ std::string emitHeader(const ModelSignature &sig, const std::string &typesHeader
     out += " * Use, without malloc (max_batch 8):\n";
     out += " *   static uint8_t arena[" + P + "_ARENA_BYTES(8)];\n";
     out += " *   static tfcc_context ctx;\n";
-    out += " *   tfcc_status_t s = " + p + "_init(&ctx, arena, sizeof arena, 8);\n";
+    out += " *   tfcc_status_t s = " + p +
+           "_init(&ctx, arena, sizeof arena, 8);\n";
     out += " *   if (s == TFCC_OK) s = " + first.function + "(" + args + ");\n";
     out += " *   if (s != TFCC_OK) fprintf(stderr, \"%s: %s\\n\", " + p +
            "_status_string(s), ctx.message);\n";
     out += " *\n";
     out += " * Entries (arena bytes per call):\n";
     for (size_t i = 0; i < sig.entries.size(); ++i)
-      out += " *   " + names.entries[i].function + ": " + arenaText(sig.entries[i]) + "\n";
+      out += " *   " + names.entries[i].function + ": " +
+             arenaText(sig.entries[i]) + "\n";
   }
   out += " */\n";
   out += "#ifndef " + names.includeGuard + "\n";
@@ -390,47 +434,70 @@ std::string emitHeader(const ModelSignature &sig, const std::string &typesHeader
   out += "/* Bytes of weights in the model's read-only data. */\n";
   out += "#define " + P + "_WEIGHT_BYTES " + ull(sig.weightBytes) + "\n\n";
   if (!sig.entries.empty()) {
-    out += "/* Arena bytes one call of each entry needs at `batch` (fixed + per_batch *\n"
-           " * batch, rounded up to 64; a constant for entries without a dynamic batch). */\n";
+    out += "/* Arena bytes one call of each entry needs at `batch` (fixed + "
+           "per_batch *\n"
+           " * batch, rounded up to 64; a constant for entries without a "
+           "dynamic batch). */\n";
     for (size_t i = 0; i < sig.entries.size(); ++i)
       out += "#define " + names.entries[i].macro + "_ARENA_BYTES(batch) " +
              entryArenaExpr(sig.entries[i]) + "\n";
     out += "\n";
   }
-  out += "/* Arena bytes a context for batches up to `max_batch` (>= 1) needs: the largest\n"
-         " * entry's plus 64 to align an arena of any alignment (a 64-byte aligned arena\n"
-         " * needs 64 fewer). An integer constant expression for a constant max_batch, which\n"
+  out += "/* Arena bytes a context for batches up to `max_batch` (>= 1) needs: "
+         "the largest\n"
+         " * entry's plus 64 to align an arena of any alignment (a 64-byte "
+         "aligned arena\n"
+         " * needs 64 fewer). An integer constant expression for a constant "
+         "max_batch, which\n"
          " * it may evaluate more than once. */\n";
-  out += "#define " + P + "_ARENA_BYTES(max_batch) " + modelArenaExpr(sig, names) + "\n\n";
+  out += "#define " + P + "_ARENA_BYTES(max_batch) " +
+         modelArenaExpr(sig, names) + "\n\n";
 
   // Model-level functions.
-  out += "/* Returns the model's reflective table: names, dtypes and shapes of every entry,\n"
-         " * for generic tools. Static storage owned by the model; never NULL. */\n";
+  out += "/* Returns the model's reflective table: names, dtypes and shapes of "
+         "every entry,\n"
+         " * for generic tools. Static storage owned by the model; never NULL. "
+         "*/\n";
   out += "const tfcc_model_info* " + p + "_info(void);\n\n";
-  out += "/* Initializes the caller-owned `ctx` with the caller-owned `arena` of `arena_bytes`\n"
-         " * bytes (any alignment) for calls with batch <= max_batch. Never mallocs; `ctx` and\n"
-         " * `arena` must stay valid while the context is used. Returns TFCC_OK, or, with\n"
-         " * ctx->message saying why:\n"
-         " *   TFCC_INVALID_ARGUMENT    ctx is NULL, or arena is NULL but needed;\n"
-         " *   TFCC_OUT_OF_RANGE        max_batch < 1;\n"
-         " *   TFCC_RESOURCE_EXHAUSTED  arena_bytes < " + P + "_ARENA_BYTES(max_batch)\n"
-         " *                            (64 fewer for a 64-byte aligned arena);\n"
-         " *   TFCC_FAILED_PRECONDITION the model and its runtime disagree on the ABI. */\n";
+  out +=
+      "/* Initializes the caller-owned `ctx` with the caller-owned `arena` of "
+      "`arena_bytes`\n"
+      " * bytes (any alignment) for calls with batch <= max_batch. Never "
+      "mallocs; `ctx` and\n"
+      " * `arena` must stay valid while the context is used. Returns TFCC_OK, "
+      "or, with\n"
+      " * ctx->message saying why:\n"
+      " *   TFCC_INVALID_ARGUMENT    ctx is NULL, or arena is NULL but "
+      "needed;\n"
+      " *   TFCC_OUT_OF_RANGE        max_batch < 1;\n"
+      " *   TFCC_RESOURCE_EXHAUSTED  arena_bytes < " +
+      P +
+      "_ARENA_BYTES(max_batch)\n"
+      " *                            (64 fewer for a 64-byte aligned arena);\n"
+      " *   TFCC_FAILED_PRECONDITION the model and its runtime disagree on the "
+      "ABI. */\n";
   out += prototype("tfcc_status_t " + p + "_init",
                    {"tfcc_context* ctx", "void* arena", "uint64_t arena_bytes",
                     "int64_t max_batch"});
   out += "\n";
-  out += "/* Allocates a context and its arena for batches up to max_batch with malloc.\n"
-         " * *out_ctx is set to NULL first; on TFCC_OK the caller owns it and frees it with\n"
-         " * " + p + "_destroy. Returns TFCC_INVALID_ARGUMENT (out_ctx NULL),\n"
-         " * TFCC_OUT_OF_RANGE (max_batch < 1) or TFCC_RESOURCE_EXHAUSTED (out of memory). */\n";
+  out += "/* Allocates a context and its arena for batches up to max_batch "
+         "with malloc.\n"
+         " * *out_ctx is set to NULL first; on TFCC_OK the caller owns it and "
+         "frees it with\n"
+         " * " +
+         p +
+         "_destroy. Returns TFCC_INVALID_ARGUMENT (out_ctx NULL),\n"
+         " * TFCC_OUT_OF_RANGE (max_batch < 1) or TFCC_RESOURCE_EXHAUSTED (out "
+         "of memory). */\n";
   out += prototype("tfcc_status_t " + p + "_create",
                    {"int64_t max_batch", "tfcc_context** out_ctx"});
   out += "\n";
-  out += "/* Frees a context from " + p + "_create. NULL-safe; a context from " + p +
+  out += "/* Frees a context from " + p +
+         "_create. NULL-safe; a context from " + p +
          "_init\n * is left alone (its memory is the caller's). */\n";
   out += "void " + p + "_destroy(tfcc_context* ctx);\n\n";
-  out += "/* Returns a short static name of `status` (\"ok\", \"invalid argument\", ...). */\n";
+  out += "/* Returns a short static name of `status` (\"ok\", \"invalid "
+         "argument\", ...). */\n";
   out += "const char* " + p + "_status_string(tfcc_status_t status);\n\n";
 
   // Entries.

@@ -1,10 +1,11 @@
-//===- ModelSignature.h - Names, dtypes and shapes of a model's entries --------===//
+//===- ModelSignature.h - Names, dtypes and shapes of a model's entries ---===//
 //
-// The plain-data description of a compiled model's C interface: what the header emitter
-// prints and what the reflective tfcc_model_info table holds. Filled from the final entry
-// functions of the IR; no MLIR or LLVM types here, so the emitter and its tests stay light.
+// The plain-data description of a compiled model's C interface: what the header
+// emitter prints and what the reflective tfcc_model_info table holds. Filled
+// from the final entry functions of the IR; no MLIR or LLVM types here, so the
+// emitter and its tests stay light.
 //
-//===----------------------------------------------------------------------------===//
+//===----------------------------------------------------------------------===//
 
 #ifndef TFCC_COMPILER_MODELSIGNATURE_H
 #define TFCC_COMPILER_MODELSIGNATURE_H
@@ -17,7 +18,15 @@
 namespace tfcc {
 
 /// Element type of an argument. The numbers equal tfcc_dtype_t in the runtime.
-enum class DType { F32 = 1, I32 = 2, I64 = 3, Bool = 4, F16 = 5, BF16 = 6, I8 = 7 };
+enum class DType {
+  F32 = 1,
+  I32 = 2,
+  I64 = 3,
+  Bool = 4,
+  F16 = 5,
+  BF16 = 6,
+  I8 = 7
+};
 
 /// A dynamic (batch) dimension in ArgSignature::dims (TFCC_DIM_DYNAMIC).
 constexpr int64_t kDynamicDim = -1;
@@ -33,8 +42,8 @@ struct ArgSignature {
 struct EntrySignature {
   std::string name; // the function's name in the model, e.g. "predict"
   std::vector<ArgSignature> inputs, outputs;
-  /// Arena bytes needed = fixed + perBatch * batch, rounded up to 64 (perBatch counts
-  /// only when hasDynamicBatch()).
+  /// Arena bytes needed = fixed + perBatch * batch, rounded up to 64 (perBatch
+  /// counts only when hasDynamicBatch()).
   uint64_t arenaBytesFixed = 0, arenaBytesPerBatch = 0;
 
   /// True when some input or output dimension is dynamic.
@@ -56,17 +65,24 @@ struct ModelSignature {
   uint64_t weightBytes = 0;
 };
 
-/// The C type of one element in generated headers ("float", "int32_t", "uint8_t" for
-/// bool, "uint16_t" for the raw bits of f16 and bf16, ...).
+/// The C type of one element in generated headers ("float", "int32_t",
+/// "uint8_t" for bool, "uint16_t" for the raw bits of f16 and bf16, ...).
 inline const char *cTypeName(DType dtype) {
   switch (dtype) {
-  case DType::F32: return "float";
-  case DType::I32: return "int32_t";
-  case DType::I64: return "int64_t";
-  case DType::Bool: return "uint8_t";
-  case DType::F16: return "uint16_t";
-  case DType::BF16: return "uint16_t";
-  case DType::I8: return "int8_t";
+  case DType::F32:
+    return "float";
+  case DType::I32:
+    return "int32_t";
+  case DType::I64:
+    return "int64_t";
+  case DType::Bool:
+    return "uint8_t";
+  case DType::F16:
+    return "uint16_t";
+  case DType::BF16:
+    return "uint16_t";
+  case DType::I8:
+    return "int8_t";
   }
   return "void";
 }
@@ -74,28 +90,42 @@ inline const char *cTypeName(DType dtype) {
 /// Bytes per element (bool is one byte, 0 or 1).
 inline size_t byteSize(DType dtype) {
   switch (dtype) {
-  case DType::F32: return 4;
-  case DType::I32: return 4;
-  case DType::I64: return 8;
-  case DType::Bool: return 1;
-  case DType::F16: return 2;
-  case DType::BF16: return 2;
-  case DType::I8: return 1;
+  case DType::F32:
+    return 4;
+  case DType::I32:
+    return 4;
+  case DType::I64:
+    return 8;
+  case DType::Bool:
+    return 1;
+  case DType::F16:
+    return 2;
+  case DType::BF16:
+    return 2;
+  case DType::I8:
+    return 1;
   }
   return 0;
 }
 
-/// Short name as in the IR and in diagnostics: "f32", "i32", "i64", "bool", "f16",
-/// "bf16", "i8".
+/// Short name as in the IR and in diagnostics: "f32", "i32", "i64", "bool",
+/// "f16", "bf16", "i8".
 inline const char *dtypeName(DType dtype) {
   switch (dtype) {
-  case DType::F32: return "f32";
-  case DType::I32: return "i32";
-  case DType::I64: return "i64";
-  case DType::Bool: return "bool";
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::I8: return "i8";
+  case DType::F32:
+    return "f32";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::Bool:
+    return "bool";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::I8:
+    return "i8";
   }
   return "unknown";
 }

@@ -1,10 +1,11 @@
-//===- Npy.h - NumPy .npy reading and writing ---------------------------------===//
+//===- Npy.h - NumPy .npy reading and writing -----------------------------===//
 //
-// The NumPy .npy format, versions 1.0, 2.0 and 3.0, C order only, little-endian data:
-// dtypes '<f4' (f32), '<i4' (i32), '<i8' (i64), '|b1' (bool), '<f2' (f16) and '|i1' (i8).
-// Used for model inputs, outputs and weights in tools and tests. No MLIR or LLVM.
+// The NumPy .npy format, versions 1.0, 2.0 and 3.0, C order only, little-endian
+// data: dtypes '<f4' (f32), '<i4' (i32), '<i8' (i64), '|b1' (bool), '<f2' (f16)
+// and '|i1' (i8). Used for model inputs, outputs and weights in tools and
+// tests. No MLIR or LLVM.
 //
-//===----------------------------------------------------------------------------===//
+//===----------------------------------------------------------------------===//
 
 #ifndef TFCC_COMPILER_NPY_H
 #define TFCC_COMPILER_NPY_H
@@ -17,7 +18,8 @@
 
 namespace tfcc {
 
-/// A dense, row-major array: numElements() * byteSize(dtype) bytes of little-endian data.
+/// A dense, row-major array: numElements() * byteSize(dtype) bytes of
+/// little-endian data.
 struct NpyArray {
   DType dtype = DType::F32;
   std::vector<int64_t> shape; // empty for a 0-d (scalar) array
@@ -32,22 +34,26 @@ struct NpyArray {
   }
 };
 
-/// Reads `path` into `out`. Returns false with `error` saying what is wrong (missing file,
-/// bad magic, unsupported version, malformed header, unsupported dtype, fortran_order,
-/// truncated data, trailing bytes, a bool that is not 0 or 1); `out` is unspecified then.
+/// Reads `path` into `out`. Returns false with `error` saying what is wrong
+/// (missing file, bad magic, unsupported version, malformed header, unsupported
+/// dtype, fortran_order with two or more dimensions, truncated data, trailing
+/// bytes, a bool that is not 0 or 1); `out` is unspecified then.
 bool readNpy(const std::string &path, NpyArray &out, std::string &error);
 
 /// Parses an in-memory .npy file (what readNpy does after reading the file).
-bool parseNpy(const std::vector<uint8_t> &bytes, NpyArray &out, std::string &error);
+bool parseNpy(const std::vector<uint8_t> &bytes, NpyArray &out,
+              std::string &error);
 
-/// Writes `array` to `path` as numpy.save would (version 1.0, or 2.0 when the header needs
-/// it; header padded to a multiple of 64 bytes). Returns false with `error` when the data
-/// size does not match the shape, the dtype has no .npy equivalent (bf16) or writing
-/// fails.
-bool writeNpy(const std::string &path, const NpyArray &array, std::string &error);
+/// Writes `array` to `path` as numpy.save would (version 1.0, or 2.0 when the
+/// header needs it; header padded to a multiple of 64 bytes). Returns false
+/// with `error` when the data size does not match the shape, the dtype has no
+/// .npy equivalent (bf16) or writing fails.
+bool writeNpy(const std::string &path, const NpyArray &array,
+              std::string &error);
 
 /// Encodes `array` as .npy bytes (what writeNpy writes).
-bool encodeNpy(const NpyArray &array, std::vector<uint8_t> &bytes, std::string &error);
+bool encodeNpy(const NpyArray &array, std::vector<uint8_t> &bytes,
+               std::string &error);
 
 } // namespace tfcc
 

@@ -1,7 +1,9 @@
-/* runtime.c - context set-up, argument checks and kernel dispatch of compiled models.
+/* runtime.c - context set-up, argument checks and kernel dispatch of compiled
+ * models.
  *
- * C99, libc only. The only allocation is in tfcc_rt_context_create; everything else works
- * on memory the caller hands in. See tfcc_runtime.h for the contract of each function.
+ * C99, libc only. The only allocation is in tfcc_rt_context_create; everything
+ * else works on memory the caller hands in. See tfcc_runtime.h for the contract
+ * of each function.
  */
 #include "tfcc/tfcc_runtime.h"
 
@@ -17,6 +19,10 @@
 
 #define TFCC_RT_ALIGN_MASK ((uint64_t)TFCC_ARENA_ALIGNMENT - 1u)
 
+/* Error code a kernel reported through tfcc_rt_report_error during the
+ * current call on this thread (kernels have no return value). */
+static __thread int32_t tfcc_rt_kernel_error = TFCC_OK;
+
 static uint64_t tfcc_rt_add_sat(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
@@ -26,7 +32,8 @@ static uint64_t tfcc_rt_mul_sat(uint64_t a, uint64_t b) {
   return a * b;
 }
 
-/* Rounds up to TFCC_ARENA_ALIGNMENT; UINT64_MAX stays UINT64_MAX (overflow marker). */
+/* Rounds up to TFCC_ARENA_ALIGNMENT; UINT64_MAX stays UINT64_MAX (overflow
+ * marker). */
 static uint64_t tfcc_rt_round_up(uint64_t n) {
   if (n > UINT64_MAX - TFCC_RT_ALIGN_MASK) return UINT64_MAX;
   return (n + TFCC_RT_ALIGN_MASK) & ~TFCC_RT_ALIGN_MASK;
@@ -49,7 +56,8 @@ static const char* tfcc_rt_arg_name(const tfcc_arg_info* args, int32_t i) {
   return (args && args[i].name) ? args[i].name : "(unnamed)";
 }
 
-/* Formats into ctx->message (truncated to fit). NULL ctx: nothing to write to. */
+/* Formats into ctx->message (truncated to fit). NULL ctx: nothing to write to.
+ */
 static void tfcc_rt_set_message(tfcc_context* ctx, const char* format, ...) {
   va_list args;
   if (!ctx) return;
@@ -63,8 +71,10 @@ static void tfcc_rt_clear_message(tfcc_context* ctx) {
   if (ctx) ctx->message[0] = '\0';
 }
 
-/* Largest arena any entry of `m` needs at `max_batch`, without alignment slack. */
-static uint64_t tfcc_rt_max_entry_arena_bytes(const tfcc_model_info* m, int64_t max_batch) {
+/* Largest arena any entry of `m` needs at `max_batch`, without alignment slack.
+ */
+static uint64_t tfcc_rt_max_entry_arena_bytes(const tfcc_model_info* m,
+                                              int64_t max_batch) {
   uint64_t need = 0;
   int32_t i;
   if (!m || !m->entries) return 0;
@@ -75,25 +85,28 @@ static uint64_t tfcc_rt_max_entry_arena_bytes(const tfcc_model_info* m, int64_t 
   return need;
 }
 
-/* Checks what init and create both check: the ABI version and max_batch. Writes the
- * message into ctx when ctx is not NULL. */
-static tfcc_status_t tfcc_rt_check_model(const tfcc_model_info* m, tfcc_context* ctx,
-                                         int64_t max_batch) {
+/* Checks what init and create both check: the ABI version and max_batch. Writes
+ * the message into ctx when ctx is not NULL. */
+static tfcc_status_t tfcc_rt_check_model(const tfcc_model_info* m,
+                                         tfcc_context* ctx, int64_t max_batch) {
   if (m->abi_version != (uint32_t)TFCC_ABI_VERSION) {
     TFCC_RT_SET_MESSAGE(ctx,
                         "model %s was compiled for runtime ABI version %" PRIu32
                         ", but this runtime implements version %d",
-                        tfcc_rt_model_name(m), m->abi_version, TFCC_ABI_VERSION);
+                        tfcc_rt_model_name(m), m->abi_version,
+                        TFCC_ABI_VERSION);
     return TFCC_FAILED_PRECONDITION;
   }
   if (m->num_entries < 0 || (m->num_entries > 0 && !m->entries)) {
-    TFCC_RT_SET_MESSAGE(ctx, "model %s has a malformed entry table (%" PRId32 " entries)",
-                        tfcc_rt_model_name(m), m->num_entries);
+    TFCC_RT_SET_MESSAGE(
+        ctx, "model %s has a malformed entry table (%" PRId32 " entries)",
+        tfcc_rt_model_name(m), m->num_entries);
     return TFCC_INTERNAL;
   }
   if (max_batch < 1) {
-    TFCC_RT_SET_MESSAGE(ctx, "max_batch %" PRId64 " is out of range: it must be at least 1",
-                        max_batch);
+    TFCC_RT_SET_MESSAGE(
+        ctx, "max_batch %" PRId64 " is out of range: it must be at least 1",
+        max_batch);
     return TFCC_OUT_OF_RANGE;
   }
   return TFCC_OK;
@@ -108,12 +121,14 @@ uint64_t tfcc_rt_entry_arena_bytes(const tfcc_entry_info* e, int64_t batch) {
   if (!e) return 0;
   bytes = e->arena_bytes_fixed;
   if (e->has_dynamic_batch && batch > 0) {
-    bytes = tfcc_rt_add_sat(bytes, tfcc_rt_mul_sat(e->arena_bytes_per_batch, (uint64_t)batch));
+    bytes = tfcc_rt_add_sat(
+        bytes, tfcc_rt_mul_sat(e->arena_bytes_per_batch, (uint64_t)batch));
   }
   return tfcc_rt_round_up(bytes);
 }
 
-uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m, int64_t max_batch) {
+uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m,
+                                   int64_t max_batch) {
   if (!m) return 0;
   return tfcc_rt_add_sat(tfcc_rt_max_entry_arena_bytes(m, max_batch),
                          (uint64_t)TFCC_ARENA_ALIGNMENT);
@@ -123,14 +138,16 @@ uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m, int64_t max_batch) 
  * Contexts
  *===----------------------------------------------------------------------===*/
 
-tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx, void* arena,
-                                   uint64_t arena_bytes, int64_t max_batch) {
+tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
+                                   void* arena, uint64_t arena_bytes,
+                                   int64_t max_batch) {
   tfcc_status_t status;
   uint64_t need;
   uint64_t padding = 0;
   if (!ctx) return TFCC_INVALID_ARGUMENT;
 
-  /* Leave a failed context unusable: invoke then reports it as not initialized. */
+  /* Leave a failed context unusable: invoke then reports it as not initialized.
+   */
   ctx->model = NULL;
   ctx->arena = NULL;
   ctx->arena_bytes = 0;
@@ -148,26 +165,29 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx, 
 
   need = tfcc_rt_max_entry_arena_bytes(m, max_batch);
   if (need > 0 && !arena) {
-    TFCC_RT_SET_MESSAGE(ctx, "arena is NULL: %s needs %" PRIu64 " bytes at max_batch %" PRId64,
-                        tfcc_rt_model_name(m), tfcc_rt_add_sat(need, TFCC_ARENA_ALIGNMENT),
-                        max_batch);
+    TFCC_RT_SET_MESSAGE(
+        ctx, "arena is NULL: %s needs %" PRIu64 " bytes at max_batch %" PRId64,
+        tfcc_rt_model_name(m), tfcc_rt_add_sat(need, TFCC_ARENA_ALIGNMENT),
+        max_batch);
     return TFCC_INVALID_ARGUMENT;
   }
   if (arena) {
     padding = (uint64_t)(-(uintptr_t)arena) & TFCC_RT_ALIGN_MASK;
     if (arena_bytes < padding || arena_bytes - padding < need) {
       if (padding > 0) {
-        TFCC_RT_SET_MESSAGE(ctx,
-                            "arena of %" PRIu64 " bytes is too small: %s needs %" PRIu64
-                            " bytes at max_batch %" PRId64 " (%" PRIu64
-                            " of them to align the arena to %d bytes)",
-                            arena_bytes, tfcc_rt_model_name(m), tfcc_rt_add_sat(need, padding),
-                            max_batch, padding, TFCC_ARENA_ALIGNMENT);
+        TFCC_RT_SET_MESSAGE(
+            ctx,
+            "arena of %" PRIu64 " bytes is too small: %s needs %" PRIu64
+            " bytes at max_batch %" PRId64 " (%" PRIu64
+            " of them to align the arena to %d bytes)",
+            arena_bytes, tfcc_rt_model_name(m), tfcc_rt_add_sat(need, padding),
+            max_batch, padding, TFCC_ARENA_ALIGNMENT);
       } else {
-        TFCC_RT_SET_MESSAGE(ctx,
-                            "arena of %" PRIu64 " bytes is too small: %s needs %" PRIu64
-                            " bytes at max_batch %" PRId64,
-                            arena_bytes, tfcc_rt_model_name(m), need, max_batch);
+        TFCC_RT_SET_MESSAGE(
+            ctx,
+            "arena of %" PRIu64 " bytes is too small: %s needs %" PRIu64
+            " bytes at max_batch %" PRId64,
+            arena_bytes, tfcc_rt_model_name(m), need, max_batch);
       }
       return TFCC_RESOURCE_EXHAUSTED;
     }
@@ -179,7 +199,8 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx, 
   return TFCC_OK;
 }
 
-tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m, int64_t max_batch,
+tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m,
+                                     int64_t max_batch,
                                      tfcc_context** out_ctx) {
   tfcc_status_t status;
   uint64_t total;
@@ -193,7 +214,8 @@ tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m, int64_t max_batch
   /* One block: the context, then an arena with room to align it up. */
   total = tfcc_rt_add_sat((uint64_t)sizeof(tfcc_context),
                           tfcc_rt_model_arena_bytes(m, max_batch));
-  if (total == UINT64_MAX || total > (uint64_t)SIZE_MAX) return TFCC_RESOURCE_EXHAUSTED;
+  if (total == UINT64_MAX || total > (uint64_t)SIZE_MAX)
+    return TFCC_RESOURCE_EXHAUSTED;
   ctx = (tfcc_context*)malloc((size_t)total);
   if (!ctx) return TFCC_RESOURCE_EXHAUSTED;
 
@@ -217,8 +239,9 @@ void tfcc_rt_context_destroy(tfcc_context* ctx) {
  * Invocation
  *===----------------------------------------------------------------------===*/
 
-tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index, tfcc_context* ctx,
-                             int64_t batch, const void* const* inputs, void* const* outputs) {
+tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
+                             tfcc_context* ctx, int64_t batch,
+                             const void* const* inputs, void* const* outputs) {
   void* buffers[TFCC_RT_MAX_ARGS];
   const tfcc_entry_info* e;
   uint64_t need;
@@ -229,9 +252,11 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index, tfcc
     return TFCC_INVALID_ARGUMENT;
   }
   if (!ctx->model) {
-    TFCC_RT_SET_MESSAGE(ctx, "context is not initialized for model %s: call %s_init or "
-                        "%s_create first (and check its status)",
-                        tfcc_rt_model_name(m), tfcc_rt_model_name(m), tfcc_rt_model_name(m));
+    TFCC_RT_SET_MESSAGE(
+        ctx,
+        "context is not initialized for model %s: call %s_init or "
+        "%s_create first (and check its status)",
+        tfcc_rt_model_name(m), tfcc_rt_model_name(m), tfcc_rt_model_name(m));
     return TFCC_INVALID_ARGUMENT;
   }
   if (ctx->model != m) {
@@ -240,38 +265,47 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index, tfcc
     return TFCC_INVALID_ARGUMENT;
   }
   if (entry_index < 0 || entry_index >= m->num_entries) {
-    TFCC_RT_SET_MESSAGE(ctx, "entry index %" PRId32 " is out of range: model %s has %" PRId32
-                        " entries", entry_index, tfcc_rt_model_name(m), m->num_entries);
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "entry index %" PRId32
+                        " is out of range: model %s has %" PRId32 " entries",
+                        entry_index, tfcc_rt_model_name(m), m->num_entries);
     return TFCC_INVALID_ARGUMENT;
   }
   e = &m->entries[entry_index];
   if (!e->kernel || e->num_inputs < 0 || e->num_outputs < 0) {
-    TFCC_RT_SET_MESSAGE(ctx, "entry %s_%s has a malformed table (kernel %s, %" PRId32
-                        " inputs, %" PRId32 " outputs)", tfcc_rt_model_name(m),
-                        tfcc_rt_entry_name(e), e->kernel ? "set" : "NULL", e->num_inputs,
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "entry %s_%s has a malformed table (kernel %s, %" PRId32
+                        " inputs, %" PRId32 " outputs)",
+                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e),
+                        e->kernel ? "set" : "NULL", e->num_inputs,
                         e->num_outputs);
     return TFCC_INTERNAL;
   }
   if ((int64_t)e->num_inputs + e->num_outputs > TFCC_RT_MAX_ARGS) {
-    TFCC_RT_SET_MESSAGE(ctx, "entry %s_%s has %" PRId64 " arguments: the runtime supports at "
-                        "most %d", tfcc_rt_model_name(m), tfcc_rt_entry_name(e),
-                        (int64_t)e->num_inputs + e->num_outputs, TFCC_RT_MAX_ARGS);
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "entry %s_%s has %" PRId64
+                        " arguments: the runtime supports at "
+                        "most %d",
+                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e),
+                        (int64_t)e->num_inputs + e->num_outputs,
+                        TFCC_RT_MAX_ARGS);
     return TFCC_RESOURCE_EXHAUSTED;
   }
   if (e->num_inputs > 0 && !inputs) {
-    TFCC_RT_SET_MESSAGE(ctx, "the inputs array of %s_%s is NULL", tfcc_rt_model_name(m),
-                        tfcc_rt_entry_name(e));
+    TFCC_RT_SET_MESSAGE(ctx, "the inputs array of %s_%s is NULL",
+                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
     return TFCC_INVALID_ARGUMENT;
   }
   if (e->num_outputs > 0 && !outputs) {
-    TFCC_RT_SET_MESSAGE(ctx, "the outputs array of %s_%s is NULL", tfcc_rt_model_name(m),
-                        tfcc_rt_entry_name(e));
+    TFCC_RT_SET_MESSAGE(ctx, "the outputs array of %s_%s is NULL",
+                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
     return TFCC_INVALID_ARGUMENT;
   }
   for (i = 0; i < e->num_inputs; ++i) {
     if (!inputs[i]) {
-      TFCC_RT_SET_MESSAGE(ctx, "input '%s' of %s_%s is NULL", tfcc_rt_arg_name(e->inputs, i),
-                          tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+      TFCC_RT_SET_MESSAGE(ctx, "input '%s' of %s_%s is NULL",
+                          tfcc_rt_arg_name(e->inputs, i), tfcc_rt_model_name(m),
+                          tfcc_rt_entry_name(e));
       return TFCC_INVALID_ARGUMENT;
     }
     /* The kernel signature is uniform; it never writes through an input. */
@@ -279,7 +313,8 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index, tfcc
   }
   for (i = 0; i < e->num_outputs; ++i) {
     if (!outputs[i]) {
-      TFCC_RT_SET_MESSAGE(ctx, "output '%s' of %s_%s is NULL", tfcc_rt_arg_name(e->outputs, i),
+      TFCC_RT_SET_MESSAGE(ctx, "output '%s' of %s_%s is NULL",
+                          tfcc_rt_arg_name(e->outputs, i),
                           tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
       return TFCC_INVALID_ARGUMENT;
     }
@@ -288,14 +323,19 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index, tfcc
 
   if (e->has_dynamic_batch) {
     if (batch < 1) {
-      TFCC_RT_SET_MESSAGE(ctx, "batch %" PRId64 " is out of range for %s_%s: it must be at "
-                          "least 1", batch, tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+      TFCC_RT_SET_MESSAGE(ctx,
+                          "batch %" PRId64
+                          " is out of range for %s_%s: it must be at "
+                          "least 1",
+                          batch, tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
       return TFCC_OUT_OF_RANGE;
     }
     if (batch > ctx->max_batch) {
-      TFCC_RT_SET_MESSAGE(ctx, "batch %" PRId64 " exceeds the declared maximum %" PRId64
-                          " of the context (%s_%s)", batch, ctx->max_batch,
-                          tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+      TFCC_RT_SET_MESSAGE(
+          ctx,
+          "batch %" PRId64 " exceeds the declared maximum %" PRId64
+          " of the context (%s_%s)",
+          batch, ctx->max_batch, tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
       return TFCC_OUT_OF_RANGE;
     }
   } else {
@@ -303,15 +343,32 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index, tfcc
   }
   need = tfcc_rt_entry_arena_bytes(e, batch);
   if (need > ctx->arena_bytes || (need > 0 && !ctx->arena)) {
-    TFCC_RT_SET_MESSAGE(ctx, "arena of %" PRIu64 " bytes is too small: %s_%s needs %" PRIu64
-                        " bytes at batch %" PRId64, ctx->arena_bytes, tfcc_rt_model_name(m),
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "arena of %" PRIu64
+                        " bytes is too small: %s_%s needs %" PRIu64
+                        " bytes at batch %" PRId64,
+                        ctx->arena_bytes, tfcc_rt_model_name(m),
                         tfcc_rt_entry_name(e), need, batch);
     return TFCC_RESOURCE_EXHAUSTED;
   }
 
+  tfcc_rt_kernel_error = TFCC_OK;
   e->kernel(buffers, batch, ctx->arena);
+  if (tfcc_rt_kernel_error != TFCC_OK) {
+    tfcc_status_t error = (tfcc_status_t)tfcc_rt_kernel_error;
+    tfcc_rt_kernel_error = TFCC_OK;
+    TFCC_RT_SET_MESSAGE(ctx, "%s_%s: an index or label is out of range "
+                        "(the outputs are not valid)",
+                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+    return error;
+  }
   tfcc_rt_clear_message(ctx);
   return TFCC_OK;
+}
+
+void tfcc_rt_report_error(int32_t code) {
+  if (tfcc_rt_kernel_error == TFCC_OK)
+    tfcc_rt_kernel_error = code;
 }
 
 /*===----------------------------------------------------------------------===*
@@ -320,12 +377,18 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index, tfcc
 
 const char* tfcc_rt_status_string(tfcc_status_t s) {
   switch (s) {
-    case TFCC_OK: return "ok";
-    case TFCC_INVALID_ARGUMENT: return "invalid argument";
-    case TFCC_OUT_OF_RANGE: return "out of range";
-    case TFCC_RESOURCE_EXHAUSTED: return "resource exhausted";
-    case TFCC_FAILED_PRECONDITION: return "failed precondition";
-    case TFCC_INTERNAL: return "internal";
+    case TFCC_OK:
+      return "ok";
+    case TFCC_INVALID_ARGUMENT:
+      return "invalid argument";
+    case TFCC_OUT_OF_RANGE:
+      return "out of range";
+    case TFCC_RESOURCE_EXHAUSTED:
+      return "resource exhausted";
+    case TFCC_FAILED_PRECONDITION:
+      return "failed precondition";
+    case TFCC_INTERNAL:
+      return "internal";
   }
   return "unknown status";
 }

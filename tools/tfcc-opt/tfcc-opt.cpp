@@ -1,6 +1,7 @@
 //===- tfcc-opt.cpp - pass driver for tfcc's dialect and passes -----------===//
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "passes/Passes.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllPasses.h"
@@ -8,6 +9,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::tfcc::registerTfccPasses();
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   registry.insert<mlir::graph::GraphDialect>();

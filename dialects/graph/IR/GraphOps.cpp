@@ -110,7 +110,7 @@ template <typename SoftmaxLike>
 static LogicalResult verifySoftmaxAxis(SoftmaxLike op) {
   int64_t rank = op.getX().getType().getRank();
   if (!normalizeAxis(op.getAxis(), rank))
-    return op.emitOpError() << "attribute 'axis' = " << op.getAxis()
+    return op.emitOpError() << "attribute 'axis' = " << static_cast<int64_t>(op.getAxis())
                             << " is out of range for " << op.getX().getType();
   return success();
 }

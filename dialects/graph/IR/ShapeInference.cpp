@@ -132,14 +132,14 @@ FailureOr<RankedTensorType> inferConv(Operation *op, Value x, Value kernel,
   } else {
     if (groups < 1)
       return op->emitOpError() << "attribute 'groups' must be positive, got "
-                               << groups;
+                               << static_cast<int64_t>(groups);
     if (ks[3] % groups != 0)
       return op->emitOpError() << "kernel output channels " << ks[3]
-                               << " are not divisible by 'groups' = " << groups;
+                               << " are not divisible by 'groups' = " << static_cast<int64_t>(groups);
     if (!dimsAgree(xs[3], ks[2] * groups))
       return op->emitOpError()
              << "input has " << xs[3] << " channels but kernel "
-             << kernel.getType() << " with groups = " << groups << " expects "
+             << kernel.getType() << " with groups = " << static_cast<int64_t>(groups) << " expects "
              << ks[2] * groups;
     outChannels = ks[3];
   }
@@ -259,7 +259,7 @@ FailureOr<RankedTensorType> inferLayerNorm(LayerNormOp op) {
   RankedTensorType x = typeOf(op.getX());
   auto axis = normalizeAxis(op.getAxis(), x.getRank());
   if (!axis)
-    return op.emitOpError() << "attribute 'axis' = " << op.getAxis()
+    return op.emitOpError() << "attribute 'axis' = " << static_cast<int64_t>(op.getAxis())
                             << " is out of range for " << x;
   ArrayRef<int64_t> normShape = x.getShape().drop_front(*axis);
   StringRef names[] = {"gamma", "beta"};
@@ -350,7 +350,7 @@ FailureOr<RankedTensorType> inferConcat(ConcatOp op) {
   RankedTensorType first = typeOf(op.getInputs().front());
   auto axis = normalizeAxis(op.getAxis(), first.getRank());
   if (!axis)
-    return op.emitOpError() << "attribute 'axis' = " << op.getAxis()
+    return op.emitOpError() << "attribute 'axis' = " << static_cast<int64_t>(op.getAxis())
                             << " is out of range for " << first;
   SmallVector<int64_t> shape(first.getShape());
   for (Value v : op.getInputs().drop_front()) {
@@ -451,7 +451,7 @@ FailureOr<RankedTensorType> inferGather(GatherOp op) {
   RankedTensorType indices = typeOf(op.getIndices());
   auto axis = normalizeAxis(op.getAxis(), table.getRank());
   if (!axis)
-    return op.emitOpError() << "attribute 'axis' = " << op.getAxis()
+    return op.emitOpError() << "attribute 'axis' = " << static_cast<int64_t>(op.getAxis())
                             << " is out of range for " << table;
   SmallVector<int64_t> shape(table.getShape().take_front(*axis));
   llvm::append_range(shape, indices.getShape());
@@ -486,7 +486,7 @@ FailureOr<RankedTensorType> inferArgmax(ArgmaxOp op) {
   RankedTensorType x = typeOf(op.getX());
   auto axis = normalizeAxis(op.getAxis(), x.getRank());
   if (!axis)
-    return op.emitOpError() << "attribute 'axis' = " << op.getAxis()
+    return op.emitOpError() << "attribute 'axis' = " << static_cast<int64_t>(op.getAxis())
                             << " is out of range for " << x;
   SmallVector<int64_t> shape(x.getShape());
   shape.erase(shape.begin() + *axis);

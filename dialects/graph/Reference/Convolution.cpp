@@ -27,9 +27,9 @@ struct WindowGeometry {
 /// out = ceil(in / stride), total padding = max((out - 1) * stride + span -
 /// in, 0) with span = (k - 1) * dilation + 1, and the odd row or column goes
 /// after (bottom/right): padBefore = total / 2.
-FailureOr<WindowGeometry> windowGeometry(int64_t in, int64_t kernel, int64_t stride,
-                                         int64_t dilation, StringRef padding,
-                                         Report &report) {
+FailureOr<WindowGeometry> windowGeometry(int64_t in, int64_t kernel,
+                                         int64_t stride, int64_t dilation,
+                                         StringRef padding, Report &report) {
   if (stride < 1 || dilation < 1 || kernel < 1)
     return report.fail("window size, strides and dilations must be positive");
   int64_t span = (kernel - 1) * dilation + 1;
@@ -56,8 +56,8 @@ LogicalResult expectRank(const Tensor &tensor, int64_t rank, StringRef what,
 LogicalResult checkBias(const Tensor *bias, int64_t channels, Report &report) {
   if (!bias || (bias->rank() == 1 && bias->shape[0] == channels))
     return success();
-  return report.fail("bias has shape " + shapeToString(bias->shape) + ", expected [" +
-                     llvm::Twine(channels) + "]");
+  return report.fail("bias has shape " + shapeToString(bias->shape) +
+                     ", expected [" + llvm::Twine(channels) + "]");
 }
 
 /// Index of element (n, h, w, c) of an NHWC tensor.
@@ -73,16 +73,18 @@ struct ConvParams {
 
 /// Computes output geometry of a 2-D window op over the H and W of `x`.
 FailureOr<std::pair<WindowGeometry, WindowGeometry>>
-spatialGeometry(const Tensor &x, int64_t kh, int64_t kw, const ConvParams &params,
-                Report &report) {
+spatialGeometry(const Tensor &x, int64_t kh, int64_t kw,
+                const ConvParams &params, Report &report) {
   if (params.strides.size() != 2 || params.dilations.size() != 2)
     return report.fail("strides and dilations must have 2 elements");
-  FailureOr<WindowGeometry> rows = windowGeometry(
-      x.shape[1], kh, params.strides[0], params.dilations[0], params.padding, report);
+  FailureOr<WindowGeometry> rows =
+      windowGeometry(x.shape[1], kh, params.strides[0], params.dilations[0],
+                     params.padding, report);
   if (failed(rows))
     return failure();
-  FailureOr<WindowGeometry> cols = windowGeometry(
-      x.shape[2], kw, params.strides[1], params.dilations[1], params.padding, report);
+  FailureOr<WindowGeometry> cols =
+      windowGeometry(x.shape[2], kw, params.strides[1], params.dilations[1],
+                     params.padding, report);
   if (failed(cols))
     return failure();
   return std::make_pair(*rows, *cols);
@@ -104,7 +106,8 @@ FailureOr<Tensor> pool(PoolOp op, const Tensor &x, bool isMax, Report &report) {
   auto [rows, cols] = *geometry;
   int64_t batch = x.shape[0], height = x.shape[1], width = x.shape[2],
           channels = x.shape[3];
-  Tensor y = Tensor::zeros(ElementKind::F32, {batch, rows.outSize, cols.outSize, channels});
+  Tensor y = Tensor::zeros(ElementKind::F32,
+                           {batch, rows.outSize, cols.outSize, channels});
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t oh = 0; oh < rows.outSize; ++oh)
       for (int64_t ow = 0; ow < cols.outSize; ++ow)
@@ -121,12 +124,14 @@ FailureOr<Tensor> pool(PoolOp op, const Tensor &x, bool isMax, Report &report) {
               if (!isMax)
                 acc += v;
               else if (std::isnan(v) || std::isnan(acc))
-                acc = std::numeric_limits<double>::quiet_NaN(); // NaN propagates
+                acc =
+                    std::numeric_limits<double>::quiet_NaN(); // NaN propagates
               else
                 acc = std::max(acc, v);
               ++count;
             }
-          y.data[nhwc(y, n, oh, ow, c)] = isMax ? acc : acc / static_cast<double>(count);
+          y.data[nhwc(y, n, oh, ow, c)] =
+              isMax ? acc : acc / static_cast<double>(count);
         }
   return y;
 }
@@ -167,8 +172,9 @@ FailureOr<Tensor> globalPool(const Tensor &x, bool isMax, Report &report) {
 FailureOr<Tensor> evaluate(MatmulOp op, Operands operands, Report &report) {
   const Tensor &a = *operands[0], &b = *operands[1];
   if (a.rank() < 2 || b.rank() < 2)
-    return report.fail("matmul operands have shapes " + shapeToString(a.shape) + " and " +
-                       shapeToString(b.shape) + ", expected rank >= 2");
+    return report.fail("matmul operands have shapes " + shapeToString(a.shape) +
+                       " and " + shapeToString(b.shape) +
+                       ", expected rank >= 2");
   bool transposeA = op.getTransposeA(), transposeB = op.getTransposeB();
   // Stored matrix sizes, then the logical [m, k] @ [k, n].
   int64_t aRows = a.shape[a.rank() - 2], aCols = a.shape[a.rank() - 1];
@@ -176,11 +182,12 @@ FailureOr<Tensor> evaluate(MatmulOp op, Operands operands, Report &report) {
   int64_t m = transposeA ? aCols : aRows, k = transposeA ? aRows : aCols;
   int64_t kb = transposeB ? bCols : bRows, n = transposeB ? bRows : bCols;
   if (k != kb)
-    return report.fail("matmul contraction sizes differ: " + llvm::Twine(k) + " vs " +
-                       llvm::Twine(kb));
+    return report.fail("matmul contraction sizes differ: " + llvm::Twine(k) +
+                       " vs " + llvm::Twine(kb));
   llvm::ArrayRef<int64_t> aBatch = llvm::ArrayRef(a.shape).drop_back(2);
   llvm::ArrayRef<int64_t> bBatch = llvm::ArrayRef(b.shape).drop_back(2);
-  FailureOr<std::vector<int64_t>> batch = broadcastShapes(aBatch, bBatch, report);
+  FailureOr<std::vector<int64_t>> batch =
+      broadcastShapes(aBatch, bBatch, report);
   if (failed(batch))
     return failure();
   std::vector<int64_t> shape = *batch;
@@ -190,8 +197,10 @@ FailureOr<Tensor> evaluate(MatmulOp op, Operands operands, Report &report) {
   int64_t batchCount = numElementsOf(*batch);
   for (int64_t bi = 0; bi < batchCount; ++bi) {
     std::vector<int64_t> index = unravel(bi, *batch);
-    const double *aMat = &a.data[broadcastOffset(index, aBatch) * aRows * aCols];
-    const double *bMat = &b.data[broadcastOffset(index, bBatch) * bRows * bCols];
+    const double *aMat =
+        &a.data[broadcastOffset(index, aBatch) * aRows * aCols];
+    const double *bMat =
+        &b.data[broadcastOffset(index, bBatch) * bRows * bCols];
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         double sum = 0.0;
@@ -246,18 +255,20 @@ FailureOr<Tensor> evaluate(Conv2DOp op, Operands operands, Report &report) {
   int64_t groupIn = kernel.shape[2], out = kernel.shape[3];
   int64_t batch = x.shape[0], height = x.shape[1], width = x.shape[2];
   if (groups < 1 || x.shape[3] != groupIn * groups || out % groups != 0)
-    return report.fail("conv2d input " + shapeToString(x.shape) + " does not match kernel " +
-                       shapeToString(kernel.shape) + " with " + llvm::Twine(groups) +
-                       " groups");
+    return report.fail("conv2d input " + shapeToString(x.shape) +
+                       " does not match kernel " + shapeToString(kernel.shape) +
+                       " with " + llvm::Twine(groups) + " groups");
   if (failed(checkBias(bias, out, report)))
     return failure();
-  ConvParams params{toInts(op.getStrides()), toInts(op.getDilations()), op.getPadding()};
+  ConvParams params{toInts(op.getStrides()), toInts(op.getDilations()),
+                    op.getPadding()};
   auto geometry = spatialGeometry(x, kh, kw, params, report);
   if (failed(geometry))
     return failure();
   auto [rows, cols] = *geometry;
   int64_t groupOut = out / groups;
-  Tensor y = Tensor::zeros(ElementKind::F32, {batch, rows.outSize, cols.outSize, out});
+  Tensor y =
+      Tensor::zeros(ElementKind::F32, {batch, rows.outSize, cols.outSize, out});
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t oh = 0; oh < rows.outSize; ++oh)
       for (int64_t ow = 0; ow < cols.outSize; ++ow)
@@ -267,8 +278,10 @@ FailureOr<Tensor> evaluate(Conv2DOp op, Operands operands, Report &report) {
           double sum = 0.0;
           for (int64_t i = 0; i < kh; ++i)
             for (int64_t j = 0; j < kw; ++j) {
-              int64_t ih = oh * params.strides[0] - rows.padBefore + i * params.dilations[0];
-              int64_t iw = ow * params.strides[1] - cols.padBefore + j * params.dilations[1];
+              int64_t ih = oh * params.strides[0] - rows.padBefore +
+                           i * params.dilations[0];
+              int64_t iw = ow * params.strides[1] - cols.padBefore +
+                           j * params.dilations[1];
               if (ih < 0 || ih >= height || iw < 0 || iw >= width)
                 continue; // zero padding contributes nothing
               for (int64_t ci = 0; ci < groupIn; ++ci)
@@ -282,7 +295,8 @@ FailureOr<Tensor> evaluate(Conv2DOp op, Operands operands, Report &report) {
   return y;
 }
 
-FailureOr<Tensor> evaluate(DepthwiseConv2DOp op, Operands operands, Report &report) {
+FailureOr<Tensor> evaluate(DepthwiseConv2DOp op, Operands operands,
+                           Report &report) {
   const Tensor &x = *operands[0], &kernel = *operands[1];
   const Tensor *bias = operands.size() > 2 ? operands[2] : nullptr;
   if (failed(expectRank(x, 4, "input", report)) ||
@@ -297,12 +311,14 @@ FailureOr<Tensor> evaluate(DepthwiseConv2DOp op, Operands operands, Report &repo
   int64_t out = channels * multiplier;
   if (failed(checkBias(bias, out, report)))
     return failure();
-  ConvParams params{toInts(op.getStrides()), toInts(op.getDilations()), op.getPadding()};
+  ConvParams params{toInts(op.getStrides()), toInts(op.getDilations()),
+                    op.getPadding()};
   auto geometry = spatialGeometry(x, kh, kw, params, report);
   if (failed(geometry))
     return failure();
   auto [rows, cols] = *geometry;
-  Tensor y = Tensor::zeros(ElementKind::F32, {batch, rows.outSize, cols.outSize, out});
+  Tensor y =
+      Tensor::zeros(ElementKind::F32, {batch, rows.outSize, cols.outSize, out});
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t oh = 0; oh < rows.outSize; ++oh)
       for (int64_t ow = 0; ow < cols.outSize; ++ow)
@@ -311,12 +327,16 @@ FailureOr<Tensor> evaluate(DepthwiseConv2DOp op, Operands operands, Report &repo
             double sum = 0.0;
             for (int64_t i = 0; i < kh; ++i)
               for (int64_t j = 0; j < kw; ++j) {
-                int64_t ih = oh * params.strides[0] - rows.padBefore + i * params.dilations[0];
-                int64_t iw = ow * params.strides[1] - cols.padBefore + j * params.dilations[1];
+                int64_t ih = oh * params.strides[0] - rows.padBefore +
+                             i * params.dilations[0];
+                int64_t iw = ow * params.strides[1] - cols.padBefore +
+                             j * params.dilations[1];
                 if (ih < 0 || ih >= height || iw < 0 || iw >= width)
                   continue;
-                sum += x.data[nhwc(x, n, ih, iw, ci)] *
-                       kernel.data[((i * kw + j) * channels + ci) * multiplier + mi];
+                sum +=
+                    x.data[nhwc(x, n, ih, iw, ci)] *
+                    kernel
+                        .data[((i * kw + j) * channels + ci) * multiplier + mi];
               }
             int64_t co = ci * multiplier + mi;
             if (bias)
@@ -338,11 +358,13 @@ FailureOr<Tensor> evaluate(AvgPool2DOp op, Operands operands, Report &report) {
   return pool(op, *operands[0], /*isMax=*/false, report);
 }
 
-FailureOr<Tensor> evaluate(GlobalAvgPool2DOp, Operands operands, Report &report) {
+FailureOr<Tensor> evaluate(GlobalAvgPool2DOp, Operands operands,
+                           Report &report) {
   return globalPool(*operands[0], /*isMax=*/false, report);
 }
 
-FailureOr<Tensor> evaluate(GlobalMaxPool2DOp, Operands operands, Report &report) {
+FailureOr<Tensor> evaluate(GlobalMaxPool2DOp, Operands operands,
+                           Report &report) {
   return globalPool(*operands[0], /*isMax=*/true, report);
 }
 

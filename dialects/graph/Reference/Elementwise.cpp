@@ -22,13 +22,16 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 int64_t wrappingAdd(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                              static_cast<uint64_t>(b));
 }
 int64_t wrappingSub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  return static_cast<int64_t>(static_cast<uint64_t>(a) -
+                              static_cast<uint64_t>(b));
 }
 int64_t wrappingMul(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  return static_cast<int64_t>(static_cast<uint64_t>(a) *
+                              static_cast<uint64_t>(b));
 }
 
 /// max/min that return NaN when either operand is NaN.
@@ -57,13 +60,15 @@ using IntBinaryFn = FailureOr<int64_t> (*)(int64_t, int64_t, Report &);
 /// Broadcasts `lhs` and `rhs` and applies `floatFn` (f32) or `intFn`
 /// (integers) to each pair of elements, in row-major order of the result.
 template <typename FloatFn>
-FailureOr<Tensor> broadcastBinary(Operation *op, Operands operands, Report &report,
-                                  FloatFn floatFn, IntBinaryFn intFn) {
+FailureOr<Tensor> broadcastBinary(Operation *op, Operands operands,
+                                  Report &report, FloatFn floatFn,
+                                  IntBinaryFn intFn) {
   const Tensor &lhs = *operands[0], &rhs = *operands[1];
   if (lhs.kind != rhs.kind)
     return report.fail(llvm::Twine("operand element types differ: ") +
                        toString(lhs.kind) + " vs " + toString(rhs.kind));
-  FailureOr<std::vector<int64_t>> shape = broadcastShapes(lhs.shape, rhs.shape, report);
+  FailureOr<std::vector<int64_t>> shape =
+      broadcastShapes(lhs.shape, rhs.shape, report);
   if (failed(shape))
     return failure();
   Tensor result = Tensor::zeros(resultKindOf(op), *shape);
@@ -86,7 +91,8 @@ FailureOr<Tensor> broadcastBinary(Operation *op, Operands operands, Report &repo
 
 /// Applies `fn` to each element of the f32 operand.
 template <typename Fn>
-FailureOr<Tensor> mapFloat(Operation *op, Operands operands, Report &report, Fn fn) {
+FailureOr<Tensor> mapFloat(Operation *op, Operands operands, Report &report,
+                           Fn fn) {
   const Tensor &x = *operands[0];
   if (x.kind != ElementKind::F32)
     return report.fail(op->getName().getStringRef() + " expects f32, got " +
@@ -117,19 +123,25 @@ FailureOr<Tensor> mapAny(Operands operands, FloatFn floatFn, IntFn intFn) {
 FailureOr<Tensor> evaluate(AddOp op, Operands operands, Report &report) {
   return broadcastBinary(
       op, operands, report, [](double a, double b) { return a + b; },
-      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return wrappingAdd(a, b); });
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> {
+        return wrappingAdd(a, b);
+      });
 }
 
 FailureOr<Tensor> evaluate(SubOp op, Operands operands, Report &report) {
   return broadcastBinary(
       op, operands, report, [](double a, double b) { return a - b; },
-      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return wrappingSub(a, b); });
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> {
+        return wrappingSub(a, b);
+      });
 }
 
 FailureOr<Tensor> evaluate(MulOp op, Operands operands, Report &report) {
   return broadcastBinary(
       op, operands, report, [](double a, double b) { return a * b; },
-      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return wrappingMul(a, b); });
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> {
+        return wrappingMul(a, b);
+      });
 }
 
 FailureOr<Tensor> evaluate(DivOp op, Operands operands, Report &report) {
@@ -148,13 +160,17 @@ FailureOr<Tensor> evaluate(DivOp op, Operands operands, Report &report) {
 FailureOr<Tensor> evaluate(MaximumOp op, Operands operands, Report &report) {
   return broadcastBinary(
       op, operands, report, nanMax,
-      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return std::max(a, b); });
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> {
+        return std::max(a, b);
+      });
 }
 
 FailureOr<Tensor> evaluate(MinimumOp op, Operands operands, Report &report) {
   return broadcastBinary(
       op, operands, report, nanMin,
-      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> { return std::min(a, b); });
+      [](int64_t a, int64_t b, Report &) -> FailureOr<int64_t> {
+        return std::min(a, b);
+      });
 }
 
 FailureOr<Tensor> evaluate(PowOp op, Operands operands, Report &report) {
@@ -162,7 +178,8 @@ FailureOr<Tensor> evaluate(PowOp op, Operands operands, Report &report) {
       op, operands, report, [](double a, double b) { return std::pow(a, b); },
       [](int64_t base, int64_t exponent, Report &report) -> FailureOr<int64_t> {
         if (exponent < 0)
-          return report.fail("integers to negative integer powers are not allowed");
+          return report.fail(
+              "integers to negative integer powers are not allowed");
         int64_t result = 1;
         for (; exponent > 0; exponent >>= 1) {
           if (exponent & 1)
@@ -179,7 +196,8 @@ FailureOr<Tensor> evaluate(PowOp op, Operands operands, Report &report) {
 
 FailureOr<Tensor> evaluate(NegOp, Operands operands, Report &) {
   return mapAny(
-      operands, [](double x) { return -x; }, [](int64_t x) { return wrappingSub(0, x); });
+      operands, [](double x) { return -x; },
+      [](int64_t x) { return wrappingSub(0, x); });
 }
 
 FailureOr<Tensor> evaluate(AbsOp, Operands operands, Report &) {
@@ -190,7 +208,8 @@ FailureOr<Tensor> evaluate(AbsOp, Operands operands, Report &) {
 
 FailureOr<Tensor> evaluate(SquareOp, Operands operands, Report &) {
   return mapAny(
-      operands, [](double x) { return x * x; }, [](int64_t x) { return wrappingMul(x, x); });
+      operands, [](double x) { return x * x; },
+      [](int64_t x) { return wrappingMul(x, x); });
 }
 
 FailureOr<Tensor> evaluate(ExpOp op, Operands operands, Report &report) {
@@ -206,7 +225,8 @@ FailureOr<Tensor> evaluate(SqrtOp op, Operands operands, Report &report) {
 }
 
 FailureOr<Tensor> evaluate(RsqrtOp op, Operands operands, Report &report) {
-  return mapFloat(op, operands, report, [](double x) { return 1.0 / std::sqrt(x); });
+  return mapFloat(op, operands, report,
+                  [](double x) { return 1.0 / std::sqrt(x); });
 }
 
 FailureOr<Tensor> evaluate(TanhOp op, Operands operands, Report &report) {
@@ -214,7 +234,8 @@ FailureOr<Tensor> evaluate(TanhOp op, Operands operands, Report &report) {
 }
 
 FailureOr<Tensor> evaluate(SigmoidOp op, Operands operands, Report &report) {
-  return mapFloat(op, operands, report, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+  return mapFloat(op, operands, report,
+                  [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
 }
 
 FailureOr<Tensor> evaluate(ErfOp op, Operands operands, Report &report) {
@@ -235,19 +256,22 @@ FailureOr<Tensor> evaluate(CeilOp op, Operands operands, Report &report) {
 
 FailureOr<Tensor> evaluate(ReluOp op, Operands operands, Report &report) {
   // NaN < 0 is false: relu(NaN) = NaN.
-  return mapFloat(op, operands, report, [](double x) { return x < 0.0 ? 0.0 : x; });
+  return mapFloat(op, operands, report,
+                  [](double x) { return x < 0.0 ? 0.0 : x; });
 }
 
 FailureOr<Tensor> evaluate(Relu6Op op, Operands operands, Report &report) {
   return mapFloat(op, operands, report, relu6);
 }
 
-FailureOr<Tensor> evaluate(HardSigmoidOp op, Operands operands, Report &report) {
+FailureOr<Tensor> evaluate(HardSigmoidOp op, Operands operands,
+                           Report &report) {
   return mapFloat(op, operands, report, hardSigmoid);
 }
 
 FailureOr<Tensor> evaluate(HardSwishOp op, Operands operands, Report &report) {
-  return mapFloat(op, operands, report, [](double x) { return x * hardSigmoid(x); });
+  return mapFloat(op, operands, report,
+                  [](double x) { return x * hardSigmoid(x); });
 }
 
 FailureOr<Tensor> evaluate(GeluOp op, Operands operands, Report &report) {
@@ -273,8 +297,9 @@ FailureOr<Tensor> evaluate(LeakyReluOp op, Operands operands, Report &report) {
 FailureOr<Tensor> evaluate(ClipOp op, Operands operands, Report &report) {
   double lo = op.getMin().convertToFloat(), hi = op.getMax().convertToFloat();
   // NaN fails both comparisons and stays NaN.
-  return mapFloat(op, operands, report,
-                  [lo, hi](double x) { return x < lo ? lo : (x > hi ? hi : x); });
+  return mapFloat(op, operands, report, [lo, hi](double x) {
+    return x < lo ? lo : (x > hi ? hi : x);
+  });
 }
 
 FailureOr<Tensor> evaluate(DropoutOp, Operands operands, Report &) {
@@ -334,7 +359,8 @@ FailureOr<Tensor> evaluate(CompareOp op, Operands operands, Report &report) {
     return report.fail("unknown compare predicate '" + predicate + "'");
 
   const Tensor &lhs = *operands[0], &rhs = *operands[1];
-  FailureOr<std::vector<int64_t>> shape = broadcastShapes(lhs.shape, rhs.shape, report);
+  FailureOr<std::vector<int64_t>> shape =
+      broadcastShapes(lhs.shape, rhs.shape, report);
   if (failed(shape))
     return failure();
   Tensor result = Tensor::zeros(ElementKind::I1, *shape);
@@ -348,7 +374,8 @@ FailureOr<Tensor> evaluate(CompareOp op, Operands operands, Report &report) {
 
 FailureOr<Tensor> evaluate(SelectOp op, Operands operands, Report &report) {
   const Tensor &cond = *operands[0], &lhs = *operands[1], &rhs = *operands[2];
-  FailureOr<std::vector<int64_t>> shape = broadcastShapes(cond.shape, lhs.shape, report);
+  FailureOr<std::vector<int64_t>> shape =
+      broadcastShapes(cond.shape, lhs.shape, report);
   if (failed(shape))
     return failure();
   shape = broadcastShapes(*shape, rhs.shape, report);

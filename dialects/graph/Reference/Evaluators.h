@@ -50,11 +50,13 @@ ElementKind resultKindOf(mlir::Operation *op);
 std::vector<int64_t> toInts(mlir::ArrayAttr array);
 
 /// `axis` in [-rank, rank) made non-negative.
-mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank, Report &report);
+mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                       Report &report);
 
 /// NumPy broadcasting of two shapes (aligned at the last dimension).
-mlir::FailureOr<std::vector<int64_t>>
-broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b, Report &report);
+mlir::FailureOr<std::vector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t> a,
+                                                      llvm::ArrayRef<int64_t> b,
+                                                      Report &report);
 
 /// The multi-index of row-major position `linear` in `shape`.
 std::vector<int64_t> unravel(int64_t linear, llvm::ArrayRef<int64_t> shape);
@@ -62,7 +64,8 @@ std::vector<int64_t> unravel(int64_t linear, llvm::ArrayRef<int64_t> shape);
 /// The row-major offset, in a tensor of `shape`, of the element that
 /// broadcasts to `index` of a result of rank >= shape.size() (size-1
 /// dimensions are read at 0).
-int64_t broadcastOffset(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> shape);
+int64_t broadcastOffset(llvm::ArrayRef<int64_t> index,
+                        llvm::ArrayRef<int64_t> shape);
 
 /// `value` as a kind-`kind` element: rounded to float for f32, wrapped to 32
 /// bits for i32 (two's complement), saturated for i64, value & 1 for i1.

@@ -48,9 +48,8 @@ private:
     std::string error; // why `value` is missing
   };
 
-  mlir::FailureOr<std::vector<Tensor>> call(mlir::func::FuncOp func,
-                                            std::vector<Tensor> arguments,
-                                            unsigned depth);
+  mlir::FailureOr<std::vector<Tensor>>
+  call(mlir::func::FuncOp func, std::vector<Tensor> arguments, unsigned depth);
   mlir::LogicalResult fail(const llvm::Twine &message);
 
   mlir::ModuleOp module_;

@@ -50,15 +50,17 @@ FailureOr<Tensor> reduce(const Tensor &x, ArrayAttr axesAttr, bool keepDims,
   }
 
   bool isFloat = x.kind == ElementKind::F32;
-  double lowest = isFloat ? -kInfinity
+  double lowest = isFloat                      ? -kInfinity
                   : x.kind == ElementKind::I32 ? -0x1p31
                   : x.kind == ElementKind::I64 ? -0x1p63
                                                : 0.0;
-  double highest = isFloat ? kInfinity
+  double highest = isFloat                      ? kInfinity
                    : x.kind == ElementKind::I32 ? 0x1p31 - 1
                    : x.kind == ElementKind::I64 ? 0x1p63
                                                 : 1.0;
-  double init = kind == Reduction::Max ? lowest : kind == Reduction::Min ? highest : 0.0;
+  double init = kind == Reduction::Max   ? lowest
+                : kind == Reduction::Min ? highest
+                                         : 0.0;
   Tensor y = Tensor::zeros(x.kind, resultShape);
   std::fill(y.data.begin(), y.data.end(), init);
   std::vector<int64_t> intSums(isFloat ? 0 : y.data.size(), 0);
@@ -73,8 +75,9 @@ FailureOr<Tensor> reduce(const Tensor &x, ArrayAttr axesAttr, bool keepDims,
       if (isFloat)
         acc += v;
       else // wrapping int64 sum, wrapped to the width afterwards
-        intSums[out] = static_cast<int64_t>(static_cast<uint64_t>(intSums[out]) +
-                                            static_cast<uint64_t>(static_cast<int64_t>(v)));
+        intSums[out] = static_cast<int64_t>(
+            static_cast<uint64_t>(intSums[out]) +
+            static_cast<uint64_t>(static_cast<int64_t>(v)));
       break;
     case Reduction::Max:
       acc = (std::isnan(acc) || std::isnan(v)) ? kNaN : std::max(acc, v);
@@ -108,7 +111,9 @@ FailureOr<Tensor> reduce(const Tensor &x, ArrayAttr axesAttr, bool keepDims,
 struct AxisView {
   int64_t outer = 1, size = 1, inner = 1;
   /// Offset of element `k` along the axis in row (o, i).
-  int64_t at(int64_t o, int64_t k, int64_t i) const { return (o * size + k) * inner + i; }
+  int64_t at(int64_t o, int64_t k, int64_t i) const {
+    return (o * size + k) * inner + i;
+  }
 };
 
 FailureOr<AxisView> viewAround(const Tensor &x, int64_t axis, Report &report) {
@@ -130,7 +135,8 @@ FailureOr<AxisView> viewAround(const Tensor &x, int64_t axis, Report &report) {
 /// softmax (log = false) or log_softmax (log = true) along `axis`: with m
 /// the maximum and s = sum exp(x - m), softmax = exp(x - m) / s and
 /// log_softmax = (x - m) - log(s).
-FailureOr<Tensor> softmax(const Tensor &x, int64_t axis, bool log, Report &report) {
+FailureOr<Tensor> softmax(const Tensor &x, int64_t axis, bool log,
+                          Report &report) {
   FailureOr<AxisView> view = viewAround(x, axis, report);
   if (failed(view))
     return failure();
@@ -147,7 +153,8 @@ FailureOr<Tensor> softmax(const Tensor &x, int64_t axis, bool log, Report &repor
         sum += std::exp(x.data[view->at(o, k, i)] - max);
       for (int64_t k = 0; k < view->size; ++k) {
         double shifted = x.data[view->at(o, k, i)] - max;
-        y.data[view->at(o, k, i)] = log ? shifted - std::log(sum) : std::exp(shifted) / sum;
+        y.data[view->at(o, k, i)] =
+            log ? shifted - std::log(sum) : std::exp(shifted) / sum;
       }
     }
   return y;
@@ -189,19 +196,23 @@ Tensor scalar(double value) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<Tensor> evaluate(ReduceSumOp op, Operands operands, Report &report) {
-  return reduce(*operands[0], op.getAxes(), op.getKeepDims(), Reduction::Sum, report);
+  return reduce(*operands[0], op.getAxes(), op.getKeepDims(), Reduction::Sum,
+                report);
 }
 
 FailureOr<Tensor> evaluate(ReduceMeanOp op, Operands operands, Report &report) {
-  return reduce(*operands[0], op.getAxes(), op.getKeepDims(), Reduction::Mean, report);
+  return reduce(*operands[0], op.getAxes(), op.getKeepDims(), Reduction::Mean,
+                report);
 }
 
 FailureOr<Tensor> evaluate(ReduceMaxOp op, Operands operands, Report &report) {
-  return reduce(*operands[0], op.getAxes(), op.getKeepDims(), Reduction::Max, report);
+  return reduce(*operands[0], op.getAxes(), op.getKeepDims(), Reduction::Max,
+                report);
 }
 
 FailureOr<Tensor> evaluate(ReduceMinOp op, Operands operands, Report &report) {
-  return reduce(*operands[0], op.getAxes(), op.getKeepDims(), Reduction::Min, report);
+  return reduce(*operands[0], op.getAxes(), op.getKeepDims(), Reduction::Min,
+                report);
 }
 
 FailureOr<Tensor> evaluate(ArgmaxOp op, Operands operands, Report &report) {
@@ -238,11 +249,13 @@ FailureOr<Tensor> evaluate(ArgmaxOp op, Operands operands, Report &report) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<Tensor> evaluate(SoftmaxOp op, Operands operands, Report &report) {
-  return softmax(*operands[0], static_cast<int64_t>(op.getAxis()), /*log=*/false, report);
+  return softmax(*operands[0], static_cast<int64_t>(op.getAxis()),
+                 /*log=*/false, report);
 }
 
 FailureOr<Tensor> evaluate(LogSoftmaxOp op, Operands operands, Report &report) {
-  return softmax(*operands[0], static_cast<int64_t>(op.getAxis()), /*log=*/true, report);
+  return softmax(*operands[0], static_cast<int64_t>(op.getAxis()), /*log=*/true,
+                 report);
 }
 
 //===----------------------------------------------------------------------===//
@@ -260,16 +273,16 @@ FailureOr<Tensor> evaluate(BatchNormOp op, Operands operands, Report &report) {
   for (int i = 0; i < 4; ++i)
     if (operands[i + 1]->shape != std::vector<int64_t>{channels})
       return report.fail(llvm::Twine(names[i]) + " has shape " +
-                         shapeToString(operands[i + 1]->shape) + ", expected [" +
-                         llvm::Twine(channels) + "]");
-  const Tensor &gamma = *operands[1], &beta = *operands[2], &mean = *operands[3],
-               &variance = *operands[4];
+                         shapeToString(operands[i + 1]->shape) +
+                         ", expected [" + llvm::Twine(channels) + "]");
+  const Tensor &gamma = *operands[1], &beta = *operands[2],
+               &mean = *operands[3], &variance = *operands[4];
   double epsilon = op.getEpsilon().convertToFloat();
   Tensor y = x;
   for (int64_t i = 0; i < x.numElements(); ++i) {
     int64_t c = i % channels;
-    y.data[i] = (x.data[i] - mean.data[c]) / std::sqrt(variance.data[c] + epsilon) *
-                    gamma.data[c] +
+    y.data[i] = (x.data[i] - mean.data[c]) /
+                    std::sqrt(variance.data[c] + epsilon) * gamma.data[c] +
                 beta.data[c];
   }
   return y;
@@ -280,13 +293,15 @@ FailureOr<Tensor> evaluate(LayerNormOp op, Operands operands, Report &report) {
   // variance mean((x - mean)^2) in a second pass; gamma and beta have the
   // shape of those axes.
   const Tensor &x = *operands[0], &gamma = *operands[1], &beta = *operands[2];
-  FailureOr<int64_t> axis = normalizeAxis(static_cast<int64_t>(op.getAxis()), x.rank(), report);
+  FailureOr<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(op.getAxis()), x.rank(), report);
   if (failed(axis))
     return failure();
   std::vector<int64_t> normShape(x.shape.begin() + *axis, x.shape.end());
   if (gamma.shape != normShape || beta.shape != normShape)
-    return report.fail("gamma and beta have shapes " + shapeToString(gamma.shape) + " and " +
-                       shapeToString(beta.shape) + ", expected " + shapeToString(normShape));
+    return report.fail(
+        "gamma and beta have shapes " + shapeToString(gamma.shape) + " and " +
+        shapeToString(beta.shape) + ", expected " + shapeToString(normShape));
   double epsilon = op.getEpsilon().convertToFloat();
   int64_t size = numElementsOf(normShape);
   int64_t groups = size == 0 ? 0 : x.numElements() / size;
@@ -303,7 +318,8 @@ FailureOr<Tensor> evaluate(LayerNormOp op, Operands operands, Report &report) {
     variance /= static_cast<double>(size);
     double scale = 1.0 / std::sqrt(variance + epsilon);
     for (int64_t j = 0; j < size; ++j)
-      y.data[g * size + j] = (row[j] - mean) * scale * gamma.data[j] + beta.data[j];
+      y.data[g * size + j] =
+          (row[j] - mean) * scale * gamma.data[j] + beta.data[j];
   }
   return y;
 }
@@ -320,8 +336,8 @@ FailureOr<Tensor> evaluate(SparseSoftmaxCrossEntropyOp, Operands operands,
     return failure();
   int64_t batch = logits.shape[0], classes = logits.shape[1];
   if (labels.shape != std::vector<int64_t>{batch})
-    return report.fail("labels have shape " + shapeToString(labels.shape) + ", expected [" +
-                       llvm::Twine(batch) + "]");
+    return report.fail("labels have shape " + shapeToString(labels.shape) +
+                       ", expected [" + llvm::Twine(batch) + "]");
   double sum = 0.0;
   for (int64_t n = 0; n < batch; ++n) {
     int64_t label = static_cast<int64_t>(labels.data[n]);
@@ -333,7 +349,8 @@ FailureOr<Tensor> evaluate(SparseSoftmaxCrossEntropyOp, Operands operands,
   return scalar(sum / static_cast<double>(batch));
 }
 
-FailureOr<Tensor> evaluate(SoftmaxCrossEntropyOp, Operands operands, Report &report) {
+FailureOr<Tensor> evaluate(SoftmaxCrossEntropyOp, Operands operands,
+                           Report &report) {
   // mean over the batch of -sum_j p_j * log_softmax(logits)_j.
   const Tensor &logits = *operands[0], &targets = *operands[1];
   if (failed(expectLogits(logits, report)))
@@ -353,7 +370,8 @@ FailureOr<Tensor> evaluate(SoftmaxCrossEntropyOp, Operands operands, Report &rep
   return scalar(sum / static_cast<double>(batch));
 }
 
-FailureOr<Tensor> evaluate(MeanSquaredErrorOp, Operands operands, Report &report) {
+FailureOr<Tensor> evaluate(MeanSquaredErrorOp, Operands operands,
+                           Report &report) {
   // mean over all elements (of the broadcast shape) of (prediction - target)^2.
   const Tensor &prediction = *operands[0], &target = *operands[1];
   FailureOr<std::vector<int64_t>> shape =

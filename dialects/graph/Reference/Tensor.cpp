@@ -65,7 +65,8 @@ std::string shapeToString(llvm::ArrayRef<int64_t> shape) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
       text += ", ";
-    text += mlir::ShapedType::isDynamic(shape[i]) ? "?" : std::to_string(shape[i]);
+    text +=
+        mlir::ShapedType::isDynamic(shape[i]) ? "?" : std::to_string(shape[i]);
   }
   return text + "]";
 }
@@ -84,15 +85,17 @@ std::vector<int64_t> toInts(mlir::ArrayAttr array) {
   return ints;
 }
 
-mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank, Report &report) {
+mlir::FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                       Report &report) {
   if (axis < -rank || axis >= rank)
     return report.fail("axis " + llvm::Twine(axis) + " out of range for rank " +
                        llvm::Twine(rank));
   return axis < 0 ? axis + rank : axis;
 }
 
-mlir::FailureOr<std::vector<int64_t>>
-broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b, Report &report) {
+mlir::FailureOr<std::vector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t> a,
+                                                      llvm::ArrayRef<int64_t> b,
+                                                      Report &report) {
   size_t rank = std::max(a.size(), b.size());
   std::vector<int64_t> result(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -100,8 +103,8 @@ broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b, Report &re
     int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
     int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
     if (da != db && da != 1 && db != 1)
-      return report.fail("shapes " + shapeToString(a) + " and " + shapeToString(b) +
-                         " do not broadcast");
+      return report.fail("shapes " + shapeToString(a) + " and " +
+                         shapeToString(b) + " do not broadcast");
     result[rank - 1 - i] = da == 1 ? db : da;
   }
   return result;
@@ -116,7 +119,8 @@ std::vector<int64_t> unravel(int64_t linear, llvm::ArrayRef<int64_t> shape) {
   return index;
 }
 
-int64_t broadcastOffset(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> shape) {
+int64_t broadcastOffset(llvm::ArrayRef<int64_t> index,
+                        llvm::ArrayRef<int64_t> shape) {
   size_t lead = index.size() - shape.size();
   int64_t offset = 0;
   for (size_t i = 0; i < shape.size(); ++i)

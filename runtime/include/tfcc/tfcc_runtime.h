@@ -1,13 +1,14 @@
 /* tfcc_runtime.h - the runtime calls the code of a compiled model makes.
  *
- * Internal: the exported <prefix>_* functions of a model .so are thin wrappers the compiler
- * generates around these. Every symbol is hidden, so two models linked into one process do
- * not clash. C99, libc only; nothing here mallocs except tfcc_rt_context_create.
+ * Internal: the exported <prefix>_* functions of a model .so are thin wrappers
+ * the compiler generates around these. Every symbol is hidden, so two models
+ * linked into one process do not clash. C99, libc only; nothing here mallocs
+ * except tfcc_rt_context_create.
  *
- * Ownership: the runtime never takes ownership of anything the caller passes in (model
- * tables, arenas, input and output buffers) and keeps no pointer to inputs or outputs after
- * a call returns. Define TFCC_RT_NO_MESSAGES to compile the error strings out (tiny builds):
- * contexts then carry an empty message.
+ * Ownership: the runtime never takes ownership of anything the caller passes in
+ * (model tables, arenas, input and output buffers) and keeps no pointer to
+ * inputs or outputs after a call returns. Define TFCC_RT_NO_MESSAGES to compile
+ * the error strings out (tiny builds): contexts then carry an empty message.
  */
 #ifndef TFCC_RUNTIME_H_
 #define TFCC_RUNTIME_H_
@@ -26,86 +27,111 @@ extern "C" {
 #endif
 #endif
 
-/* Most inputs + outputs one entry point may have (tfcc_rt_invoke builds its argument
- * array on the stack). */
+/* Most inputs + outputs one entry point may have (tfcc_rt_invoke builds its
+ * argument array on the stack). */
 #define TFCC_RT_MAX_ARGS 256
 
 /* Returns the arena bytes entry `e` needs at `batch`: arena_bytes_fixed +
- * arena_bytes_per_batch * batch (the latter only when e->has_dynamic_batch), rounded up to
- * TFCC_ARENA_ALIGNMENT. A negative batch counts as 0. Returns 0 for a NULL `e` and
- * UINT64_MAX when the size overflows. Borrows `e`. */
-TFCC_RT_API uint64_t tfcc_rt_entry_arena_bytes(const tfcc_entry_info* e, int64_t batch);
+ * arena_bytes_per_batch * batch (the latter only when e->has_dynamic_batch),
+ * rounded up to TFCC_ARENA_ALIGNMENT. A negative batch counts as 0. Returns 0
+ * for a NULL `e` and UINT64_MAX when the size overflows. Borrows `e`. */
+TFCC_RT_API uint64_t tfcc_rt_entry_arena_bytes(const tfcc_entry_info* e,
+                                               int64_t batch);
 
-/* Returns the arena bytes a context of model `m` needs for batches up to `max_batch`: the
- * largest tfcc_rt_entry_arena_bytes over the entries plus TFCC_ARENA_ALIGNMENT bytes of
- * slack, so that an arena of any alignment can be aligned up. Equals the generated
- * <PREFIX>_ARENA_BYTES(max_batch). Returns 0 for a NULL `m` and UINT64_MAX on overflow.
- * Borrows `m`. */
-TFCC_RT_API uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m, int64_t max_batch);
-
-/* Initializes `ctx` for model `m` with the caller's `arena` of `arena_bytes` bytes and the
- * largest batch any later call will use. Never mallocs.
- *
- * Ownership: `m` must outlive `ctx` (it is the model's static table); the caller keeps
- * ownership of `ctx` and `arena`, which must stay valid and unused by anything else until
- * the context is no longer used. The arena needs no particular alignment: the context
- * aligns it up to 64 bytes, and at most tfcc_rt_model_arena_bytes(m, max_batch) bytes are
- * ever needed (64 fewer for a 64-byte aligned arena).
- *
- * Returns TFCC_OK, or (with ctx->message saying why, when ctx is not NULL; on failure ctx
- * is left unusable):
- *   TFCC_INVALID_ARGUMENT    ctx or m is NULL, or arena is NULL but the model needs one;
- *   TFCC_FAILED_PRECONDITION m was compiled for another TFCC_ABI_VERSION;
- *   TFCC_OUT_OF_RANGE        max_batch < 1;
- *   TFCC_RESOURCE_EXHAUSTED  the arena is too small for max_batch. */
-TFCC_RT_API tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
-                                               void* arena, uint64_t arena_bytes,
+/* Returns the arena bytes a context of model `m` needs for batches up to
+ * `max_batch`: the largest tfcc_rt_entry_arena_bytes over the entries plus
+ * TFCC_ARENA_ALIGNMENT bytes of slack, so that an arena of any alignment can be
+ * aligned up. Equals the generated <PREFIX>_ARENA_BYTES(max_batch). Returns 0
+ * for a NULL `m` and UINT64_MAX on overflow. Borrows `m`. */
+TFCC_RT_API uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m,
                                                int64_t max_batch);
 
-/* Allocates (with malloc) a context and an arena large enough for `max_batch`, in one
- * block, and initializes it as tfcc_rt_context_init does (owns_arena = 1).
+/* Initializes `ctx` for model `m` with the caller's `arena` of `arena_bytes`
+ * bytes and the largest batch any later call will use. Never mallocs.
+ *
+ * Ownership: `m` must outlive `ctx` (it is the model's static table); the
+ * caller keeps ownership of `ctx` and `arena`, which must stay valid and unused
+ * by anything else until the context is no longer used. The arena needs no
+ * particular alignment: the context aligns it up to 64 bytes, and at most
+ * tfcc_rt_model_arena_bytes(m, max_batch) bytes are ever needed (64 fewer for a
+ * 64-byte aligned arena).
+ *
+ * Returns TFCC_OK, or, with ctx->message saying why (when ctx is not NULL)
+ * and ctx left unusable:
+ *   TFCC_INVALID_ARGUMENT     ctx or m is NULL, or arena is NULL but needed;
+ *   TFCC_FAILED_PRECONDITION  m was compiled for another TFCC_ABI_VERSION;
+ *   TFCC_INTERNAL             m has a malformed entry table;
+ *   TFCC_OUT_OF_RANGE         max_batch < 1;
+ *   TFCC_RESOURCE_EXHAUSTED   the arena is too small for max_batch. */
+TFCC_RT_API tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m,
+                                               tfcc_context* ctx, void* arena,
+                                               uint64_t arena_bytes,
+                                               int64_t max_batch);
+
+/* Allocates (with malloc) a context and an arena large enough for
+ * `max_batch`, in one block, and initializes it as tfcc_rt_context_init does
+ * (owns_arena = 1).
  *
  * Ownership: on TFCC_OK the caller owns *out_ctx and releases it with
- * tfcc_rt_context_destroy; `m` must outlive it. *out_ctx is set to NULL first and stays
- * NULL on failure (nothing to free).
+ * tfcc_rt_context_destroy; `m` must outlive it. *out_ctx is set to NULL first
+ * and stays NULL on failure (nothing to free).
  *
- * Returns TFCC_OK, or: TFCC_INVALID_ARGUMENT (m or out_ctx NULL), TFCC_FAILED_PRECONDITION
- * (ABI mismatch), TFCC_OUT_OF_RANGE (max_batch < 1), TFCC_RESOURCE_EXHAUSTED (the size
- * overflows or malloc failed). No message is available on failure: there is no context. */
-TFCC_RT_API tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m, int64_t max_batch,
+ * Returns TFCC_OK, or (no message: there is no context):
+ *   TFCC_INVALID_ARGUMENT     m or out_ctx is NULL;
+ *   TFCC_FAILED_PRECONDITION  ABI version mismatch;
+ *   TFCC_INTERNAL             m has a malformed entry table;
+ *   TFCC_OUT_OF_RANGE         max_batch < 1;
+ *   TFCC_RESOURCE_EXHAUSTED   the size overflows or malloc failed. */
+TFCC_RT_API tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m,
+                                                 int64_t max_batch,
                                                  tfcc_context** out_ctx);
 
 /* Frees what tfcc_rt_context_create allocated. NULL-safe. A context from
- * tfcc_rt_context_init (owns_arena = 0) is left untouched: its memory is the caller's. */
+ * tfcc_rt_context_init (owns_arena = 0) is left untouched: its memory is the
+ * caller's. */
 TFCC_RT_API void tfcc_rt_context_destroy(tfcc_context* ctx);
 
-/* Runs entry `entry_index` of model `m`: checks the arguments, then calls the entry's
- * kernel with the inputs, then the outputs, the batch (1 for an entry without a dynamic
- * dim, whose `batch` argument is ignored) and the context's 64-byte aligned arena.
+/* Runs entry `entry_index` of model `m`: checks the arguments, then calls the
+ * entry's kernel with the inputs, then the outputs, the batch (1 for an entry
+ * without a dynamic dim, whose `batch` argument is ignored) and the context's
+ * 64-byte aligned arena.
  *
- * Ownership: borrows everything. `inputs` holds num_inputs pointers to dense row-major
- * data the kernel only reads; `outputs` holds num_outputs pointers the kernel fills. All
- * are owned by the caller and must be sized for `batch`.
+ * Ownership: borrows everything. `inputs` holds num_inputs pointers to dense
+ * row-major data the kernel only reads; `outputs` holds num_outputs pointers
+ * the kernel fills. All are owned by the caller and must be sized for `batch`.
  *
- * Returns TFCC_OK (ctx->message set to ""), or (ctx->message saying why, unless ctx is
- * NULL):
- *   TFCC_INVALID_ARGUMENT   ctx or m NULL, ctx initialized for another model, entry_index
- *                           out of range, an input or output pointer NULL;
- *   TFCC_OUT_OF_RANGE       dynamic entry with batch < 1 or batch > ctx->max_batch;
- *   TFCC_RESOURCE_EXHAUSTED the context's arena is too small for batch, or the entry has
- *                           more than TFCC_RT_MAX_ARGS arguments;
- *   TFCC_INTERNAL           the entry has no kernel or negative argument counts. */
-TFCC_RT_API tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
-                                         tfcc_context* ctx, int64_t batch,
-                                         const void* const* inputs, void* const* outputs);
+ * Returns TFCC_OK (ctx->message set to ""), or, with ctx->message saying why
+ * (unless ctx is NULL):
+ *   TFCC_INVALID_ARGUMENT    ctx or m NULL, ctx not initialized for m,
+ *                            entry_index out of range, an input or output
+ *                            pointer (or the inputs/outputs array) NULL;
+ *   TFCC_OUT_OF_RANGE        dynamic entry with batch < 1 or batch >
+ *                            ctx->max_batch;
+ *   TFCC_RESOURCE_EXHAUSTED  the context's arena is too small for batch, or
+ *                            the entry has more than TFCC_RT_MAX_ARGS
+ *                            arguments;
+ *   TFCC_INTERNAL            the entry has no kernel or negative argument
+ *                            counts. */
+TFCC_RT_API tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m,
+                                         int32_t entry_index, tfcc_context* ctx,
+                                         int64_t batch,
+                                         const void* const* inputs,
+                                         void* const* outputs);
 
-/* Returns a short static name of `s` ("ok", "invalid argument", ...), "unknown status" for
- * codes outside tfcc_status_t. Never NULL; the caller must not free it. */
+/* Returns a short static name of `s` ("ok", "invalid argument", ...), "unknown
+ * status" for codes outside tfcc_status_t. Never NULL; the caller must not free
+ * it. */
 TFCC_RT_API const char* tfcc_rt_status_string(tfcc_status_t s);
 
-/* Returns the message of the last call on `ctx` (borrowed from ctx, valid until the next
- * call on it); "" for NULL. Never NULL. */
+/* Returns the message of the last call on `ctx` (borrowed from ctx, valid until
+ * the next call on it); "" for NULL. Never NULL. */
 TFCC_RT_API const char* tfcc_rt_context_message(const tfcc_context* ctx);
+
+/* Called by generated code when a kernel finds invalid data it cannot index
+ * (a gather index or a label out of range; code = TFCC_OUT_OF_RANGE). The
+ * kernel clamps and finishes; tfcc_rt_invoke then returns `code` with a
+ * message. The first code reported in a call wins. */
+TFCC_RT_API void tfcc_rt_report_error(int32_t code);
 
 #ifdef __cplusplus
 } /* extern "C" */

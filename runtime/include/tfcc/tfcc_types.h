@@ -1,12 +1,14 @@
-/* tfcc_types.h - public types shared by the tfcc runtime and generated model headers.
+/* tfcc_types.h - public types shared by the tfcc runtime and generated model
+ * headers.
  *
- * This text is embedded verbatim into every header tfcc generates, so it must stay
- * self-contained plain C99 (it also compiles as C++). The guard is versioned with the ABI:
- * two generated model headers can be included in one translation unit.
+ * This text is embedded verbatim into every header tfcc generates, so it must
+ * stay self-contained plain C99 (it also compiles as C++). The guard is
+ * versioned with the ABI: two generated model headers can be included in one
+ * translation unit.
  *
- * Layout matters: the compiler emits tfcc_model_info, tfcc_entry_info and tfcc_arg_info
- * as constants with natural C alignment (x86-64, aarch64). Change a struct only together
- * with TFCC_ABI_VERSION and the compiler's emitter.
+ * Layout matters: the compiler emits tfcc_model_info, tfcc_entry_info and
+ * tfcc_arg_info as constants with natural C alignment (x86-64, aarch64). Change
+ * a struct only together with TFCC_ABI_VERSION and the compiler's emitter.
  */
 #ifndef TFCC_TYPES_H_V1
 #define TFCC_TYPES_H_V1
@@ -17,15 +19,20 @@
 extern "C" {
 #endif
 
-/* Result of every runtime call. TFCC_OK is 0; the message of a failed call is in
- * tfcc_context.message. */
+/* Result of every runtime call. TFCC_OK is 0; the message of a failed call is
+ * in tfcc_context.message. */
 typedef enum tfcc_status_t {
   TFCC_OK = 0,
-  TFCC_INVALID_ARGUMENT = 1,   /* a NULL pointer, a wrong model or entry index */
-  TFCC_OUT_OF_RANGE = 2,       /* batch or max_batch outside the allowed range */
-  TFCC_RESOURCE_EXHAUSTED = 3, /* arena too small, malloc failed, too many arguments */
-  TFCC_FAILED_PRECONDITION = 4, /* model compiled for another runtime ABI version */
-  TFCC_INTERNAL = 5            /* a malformed model table (a compiler bug) */
+  /* A NULL pointer, a context of another model, a bad entry index. */
+  TFCC_INVALID_ARGUMENT = 1,
+  /* batch or max_batch outside the allowed range. */
+  TFCC_OUT_OF_RANGE = 2,
+  /* Arena too small, malloc failed, too many arguments. */
+  TFCC_RESOURCE_EXHAUSTED = 3,
+  /* The model was compiled for another runtime ABI version. */
+  TFCC_FAILED_PRECONDITION = 4,
+  /* A malformed model table (a compiler bug). */
+  TFCC_INTERNAL = 5
 } tfcc_status_t;
 
 /* Element types. Numbers match tfcc::DType in the compiler. */
@@ -46,58 +53,62 @@ typedef enum tfcc_dtype_t {
 /* Alignment of the arena a kernel receives. */
 #define TFCC_ARENA_ALIGNMENT 64
 
-/* One input or output of an entry point. All pointers are to static data of the model. */
+/* One input or output of an entry point. All pointers are to static data of the
+ * model. */
 typedef struct tfcc_arg_info {
-  const char* name;     /* the argument's name in the model */
-  int32_t dtype;        /* a tfcc_dtype_t */
-  int32_t rank;         /* number of dims; 0 for a scalar */
-  const int64_t* dims;  /* rank dims, row-major; TFCC_DIM_DYNAMIC for the batch */
+  const char* name;    /* the argument's name in the model */
+  int32_t dtype;       /* a tfcc_dtype_t */
+  int32_t rank;        /* number of dims; 0 for a scalar */
+  const int64_t* dims; /* rank dims; TFCC_DIM_DYNAMIC for the batch */
 } tfcc_arg_info;
 
 typedef struct tfcc_context tfcc_context;
 
-/* Uniform signature of the compiled kernel of one entry point: buffers = inputs then
- * outputs (data pointers, row-major, dense), batch = value of every dynamic dim, arena =
- * scratch memory of at least the entry's arena bytes for that batch, 64-byte aligned. */
-typedef void (*tfcc_kernel_fn)(void* const* buffers, int64_t batch, void* arena);
+/* Uniform signature of the compiled kernel of one entry point: buffers = inputs
+ * then outputs (data pointers, row-major, dense), batch = value of every
+ * dynamic dim, arena = scratch memory of at least the entry's arena bytes for
+ * that batch, 64-byte aligned. */
+typedef void (*tfcc_kernel_fn)(void* const* buffers, int64_t batch,
+                               void* arena);
 
 /* One entry point (a public function of the model). */
 typedef struct tfcc_entry_info {
-  const char* name;                 /* entry name in the model, e.g. "predict" */
+  const char* name; /* entry name in the model, e.g. "predict" */
   int32_t num_inputs;
   int32_t num_outputs;
-  const tfcc_arg_info* inputs;      /* num_inputs elements */
-  const tfcc_arg_info* outputs;     /* num_outputs elements */
-  int32_t has_dynamic_batch;        /* 1 when some input/output dim is TFCC_DIM_DYNAMIC */
+  const tfcc_arg_info* inputs;  /* num_inputs elements */
+  const tfcc_arg_info* outputs; /* num_outputs elements */
+  /* 1 when some input/output dim is TFCC_DIM_DYNAMIC. */
+  int32_t has_dynamic_batch;
   int32_t reserved;
-  /* Arena bytes needed = fixed + per_batch * batch, rounded up to 64 (per_batch counts
-   * only when has_dynamic_batch is 1). */
+  /* Arena bytes needed = fixed + per_batch * batch, rounded up to 64 (per_batch
+   * counts only when has_dynamic_batch is 1). */
   uint64_t arena_bytes_fixed;
   uint64_t arena_bytes_per_batch;
   tfcc_kernel_fn kernel;
 } tfcc_entry_info;
 
-/* The reflective table of a compiled model (static storage inside the model). */
+/* The reflective table of a compiled model (static storage in the model). */
 typedef struct tfcc_model_info {
-  uint32_t abi_version;             /* TFCC_ABI_VERSION the model was compiled for */
+  uint32_t abi_version; /* TFCC_ABI_VERSION it was compiled for */
   int32_t num_entries;
-  const char* name;                 /* the model's name, e.g. "mnist_cnn" */
-  const tfcc_entry_info* entries;   /* num_entries elements */
-  uint64_t weight_bytes;            /* bytes of weights in the model's read-only data */
+  const char* name;               /* the model's name, e.g. "mnist_cnn" */
+  const tfcc_entry_info* entries; /* num_entries elements */
+  uint64_t weight_bytes;          /* bytes of weights in read-only data */
 } tfcc_model_info;
 
-/* A context: the caller-provided arena plus the declared maximum batch. Public so it can
- * live in static memory (no malloc needed). Fill it only with <prefix>_init or
- * <prefix>_create; read message after a failed call. A context runs one call at a time:
- * use one context per thread. */
+/* A context: the caller-provided arena plus the declared maximum batch. Public
+ * so it can live in static memory (no malloc needed). Fill it only with
+ * <prefix>_init or <prefix>_create; read message after a failed call. A context
+ * runs one call at a time: use one context per thread. */
 struct tfcc_context {
-  const tfcc_model_info* model;     /* the model it was initialized for */
-  void* arena;                      /* 64-byte aligned start of the usable arena */
-  uint64_t arena_bytes;             /* usable bytes from arena on */
-  int64_t max_batch;                /* largest batch a call may use */
-  int32_t owns_arena;               /* 1 when <prefix>_create allocated it */
+  const tfcc_model_info* model; /* the model it was initialized for */
+  void* arena;                  /* 64-byte aligned start of the usable arena */
+  uint64_t arena_bytes;         /* usable bytes from arena on */
+  int64_t max_batch;            /* largest batch a call may use */
+  int32_t owns_arena;           /* 1 when <prefix>_create allocated it */
   int32_t reserved;
-  char message[256];                /* "" after success; what went wrong otherwise */
+  char message[256]; /* "" after success, else what went wrong */
 };
 
 #ifdef __cplusplus

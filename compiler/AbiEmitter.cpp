@@ -1,0 +1,263 @@
+//===- AbiEmitter.cpp - the C interface of a compiled model ---------------===//
+//
+// Adds to the LLVM module of a model: one uniform kernel per entry
+// (`void(void* const* buffers, int64_t batch, void* arena)`) that builds the
+// memref descriptors of the lowered function, the reflective tfcc_model_info
+// table, and the exported functions the generated header declares. Each
+// exported function is a thin call into the runtime (runtime/src/runtime.c),
+// which validates arguments before any kernel runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/AbiEmitter.h"
+
+#include "compiler/HeaderEmitter.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace tfcc {
+namespace {
+
+constexpr uint32_t kAbiVersion = 1; // TFCC_ABI_VERSION in tfcc_types.h
+
+class AbiEmitter {
+public:
+  AbiEmitter(Module &module, const ModelSignature &sig)
+      : module(module), ctx(module.getContext()), sig(sig),
+        names(computeCNames(sig)), ptrTy(PointerType::get(ctx, 0)),
+        i32Ty(Type::getInt32Ty(ctx)), i64Ty(Type::getInt64Ty(ctx)) {
+    argInfoTy = StructType::create(ctx, {ptrTy, i32Ty, i32Ty, ptrTy},
+                                   "tfcc_arg_info");
+    entryInfoTy = StructType::create(
+        ctx, {ptrTy, i32Ty, i32Ty, ptrTy, ptrTy, i32Ty, i32Ty, i64Ty, i64Ty, ptrTy},
+        "tfcc_entry_info");
+    modelInfoTy = StructType::create(ctx, {i32Ty, i32Ty, ptrTy, ptrTy, i64Ty},
+                                     "tfcc_model_info");
+  }
+
+  Error emit(ArrayRef<std::string> implNames) {
+    SmallVector<Function *> kernels;
+    for (auto [entry, implName] : llvm::zip(sig.entries, implNames)) {
+      Function *impl = module.getFunction(implName);
+      if (!impl)
+        return createStringError(inconvertibleErrorCode(),
+                                 "lowered function '" + implName +
+                                     "' is missing");
+      impl->setLinkage(GlobalValue::InternalLinkage);
+      kernels.push_back(emitKernel(entry, impl));
+    }
+    GlobalVariable *info = emitModelInfo(kernels);
+    emitExportedFunctions(info);
+    return Error::success();
+  }
+
+private:
+  /// Values of a row-major memref descriptor, expanded as the default
+  /// calling convention of convert-func-to-llvm passes them.
+  void pushDescriptor(IRBuilder<> &b, Value *data, ArrayRef<int64_t> dims,
+                      Value *batch, SmallVectorImpl<Value *> &args) {
+    args.push_back(data); // allocated pointer
+    args.push_back(data); // aligned pointer
+    args.push_back(b.getInt64(0));
+    SmallVector<Value *> sizes;
+    for (int64_t d : dims)
+      sizes.push_back(d == kDynamicDim ? batch : b.getInt64(d));
+    args.append(sizes.begin(), sizes.end());
+    SmallVector<Value *> strides(dims.size());
+    Value *stride = b.getInt64(1);
+    for (size_t i = dims.size(); i-- > 0;) {
+      strides[i] = stride;
+      stride = b.CreateMul(stride, sizes[i]);
+    }
+    args.append(strides.begin(), strides.end());
+  }
+
+  Function *emitKernel(const EntrySignature &entry, Function *impl) {
+    auto *fnTy = FunctionType::get(Type::getVoidTy(ctx),
+                                   {ptrTy, i64Ty, ptrTy}, false);
+    Function *kernel =
+        Function::Create(fnTy, GlobalValue::InternalLinkage,
+                         "__tfcc_kernel_" + entry.name, module);
+    IRBuilder<> b(BasicBlock::Create(ctx, "entry", kernel));
+    Value *buffers = kernel->getArg(0);
+    Value *batch = kernel->getArg(1);
+    Value *arena = kernel->getArg(2);
+    SmallVector<Value *> args;
+    unsigned index = 0;
+    for (const auto *group : {&entry.inputs, &entry.outputs})
+      for (const ArgSignature &arg : *group) {
+        Value *slot = b.CreateConstGEP1_64(ptrTy, buffers, index++);
+        pushDescriptor(b, b.CreateLoad(ptrTy, slot), arg.dims, batch, args);
+      }
+    // The arena: memref<?xi8> of fixed + perBatch * batch bytes.
+    Value *arenaBytes = b.CreateAdd(
+        b.getInt64(entry.arenaBytesFixed),
+        b.CreateMul(b.getInt64(entry.arenaBytesPerBatch), batch));
+    args.append({arena, arena, b.getInt64(0), arenaBytes, b.getInt64(1)});
+    args.push_back(batch);
+    b.CreateCall(impl, args);
+    b.CreateRetVoid();
+    return kernel;
+  }
+
+  Constant *string(const std::string &s) {
+    auto it = strings.find(s);
+    if (it != strings.end())
+      return it->second;
+    IRBuilder<> b(ctx);
+    Constant *c = b.CreateGlobalStringPtr(s, ".tfcc.str", 0, &module);
+    strings[s] = c;
+    return c;
+  }
+
+  Constant *argInfos(const std::vector<ArgSignature> &args,
+                     const std::string &name) {
+    SmallVector<Constant *> infos;
+    for (const ArgSignature &arg : args) {
+      Constant *dims = ConstantPointerNull::get(ptrTy);
+      if (!arg.dims.empty()) {
+        auto *dimsInit = ConstantDataArray::get(ctx, ArrayRef<int64_t>(arg.dims));
+        dims = new GlobalVariable(module, dimsInit->getType(), true,
+                                  GlobalValue::PrivateLinkage, dimsInit,
+                                  name + ".dims");
+      }
+      infos.push_back(ConstantStruct::get(
+          argInfoTy, {string(arg.name), ConstantInt::get(i32Ty, int(arg.dtype)),
+                      ConstantInt::get(i32Ty, arg.dims.size()), dims}));
+    }
+    if (infos.empty())
+      return ConstantPointerNull::get(ptrTy);
+    auto *arrayTy = ArrayType::get(argInfoTy, infos.size());
+    return new GlobalVariable(module, arrayTy, true, GlobalValue::PrivateLinkage,
+                              ConstantArray::get(arrayTy, infos), name);
+  }
+
+  GlobalVariable *emitModelInfo(ArrayRef<Function *> kernels) {
+    SmallVector<Constant *> entries;
+    for (auto [entry, kernel] : llvm::zip(sig.entries, kernels)) {
+      std::string base = ".tfcc." + entry.name;
+      entries.push_back(ConstantStruct::get(
+          entryInfoTy,
+          {string(entry.name), ConstantInt::get(i32Ty, entry.inputs.size()),
+           ConstantInt::get(i32Ty, entry.outputs.size()),
+           argInfos(entry.inputs, base + ".inputs"),
+           argInfos(entry.outputs, base + ".outputs"),
+           ConstantInt::get(i32Ty, entry.hasDynamicBatch() ? 1 : 0),
+           ConstantInt::get(i32Ty, 0),
+           ConstantInt::get(i64Ty, entry.arenaBytesFixed),
+           ConstantInt::get(i64Ty, entry.arenaBytesPerBatch), kernel}));
+    }
+    auto *entriesTy = ArrayType::get(entryInfoTy, entries.size());
+    auto *entriesVar = new GlobalVariable(
+        module, entriesTy, true, GlobalValue::PrivateLinkage,
+        ConstantArray::get(entriesTy, entries), ".tfcc.entries");
+    Constant *model = ConstantStruct::get(
+        modelInfoTy,
+        {ConstantInt::get(i32Ty, kAbiVersion),
+         ConstantInt::get(i32Ty, entries.size()), string(sig.modelName),
+         entriesVar, ConstantInt::get(i64Ty, sig.weightBytes)});
+    return new GlobalVariable(module, modelInfoTy, true,
+                              GlobalValue::InternalLinkage, model,
+                              ".tfcc.model_info");
+  }
+
+  Function *exported(const std::string &name, Type *result,
+                     ArrayRef<Type *> params) {
+    auto *fn = Function::Create(FunctionType::get(result, params, false),
+                                GlobalValue::ExternalLinkage, name, module);
+    fn->setVisibility(GlobalValue::DefaultVisibility);
+    return fn;
+  }
+
+  FunctionCallee runtime(StringRef name, Type *result, ArrayRef<Type *> params) {
+    return module.getOrInsertFunction(
+        name, FunctionType::get(result, params, false));
+  }
+
+  void emitExportedFunctions(GlobalVariable *info) {
+    const std::string &p = names.prefix;
+    Type *voidTy = Type::getVoidTy(ctx);
+    {
+      Function *fn = exported(p + "_info", ptrTy, {});
+      IRBuilder<> b(BasicBlock::Create(ctx, "entry", fn));
+      b.CreateRet(info);
+    }
+    // Forwarders: prefix_X(args...) = tfcc_rt_X(&info, args...).
+    auto forward = [&](const std::string &name, StringRef runtimeName,
+                       Type *result, ArrayRef<Type *> params, bool passInfo) {
+      Function *fn = exported(name, result, params);
+      SmallVector<Type *> rtParams;
+      if (passInfo)
+        rtParams.push_back(ptrTy);
+      rtParams.append(params.begin(), params.end());
+      FunctionCallee callee = runtime(runtimeName, result, rtParams);
+      IRBuilder<> b(BasicBlock::Create(ctx, "entry", fn));
+      SmallVector<Value *> args;
+      if (passInfo)
+        args.push_back(info);
+      for (Argument &a : fn->args())
+        args.push_back(&a);
+      Value *call = b.CreateCall(callee, args);
+      if (result->isVoidTy())
+        b.CreateRetVoid();
+      else
+        b.CreateRet(call);
+    };
+    forward(p + "_init", "tfcc_rt_context_init", i32Ty,
+            {ptrTy, ptrTy, i64Ty, i64Ty}, true);
+    forward(p + "_create", "tfcc_rt_context_create", i32Ty, {i64Ty, ptrTy},
+            true);
+    forward(p + "_destroy", "tfcc_rt_context_destroy", voidTy, {ptrTy}, false);
+    forward(p + "_status_string", "tfcc_rt_status_string", ptrTy, {i32Ty},
+            false);
+
+    // The generic entry point tools use through the reflective table.
+    forward(p + "_invoke", "tfcc_rt_invoke", i32Ty,
+            {i32Ty, ptrTy, i64Ty, ptrTy, ptrTy}, true);
+    FunctionCallee invoke =
+        runtime("tfcc_rt_invoke", i32Ty, {ptrTy, i32Ty, ptrTy, i64Ty, ptrTy, ptrTy});
+    for (auto [index, entry] : llvm::enumerate(sig.entries)) {
+      size_t numIn = entry.inputs.size(), numOut = entry.outputs.size();
+      SmallVector<Type *> params = {ptrTy, i64Ty};
+      params.append(numIn + numOut, ptrTy);
+      Function *fn = exported(names.entries[index].function, i32Ty, params);
+      IRBuilder<> b(BasicBlock::Create(ctx, "entry", fn));
+      auto pack = [&](size_t first, size_t count) -> Value * {
+        if (count == 0)
+          return ConstantPointerNull::get(ptrTy);
+        Value *array = b.CreateAlloca(ArrayType::get(ptrTy, count));
+        for (size_t i = 0; i < count; ++i)
+          b.CreateStore(fn->getArg(2 + first + i),
+                        b.CreateConstGEP1_64(ptrTy, array, i));
+        return array;
+      };
+      Value *inputs = pack(0, numIn);
+      Value *outputs = pack(numIn, numOut);
+      b.CreateRet(b.CreateCall(invoke, {info, b.getInt32(index), fn->getArg(0),
+                                        fn->getArg(1), inputs, outputs}));
+    }
+  }
+
+  Module &module;
+  LLVMContext &ctx;
+  const ModelSignature &sig;
+  CNames names;
+  PointerType *ptrTy;
+  IntegerType *i32Ty, *i64Ty;
+  StructType *argInfoTy, *entryInfoTy, *modelInfoTy;
+  std::map<std::string, Constant *> strings;
+};
+
+} // namespace
+
+Error emitCInterface(Module &module, const ModelSignature &sig,
+                     ArrayRef<std::string> implNames) {
+  return AbiEmitter(module, sig).emit(implNames);
+}
+
+} // namespace tfcc

@@ -1,0 +1,349 @@
+//===- Compiler.cpp - the library behind the tfcc tool --------------------===//
+//
+// model.mlir -> verify -> graph pipeline -> linalg -> bufferize -> arena ->
+// LLVM dialect -> LLVM IR + C interface -> object -> (lld) model.so + model.h
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compiler.h"
+
+#include "compiler/AbiEmitter.h"
+#include "compiler/Frontend.h"
+#include "compiler/HeaderEmitter.h"
+#include "compiler/Linker.h"
+#include "compiler/Pipeline.h"
+#include "compiler/Registration.h"
+#include "dialects/graph/IR/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+
+using namespace mlir;
+
+namespace tfcc {
+namespace {
+
+/// Prefix of the renamed lowered entry functions: keeps them away from C
+/// library names (ops.mlir has entries called `exp` and `log`).
+constexpr const char *kImplPrefix = "__tfcc_impl_";
+
+std::optional<DType> dtypeOf(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64))
+    return DType::I64;
+  if (type.isInteger(8))
+    return DType::I8;
+  if (type.isInteger(1))
+    return DType::Bool;
+  return std::nullopt;
+}
+
+FailureOr<ArgSignature> argSignature(Location loc, Type type, DictionaryAttr attrs,
+                                     const std::string &fallbackName) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  std::optional<DType> dtype =
+      tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
+  if (!dtype)
+    return emitError(loc) << "entry point argument of type " << type
+                          << " is not supported at the C interface";
+  ArgSignature arg;
+  arg.name = fallbackName;
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>(kArgNameAttr))
+      arg.name = name.str();
+  arg.dtype = *dtype;
+  for (int64_t d : tensor.getShape())
+    arg.dims.push_back(ShapedType::isDynamic(d) ? kDynamicDim : d);
+  return arg;
+}
+
+/// The C interface, read from the public functions of the verified model.
+FailureOr<ModelSignature> buildSignature(ModuleOp module,
+                                         const std::string &prefix) {
+  ModelSignature sig;
+  sig.modelName = module.getSymName() ? module.getSymName()->str() : "model";
+  sig.prefix = prefix;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic())
+      continue;
+    EntrySignature entry;
+    entry.name = func.getSymName().str();
+    FunctionType type = func.getFunctionType();
+    for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+      auto arg = argSignature(func.getLoc(), type.getInput(i),
+                              func.getArgAttrDict(i), "input_" + std::to_string(i));
+      if (failed(arg))
+        return failure();
+      entry.inputs.push_back(*arg);
+    }
+    for (unsigned i = 0; i < type.getNumResults(); ++i) {
+      auto arg =
+          argSignature(func.getLoc(), type.getResult(i), func.getResultAttrDict(i),
+                       "output_" + std::to_string(i));
+      if (failed(arg))
+        return failure();
+      entry.outputs.push_back(*arg);
+    }
+    sig.entries.push_back(std::move(entry));
+  }
+  if (sig.entries.empty())
+    return emitError(module.getLoc())
+           << "model '" << sig.modelName
+           << "' has no entry point (a public func.func)";
+  for (auto variable : module.getOps<graph::VariableOp>())
+    sig.weightBytes += variable.getTensorType().getNumElements() *
+                       std::max<int64_t>(
+                           1, variable.getTensorType().getElementTypeBitWidth() / 8);
+  return sig;
+}
+
+/// Renames the entry functions so their lowered bodies cannot clash with C
+/// symbols; returns the new names in entry order.
+std::vector<std::string> renameEntries(ModuleOp module) {
+  std::vector<std::string> implNames;
+  for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+    if (func.isExternal() || !func.isPublic())
+      continue;
+    std::string implName = kImplPrefix + func.getSymName().str();
+    if (failed(SymbolTable::replaceAllSymbolUses(
+            func, StringAttr::get(module.getContext(), implName), module)))
+      continue;
+    func.setSymName(implName);
+    implNames.push_back(implName);
+  }
+  return implNames;
+}
+
+/// Reads the arena sizes tfcc-arena-allocation recorded on each entry.
+void recordArenaSizes(ModuleOp module, ArrayRef<std::string> implNames,
+                      ModelSignature &sig) {
+  for (auto [name, entry] : llvm::zip(implNames, sig.entries)) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func)
+      continue;
+    if (auto fixed = func->getAttrOfType<IntegerAttr>("tfcc.arena_fixed"))
+      entry.arenaBytesFixed = fixed.getInt();
+    if (auto per = func->getAttrOfType<IntegerAttr>("tfcc.arena_per_batch"))
+      entry.arenaBytesPerBatch = per.getInt();
+  }
+}
+
+bool writeFile(const std::string &path, llvm::StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    llvm::errs() << "tfcc: error: cannot write '" << path
+                 << "': " << ec.message() << "\n";
+    return false;
+  }
+  os << contents;
+  return true;
+}
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CompileOptions &o,
+                                                         std::string &error) {
+  llvm::InitializeAllTargetInfos();
+  llvm::InitializeAllTargets();
+  llvm::InitializeAllTargetMCs();
+  llvm::InitializeAllAsmPrinters();
+  std::string triple =
+      o.targetTriple.empty() ? llvm::sys::getDefaultTargetTriple() : o.targetTriple;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  std::string cpu = o.cpu;
+  std::string features;
+  if (cpu.empty() || cpu == "native" || cpu == "host") {
+    if (o.targetTriple.empty() || cpu == "native" || cpu == "host") {
+      cpu = llvm::sys::getHostCPUName().str();
+      llvm::SubtargetFeatures f;
+      for (auto &feature : llvm::sys::getHostCPUFeatures())
+        f.AddFeature(feature.first(), feature.second);
+      features = f.getString();
+    } else {
+      cpu = "generic";
+    }
+  }
+  llvm::TargetOptions options;
+  auto *tm = target->createTargetMachine(triple, cpu, features, options,
+                                         llvm::Reloc::PIC_, std::nullopt,
+                                         llvm::CodeGenOptLevel::Aggressive);
+  if (!tm)
+    error = "cannot create a target machine for '" + triple + "'";
+  return std::unique_ptr<llvm::TargetMachine>(tm);
+}
+
+bool emitObject(llvm::Module &module, llvm::TargetMachine &tm,
+                const std::string &path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    llvm::errs() << "tfcc: error: cannot write '" << path << "': " << ec.message()
+                 << "\n";
+    return false;
+  }
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    llvm::errs() << "tfcc: error: the target cannot emit object files\n";
+    return false;
+  }
+  pm.run(module);
+  return true;
+}
+
+} // namespace
+
+std::string headerPathFor(const std::string &outputPath) {
+  llvm::SmallString<256> path(outputPath);
+  llvm::sys::path::replace_extension(path, ".h");
+  return path.str().str();
+}
+
+std::string defaultRuntimeLibrary() {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&defaultRuntimeLibrary));
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(path, "..", "lib", "libtfcc_runtime.a");
+  return path.str().str();
+}
+
+int compile(const CompileOptions &o) {
+  DialectRegistry registry;
+  registerCompilerDialects(registry);
+  registerCompilerPasses();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  auto file = llvm::MemoryBuffer::getFileOrSTDIN(o.inputPath);
+  if (!file) {
+    llvm::errs() << "tfcc: error: cannot read '" << o.inputPath
+                 << "': " << file.getError().message() << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  OwningOpRef<ModuleOp> module = loadModel(sourceMgr, context);
+  if (!module)
+    return 1;
+  FailureOr<ModelSignature> sig = buildSignature(*module, o.prefix);
+  if (failed(sig))
+    return 1;
+  if (o.emit == EmitKind::Header)
+    return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText())) ? 0 : 1;
+
+  std::vector<std::string> implNames = renameEntries(*module);
+  if (failed(runToArenaPipeline(*module)))
+    return 1;
+  recordArenaSizes(*module, implNames, *sig);
+  if (failed(runToLLVMPipeline(*module)))
+    return 1;
+  if (o.emit == EmitKind::Mlir) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    if (o.outputPath == "-") {
+      llvm::outs() << text;
+      return 0;
+    }
+    return writeFile(o.outputPath, text) ? 0 : 1;
+  }
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, sig->modelName);
+  if (!llvmModule) {
+    llvm::errs() << "tfcc: error: translation to LLVM IR failed\n";
+    return 1;
+  }
+  if (llvm::Error err = emitCInterface(*llvmModule, *sig, implNames)) {
+    llvm::errs() << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
+    return 1;
+  }
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(o, error);
+  if (!tm) {
+    llvm::errs() << "tfcc: error: " << error << "\n";
+    return 1;
+  }
+  llvmModule->setDataLayout(tm->createDataLayout());
+  llvmModule->setTargetTriple(tm->getTargetTriple().getTriple());
+  auto optimize = makeOptimizingTransformer(o.optLevel, 0, tm.get());
+  if (llvm::Error err = optimize(llvmModule.get())) {
+    llvm::errs() << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
+    return 1;
+  }
+  if (o.emit == EmitKind::LlvmIr) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvmModule->print(os, nullptr);
+    if (o.outputPath == "-") {
+      llvm::outs() << text;
+      return 0;
+    }
+    return writeFile(o.outputPath, text) ? 0 : 1;
+  }
+
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tfcc-model", "o", objectPath)) {
+    llvm::errs() << "tfcc: error: cannot create a temporary file: " << ec.message()
+                 << "\n";
+    return 1;
+  }
+  llvm::FileRemover removeObject(objectPath);
+  if (!emitObject(*llvmModule, *tm, objectPath.str().str()))
+    return 1;
+
+  std::string runtime =
+      o.runtimeLibrary.empty() ? defaultRuntimeLibrary() : o.runtimeLibrary;
+  if (!llvm::sys::fs::exists(runtime)) {
+    llvm::errs() << "tfcc: error: runtime library '" << runtime
+                 << "' not found (pass --runtime-lib)\n";
+    return 1;
+  }
+  std::string soname = llvm::sys::path::filename(o.outputPath).str();
+  if (!linkWithLld(o.emit == EmitKind::Object ? LinkKind::Relocatable
+                                              : LinkKind::SharedLibrary,
+                   {objectPath.str().str()}, {runtime}, o.outputPath, soname,
+                   error)) {
+    llvm::errs() << "tfcc: error: linking '" << o.outputPath << "' failed:\n"
+                 << error;
+    return 1;
+  }
+  return writeFile(headerPathFor(o.outputPath),
+                   emitHeader(*sig, tfccTypesHeaderText()))
+             ? 0
+             : 1;
+}
+
+} // namespace tfcc

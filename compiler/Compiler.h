@@ -1,0 +1,47 @@
+//===- Compiler.h - the library behind the tfcc tool ------------*- C++ -*-===//
+//
+// No MLIR or LLVM types here: tools include this and stay cheap to build.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_COMPILER_COMPILER_H
+#define TFCC_COMPILER_COMPILER_H
+
+#include <string>
+
+namespace tfcc {
+
+enum class EmitKind {
+  SharedLibrary, // OUT.so + OUT.h
+  Object,        // OUT.o (relocatable, runtime included) + OUT.h
+  Header,        // OUT.h only
+  Mlir,          // the IR after the whole MLIR pipeline
+  LlvmIr,        // optimized LLVM IR with the C interface glue
+};
+
+struct CompileOptions {
+  std::string inputPath;
+  /// For SharedLibrary/Object the header goes beside it (same stem, ".h");
+  /// "-" writes textual output to stdout.
+  std::string outputPath;
+  EmitKind emit = EmitKind::SharedLibrary;
+  std::string prefix;       // C symbol prefix; empty = the module's name
+  std::string targetTriple; // empty = host
+  std::string cpu;          // empty = host CPU (or "generic" for other triples)
+  std::string runtimeLibrary; // libtfcc_runtime.a; empty = next to the tool
+  int optLevel = 3;
+};
+
+/// Compiles one model file. Diagnostics (file:line:col: error: ...) are
+/// printed to stderr. Returns 0 on success, 1 on error.
+int compile(const CompileOptions &options);
+
+/// Where the runtime archive is by default: <dir of the running tool>/../lib.
+std::string defaultRuntimeLibrary();
+
+/// The path of the header written beside `outputPath` (stem + ".h").
+std::string headerPathFor(const std::string &outputPath);
+
+} // namespace tfcc
+
+#endif // TFCC_COMPILER_COMPILER_H

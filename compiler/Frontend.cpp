@@ -1,0 +1,121 @@
+//===- Frontend.cpp - load a graph-IR model -------------------------------===//
+
+#include "compiler/Frontend.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+namespace {
+
+FileLineColLoc locationOf(llvm::SourceMgr &sourceMgr, MLIRContext &context,
+                          llvm::SMLoc loc) {
+  unsigned buffer = sourceMgr.FindBufferContainingLoc(loc);
+  auto [line, column] = sourceMgr.getLineAndColumn(loc, buffer);
+  StringRef file = sourceMgr.getMemoryBuffer(buffer)->getBufferIdentifier();
+  return FileLineColLoc::get(&context, file, line, column);
+}
+
+/// `loc("conv1")` parses as a name around an unknown location; give it the
+/// op's position so diagnostics still point at the file, line and column.
+void anchorNameLocations(const AsmParserState &state,
+                         llvm::SourceMgr &sourceMgr, MLIRContext &context) {
+  for (const AsmParserState::OperationDefinition &def : state.getOpDefs()) {
+    auto name = dyn_cast<NameLoc>(def.op->getLoc());
+    if (!name || !isa<UnknownLoc>(name.getChildLoc()))
+      continue;
+    def.op->setLoc(NameLoc::get(
+        name.getName(), locationOf(sourceMgr, context, def.loc.Start)));
+  }
+}
+
+StringRef sourceName(llvm::SMRange range) {
+  StringRef text(range.Start.getPointer(),
+                 range.End.getPointer() - range.Start.getPointer());
+  text.consume_front("%");
+  return text.take_until([](char c) { return c == ':' || c == '#'; });
+}
+
+/// Records the SSA names of public functions' arguments and returned values.
+void recordArgumentNames(const AsmParserState &state, ModuleOp module) {
+  Builder b(module.getContext());
+  llvm::DenseMap<Block *, const AsmParserState::BlockDefinition *> blocks;
+  for (const AsmParserState::BlockDefinition &def : state.getBlockDefs())
+    blocks[def.block] = &def;
+  llvm::DenseMap<Operation *, const AsmParserState::OperationDefinition *> ops;
+  for (const AsmParserState::OperationDefinition &def : state.getOpDefs())
+    ops[def.op] = &def;
+
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    Block &entry = func.getBody().front();
+    if (auto it = blocks.find(&entry); it != blocks.end())
+      for (auto [i, arg] : llvm::enumerate(it->second->arguments))
+        if (i < func.getNumArguments() && arg.loc.isValid())
+          func.setArgAttr(i, tfcc::kArgNameAttr,
+                          b.getStringAttr(sourceName(arg.loc)));
+    auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
+    if (!ret)
+      continue;
+    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+      auto result = dyn_cast<OpResult>(value);
+      if (!result)
+        continue;
+      auto it = ops.find(result.getOwner());
+      if (it == ops.end())
+        continue;
+      // A result group covers results [startIndex, next group's start).
+      const auto &groups = it->second->resultGroups;
+      for (size_t g = 0; g < groups.size(); ++g) {
+        unsigned start = groups[g].startIndex;
+        unsigned end = g + 1 < groups.size() ? groups[g + 1].startIndex
+                                             : result.getOwner()->getNumResults();
+        if (result.getResultNumber() < start || result.getResultNumber() >= end)
+          continue;
+        std::string name = sourceName(groups[g].definition.loc).str();
+        if (end - start > 1)
+          name += "_" + std::to_string(result.getResultNumber() - start);
+        func.setResultAttr(i, tfcc::kArgNameAttr, b.getStringAttr(name));
+      }
+    }
+  }
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> tfcc::loadModel(llvm::SourceMgr &sourceMgr,
+                                      MLIRContext &context) {
+  Block block;
+  AsmParserState state;
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
+  if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
+    return nullptr;
+  anchorNameLocations(state, sourceMgr, context);
+
+  auto fileLoc = FileLineColLoc::get(
+      &context,
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBufferIdentifier(),
+      1, 1);
+  ModuleOp module;
+  if (llvm::hasSingleElement(block) && isa<ModuleOp>(block.front())) {
+    module = cast<ModuleOp>(block.front());
+    module->remove();
+  } else {
+    module = ModuleOp::create(fileLoc);
+    module.getBody()->getOperations().splice(module.getBody()->begin(),
+                                             block.getOperations());
+  }
+  OwningOpRef<ModuleOp> owned(module);
+  recordArgumentNames(state, module);
+  if (failed(verify(module)))
+    return nullptr;
+  return owned;
+}

@@ -1,0 +1,28 @@
+//===- Frontend.h - load a graph-IR model -----------------------*- C++ -*-===//
+
+#ifndef TFCC_COMPILER_FRONTEND_H
+#define TFCC_COMPILER_FRONTEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace tfcc {
+
+/// Attribute on entry arguments/results holding the name written in the
+/// model (`%image` -> "image"), for the header and the reflective table.
+inline constexpr const char *kArgNameAttr = "tfcc.name";
+
+/// Parses and verifies the model in `sourceMgr`'s main buffer. Diagnostics go
+/// to the context's handler. Bare `loc("name")` locations keep the file, line
+/// and column of their op; entry arguments and results get their source
+/// names in `tfcc.name` attributes.
+mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::SourceMgr &sourceMgr,
+                                            mlir::MLIRContext &context);
+
+} // namespace tfcc
+
+#endif // TFCC_COMPILER_FRONTEND_H

@@ -1,0 +1,23 @@
+//===- Linker.h - link model objects with the runtime, in process -*- C++ -*-===//
+
+#ifndef TFCC_COMPILER_LINKER_H
+#define TFCC_COMPILER_LINKER_H
+
+#include <string>
+#include <vector>
+
+namespace tfcc {
+
+enum class LinkKind { SharedLibrary, Relocatable };
+
+/// Links `objects` and `archives` (whole) with lld's ELF driver. A shared
+/// library is linked against libc and libm only and must have no undefined
+/// symbols. Returns false and fills `error` with lld's messages on failure.
+bool linkWithLld(LinkKind kind, const std::vector<std::string> &objects,
+                 const std::vector<std::string> &archives,
+                 const std::string &output, const std::string &soname,
+                 std::string &error);
+
+} // namespace tfcc
+
+#endif // TFCC_COMPILER_LINKER_H

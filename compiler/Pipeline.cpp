@@ -1,0 +1,47 @@
+//===- Pipeline.cpp - the pass pipelines of the CPU target ----------------===//
+
+#include "compiler/Pipeline.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+// No `builtin.module(...)` wrapper: on a module-level PassManager it would
+// nest the pipeline and silently run nothing.
+const char *const tfcc::kToArenaPipeline =
+    "inline,symbol-dce,canonicalize,cse,"
+    "tfcc-convert-graph-to-linalg,canonicalize,cse,"
+    "linalg-fuse-elementwise-ops,canonicalize,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "canonicalize,buffer-results-to-out-params{hoist-static-allocs=true},"
+    "canonicalize,tfcc-arena-allocation";
+
+const char *const tfcc::kToLLVMPipeline =
+    "convert-linalg-to-loops,lower-affine,canonicalize,convert-scf-to-cf,"
+    "expand-strided-metadata,lower-affine,convert-math-to-libm,"
+    "convert-math-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
+    "convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
+    "reconcile-unrealized-casts";
+
+static LogicalResult runPipeline(ModuleOp module, const char *pipeline) {
+  PassManager pm(module.getContext());
+  std::string error;
+  llvm::raw_string_ostream errors(error);
+  if (failed(parsePassPipeline(pipeline, pm, errors))) {
+    module.emitError() << "internal error: bad pass pipeline: " << error;
+    return failure();
+  }
+  return pm.run(module);
+}
+
+LogicalResult tfcc::runToArenaPipeline(ModuleOp module) {
+  return runPipeline(module, kToArenaPipeline);
+}
+
+LogicalResult tfcc::runToLLVMPipeline(ModuleOp module) {
+  return runPipeline(module, kToLLVMPipeline);
+}

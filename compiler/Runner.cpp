@@ -1,0 +1,379 @@
+//===- Runner.cpp - drive compiled models and the interpreter -------------===//
+
+#include "compiler/Runner.h"
+
+#include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/Reference/Interpreter.h"
+
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
+
+#include <cmath>
+#include <cstring>
+#include <dlfcn.h>
+#include <random>
+
+using namespace mlir;
+
+namespace tfcc {
+
+//===----------------------------------------------------------------------===//
+// CompiledModel
+//===----------------------------------------------------------------------===//
+
+/// The prefix P of a tfcc model: it exports P_info and P_invoke.
+static std::string findPrefix(const std::string &path, std::string &error) {
+  auto binary = llvm::object::ObjectFile::createObjectFile(path);
+  if (!binary) {
+    error = "cannot read '" + path + "': " + llvm::toString(binary.takeError());
+    return "";
+  }
+  auto *elf = dyn_cast<llvm::object::ELFObjectFileBase>(binary->getBinary());
+  if (!elf) {
+    error = "'" + path + "' is not an ELF shared library";
+    return "";
+  }
+  std::set<std::string> names;
+  for (const llvm::object::ELFSymbolRef &sym : elf->getDynamicSymbolIterators())
+    if (auto name = sym.getName())
+      names.insert(name->str());
+  for (const std::string &name : names) {
+    llvm::StringRef n(name);
+    if (!n.consume_back("_invoke"))
+      continue;
+    if (names.count((n + "_info").str()) && names.count((n + "_create").str()))
+      return n.str();
+  }
+  error = "'" + path + "' exports no tfcc model (no <prefix>_info/_invoke)";
+  return "";
+}
+
+std::unique_ptr<CompiledModel> CompiledModel::open(const std::string &path,
+                                                   std::string &error) {
+  std::string prefix = findPrefix(path, error);
+  if (prefix.empty())
+    return nullptr;
+  std::unique_ptr<CompiledModel> model(new CompiledModel());
+  model->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!model->handle_) {
+    error = std::string("dlopen failed: ") + dlerror();
+    return nullptr;
+  }
+  auto sym = [&](const char *suffix) {
+    return dlsym(model->handle_, (prefix + suffix).c_str());
+  };
+  auto infoFn = reinterpret_cast<const tfcc_model_info *(*)()>(sym("_info"));
+  model->create_ = reinterpret_cast<CreateFn>(sym("_create"));
+  model->destroy_ = reinterpret_cast<DestroyFn>(sym("_destroy"));
+  model->invoke_ = reinterpret_cast<InvokeFn>(sym("_invoke"));
+  model->statusString_ = reinterpret_cast<StatusStringFn>(sym("_status_string"));
+  if (!infoFn || !model->create_ || !model->destroy_ || !model->invoke_ ||
+      !model->statusString_) {
+    error = "'" + path + "' lacks some of the functions of the tfcc C API";
+    return nullptr;
+  }
+  model->info_ = infoFn();
+  if (model->info_->abi_version != TFCC_ABI_VERSION) {
+    error = "'" + path + "' was built for runtime ABI " +
+            std::to_string(model->info_->abi_version) + ", not " +
+            std::to_string(TFCC_ABI_VERSION);
+    return nullptr;
+  }
+  return model;
+}
+
+CompiledModel::~CompiledModel() {
+  if (context_)
+    destroy_(context_);
+  if (handle_)
+    dlclose(handle_);
+}
+
+int CompiledModel::findEntry(const std::string &name) const {
+  for (int i = 0; i < info_->num_entries; ++i)
+    if (name.empty() || name == info_->entries[i].name)
+      return i;
+  return -1;
+}
+
+bool CompiledModel::run(int entry, int64_t batch,
+                        const std::vector<NpyArray> &inputs,
+                        std::vector<NpyArray> &outputs, std::string &error) {
+  const tfcc_entry_info &e = info_->entries[entry];
+  if (inputs.size() != size_t(e.num_inputs)) {
+    error = std::string(e.name) + " takes " + std::to_string(e.num_inputs) +
+            " inputs, got " + std::to_string(inputs.size());
+    return false;
+  }
+  for (int i = 0; i < e.num_inputs; ++i) {
+    const tfcc_arg_info &arg = e.inputs[i];
+    const NpyArray &in = inputs[i];
+    bool ok = int(in.dtype) == arg.dtype && int(in.shape.size()) == arg.rank;
+    for (int d = 0; ok && d < arg.rank; ++d)
+      ok = arg.dims[d] == TFCC_DIM_DYNAMIC ? in.shape[d] == batch
+                                           : in.shape[d] == arg.dims[d];
+    if (!ok) {
+      error = "input '" + std::string(arg.name) + "' has the wrong dtype or shape";
+      return false;
+    }
+  }
+  if (!context_ || contextBatch_ < batch) {
+    if (context_)
+      destroy_(context_);
+    context_ = nullptr;
+    tfcc_status_t status = create_(std::max<int64_t>(batch, 1), &context_);
+    if (status != TFCC_OK) {
+      error = std::string("creating a context failed: ") + statusString_(status);
+      return false;
+    }
+    contextBatch_ = std::max<int64_t>(batch, 1);
+  }
+  outputs.assign(e.num_outputs, NpyArray());
+  std::vector<const void *> in;
+  std::vector<void *> out;
+  for (const NpyArray &a : inputs)
+    in.push_back(a.data.data());
+  for (int i = 0; i < e.num_outputs; ++i) {
+    const tfcc_arg_info &arg = e.outputs[i];
+    NpyArray &o = outputs[i];
+    o.dtype = DType(arg.dtype);
+    for (int d = 0; d < arg.rank; ++d)
+      o.shape.push_back(arg.dims[d] == TFCC_DIM_DYNAMIC ? batch : arg.dims[d]);
+    o.data.assign(std::max<int64_t>(o.numElements(), 1) * byteSize(o.dtype), 0);
+    out.push_back(o.data.data());
+  }
+  tfcc_status_t status = invoke_(entry, context_, batch, in.data(), out.data());
+  if (status != TFCC_OK) {
+    error = std::string(statusString_(status)) + ": " + context_->message;
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Host tensors <-> interpreter tensors
+//===----------------------------------------------------------------------===//
+
+double elementAsDouble(const NpyArray &a, int64_t i) {
+  const uint8_t *p = a.data.data();
+  switch (a.dtype) {
+  case DType::F32: {
+    float v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  case DType::I32: {
+    int32_t v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  case DType::I64: {
+    int64_t v;
+    std::memcpy(&v, p + 8 * i, 8);
+    return double(v);
+  }
+  case DType::Bool:
+  case DType::I8:
+    return a.dtype == DType::Bool ? double(p[i] != 0) : double(int8_t(p[i]));
+  default:
+    return NAN;
+  }
+}
+
+static void setElement(NpyArray &a, int64_t i, double v) {
+  uint8_t *p = a.data.data();
+  switch (a.dtype) {
+  case DType::F32: {
+    float f = float(v);
+    std::memcpy(p + 4 * i, &f, 4);
+    return;
+  }
+  case DType::I32: {
+    int32_t x = int32_t(v);
+    std::memcpy(p + 4 * i, &x, 4);
+    return;
+  }
+  case DType::I64: {
+    int64_t x = int64_t(v);
+    std::memcpy(p + 8 * i, &x, 8);
+    return;
+  }
+  case DType::Bool:
+    p[i] = v != 0;
+    return;
+  case DType::I8:
+    p[i] = uint8_t(int8_t(v));
+    return;
+  default:
+    return;
+  }
+}
+
+static NpyArray makeArray(DType dtype, std::vector<int64_t> shape) {
+  NpyArray a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  a.data.assign(a.numElements() * byteSize(dtype), 0);
+  return a;
+}
+
+static std::optional<ref::ElementKind> kindOf(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return ref::ElementKind::F32;
+  case DType::I32:
+    return ref::ElementKind::I32;
+  case DType::I64:
+    return ref::ElementKind::I64;
+  case DType::Bool:
+    return ref::ElementKind::I1;
+  default:
+    return std::nullopt;
+  }
+}
+
+static DType dtypeOf(ref::ElementKind kind) {
+  switch (kind) {
+  case ref::ElementKind::F32:
+    return DType::F32;
+  case ref::ElementKind::I32:
+    return DType::I32;
+  case ref::ElementKind::I64:
+    return DType::I64;
+  case ref::ElementKind::I1:
+    return DType::Bool;
+  }
+  return DType::F32;
+}
+
+bool interpret(ModuleOp module, const std::string &entry,
+               const std::vector<NpyArray> &inputs,
+               std::vector<NpyArray> &outputs, std::string &error) {
+  std::vector<ref::Tensor> args;
+  for (const NpyArray &a : inputs) {
+    auto kind = kindOf(a.dtype);
+    if (!kind) {
+      error = std::string("the interpreter does not support dtype ") +
+              dtypeName(a.dtype);
+      return false;
+    }
+    ref::Tensor t = ref::Tensor::zeros(*kind, a.shape);
+    for (int64_t i = 0; i < a.numElements(); ++i)
+      t.data[i] = elementAsDouble(a, i);
+    args.push_back(std::move(t));
+  }
+  ref::Interpreter interpreter(module);
+  auto results = interpreter.run(entry, args);
+  if (failed(results)) {
+    error = interpreter.error();
+    return false;
+  }
+  outputs.clear();
+  for (const ref::Tensor &t : *results) {
+    NpyArray a = makeArray(dtypeOf(t.kind), t.shape);
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      setElement(a, i, t.data[i]);
+    outputs.push_back(std::move(a));
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Random inputs
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// What values an argument may take so the model is well defined on it.
+struct Domain {
+  bool positive = false;       // feeds log, sqrt, rsqrt or pow
+  std::optional<int64_t> bound; // integer in [0, bound)
+};
+
+Domain domainOf(BlockArgument arg) {
+  Domain domain;
+  for (Operation *user : arg.getUsers()) {
+    if (isa<graph::LogOp, graph::SqrtOp, graph::RsqrtOp, graph::PowOp>(user))
+      domain.positive = true;
+    if (auto gather = dyn_cast<graph::GatherOp>(user)) {
+      if (gather.getIndices() != arg)
+        continue;
+      auto table = cast<RankedTensorType>(gather.getTable().getType());
+      int64_t axis = static_cast<int64_t>(gather.getAxis());
+      if (axis < 0)
+        axis += table.getRank();
+      if (!table.isDynamicDim(axis))
+        domain.bound = table.getDimSize(axis);
+    }
+    if (auto loss = dyn_cast<graph::SparseSoftmaxCrossEntropyOp>(user)) {
+      auto logits = cast<RankedTensorType>(loss.getLogits().getType());
+      if (loss.getLabels() == arg && !logits.isDynamicDim(1))
+        domain.bound = logits.getDimSize(1);
+    }
+  }
+  return domain;
+}
+
+} // namespace
+
+std::vector<NpyArray> makeRandomInputs(func::FuncOp func, int64_t batch,
+                                       uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<NpyArray> inputs;
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    std::vector<int64_t> shape;
+    for (int64_t d : type.getShape())
+      shape.push_back(ShapedType::isDynamic(d) ? batch : d);
+    Type et = type.getElementType();
+    DType dtype = et.isF32()           ? DType::F32
+                  : et.isInteger(32)   ? DType::I32
+                  : et.isInteger(64)   ? DType::I64
+                  : et.isInteger(1)    ? DType::Bool
+                                       : DType::F32;
+    NpyArray a = makeArray(dtype, shape);
+    Domain domain = domainOf(arg);
+    std::uniform_real_distribution<double> real(domain.positive ? 0.1 : -1.0,
+                                                domain.positive ? 2.0 : 1.0);
+    std::uniform_int_distribution<int64_t> integer(
+        domain.bound ? 0 : -5, domain.bound ? *domain.bound - 1 : 5);
+    for (int64_t i = 0; i < a.numElements(); ++i) {
+      double v = dtype == DType::F32    ? real(rng)
+                 : dtype == DType::Bool ? double(rng() & 1)
+                                        : double(integer(rng));
+      setElement(a, i, v);
+    }
+    inputs.push_back(std::move(a));
+  }
+  return inputs;
+}
+
+//===----------------------------------------------------------------------===//
+// Agreement
+//===----------------------------------------------------------------------===//
+
+Agreement compareArrays(const NpyArray &actual, const NpyArray &reference) {
+  Agreement r;
+  r.exact = actual.dtype != DType::F32 && actual.dtype != DType::F16 &&
+            actual.dtype != DType::BF16;
+  if (actual.shape != reference.shape || actual.dtype != reference.dtype) {
+    r.shapeMismatch = true;
+    return r;
+  }
+  double maxRef = 0;
+  for (int64_t i = 0; i < actual.numElements(); ++i) {
+    double a = elementAsDouble(actual, i), b = elementAsDouble(reference, i);
+    if (std::isnan(a) || std::isnan(b)) {
+      r.nan = true;
+      continue;
+    }
+    double diff = a == b ? 0.0 : std::fabs(a - b); // inf == inf agrees
+    r.maxAbsError = std::max(r.maxAbsError, diff);
+    maxRef = std::max(maxRef, std::fabs(b));
+  }
+  r.relError = maxRef > 0 && std::isfinite(maxRef) ? r.maxAbsError / maxRef
+                                                   : r.maxAbsError;
+  return r;
+}
+
+} // namespace tfcc

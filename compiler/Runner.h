@@ -1,0 +1,89 @@
+//===- Runner.h - drive compiled models and the interpreter -----*- C++ -*-===//
+//
+// What tfcc-run and the end-to-end tests share: loading a compiled model
+// through its reflective table, random inputs, running the reference
+// interpreter on host tensors, and the spec's "numerical agreement" check.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_COMPILER_RUNNER_H
+#define TFCC_COMPILER_RUNNER_H
+
+#include "compiler/Npy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include "runtime/include/tfcc/tfcc_types.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tfcc {
+
+/// A model .so built by tfcc, opened with dlopen and driven through
+/// `<prefix>_info` and `<prefix>_invoke`.
+class CompiledModel {
+public:
+  /// Opens `path`; finds the prefix from its exported symbols.
+  static std::unique_ptr<CompiledModel> open(const std::string &path,
+                                             std::string &error);
+  ~CompiledModel();
+
+  const tfcc_model_info &info() const { return *info_; }
+  /// Index of the entry called `name` ("" = the first), or -1.
+  int findEntry(const std::string &name) const;
+
+  /// Runs an entry; outputs are allocated from the entry's signature.
+  /// Returns false with the runtime's status string and message on failure.
+  bool run(int entry, int64_t batch, const std::vector<NpyArray> &inputs,
+           std::vector<NpyArray> &outputs, std::string &error);
+
+private:
+  CompiledModel() = default;
+  void *handle_ = nullptr;
+  const tfcc_model_info *info_ = nullptr;
+  using CreateFn = tfcc_status_t (*)(int64_t, tfcc_context **);
+  using DestroyFn = void (*)(tfcc_context *);
+  using InvokeFn = tfcc_status_t (*)(int32_t, tfcc_context *, int64_t,
+                                     const void *const *, void *const *);
+  using StatusStringFn = const char *(*)(tfcc_status_t);
+  CreateFn create_ = nullptr;
+  DestroyFn destroy_ = nullptr;
+  InvokeFn invoke_ = nullptr;
+  StatusStringFn statusString_ = nullptr;
+  tfcc_context *context_ = nullptr;
+  int64_t contextBatch_ = 0;
+};
+
+/// Random inputs for `func` (dynamic dims = batch). Floats are uniform in
+/// [-1, 1], or in [0.1, 2] for arguments feeding log/sqrt/rsqrt/pow; integer
+/// arguments used as gather indices or labels stay within range.
+std::vector<NpyArray> makeRandomInputs(mlir::func::FuncOp func, int64_t batch,
+                                       uint64_t seed);
+
+/// Runs the reference interpreter on host tensors.
+bool interpret(mlir::ModuleOp module, const std::string &entry,
+               const std::vector<NpyArray> &inputs,
+               std::vector<NpyArray> &outputs, std::string &error);
+
+/// The spec's agreement check of one output against a reference.
+struct Agreement {
+  double maxAbsError = 0;
+  double relError = 0; // max|a - b| / max|b| (max|a - b| when b is all zero)
+  bool exact = true;   // integer/bool outputs compare exactly
+  bool nan = false;    // a NaN on either side never matches
+  bool shapeMismatch = false;
+  bool passes(double rtol) const {
+    return !shapeMismatch && !nan && (exact ? relError == 0 : relError <= rtol);
+  }
+};
+Agreement compareArrays(const NpyArray &actual, const NpyArray &reference);
+
+/// Element i of an array as a double.
+double elementAsDouble(const NpyArray &array, int64_t i);
+
+} // namespace tfcc
+
+#endif // TFCC_COMPILER_RUNNER_H

@@ -1,0 +1,293 @@
+//===- Shape.cpp - evaluators of the data movement graph ops --------------===//
+//
+// These ops copy values without arithmetic, except resize (bilinear).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/Reference/Evaluators.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace tfcc::ref::detail {
+
+FailureOr<Tensor> evaluate(ReshapeOp op, Operands operands, Report &report) {
+  // Row-major: the values keep their order. The result type gives the new
+  // shape; its one dynamic dimension, if any, takes what is left.
+  const Tensor &x = *operands[0];
+  auto type = llvm::cast<RankedTensorType>(op.getY().getType());
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  int64_t known = 1, dynamicIndex = -1;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
+    if (!ShapedType::isDynamic(shape[i])) {
+      known *= shape[i];
+      continue;
+    }
+    if (dynamicIndex >= 0)
+      return report.fail("reshape result " + shapeToString(shape) +
+                         " has more than one dynamic dimension");
+    dynamicIndex = i;
+  }
+  if (dynamicIndex >= 0)
+    shape[dynamicIndex] = known == 0 ? 0 : x.numElements() / known;
+  if (numElementsOf(shape) != x.numElements())
+    return report.fail("cannot reshape " + shapeToString(x.shape) + " to " +
+                       shapeToString(type.getShape()));
+  Tensor y = x;
+  y.shape = shape;
+  return y;
+}
+
+FailureOr<Tensor> evaluate(TransposeOp op, Operands operands, Report &report) {
+  // Result dimension i is input dimension perm[i].
+  const Tensor &x = *operands[0];
+  std::vector<int64_t> perm = toInts(op.getPerm());
+  std::vector<bool> seen(x.rank(), false);
+  if (static_cast<int64_t>(perm.size()) != x.rank())
+    return report.fail("perm has " + llvm::Twine(perm.size()) +
+                       " entries for rank " + llvm::Twine(x.rank()));
+  std::vector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= x.rank() || seen[p])
+      return report.fail("perm is not a permutation of [0, " +
+                         llvm::Twine(x.rank()) + ")");
+    seen[p] = true;
+    shape.push_back(x.shape[p]);
+  }
+  Tensor y = Tensor::zeros(x.kind, shape);
+  std::vector<int64_t> xStrides = stridesOf(x.shape);
+  for (int64_t i = 0; i < y.numElements(); ++i) {
+    std::vector<int64_t> index = unravel(i, shape);
+    int64_t offset = 0;
+    for (size_t d = 0; d < perm.size(); ++d)
+      offset += index[d] * xStrides[perm[d]];
+    y.data[i] = x.data[offset];
+  }
+  return y;
+}
+
+FailureOr<Tensor> evaluate(ConcatOp op, Operands operands, Report &report) {
+  if (operands.empty())
+    return report.fail("concat needs at least one operand");
+  const Tensor &first = *operands[0];
+  FailureOr<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(op.getAxis()), first.rank(), report);
+  if (failed(axis))
+    return failure();
+  std::vector<int64_t> shape = first.shape;
+  shape[*axis] = 0;
+  for (const Tensor *input : operands) {
+    bool compatible =
+        input->rank() == first.rank() && input->kind == first.kind;
+    for (int64_t d = 0; compatible && d < first.rank(); ++d)
+      compatible = d == *axis || input->shape[d] == first.shape[d];
+    if (!compatible)
+      return report.fail("cannot concatenate " + shapeToString(input->shape) +
+                         " with " + shapeToString(first.shape) +
+                         " along axis " + llvm::Twine(*axis));
+    shape[*axis] += input->shape[*axis];
+  }
+  // Row-major: for each index of the leading dimensions, copy each input's
+  // block of shape[axis:] in operand order.
+  int64_t outer = numElementsOf(llvm::ArrayRef(shape).take_front(*axis));
+  Tensor y = Tensor::zeros(first.kind, shape);
+  auto out = y.data.begin();
+  for (int64_t o = 0; o < outer; ++o)
+    for (const Tensor *input : operands) {
+      int64_t block =
+          numElementsOf(llvm::ArrayRef(input->shape).drop_front(*axis));
+      auto begin = input->data.begin() + o * block;
+      out = std::copy(begin, begin + block, out);
+    }
+  return y;
+}
+
+FailureOr<Tensor> evaluate(SliceOp op, Operands operands, Report &report) {
+  // Element k of dimension d of the result is element starts[d] + k *
+  // strides[d] of the input; a limit of -1 means the end of the dimension.
+  const Tensor &x = *operands[0];
+  std::vector<int64_t> starts = toInts(op.getStarts()),
+                       limits = toInts(op.getLimits());
+  std::vector<int64_t> strides = op.getStrides()
+                                     ? toInts(*op.getStrides())
+                                     : std::vector<int64_t>(x.rank(), 1);
+  if (static_cast<int64_t>(starts.size()) != x.rank() ||
+      static_cast<int64_t>(limits.size()) != x.rank() ||
+      static_cast<int64_t>(strides.size()) != x.rank())
+    return report.fail("slice starts, limits and strides must have " +
+                       llvm::Twine(x.rank()) + " entries");
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    int64_t limit = limits[d] == -1 ? x.shape[d] : limits[d];
+    if (starts[d] < 0 || starts[d] > limit || limit > x.shape[d] ||
+        strides[d] < 1)
+      return report.fail(
+          "slice [" + llvm::Twine(starts[d]) + ", " + llvm::Twine(limits[d]) +
+          ") step " + llvm::Twine(strides[d]) + " out of range for dimension " +
+          llvm::Twine(d) + " of " + shapeToString(x.shape));
+    shape.push_back((limit - starts[d] + strides[d] - 1) / strides[d]);
+  }
+  Tensor y = Tensor::zeros(x.kind, shape);
+  std::vector<int64_t> xStrides = stridesOf(x.shape);
+  for (int64_t i = 0; i < y.numElements(); ++i) {
+    std::vector<int64_t> index = unravel(i, shape);
+    int64_t offset = 0;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      offset += (starts[d] + index[d] * strides[d]) * xStrides[d];
+    y.data[i] = x.data[offset];
+  }
+  return y;
+}
+
+FailureOr<Tensor> evaluate(PadOp op, Operands operands, Report &report) {
+  // pads = [low0, high0, low1, high1, ...]; new elements hold `value`
+  // (truncated toward zero for integer tensors, != 0 for i1).
+  const Tensor &x = *operands[0];
+  std::vector<int64_t> pads = toInts(op.getPads());
+  if (static_cast<int64_t>(pads.size()) != 2 * x.rank())
+    return report.fail("pads has " + llvm::Twine(pads.size()) +
+                       " entries for rank " + llvm::Twine(x.rank()));
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    if (pads[2 * d] < 0 || pads[2 * d + 1] < 0)
+      return report.fail("pads must not be negative");
+    shape.push_back(pads[2 * d] + x.shape[d] + pads[2 * d + 1]);
+  }
+  double value = op.getValue().convertToFloat();
+  if (x.kind == ElementKind::I1)
+    value = value != 0.0 ? 1.0 : 0.0;
+  else if (x.kind != ElementKind::F32)
+    value = std::trunc(value);
+  Tensor y = Tensor::zeros(x.kind, shape);
+  std::fill(y.data.begin(), y.data.end(), value);
+  std::vector<int64_t> yStrides = stridesOf(shape);
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    std::vector<int64_t> index = unravel(i, x.shape);
+    int64_t offset = 0;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      offset += (index[d] + pads[2 * d]) * yStrides[d];
+    y.data[offset] = x.data[i];
+  }
+  return y;
+}
+
+namespace {
+
+/// Where output row or column `dst` of a resize reads, computed in float as
+/// TF does: with half-pixel centers src = (dst + 0.5) * scale (nearest) or
+/// (dst + 0.5) * scale - 0.5 (bilinear), else src = dst * scale, where
+/// scale = in / out.
+float resizeSource(int64_t dst, float scale, bool halfPixelCenters,
+                   bool bilinear) {
+  if (!halfPixelCenters)
+    return static_cast<float>(dst) * scale;
+  float src = (static_cast<float>(dst) + 0.5f) * scale;
+  return bilinear ? src - 0.5f : src;
+}
+
+/// Nearest source index: floor(src) clamped to [0, in - 1].
+int64_t nearestIndex(float src, int64_t in) {
+  int64_t index = static_cast<int64_t>(std::floor(src));
+  return std::max<int64_t>(std::min<int64_t>(index, in - 1), 0);
+}
+
+/// Bilinear taps: lower = max(floor(src), 0), upper = min(ceil(src), in - 1),
+/// weight of upper = src - floor(src).
+struct Taps {
+  int64_t lower, upper;
+  double lerp;
+};
+Taps bilinearTaps(float src, int64_t in) {
+  float floorSrc = std::floor(src);
+  return Taps{std::max<int64_t>(static_cast<int64_t>(floorSrc), 0),
+              std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1),
+              static_cast<double>(src - floorSrc)};
+}
+
+} // namespace
+
+FailureOr<Tensor> evaluate(ResizeOp op, Operands operands, Report &report) {
+  const Tensor &x = *operands[0];
+  std::vector<int64_t> size = toInts(op.getSize());
+  if (x.rank() != 4 || size.size() != 2 || size[0] < 1 || size[1] < 1)
+    return report.fail(
+        "resize expects an NHWC input and a positive size [h, w]");
+  StringRef mode = op.getMode();
+  if (mode != "nearest" && mode != "bilinear")
+    return report.fail("unknown resize mode '" + mode + "'");
+  bool bilinear = mode == "bilinear", halfPixel = op.getHalfPixelCenters();
+  int64_t batch = x.shape[0], inH = x.shape[1], inW = x.shape[2],
+          channels = x.shape[3];
+  int64_t outH = size[0], outW = size[1];
+  if (inH == 0 || inW == 0)
+    return report.fail("resize of an empty image " + shapeToString(x.shape));
+  float scaleH = static_cast<float>(inH) / static_cast<float>(outH);
+  float scaleW = static_cast<float>(inW) / static_cast<float>(outW);
+  Tensor y = Tensor::zeros(ElementKind::F32, {batch, outH, outW, channels});
+  auto at = [&](int64_t n, int64_t h, int64_t w, int64_t c) {
+    return x.data[((n * inH + h) * inW + w) * channels + c];
+  };
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t oh = 0; oh < outH; ++oh)
+      for (int64_t ow = 0; ow < outW; ++ow)
+        for (int64_t c = 0; c < channels; ++c) {
+          float srcH = resizeSource(oh, scaleH, halfPixel, bilinear);
+          float srcW = resizeSource(ow, scaleW, halfPixel, bilinear);
+          double value;
+          if (!bilinear) {
+            value = at(n, nearestIndex(srcH, inH), nearestIndex(srcW, inW), c);
+          } else {
+            Taps r = bilinearTaps(srcH, inH), s = bilinearTaps(srcW, inW);
+            double top =
+                at(n, r.lower, s.lower, c) +
+                (at(n, r.lower, s.upper, c) - at(n, r.lower, s.lower, c)) *
+                    s.lerp;
+            double bottom =
+                at(n, r.upper, s.lower, c) +
+                (at(n, r.upper, s.upper, c) - at(n, r.upper, s.lower, c)) *
+                    s.lerp;
+            value = top + (bottom - top) * r.lerp;
+          }
+          y.data[((n * outH + oh) * outW + ow) * channels + c] = value;
+        }
+  return y;
+}
+
+FailureOr<Tensor> evaluate(GatherOp op, Operands operands, Report &report) {
+  // result[o..., j..., i...] = table[o..., indices[j...], i...]; an index
+  // outside [0, table.shape[axis]) is an error.
+  const Tensor &table = *operands[0], &indices = *operands[1];
+  FailureOr<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(op.getAxis()), table.rank(), report);
+  if (failed(axis))
+    return failure();
+  llvm::ArrayRef<int64_t> tableShape = table.shape;
+  int64_t outer = numElementsOf(tableShape.take_front(*axis));
+  int64_t dim = table.shape[*axis];
+  int64_t inner = numElementsOf(tableShape.drop_front(*axis + 1));
+  std::vector<int64_t> shape(tableShape.begin(), tableShape.begin() + *axis);
+  shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+  shape.insert(shape.end(), tableShape.begin() + *axis + 1, tableShape.end());
+  Tensor y = Tensor::zeros(table.kind, shape);
+  int64_t count = indices.numElements();
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t index = static_cast<int64_t>(indices.data[j]);
+    if (index < 0 || index >= dim)
+      return report.fail("gather index " + llvm::Twine(index) +
+                         " out of range [0, " + llvm::Twine(dim) + ")");
+  }
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < count; ++j) {
+      int64_t index = static_cast<int64_t>(indices.data[j]);
+      for (int64_t i = 0; i < inner; ++i)
+        y.data[(o * count + j) * inner + i] =
+            table.data[(o * dim + index) * inner + i];
+    }
+  return y;
+}
+
+} // namespace tfcc::ref::detail

@@ -1,0 +1,256 @@
+//===- ArenaAllocation.cpp - place heap buffers in a caller arena ---------===//
+//
+// Generated code never calls malloc: every buffer bufferization allocated
+// becomes a view into an arena the caller passes in. Buffer sizes are affine
+// functions of the batch size (the value of every dynamic dimension of an
+// entry point), so offsets and the arena size are too; the header states them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tfcc {
+#define GEN_PASS_DEF_ARENAALLOCATION
+#include "passes/Passes.h.inc"
+} // namespace mlir::tfcc
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kArenaAlignment = 64;
+
+/// perBatch * batch + fixed.
+struct BatchAffine {
+  int64_t perBatch = 0;
+  int64_t fixed = 0;
+};
+
+/// The operand giving dynamic dimension `dim` of `type` among `sizes`.
+Value dynamicSize(ValueRange sizes, MemRefType type, int64_t dim) {
+  int64_t position = 0;
+  for (int64_t i = 0; i < dim; ++i)
+    position += type.isDynamicDim(i);
+  return sizes[position];
+}
+
+int64_t roundUp(int64_t v) {
+  return (v + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+/// Expresses index values as affine functions of the batch size, where every
+/// dynamic dimension of a function argument is the batch.
+class BatchAffineAnalysis {
+public:
+  FailureOr<BatchAffine> evaluate(Value value, int depth = 0) {
+    if (depth > 64)
+      return failure();
+    if (auto constant = getConstantIntValue(value))
+      return BatchAffine{0, *constant};
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return failure();
+    if (auto dim = dyn_cast<memref::DimOp>(def))
+      return evaluateDim(dim.getSource(), dim.getConstantIndex(), depth);
+    if (auto cast = dyn_cast<arith::IndexCastOp>(def))
+      return evaluate(cast.getIn(), depth + 1);
+    if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
+      SmallVector<BatchAffine> operands;
+      for (Value v : apply.getMapOperands()) {
+        auto e = evaluate(v, depth + 1);
+        if (failed(e))
+          return failure();
+        operands.push_back(*e);
+      }
+      AffineMap map = apply.getAffineMap();
+      return evaluateExpr(map.getResult(0), operands, map.getNumDims());
+    }
+    auto binary = [&](Value a, Value b) -> FailureOr<std::pair<BatchAffine, BatchAffine>> {
+      auto ea = evaluate(a, depth + 1), eb = evaluate(b, depth + 1);
+      if (failed(ea) || failed(eb))
+        return failure();
+      return std::make_pair(*ea, *eb);
+    };
+    if (auto add = dyn_cast<arith::AddIOp>(def)) {
+      auto r = binary(add.getLhs(), add.getRhs());
+      if (failed(r))
+        return failure();
+      return BatchAffine{r->first.perBatch + r->second.perBatch,
+                         r->first.fixed + r->second.fixed};
+    }
+    if (auto sub = dyn_cast<arith::SubIOp>(def)) {
+      auto r = binary(sub.getLhs(), sub.getRhs());
+      if (failed(r))
+        return failure();
+      return BatchAffine{r->first.perBatch - r->second.perBatch,
+                         r->first.fixed - r->second.fixed};
+    }
+    if (auto mul = dyn_cast<arith::MulIOp>(def)) {
+      auto r = binary(mul.getLhs(), mul.getRhs());
+      if (failed(r))
+        return failure();
+      return multiply(r->first, r->second);
+    }
+    if (isa<arith::DivUIOp, arith::DivSIOp, arith::CeilDivSIOp,
+            arith::CeilDivUIOp, arith::FloorDivSIOp>(def)) {
+      auto r = binary(def->getOperand(0), def->getOperand(1));
+      if (failed(r))
+        return failure();
+      return divide(r->first, r->second);
+    }
+    return failure();
+  }
+
+private:
+  FailureOr<BatchAffine> evaluateDim(Value source, std::optional<int64_t> index,
+                                     int depth) {
+    auto type = dyn_cast<MemRefType>(source.getType());
+    if (!type || !index)
+      return failure();
+    if (!type.isDynamicDim(*index))
+      return BatchAffine{0, type.getDimSize(*index)};
+    if (isa<BlockArgument>(source))
+      return BatchAffine{1, 0};
+    if (auto alloc = source.getDefiningOp<memref::AllocOp>())
+      return evaluate(dynamicSize(alloc.getDynamicSizes(), type, *index),
+                      depth + 1);
+    if (auto view = source.getDefiningOp<memref::ViewOp>())
+      return evaluate(dynamicSize(view.getSizes(), type, *index), depth + 1);
+    return failure();
+  }
+
+  static FailureOr<BatchAffine> multiply(BatchAffine a, BatchAffine b) {
+    if (a.perBatch != 0 && b.perBatch != 0)
+      return failure(); // quadratic in the batch
+    return BatchAffine{a.perBatch * b.fixed + b.perBatch * a.fixed,
+                       a.fixed * b.fixed};
+  }
+
+  static FailureOr<BatchAffine> divide(BatchAffine a, BatchAffine b) {
+    if (b.perBatch != 0 || b.fixed <= 0 || a.perBatch % b.fixed != 0 ||
+        a.fixed % b.fixed != 0)
+      return failure();
+    return BatchAffine{a.perBatch / b.fixed, a.fixed / b.fixed};
+  }
+
+  static FailureOr<BatchAffine> evaluateExpr(AffineExpr expr,
+                                             ArrayRef<BatchAffine> operands,
+                                             unsigned numDims) {
+    if (auto c = dyn_cast<AffineConstantExpr>(expr))
+      return BatchAffine{0, c.getValue()};
+    if (auto d = dyn_cast<AffineDimExpr>(expr))
+      return operands[d.getPosition()];
+    if (auto s = dyn_cast<AffineSymbolExpr>(expr))
+      return operands[numDims + s.getPosition()];
+    auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+    if (!bin)
+      return failure();
+    auto l = evaluateExpr(bin.getLHS(), operands, numDims);
+    auto r = evaluateExpr(bin.getRHS(), operands, numDims);
+    if (failed(l) || failed(r))
+      return failure();
+    switch (expr.getKind()) {
+    case AffineExprKind::Add:
+      return BatchAffine{l->perBatch + r->perBatch, l->fixed + r->fixed};
+    case AffineExprKind::Mul:
+      return multiply(*l, *r);
+    case AffineExprKind::FloorDiv:
+    case AffineExprKind::CeilDiv:
+      return divide(*l, *r);
+    default:
+      return failure();
+    }
+  }
+};
+
+/// Rewrites the allocations of one function; records the arena size.
+LogicalResult allocateInArena(func::FuncOp func) {
+  SmallVector<memref::AllocOp> allocs;
+  func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  BatchAffineAnalysis analysis;
+  SmallVector<BatchAffine> sizes;
+  for (memref::AllocOp alloc : allocs) {
+    if (alloc->getParentOp() != func)
+      return alloc.emitError("tfcc-arena-allocation: a buffer allocated "
+                             "inside a loop or branch is not supported");
+    MemRefType type = alloc.getType();
+    if (!type.getLayout().isIdentity())
+      return alloc.emitError("tfcc-arena-allocation: buffer ")
+             << type << " has a non-identity layout";
+    unsigned bits = type.getElementTypeBitWidth();
+    BatchAffine bytes{0, bits < 8 ? 1 : int64_t(bits / 8)};
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      BatchAffine dim{0, type.getDimSize(i)};
+      if (type.isDynamicDim(i)) {
+        auto e = analysis.evaluate(
+            dynamicSize(alloc.getDynamicSizes(), type, i));
+        if (failed(e))
+          return alloc.emitError("tfcc-arena-allocation: the size of buffer ")
+                 << type << " is not an affine function of the batch size";
+        dim = *e;
+      }
+      auto product = BatchAffine{bytes.perBatch * dim.fixed +
+                                     dim.perBatch * bytes.fixed,
+                                 bytes.fixed * dim.fixed};
+      if (bytes.perBatch != 0 && dim.perBatch != 0)
+        return alloc.emitError("tfcc-arena-allocation: the size of buffer ")
+               << type << " grows faster than linearly with the batch size";
+      bytes = product;
+    }
+    sizes.push_back({roundUp(bytes.perBatch), roundUp(bytes.fixed)});
+  }
+
+  MLIRContext *ctx = func.getContext();
+  Block &entry = func.getBody().front();
+  auto arenaType = MemRefType::get({ShapedType::kDynamic},
+                                   IntegerType::get(ctx, 8));
+  Location loc = func.getLoc();
+  unsigned numArgs = func.getNumArguments();
+  func.insertArgument(numArgs, arenaType, {}, loc);
+  func.insertArgument(numArgs + 1, IndexType::get(ctx), {}, loc);
+  Value arena = entry.getArgument(numArgs);
+  Value batch = entry.getArgument(numArgs + 1);
+
+  BatchAffine offset;
+  for (auto [alloc, size] : llvm::zip(allocs, sizes)) {
+    OpBuilder b(alloc);
+    Value fixed = b.create<arith::ConstantIndexOp>(alloc.getLoc(), offset.fixed);
+    Value byteOffset = fixed;
+    if (offset.perBatch != 0) {
+      Value per =
+          b.create<arith::ConstantIndexOp>(alloc.getLoc(), offset.perBatch);
+      Value scaled = b.create<arith::MulIOp>(alloc.getLoc(), batch, per);
+      byteOffset = b.create<arith::AddIOp>(alloc.getLoc(), scaled, fixed);
+    }
+    auto view = b.create<memref::ViewOp>(alloc.getLoc(), alloc.getType(), arena,
+                                         byteOffset, alloc.getDynamicSizes());
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    alloc.replaceAllUsesWith(view.getResult());
+    alloc.erase();
+    offset.perBatch += size.perBatch;
+    offset.fixed += size.fixed;
+  }
+  Builder b(ctx);
+  func->setAttr("tfcc.arena_fixed", b.getI64IntegerAttr(offset.fixed));
+  func->setAttr("tfcc.arena_per_batch", b.getI64IntegerAttr(offset.perBatch));
+  return success();
+}
+
+struct ArenaAllocationPass
+    : tfcc::impl::ArenaAllocationBase<ArenaAllocationPass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      if (failed(allocateInArena(func)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

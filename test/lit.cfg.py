@@ -1,0 +1,15 @@
+# lit configuration for tfcc's FileCheck tests.
+import os
+import lit.formats
+
+config.name = "tfcc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "e2e"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tfcc_obj_root, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.tfcc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.substitutions.append(("%spec", config.shared_spec_dir))
+config.substitutions.append(("%tfcc_src", config.tfcc_src_root))

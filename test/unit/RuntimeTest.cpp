@@ -1,0 +1,460 @@
+//===- RuntimeTest.cpp - Tests of the C runtime in compiled models --------===//
+//
+// A hand-written model table with fake kernels stands in for compiled code:
+// "scale" (a dynamic batch, y = 2 * x) and "sum" (static shapes, s = a + b).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfcc/tfcc_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// What the kernels saw on their last call.
+struct KernelLog {
+  int calls = 0;
+  int64_t batch = 0;
+  void *arena = nullptr;
+  const tfcc_context *ctx = nullptr; // the context the test is calling with
+  bool arenaOk = true;
+};
+KernelLog kernelLog;
+
+void checkArena(int64_t batch, void *arena, uint64_t need) {
+  ++kernelLog.calls;
+  kernelLog.batch = batch;
+  kernelLog.arena = arena;
+  const tfcc_context *ctx = kernelLog.ctx;
+  auto address = reinterpret_cast<uintptr_t>(arena);
+  auto begin = reinterpret_cast<uintptr_t>(ctx ? ctx->arena : nullptr);
+  kernelLog.arenaOk = ctx && address % 64 == 0 && address >= begin &&
+                      address + need <= begin + ctx->arena_bytes;
+  if (kernelLog.arenaOk) // the whole promised arena is writable
+    std::memset(arena, 0xab, need);
+}
+
+const int64_t kScaleDims[] = {TFCC_DIM_DYNAMIC, 4};
+const int64_t kSumDims[] = {3};
+const tfcc_arg_info kScaleInputs[] = {{"x", TFCC_DTYPE_F32, 2, kScaleDims}};
+const tfcc_arg_info kScaleOutputs[] = {{"y", TFCC_DTYPE_F32, 2, kScaleDims}};
+const tfcc_arg_info kSumInputs[] = {{"a", TFCC_DTYPE_F32, 1, kSumDims},
+                                    {"b", TFCC_DTYPE_F32, 1, kSumDims}};
+const tfcc_arg_info kSumOutputs[] = {{"s", TFCC_DTYPE_F32, 1, kSumDims}};
+
+void scaleKernel(void *const *buffers, int64_t batch, void *arena) {
+  checkArena(batch, arena, 100 + 50 * static_cast<uint64_t>(batch));
+  const float *x = static_cast<const float *>(buffers[0]);
+  float *y = static_cast<float *>(buffers[1]);
+  for (int64_t i = 0; i < batch * 4; ++i)
+    y[i] = 2 * x[i];
+}
+
+void sumKernel(void *const *buffers, int64_t batch, void *arena) {
+  checkArena(batch, arena, 64);
+  const float *a = static_cast<const float *>(buffers[0]);
+  const float *b = static_cast<const float *>(buffers[1]);
+  float *s = static_cast<float *>(buffers[2]);
+  for (int i = 0; i < 3; ++i)
+    s[i] = a[i] + b[i];
+}
+
+// "sum" has a per-batch size that must be ignored: it has no dynamic dim.
+const tfcc_entry_info kEntries[] = {
+    {"scale", 1, 1, kScaleInputs, kScaleOutputs, 1, 0, 100, 50, scaleKernel},
+    {"sum", 2, 1, kSumInputs, kSumOutputs, 0, 0, 64, 1000, sumKernel},
+};
+const tfcc_model_info kModel = {TFCC_ABI_VERSION, 2, "fake", kEntries, 0};
+const tfcc_model_info kOtherModel = {TFCC_ABI_VERSION, 2, "other", kEntries, 0};
+const tfcc_model_info kFutureModel = {TFCC_ABI_VERSION + 1, 2, "future",
+                                      kEntries, 0};
+
+// kModel at max_batch 8: max(100 + 50 * 8 = 500 -> 512, 64) + 64.
+constexpr uint64_t kNeed8 = 512;
+
+std::string message(const tfcc_context &ctx) {
+  return tfcc_rt_context_message(&ctx);
+}
+
+class RuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    kernelLog = KernelLog();
+    kernelLog.ctx = &ctx;
+    std::memset(&ctx, 0, sizeof(ctx));
+    ASSERT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena, sizeof(arena), 8),
+              TFCC_OK)
+        << message(ctx);
+  }
+
+  tfcc_status_t scale(int64_t batch, const float *in, float *out,
+                      tfcc_context *context) {
+    const void *inputs[] = {in};
+    void *outputs[] = {out};
+    return tfcc_rt_invoke(&kModel, 0, context, batch, inputs, outputs);
+  }
+
+  tfcc_status_t scale(int64_t batch) {
+    return scale(batch, x.data(), y.data(), &ctx);
+  }
+
+  alignas(64) uint8_t arena[1024];
+  tfcc_context ctx;
+  std::vector<float> x = std::vector<float>(64 * 4, 1.5f);
+  std::vector<float> y = std::vector<float>(64 * 4, 0.f);
+};
+
+TEST(RuntimeLayoutTest, MatchesTheCompilersConstants) {
+  if (sizeof(void *) != 8)
+    GTEST_SKIP() << "layout checked for 64-bit targets";
+  EXPECT_EQ(sizeof(tfcc_arg_info), 24u);
+  EXPECT_EQ(offsetof(tfcc_arg_info, dims), 16u);
+  EXPECT_EQ(sizeof(tfcc_entry_info), 64u);
+  EXPECT_EQ(offsetof(tfcc_entry_info, inputs), 16u);
+  EXPECT_EQ(offsetof(tfcc_entry_info, has_dynamic_batch), 32u);
+  EXPECT_EQ(offsetof(tfcc_entry_info, arena_bytes_fixed), 40u);
+  EXPECT_EQ(offsetof(tfcc_entry_info, arena_bytes_per_batch), 48u);
+  EXPECT_EQ(offsetof(tfcc_entry_info, kernel), 56u);
+  EXPECT_EQ(sizeof(tfcc_model_info), 32u);
+  EXPECT_EQ(offsetof(tfcc_model_info, name), 8u);
+  EXPECT_EQ(offsetof(tfcc_model_info, weight_bytes), 24u);
+  EXPECT_EQ(offsetof(tfcc_context, max_batch), 24u);
+  EXPECT_EQ(offsetof(tfcc_context, message), 40u);
+  EXPECT_EQ(sizeof(tfcc_context), 296u);
+}
+
+TEST(RuntimeArenaTest, EntryFormula) {
+  EXPECT_EQ(tfcc_rt_entry_arena_bytes(&kEntries[0], 1), 192u); // 150
+  EXPECT_EQ(tfcc_rt_entry_arena_bytes(&kEntries[0], 2), 256u); // 200
+  EXPECT_EQ(tfcc_rt_entry_arena_bytes(&kEntries[0], 0), 128u); // 100
+  EXPECT_EQ(tfcc_rt_entry_arena_bytes(&kEntries[0], -5), 128u);
+  EXPECT_EQ(tfcc_rt_entry_arena_bytes(&kEntries[1], 1), 64u);
+  EXPECT_EQ(tfcc_rt_entry_arena_bytes(&kEntries[1], 1000),
+            64u); // static: no per-batch part
+  EXPECT_EQ(tfcc_rt_entry_arena_bytes(nullptr, 1), 0u);
+  EXPECT_EQ(tfcc_rt_entry_arena_bytes(&kEntries[0], INT64_MAX), UINT64_MAX);
+}
+
+TEST(RuntimeArenaTest, ModelFormula) {
+  EXPECT_EQ(tfcc_rt_model_arena_bytes(&kModel, 8), kNeed8 + 64);
+  EXPECT_EQ(tfcc_rt_model_arena_bytes(&kModel, 1), 192u + 64);
+  EXPECT_EQ(tfcc_rt_model_arena_bytes(nullptr, 8), 0u);
+  EXPECT_EQ(tfcc_rt_model_arena_bytes(&kModel, INT64_MAX), UINT64_MAX);
+  const tfcc_model_info empty = {TFCC_ABI_VERSION, 0, "empty", nullptr, 0};
+  EXPECT_EQ(tfcc_rt_model_arena_bytes(&empty, 8), 64u);
+}
+
+TEST_F(RuntimeTest, RunsDynamicEntry) {
+  for (int i = 0; i < 12; ++i)
+    x[i] = static_cast<float>(i) - 3.f;
+  ASSERT_EQ(scale(3), TFCC_OK) << message(ctx);
+  EXPECT_EQ(message(ctx), "");
+  EXPECT_EQ(kernelLog.calls, 1);
+  EXPECT_EQ(kernelLog.batch, 3);
+  EXPECT_EQ(kernelLog.arena, ctx.arena);
+  EXPECT_TRUE(kernelLog.arenaOk);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_EQ(y[i], 2.f * (static_cast<float>(i) - 3.f)) << i;
+  EXPECT_EQ(y[12], 0.f); // nothing written past batch 3
+  EXPECT_EQ(scale(8), TFCC_OK) << message(ctx);
+  EXPECT_TRUE(kernelLog.arenaOk);
+}
+
+TEST_F(RuntimeTest, StaticEntryIgnoresBatch) {
+  const float a[] = {1, 2, 3}, b[] = {10, 20, 30};
+  float s[3] = {0, 0, 0};
+  const void *inputs[] = {a, b};
+  void *outputs[] = {s};
+  for (int64_t batch : {int64_t{0}, int64_t{-1}, int64_t{1000}}) {
+    ASSERT_EQ(tfcc_rt_invoke(&kModel, 1, &ctx, batch, inputs, outputs), TFCC_OK)
+        << message(ctx);
+    EXPECT_EQ(kernelLog.batch, 1);
+    EXPECT_TRUE(kernelLog.arenaOk);
+  }
+  EXPECT_EQ(s[0], 11.f);
+  EXPECT_EQ(s[2], 33.f);
+}
+
+TEST_F(RuntimeTest, SuccessClearsAnEarlierMessage) {
+  EXPECT_EQ(scale(0), TFCC_OUT_OF_RANGE);
+  EXPECT_NE(message(ctx), "");
+  EXPECT_EQ(scale(1), TFCC_OK);
+  EXPECT_EQ(message(ctx), "");
+}
+
+TEST_F(RuntimeTest, RejectsNullContext) {
+  const void *inputs[] = {x.data()};
+  void *outputs[] = {y.data()};
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 0, nullptr, 1, inputs, outputs),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(kernelLog.calls, 0);
+}
+
+TEST_F(RuntimeTest, RejectsNullModel) {
+  const void *inputs[] = {x.data()};
+  void *outputs[] = {y.data()};
+  EXPECT_EQ(tfcc_rt_invoke(nullptr, 0, &ctx, 1, inputs, outputs),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(message(ctx), "model info is NULL");
+}
+
+TEST_F(RuntimeTest, RejectsContextOfAnotherModel) {
+  const void *inputs[] = {x.data()};
+  void *outputs[] = {y.data()};
+  EXPECT_EQ(tfcc_rt_invoke(&kOtherModel, 0, &ctx, 1, inputs, outputs),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(message(ctx), "context was initialized for model fake, not other");
+  EXPECT_EQ(kernelLog.calls, 0);
+}
+
+TEST_F(RuntimeTest, RejectsUninitializedContext) {
+  tfcc_context fresh;
+  std::memset(&fresh, 0, sizeof(fresh));
+  EXPECT_EQ(scale(1, x.data(), y.data(), &fresh), TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(message(fresh).find("not initialized"), std::string::npos)
+      << message(fresh);
+}
+
+TEST_F(RuntimeTest, RejectsBadEntryIndex) {
+  const void *inputs[] = {x.data()};
+  void *outputs[] = {y.data()};
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 2, &ctx, 1, inputs, outputs),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(message(ctx),
+            "entry index 2 is out of range: model fake has 2 entries");
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, -1, &ctx, 1, inputs, outputs),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(message(ctx).find("entry index -1"), std::string::npos);
+  EXPECT_EQ(kernelLog.calls, 0);
+}
+
+TEST_F(RuntimeTest, RejectsNullInput) {
+  EXPECT_EQ(scale(1, nullptr, y.data(), &ctx), TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(message(ctx), "input 'x' of fake_scale is NULL");
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 0, &ctx, 1, nullptr, nullptr),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(message(ctx), "the inputs array of fake_scale is NULL");
+  EXPECT_EQ(kernelLog.calls, 0);
+}
+
+TEST_F(RuntimeTest, RejectsNullOutput) {
+  EXPECT_EQ(scale(1, x.data(), nullptr, &ctx), TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(message(ctx), "output 'y' of fake_scale is NULL");
+  const float a[3] = {}, b[3] = {};
+  const void *inputs[] = {a, b};
+  void *outputs[] = {nullptr};
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 1, &ctx, 1, inputs, outputs),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(message(ctx), "output 's' of fake_sum is NULL");
+  EXPECT_EQ(kernelLog.calls, 0);
+}
+
+TEST_F(RuntimeTest, RejectsBatchBelowOne) {
+  EXPECT_EQ(scale(0), TFCC_OUT_OF_RANGE);
+  EXPECT_NE(message(ctx).find("batch 0 is out of range"), std::string::npos)
+      << message(ctx);
+  EXPECT_EQ(scale(-3), TFCC_OUT_OF_RANGE);
+  EXPECT_EQ(kernelLog.calls, 0);
+}
+
+TEST_F(RuntimeTest, RejectsBatchAboveMax) {
+  EXPECT_EQ(scale(9), TFCC_OUT_OF_RANGE);
+  EXPECT_NE(message(ctx).find("batch 9 exceeds the declared maximum 8"),
+            std::string::npos)
+      << message(ctx);
+  EXPECT_EQ(kernelLog.calls, 0);
+}
+
+TEST_F(RuntimeTest, RejectsArenaShrunkAfterInit) {
+  ctx.arena_bytes = 192; // enough for batch 1 only
+  EXPECT_EQ(scale(1), TFCC_OK);
+  EXPECT_EQ(scale(2), TFCC_RESOURCE_EXHAUSTED);
+  EXPECT_EQ(
+      message(ctx),
+      "arena of 192 bytes is too small: fake_scale needs 256 bytes at batch 2");
+}
+
+TEST_F(RuntimeTest, RejectsMalformedEntries) {
+  static const tfcc_entry_info entries[] = {
+      {"nokernel", 0, 0, nullptr, nullptr, 0, 0, 0, 0, nullptr},
+      {"huge", 300, 0, nullptr, nullptr, 0, 0, 0, 0, scaleKernel},
+  };
+  static const tfcc_model_info model = {TFCC_ABI_VERSION, 2, "bad", entries, 0};
+  tfcc_context bad;
+  ASSERT_EQ(tfcc_rt_context_init(&model, &bad, nullptr, 0, 1), TFCC_OK)
+      << message(bad);
+  EXPECT_EQ(tfcc_rt_invoke(&model, 0, &bad, 1, nullptr, nullptr),
+            TFCC_INTERNAL);
+  EXPECT_NE(message(bad).find("kernel NULL"), std::string::npos)
+      << message(bad);
+  EXPECT_EQ(tfcc_rt_invoke(&model, 1, &bad, 1, nullptr, nullptr),
+            TFCC_RESOURCE_EXHAUSTED);
+  EXPECT_EQ(
+      message(bad),
+      "entry bad_huge has 300 arguments: the runtime supports at most 256");
+}
+
+TEST(RuntimeInitTest, AlignsAnUnalignedArena) {
+  alignas(64) static uint8_t arena[kNeed8 + 64];
+  tfcc_context ctx;
+  ASSERT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena + 1, kNeed8 + 63, 8),
+            TFCC_OK)
+      << message(ctx);
+  EXPECT_EQ(ctx.arena, arena + 64);
+  EXPECT_EQ(ctx.arena_bytes, kNeed8);
+  EXPECT_EQ(ctx.max_batch, 8);
+  EXPECT_EQ(ctx.owns_arena, 0);
+  EXPECT_EQ(ctx.model, &kModel);
+  // The documented size always suffices, whatever the alignment.
+  for (int offset = 0; offset < 64; ++offset)
+    EXPECT_EQ(
+        tfcc_rt_context_init(&kModel, &ctx, arena + offset,
+                             tfcc_rt_model_arena_bytes(&kModel, 8) - offset, 8),
+        TFCC_OK)
+        << "offset " << offset << ": " << message(ctx);
+}
+
+TEST(RuntimeInitTest, RejectsArenaTooSmall) {
+  alignas(64) static uint8_t arena[kNeed8 + 64];
+  tfcc_context ctx;
+  EXPECT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena, kNeed8, 8), TFCC_OK);
+  EXPECT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena, 100, 8),
+            TFCC_RESOURCE_EXHAUSTED);
+  EXPECT_EQ(
+      message(ctx),
+      "arena of 100 bytes is too small: fake needs 512 bytes at max_batch 8");
+  EXPECT_EQ(ctx.model, nullptr); // unusable after a failed init
+  EXPECT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena + 1, kNeed8, 8),
+            TFCC_RESOURCE_EXHAUSTED);
+  EXPECT_EQ(
+      message(ctx),
+      "arena of 512 bytes is too small: fake needs 575 bytes at max_batch "
+      "8 (63 of them to align the arena to 64 bytes)");
+  EXPECT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena + 1, 10, 8),
+            TFCC_RESOURCE_EXHAUSTED);
+}
+
+TEST(RuntimeInitTest, RejectsBadArguments) {
+  alignas(64) static uint8_t arena[kNeed8];
+  tfcc_context ctx;
+  EXPECT_EQ(tfcc_rt_context_init(&kModel, nullptr, arena, sizeof(arena), 8),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(tfcc_rt_context_init(nullptr, &ctx, arena, sizeof(arena), 8),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(message(ctx), "model info is NULL");
+  EXPECT_EQ(tfcc_rt_context_init(&kModel, &ctx, nullptr, 4096, 8),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(message(ctx), "arena is NULL: fake needs 576 bytes at max_batch 8");
+  EXPECT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena, sizeof(arena), 0),
+            TFCC_OUT_OF_RANGE);
+  EXPECT_EQ(message(ctx), "max_batch 0 is out of range: it must be at least 1");
+  EXPECT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena, sizeof(arena), -4),
+            TFCC_OUT_OF_RANGE);
+}
+
+TEST(RuntimeInitTest, AcceptsNoArenaWhenNoneIsNeeded) {
+  static const tfcc_entry_info entries[] = {
+      {"noop", 0, 0, nullptr, nullptr, 0, 0, 0, 0, sumKernel}};
+  static const tfcc_model_info model = {TFCC_ABI_VERSION, 1, "tiny", entries,
+                                        0};
+  tfcc_context ctx;
+  EXPECT_EQ(tfcc_rt_context_init(&model, &ctx, nullptr, 0, 1), TFCC_OK)
+      << message(ctx);
+}
+
+TEST(RuntimeInitTest, RejectsAbiMismatch) {
+  alignas(64) static uint8_t arena[1024];
+  tfcc_context ctx;
+  EXPECT_EQ(tfcc_rt_context_init(&kFutureModel, &ctx, arena, sizeof(arena), 8),
+            TFCC_FAILED_PRECONDITION);
+  EXPECT_EQ(message(ctx),
+            "model future was compiled for runtime ABI version 2, but this "
+            "runtime implements version 1");
+  tfcc_context *created = reinterpret_cast<tfcc_context *>(&ctx);
+  EXPECT_EQ(tfcc_rt_context_create(&kFutureModel, 8, &created),
+            TFCC_FAILED_PRECONDITION);
+  EXPECT_EQ(created, nullptr);
+}
+
+TEST(RuntimeCreateTest, CreatesAndDestroys) {
+  tfcc_context *ctx = nullptr;
+  ASSERT_EQ(tfcc_rt_context_create(&kModel, 64, &ctx), TFCC_OK);
+  ASSERT_NE(ctx, nullptr);
+  EXPECT_EQ(ctx->owns_arena, 1);
+  EXPECT_EQ(ctx->max_batch, 64);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(ctx->arena) % 64, 0u);
+  EXPECT_GE(ctx->arena_bytes, tfcc_rt_entry_arena_bytes(&kEntries[0], 64));
+  EXPECT_EQ(tfcc_rt_context_message(ctx), std::string());
+
+  kernelLog = KernelLog();
+  kernelLog.ctx = ctx;
+  std::vector<float> x(64 * 4, 0.25f), y(64 * 4, 0.f);
+  const void *inputs[] = {x.data()};
+  void *outputs[] = {y.data()};
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 0, ctx, 64, inputs, outputs), TFCC_OK);
+  EXPECT_TRUE(kernelLog.arenaOk);
+  EXPECT_EQ(y[255], 0.5f);
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 0, ctx, 65, inputs, outputs),
+            TFCC_OUT_OF_RANGE);
+  EXPECT_NE(std::string(tfcc_rt_context_message(ctx))
+                .find("batch 65 exceeds the declared "
+                      "maximum 64"),
+            std::string::npos);
+  tfcc_rt_context_destroy(ctx);
+  tfcc_rt_context_destroy(nullptr);
+}
+
+TEST(RuntimeCreateTest, ReportsFailuresWithNullContext) {
+  tfcc_context dummy;
+  tfcc_context *ctx = &dummy;
+  EXPECT_EQ(tfcc_rt_context_create(&kModel, 0, &ctx), TFCC_OUT_OF_RANGE);
+  EXPECT_EQ(ctx, nullptr);
+  ctx = &dummy;
+  EXPECT_EQ(tfcc_rt_context_create(nullptr, 8, &ctx), TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_EQ(tfcc_rt_context_create(&kModel, 8, nullptr), TFCC_INVALID_ARGUMENT);
+  ctx = &dummy;
+  EXPECT_EQ(tfcc_rt_context_create(&kModel, INT64_MAX, &ctx),
+            TFCC_RESOURCE_EXHAUSTED);
+  EXPECT_EQ(ctx, nullptr);
+}
+
+TEST(RuntimeCreateTest, DestroyLeavesCallerContextsAlone) {
+  alignas(64) static uint8_t arena[1024];
+  tfcc_context ctx;
+  ASSERT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena, sizeof(arena), 8),
+            TFCC_OK);
+  tfcc_rt_context_destroy(&ctx); // must not free stack memory
+  EXPECT_EQ(ctx.model, &kModel);
+  EXPECT_EQ(ctx.arena, arena);
+}
+
+TEST(RuntimeStatusTest, NamesEveryStatus) {
+  EXPECT_STREQ(tfcc_rt_status_string(TFCC_OK), "ok");
+  EXPECT_STREQ(tfcc_rt_status_string(TFCC_INVALID_ARGUMENT),
+               "invalid argument");
+  EXPECT_STREQ(tfcc_rt_status_string(TFCC_OUT_OF_RANGE), "out of range");
+  EXPECT_STREQ(tfcc_rt_status_string(TFCC_RESOURCE_EXHAUSTED),
+               "resource exhausted");
+  EXPECT_STREQ(tfcc_rt_status_string(TFCC_FAILED_PRECONDITION),
+               "failed precondition");
+  EXPECT_STREQ(tfcc_rt_status_string(TFCC_INTERNAL), "internal");
+  // (6 and 7 lie inside the enum's range of values, so the casts are well
+  // defined.)
+  EXPECT_STREQ(tfcc_rt_status_string(static_cast<tfcc_status_t>(6)),
+               "unknown status");
+  EXPECT_STREQ(tfcc_rt_status_string(static_cast<tfcc_status_t>(7)),
+               "unknown status");
+}
+
+TEST(RuntimeStatusTest, MessageOfNullContextIsEmpty) {
+  EXPECT_STREQ(tfcc_rt_context_message(nullptr), "");
+}
+
+} // namespace

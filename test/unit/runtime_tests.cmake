@@ -1,0 +1,15 @@
+# Unit tests of the C runtime (runtime/), the header emitter and the .npy reader/writer
+# (TfccSupport, compiler/support.cmake). Included from test/unit/CMakeLists.txt after
+# find_package(GTest REQUIRED CONFIG).
+include(GoogleTest)
+
+foreach(test RuntimeTest HeaderEmitterTest NpyTest)
+  add_executable(${test} ${CMAKE_CURRENT_LIST_DIR}/${test}.cpp)
+  target_link_libraries(${test} PRIVATE TfccSupport tfcc_runtime GTest::gtest_main)
+  gtest_discover_tests(${test}
+    DISCOVERY_MODE PRE_TEST
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endforeach()
+
+# The golden file and the runtime sources the header tests compile against.
+target_compile_definitions(HeaderEmitterTest PRIVATE TFCC_SOURCE_DIR="${CMAKE_SOURCE_DIR}")

@@ -1,0 +1,295 @@
+//===- tfcc-run.cpp - run a model: compiled, interpreted, or both ---------===//
+
+#include "compiler/Compiler.h"
+#include "compiler/Frontend.h"
+#include "compiler/Registration.h"
+#include "compiler/Runner.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+namespace cl = llvm::cl;
+using namespace tfcc;
+
+static cl::OptionCategory category("tfcc-run options");
+static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                                      cl::desc("MODEL (.mlir or a .so built by tfcc)"),
+                                      cl::cat(category));
+static cl::opt<std::string> entryName("entry",
+                                      cl::desc("Entry point to run (default: the first)"),
+                                      cl::value_desc("NAME"), cl::cat(category));
+static cl::list<std::string> inputFiles(
+    "input", cl::desc("Input .npy files, in argument order (default: random)"),
+    cl::value_desc("FILE.npy"), cl::cat(category));
+static cl::opt<std::string> outputDir(
+    "output-dir", cl::desc("Write outputs as DIR/output_0.npy, output_1.npy, ..."),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> interpretOnly("interpret",
+                                   cl::desc("Run the reference interpreter instead"),
+                                   cl::cat(category));
+static cl::opt<bool> compareFlag(
+    "compare", cl::desc("Run compiled code and the interpreter on the same inputs "
+                        "and compare every output"),
+    cl::cat(category));
+static cl::opt<double> rtol("rtol",
+                            cl::desc("Largest relative error --compare accepts"),
+                            cl::init(1e-5), cl::cat(category));
+static cl::opt<unsigned> benchRuns("bench",
+                                   cl::desc("Print the median latency over N runs"),
+                                   cl::value_desc("N"), cl::init(0),
+                                   cl::cat(category));
+static cl::opt<int64_t> batchSize("batch",
+                                  cl::desc("Batch size of random inputs (default 1)"),
+                                  cl::init(1), cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
+                              cl::init(1), cl::cat(category));
+static cl::opt<std::string> runtimeLib("runtime-lib",
+                                       cl::desc("Runtime archive for compiling"),
+                                       cl::value_desc("PATH"), cl::cat(category));
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int fail(const std::string &message) {
+  llvm::errs() << "tfcc-run: error: " << message << "\n";
+  return 1;
+}
+
+/// Random inputs from the reflective table (a .so given without its .mlir).
+std::vector<NpyArray> randomInputsFromTable(const tfcc_entry_info &e,
+                                            int64_t batch) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> real(-1, 1);
+  std::vector<NpyArray> inputs;
+  for (int i = 0; i < e.num_inputs; ++i) {
+    NpyArray a;
+    a.dtype = DType(e.inputs[i].dtype);
+    for (int d = 0; d < e.inputs[i].rank; ++d)
+      a.shape.push_back(e.inputs[i].dims[d] == TFCC_DIM_DYNAMIC ? batch
+                                                                : e.inputs[i].dims[d]);
+    a.data.assign(a.numElements() * byteSize(a.dtype), 0);
+    if (a.dtype == DType::F32)
+      for (int64_t k = 0; k < a.numElements(); ++k) {
+        float v = real(rng);
+        std::memcpy(a.data.data() + 4 * k, &v, 4);
+      }
+    inputs.push_back(std::move(a));
+  }
+  return inputs;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tfcc-run: run a model compiled by tfcc or interpreted, on .npy or random "
+      "inputs\n");
+  bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir");
+  if (!isMlir && (interpretOnly || compareFlag))
+    return fail("--interpret and --compare need the model's .mlir file");
+  if (batchSize < 1)
+    return fail("--batch must be at least 1");
+
+  mlir::DialectRegistry registry;
+  registerCompilerDialects(registry);
+  mlir::MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (isMlir) {
+    auto file = llvm::MemoryBuffer::getFile(modelPath);
+    if (!file)
+      return fail("cannot read '" + modelPath + "': " + file.getError().message());
+    sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+    module = loadModel(sourceMgr, context);
+    if (!module)
+      return 1;
+  }
+
+  // Compile (or open) the model unless only the interpreter is wanted.
+  std::unique_ptr<CompiledModel> compiled;
+  llvm::SmallString<128> tempDir;
+  if (!interpretOnly) {
+    std::string soPath = modelPath;
+    if (isMlir) {
+      if (llvm::sys::fs::createUniqueDirectory("tfcc-run", tempDir))
+        return fail("cannot create a temporary directory");
+      llvm::SmallString<128> so(tempDir);
+      llvm::sys::path::append(so, "model.so");
+      CompileOptions options;
+      options.inputPath = modelPath;
+      options.outputPath = so.str().str();
+      options.runtimeLibrary = runtimeLib;
+      auto start = Clock::now();
+      if (compile(options) != 0)
+        return 1;
+      llvm::outs() << "compiled in " << llvm::format("%.1f", millisSince(start))
+                   << " ms\n";
+      soPath = options.outputPath;
+    }
+    std::string error;
+    compiled = CompiledModel::open(soPath, error);
+    if (!compiled)
+      return fail(error);
+  }
+
+  // Pick the entry.
+  mlir::func::FuncOp func;
+  if (module) {
+    for (auto f : module->getOps<mlir::func::FuncOp>())
+      if (!f.isExternal() && f.isPublic() &&
+          (entryName.empty() || f.getSymName() == entryName)) {
+        func = f;
+        break;
+      }
+    if (!func)
+      return fail("no entry point '" + entryName + "' in " + modelPath);
+  }
+  std::string entry = func ? func.getSymName().str() : entryName.getValue();
+  int entryIndex = compiled ? compiled->findEntry(entry) : 0;
+  if (entryIndex < 0)
+    return fail("no entry point '" + entry + "' in " + modelPath);
+  if (compiled)
+    entry = compiled->info().entries[entryIndex].name;
+
+  // Inputs.
+  std::vector<NpyArray> inputs;
+  int64_t batch = batchSize;
+  if (!inputFiles.empty()) {
+    for (const std::string &path : inputFiles) {
+      NpyArray a;
+      std::string error;
+      if (!readNpy(path, a, error))
+        return fail(error);
+      inputs.push_back(std::move(a));
+    }
+    // The batch is the size of the first dynamic input dimension.
+    if (func) {
+      for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+        auto tensor = llvm::cast<mlir::RankedTensorType>(type);
+        for (int64_t d = 0; d < tensor.getRank() && i < inputs.size(); ++d)
+          if (tensor.isDynamicDim(d) && d < int64_t(inputs[i].shape.size())) {
+            batch = inputs[i].shape[d];
+            goto batchFound;
+          }
+      }
+    } else {
+      const tfcc_entry_info &e = compiled->info().entries[entryIndex];
+      for (int i = 0; i < e.num_inputs && i < int(inputs.size()); ++i)
+        for (int d = 0; d < e.inputs[i].rank; ++d)
+          if (e.inputs[i].dims[d] == TFCC_DIM_DYNAMIC &&
+              d < int(inputs[i].shape.size())) {
+            batch = inputs[i].shape[d];
+            goto batchFound;
+          }
+    }
+  batchFound:;
+  } else {
+    inputs = func ? makeRandomInputs(func, batch, seed)
+                  : randomInputsFromTable(compiled->info().entries[entryIndex], batch);
+  }
+
+  // Run.
+  std::vector<NpyArray> outputs, reference;
+  double compiledMs = 0, interpretedMs = 0;
+  std::string error;
+  if (compiled) {
+    auto start = Clock::now();
+    if (!compiled->run(entryIndex, batch, inputs, outputs, error))
+      return fail(error);
+    compiledMs = millisSince(start);
+  }
+  if (interpretOnly || compareFlag) {
+    auto start = Clock::now();
+    if (!interpret(*module, entry, inputs, reference, error))
+      return fail("interpreter: " + error);
+    interpretedMs = millisSince(start);
+    if (interpretOnly)
+      outputs = reference;
+  }
+
+  bool agree = true;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const NpyArray &o = outputs[i];
+    llvm::outs() << "output " << i << " " << shapeString(o.shape) << " "
+                 << dtypeName(o.dtype);
+    if (compareFlag) {
+      Agreement a = compareArrays(o, reference[i]);
+      bool ok = a.passes(rtol);
+      agree &= ok;
+      llvm::outs() << ": max abs error " << llvm::format("%.3g", a.maxAbsError)
+                   << ", relative error " << llvm::format("%.3g", a.relError)
+                   << (a.exact ? " (exact)" : "")
+                   << (a.nan ? " NaN" : "")
+                   << (a.shapeMismatch ? " SHAPE MISMATCH" : "")
+                   << (ok ? " ok" : " FAILED");
+    }
+    llvm::outs() << "\n";
+  }
+  if (compareFlag)
+    llvm::outs() << "time: compiled " << llvm::format("%.3f", compiledMs)
+                 << " ms, interpreted " << llvm::format("%.3f", interpretedMs)
+                 << " ms (batch " << batch << ", entry " << entry << ")\n";
+
+  if (!outputDir.empty()) {
+    llvm::sys::fs::create_directories(outputDir);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      llvm::SmallString<128> path(outputDir.getValue());
+      llvm::sys::path::append(path, "output_" + std::to_string(i) + ".npy");
+      if (!writeNpy(path.str().str(), outputs[i], error))
+        return fail(error);
+    }
+  }
+
+  if (benchRuns > 0) {
+    std::vector<double> times;
+    for (unsigned r = 0; r < benchRuns; ++r) {
+      std::vector<NpyArray> scratch;
+      auto start = Clock::now();
+      bool ok = compiled ? compiled->run(entryIndex, batch, inputs, scratch, error)
+                         : interpret(*module, entry, inputs, scratch, error);
+      if (!ok)
+        return fail(error);
+      times.push_back(millisSince(start));
+    }
+    std::sort(times.begin(), times.end());
+    llvm::outs() << "median latency over " << benchRuns << " runs: "
+                 << llvm::format("%.4f", times[times.size() / 2]) << " ms ("
+                 << (compiled ? "compiled" : "interpreted") << ", batch " << batch
+                 << ")\n";
+  }
+  if (!tempDir.empty())
+    llvm::sys::fs::remove_directories(tempDir);
+  if (!agree) {
+    llvm::errs() << "tfcc-run: outputs disagree beyond rtol " << rtol << "\n";
+    return 2;
+  }
+  return 0;
+}

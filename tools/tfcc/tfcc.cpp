@@ -1,0 +1,82 @@
+//===- tfcc.cpp - compile a graph-IR model to a shared library + header ---===//
+
+#include "compiler/Compiler.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("tfcc options");
+
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("MODEL.mlir"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    outputPath("o", cl::desc("Output file (OUT.so; OUT.h is written beside it)"),
+               cl::value_desc("OUT"), cl::cat(category));
+static cl::opt<tfcc::EmitKind> emitKind(
+    "emit", cl::desc("What to produce"), cl::init(tfcc::EmitKind::SharedLibrary),
+    cl::values(
+        clEnumValN(tfcc::EmitKind::SharedLibrary, "so",
+                   "shared library OUT.so and its header OUT.h (default)"),
+        clEnumValN(tfcc::EmitKind::Object, "obj",
+                   "relocatable object OUT.o with the runtime inside, and OUT.h"),
+        clEnumValN(tfcc::EmitKind::Header, "header", "the C header only"),
+        clEnumValN(tfcc::EmitKind::Mlir, "mlir",
+                   "the MLIR after the whole pipeline (LLVM dialect)"),
+        clEnumValN(tfcc::EmitKind::LlvmIr, "llvm",
+                   "optimized LLVM IR including the C interface")),
+    cl::cat(category));
+static cl::opt<std::string>
+    prefix("name",
+           cl::desc("C symbol prefix of the exported functions (default: the "
+                    "module's name)"),
+           cl::value_desc("PREFIX"), cl::cat(category));
+static cl::opt<std::string>
+    target("target", cl::desc("Target triple (default: the host)"),
+           cl::value_desc("TRIPLE"), cl::cat(category));
+static cl::opt<std::string>
+    cpu("cpu",
+        cl::desc("Target CPU (default: the host CPU for the host triple, "
+                 "'generic' otherwise)"),
+        cl::value_desc("NAME"), cl::cat(category));
+static cl::opt<std::string> runtimeLib(
+    "runtime-lib",
+    cl::desc("The runtime archive to link (default: ../lib/libtfcc_runtime.a "
+             "next to tfcc)"),
+    cl::value_desc("PATH"), cl::cat(category));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level 0-3"),
+                                  cl::init(3), cl::Prefix, cl::cat(category));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tfcc: ahead-of-time compiler for graph-IR models\n\n"
+      "  tfcc MODEL.mlir -o OUT.so   writes OUT.so and OUT.h\n");
+  tfcc::CompileOptions options;
+  options.inputPath = inputPath;
+  options.emit = emitKind;
+  options.outputPath = outputPath;
+  if (options.outputPath.empty()) {
+    bool textual = emitKind == tfcc::EmitKind::Mlir ||
+                   emitKind == tfcc::EmitKind::LlvmIr;
+    llvm::SmallString<128> stem(llvm::sys::path::stem(inputPath.getValue()));
+    const char *ext = emitKind == tfcc::EmitKind::Object   ? ".o"
+                      : emitKind == tfcc::EmitKind::Header ? ".h"
+                                                           : ".so";
+    options.outputPath = textual ? "-" : (stem + ext).str().str();
+  }
+  options.prefix = prefix;
+  options.targetTriple = target;
+  options.cpu = cpu;
+  options.runtimeLibrary = runtimeLib;
+  if (optLevel > 3) {
+    llvm::errs() << "tfcc: error: -O" << optLevel << " is not 0, 1, 2 or 3\n";
+    return 1;
+  }
+  options.optLevel = optLevel;
+  return tfcc::compile(options);
+}
