@@ -3,7 +3,7 @@
 # Idempotent: does nothing when every package is already present.
 set -euo pipefail
 PACKAGES=(
-  cmake ninja-build g++ clang-19 lld-19
+  cmake ninja-build g++ clang-19 lld-19 python3 gzip
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   libgtest-dev libgmock-dev liblld-19-dev
   dataset-fashion-mnist

@@ -346,8 +346,8 @@ CNames computeCNames(const ModelSignature &sig) {
   names.macroPrefix = toUpper(prefix);
   names.includeGuard = names.macroPrefix + "_TFCC_H_";
 
-  std::set<std::string> usedSuffixes = {"INFO", "INIT", "CREATE", "DESTROY",
-                                        "STATUS_STRING"};
+  std::set<std::string> usedSuffixes = {"INFO",    "INIT",          "CREATE",
+                                        "DESTROY", "STATUS_STRING", "INVOKE"};
   for (const EntrySignature &entry : sig.entries) {
     CNames::Entry cEntry;
     std::string suffix = cleanIdentifier(entry.name);
@@ -499,6 +499,13 @@ std::string emitHeader(const ModelSignature &sig,
   out += "/* Returns a short static name of `status` (\"ok\", \"invalid "
          "argument\", ...). */\n";
   out += "const char* " + p + "_status_string(tfcc_status_t status);\n\n";
+  out += "/* Generic form of the entry functions below, for tools that drive any model\n"
+         " * through the table of " + p + "_info(): runs entry `entry_index` with\n"
+         " * `inputs`/`outputs` in argument order. Same checks and statuses. */\n";
+  out += prototype("tfcc_status_t " + p + "_invoke",
+                   {"int32_t entry_index", "tfcc_context* ctx", "int64_t batch",
+                    "const void* const* inputs", "void* const* outputs"});
+  out += "\n";
 
   // Entries.
   for (size_t i = 0; i < sig.entries.size(); ++i)

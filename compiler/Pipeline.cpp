@@ -2,6 +2,9 @@
 
 #include "compiler/Pipeline.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -11,13 +14,16 @@ using namespace mlir;
 
 // No `builtin.module(...)` wrapper: on a module-level PassManager it would
 // nest the pipeline and silently run nothing.
-const char *const tfcc::kToArenaPipeline =
+const char *const tfcc::kToBuffersPipeline =
     "inline,symbol-dce,canonicalize,cse,"
     "tfcc-convert-graph-to-linalg,canonicalize,cse,"
     "linalg-fuse-elementwise-ops,canonicalize,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
-    "canonicalize,buffer-results-to-out-params{hoist-static-allocs=true},"
+    "canonicalize";
+
+const char *const tfcc::kToArenaPipeline =
+    "buffer-results-to-out-params{hoist-static-allocs=true},"
     "canonicalize,tfcc-arena-allocation";
 
 const char *const tfcc::kToLLVMPipeline =
@@ -38,7 +44,34 @@ static LogicalResult runPipeline(ModuleOp module, const char *pipeline) {
   return pm.run(module);
 }
 
+/// buffer-results-to-out-params (MLIR 19) crashes on a function that returns
+/// one of its arguments (e.g. a model whose only op folded away): return a
+/// copy instead.
+static void copyReturnedArguments(ModuleOp module) {
+  module.walk([](func::ReturnOp ret) {
+    OpBuilder b(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand.get());
+      auto type = arg ? dyn_cast<MemRefType>(arg.getType()) : MemRefType();
+      if (!type)
+        continue;
+      SmallVector<Value> dynamicSizes;
+      for (int64_t i = 0; i < type.getRank(); ++i)
+        if (type.isDynamicDim(i))
+          dynamicSizes.push_back(b.create<memref::DimOp>(ret.getLoc(), arg, i));
+      auto copy = b.create<memref::AllocOp>(
+          ret.getLoc(), MemRefType::get(type.getShape(), type.getElementType()),
+          dynamicSizes);
+      b.create<memref::CopyOp>(ret.getLoc(), arg, copy);
+      operand.set(copy);
+    }
+  });
+}
+
 LogicalResult tfcc::runToArenaPipeline(ModuleOp module) {
+  if (failed(runPipeline(module, kToBuffersPipeline)))
+    return failure();
+  copyReturnedArguments(module);
   return runPipeline(module, kToArenaPipeline);
 }
 

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <string.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,4 +396,60 @@ const char* tfcc_rt_status_string(tfcc_status_t s) {
 
 const char* tfcc_rt_context_message(const tfcc_context* ctx) {
   return ctx ? ctx->message : "";
+}
+
+/*===----------------------------------------------------------------------===*
+ * Support for generated code
+ *===----------------------------------------------------------------------===*/
+
+/* MLIR lowers a copy between strided (non-contiguous) buffers to this call,
+ * with the ABI of MLIR's C runner utils: each argument points to
+ * {rank, descriptor}, a descriptor being {allocated, aligned, offset,
+ * sizes[rank], strides[rank]} with sizes and strides in elements. */
+typedef struct tfcc_rt_unranked_memref {
+  int64_t rank;
+  void* descriptor;
+} tfcc_rt_unranked_memref;
+
+typedef struct tfcc_rt_strided_view {
+  char* data; /* aligned pointer + offset, in bytes */
+  const int64_t* sizes;
+  const int64_t* strides;
+} tfcc_rt_strided_view;
+
+static tfcc_rt_strided_view tfcc_rt_view_of(const tfcc_rt_unranked_memref* m,
+                                            int64_t elem_size) {
+  tfcc_rt_strided_view v;
+  char* const* pointers = (char* const*)m->descriptor;
+  const int64_t* fields = (const int64_t*)(pointers + 2);
+  v.data = pointers[1] + fields[0] * elem_size;
+  v.sizes = fields + 1;
+  v.strides = fields + 1 + m->rank;
+  return v;
+}
+
+TFCC_RT_API void memrefCopy(int64_t elem_size, tfcc_rt_unranked_memref* src,
+                            tfcc_rt_unranked_memref* dst);
+
+void memrefCopy(int64_t elem_size, tfcc_rt_unranked_memref* src,
+                tfcc_rt_unranked_memref* dst) {
+  int64_t rank = src->rank, d, total = 1;
+  tfcc_rt_strided_view s = tfcc_rt_view_of(src, elem_size);
+  tfcc_rt_strided_view t = tfcc_rt_view_of(dst, elem_size);
+  int64_t index[16] = {0};
+  if (rank > 16) return; /* the compiler never emits copies of rank > 16 */
+  for (d = 0; d < rank; ++d) total *= s.sizes[d];
+  while (total-- > 0) {
+    int64_t src_offset = 0, dst_offset = 0;
+    for (d = 0; d < rank; ++d) {
+      src_offset += index[d] * s.strides[d];
+      dst_offset += index[d] * t.strides[d];
+    }
+    memcpy(t.data + dst_offset * elem_size, s.data + src_offset * elem_size,
+           (size_t)elem_size);
+    for (d = rank - 1; d >= 0; --d) {
+      if (++index[d] < s.sizes[d]) break;
+      index[d] = 0;
+    }
+  }
 }

@@ -81,7 +81,7 @@ int fail(const std::string &message) {
 
 /// Random inputs from the reflective table (a .so given without its .mlir).
 std::vector<NpyArray> randomInputsFromTable(const tfcc_entry_info &e,
-                                            int64_t batch) {
+                                            int64_t batch, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> real(-1, 1);
   std::vector<NpyArray> inputs;
@@ -111,6 +111,16 @@ int main(int argc, char **argv) {
       argc, argv,
       "tfcc-run: run a model compiled by tfcc or interpreted, on .npy or random "
       "inputs\n");
+  // lld's driver (called by compile()) resets every cl::opt: keep copies.
+  const bool interpretOnly = ::interpretOnly, compareFlag = ::compareFlag;
+  const double rtol = ::rtol;
+  const unsigned benchRuns = ::benchRuns;
+  const int64_t batchSize = ::batchSize;
+  const uint64_t seed = ::seed;
+  const std::string modelPath = ::modelPath, entryName = ::entryName,
+                    outputDir = ::outputDir, runtimeLib = ::runtimeLib;
+  const std::vector<std::string> inputFiles(::inputFiles.begin(),
+                                            ::inputFiles.end());
   bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir");
   if (!isMlir && (interpretOnly || compareFlag))
     return fail("--interpret and --compare need the model's .mlir file");
@@ -172,7 +182,7 @@ int main(int argc, char **argv) {
     if (!func)
       return fail("no entry point '" + entryName + "' in " + modelPath);
   }
-  std::string entry = func ? func.getSymName().str() : entryName.getValue();
+  std::string entry = func ? func.getSymName().str() : entryName;
   int entryIndex = compiled ? compiled->findEntry(entry) : 0;
   if (entryIndex < 0)
     return fail("no entry point '" + entry + "' in " + modelPath);
@@ -213,7 +223,8 @@ int main(int argc, char **argv) {
   batchFound:;
   } else {
     inputs = func ? makeRandomInputs(func, batch, seed)
-                  : randomInputsFromTable(compiled->info().entries[entryIndex], batch);
+                  : randomInputsFromTable(compiled->info().entries[entryIndex], batch,
+                                          seed);
   }
 
   // Run.
@@ -261,7 +272,7 @@ int main(int argc, char **argv) {
   if (!outputDir.empty()) {
     llvm::sys::fs::create_directories(outputDir);
     for (size_t i = 0; i < outputs.size(); ++i) {
-      llvm::SmallString<128> path(outputDir.getValue());
+      llvm::SmallString<128> path(outputDir);
       llvm::sys::path::append(path, "output_" + std::to_string(i) + ".npy");
       if (!writeNpy(path.str().str(), outputs[i], error))
         return fail(error);

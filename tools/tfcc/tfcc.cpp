@@ -2,6 +2,7 @@
 
 #include "compiler/Compiler.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -46,8 +47,8 @@ static cl::opt<std::string> runtimeLib(
     cl::desc("The runtime archive to link (default: ../lib/libtfcc_runtime.a "
              "next to tfcc)"),
     cl::value_desc("PATH"), cl::cat(category));
-static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level 0-3"),
-                                  cl::init(3), cl::Prefix, cl::cat(category));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level 0-3 (default 2)"),
+                                  cl::init(2), cl::Prefix, cl::cat(category));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -67,7 +68,7 @@ int main(int argc, char **argv) {
     const char *ext = emitKind == tfcc::EmitKind::Object   ? ".o"
                       : emitKind == tfcc::EmitKind::Header ? ".h"
                                                            : ".so";
-    options.outputPath = textual ? "-" : (stem + ext).str().str();
+    options.outputPath = textual ? "-" : (stem + ext).str();
   }
   options.prefix = prefix;
   options.targetTriple = target;

@@ -189,6 +189,12 @@ void mnist_cnn_destroy(tfcc_context* ctx);
 /* Returns a short static name of `status` ("ok", "invalid argument", ...). */
 const char* mnist_cnn_status_string(tfcc_status_t status);
 
+/* Generic form of the entry functions below, for tools that drive any model
+ * through the table of mnist_cnn_info(): runs entry `entry_index` with
+ * `inputs`/`outputs` in argument order. Same checks and statuses. */
+tfcc_status_t mnist_cnn_invoke(int32_t entry_index, tfcc_context* ctx, int64_t batch,
+                               const void* const* inputs, void* const* outputs);
+
 /*
  * Runs entry 'predict' of model 'mnist_cnn'.
  *
