@@ -1,0 +1,107 @@
+/* Drives two compiled models through their generated headers only: every
+ * error status of the C API, then a correct call. Built with
+ * cc -std=c99 -Wall -Wextra -Werror -pedantic by c-api.test. */
+#include "mlp.h"
+#include "mnist_cnn.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void expect(int ok, const char* what, const char* detail) {
+  if (ok) {
+    ++passed;
+    printf("PASS: %s\n", what);
+  } else {
+    ++failed;
+    printf("FAIL: %s (%s)\n", what, detail ? detail : "");
+  }
+}
+
+static unsigned char arena[MNIST_CNN_ARENA_BYTES(4)];
+static float image[4 * 28 * 28];
+static float probs[4 * 10];
+
+int main(void) {
+  tfcc_context ctx, small, mlp_ctx;
+  tfcc_context* heap = NULL;
+  const tfcc_model_info* info = mnist_cnn_info();
+  tfcc_status_t s;
+  int i, j;
+
+  /* The reflective table. */
+  expect(info->abi_version == TFCC_ABI_VERSION && strcmp(info->name, "mnist_cnn") == 0 &&
+             info->num_entries == 1 && strcmp(info->entries[0].name, "predict") == 0,
+         "info names the model and its entry", info->name);
+  expect(info->entries[0].num_inputs == 1 && strcmp(info->entries[0].inputs[0].name, "image") == 0 &&
+             info->entries[0].inputs[0].rank == 4 &&
+             info->entries[0].inputs[0].dims[0] == TFCC_DIM_DYNAMIC &&
+             info->entries[0].inputs[0].dims[1] == 28 &&
+             info->entries[0].inputs[0].dtype == TFCC_DTYPE_F32 &&
+             strcmp(info->entries[0].outputs[0].name, "probs") == 0,
+         "info describes the arguments", NULL);
+  expect(MNIST_CNN_WEIGHT_BYTES == 4 * (288 + 32 + 18432 + 64 + 102400 + 64 + 640 + 10),
+         "weight bytes", NULL);
+
+  /* Context initialization errors. */
+  s = mnist_cnn_init(NULL, arena, sizeof arena, 4);
+  expect(s == TFCC_INVALID_ARGUMENT, "init with a NULL context", mnist_cnn_status_string(s));
+  s = mnist_cnn_init(&small, arena, 64, 4);
+  expect(s == TFCC_RESOURCE_EXHAUSTED && strstr(small.message, "too small") != NULL,
+         "init with a too-small arena", small.message);
+  s = mnist_cnn_init(&small, arena, sizeof arena, 0);
+  expect(s == TFCC_OUT_OF_RANGE, "init with max_batch 0", small.message);
+  s = mnist_cnn_init(&small, NULL, sizeof arena, 4);
+  expect(s == TFCC_INVALID_ARGUMENT, "init with a NULL arena", small.message);
+
+  s = mnist_cnn_init(&ctx, arena, sizeof arena, 4);
+  expect(s == TFCC_OK, "init with the header's arena size", ctx.message);
+
+  /* Call errors. */
+  s = mnist_cnn_predict(NULL, 1, image, probs);
+  expect(s == TFCC_INVALID_ARGUMENT, "predict with a NULL context", NULL);
+  s = mnist_cnn_predict(&ctx, 1, NULL, probs);
+  expect(s == TFCC_INVALID_ARGUMENT && strstr(ctx.message, "image") != NULL,
+         "predict with a NULL input names it", ctx.message);
+  s = mnist_cnn_predict(&ctx, 1, image, NULL);
+  expect(s == TFCC_INVALID_ARGUMENT && strstr(ctx.message, "probs") != NULL,
+         "predict with a NULL output names it", ctx.message);
+  s = mnist_cnn_predict(&ctx, 5, image, probs);
+  expect(s == TFCC_OUT_OF_RANGE && strstr(ctx.message, "5") != NULL,
+         "predict above the declared maximum batch", ctx.message);
+  s = mnist_cnn_predict(&ctx, 0, image, probs);
+  expect(s == TFCC_OUT_OF_RANGE, "predict with batch 0", ctx.message);
+  s = mlp_init(&mlp_ctx, arena, sizeof arena, 4);
+  expect(s == TFCC_OK, "a second model shares the process", mlp_ctx.message);
+  s = mnist_cnn_predict(&mlp_ctx, 1, image, probs);
+  expect(s == TFCC_INVALID_ARGUMENT && strstr(mlp_ctx.message, "mlp") != NULL,
+         "predict with another model's context", mlp_ctx.message);
+
+  /* A correct call: each row of probabilities sums to 1. */
+  for (i = 0; i < 4 * 28 * 28; ++i) image[i] = (float)((i * 7) % 255) / 255.0f;
+  s = mnist_cnn_init(&ctx, arena, sizeof arena, 4);
+  s = s == TFCC_OK ? mnist_cnn_predict(&ctx, 4, image, probs) : s;
+  expect(s == TFCC_OK && ctx.message[0] == '\0', "predict at batch 4", ctx.message);
+  for (i = 0; i < 4; ++i) {
+    float sum = 0;
+    for (j = 0; j < 10; ++j) sum += probs[i * 10 + j];
+    expect(fabsf(sum - 1.0f) < 1e-5f, "probabilities sum to 1", NULL);
+  }
+
+  /* The malloc convenience. */
+  s = mnist_cnn_create(0, &heap);
+  expect(s == TFCC_OUT_OF_RANGE && heap == NULL, "create with max_batch 0", NULL);
+  s = mnist_cnn_create(2, &heap);
+  expect(s == TFCC_OK && heap != NULL, "create", NULL);
+  s = mnist_cnn_predict(heap, 2, image, probs);
+  expect(s == TFCC_OK, "predict on a created context", heap ? heap->message : NULL);
+  mnist_cnn_destroy(heap);
+  mnist_cnn_destroy(NULL);
+  expect(strcmp(mnist_cnn_status_string(TFCC_OUT_OF_RANGE), "out of range") == 0,
+         "status strings", mnist_cnn_status_string(TFCC_OUT_OF_RANGE));
+
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
