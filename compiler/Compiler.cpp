@@ -250,7 +250,7 @@ int compile(const CompileOptions &o) {
   }
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  tfcc::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
 
   OwningOpRef<ModuleOp> module = loadModel(sourceMgr, context);
   if (!module)

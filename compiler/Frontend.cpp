@@ -91,6 +91,38 @@ void recordArgumentNames(const AsmParserState &state, ModuleOp module) {
 
 } // namespace
 
+/// The innermost node name of a location, if any.
+static std::optional<StringRef> nodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().strref();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (auto name = nodeName(inner))
+        return name;
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return nodeName(callSite.getCallee());
+  return std::nullopt;
+}
+
+tfcc::ModelDiagnosticHandler::ModelDiagnosticHandler(llvm::SourceMgr &sourceMgr,
+                                                     MLIRContext *context)
+    : SourceMgrDiagnosticHandler(sourceMgr, context) {
+  // The IR dump MLIR appends to op errors helps compiler developers, not users.
+  context->printOpOnDiagnostic(false);
+  setHandler([this](Diagnostic &diag) {
+    auto emit = [&](Diagnostic &d) {
+      std::string message = d.str();
+      if (auto name = nodeName(d.getLocation()))
+        message = "node '" + name->str() + "': " + message;
+      emitDiagnostic(d.getLocation(), message, d.getSeverity());
+    };
+    emit(diag);
+    for (Diagnostic &note : diag.getNotes())
+      emit(note);
+    return success();
+  });
+}
+
 OwningOpRef<ModuleOp> tfcc::loadModel(llvm::SourceMgr &sourceMgr,
                                       MLIRContext &context) {
   Block block;

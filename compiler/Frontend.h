@@ -10,7 +10,16 @@ namespace llvm {
 class SourceMgr;
 } // namespace llvm
 
+#include "mlir/IR/Diagnostics.h"
+
 namespace tfcc {
+
+/// Prints diagnostics as file:line:col: error: ..., naming the model node
+/// (`loc("conv1")`) the diagnostic is about when there is one.
+class ModelDiagnosticHandler : public mlir::SourceMgrDiagnosticHandler {
+public:
+  ModelDiagnosticHandler(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context);
+};
 
 /// Attribute on entry arguments/results holding the name written in the
 /// model (`%image` -> "image"), for the header and the reflective table.

@@ -52,7 +52,7 @@ struct ModelUnderTest {
       return;
     }
     sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
-    mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    ModelDiagnosticHandler handler(sourceMgr, &context);
     module = loadModel(sourceMgr, context);
     if (!module) {
       error = "cannot parse " + path;

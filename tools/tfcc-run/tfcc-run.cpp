@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
   registerCompilerDialects(registry);
   mlir::MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  ModelDiagnosticHandler diagnostics(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (isMlir) {
     auto file = llvm::MemoryBuffer::getFile(modelPath);

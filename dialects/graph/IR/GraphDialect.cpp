@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -51,11 +52,16 @@ Attribute InitAttr::parse(AsmParser &parser, Type) {
   std::optional<APFloat> scale;
   if (parser.parseLess() || parser.parseString(&kind))
     return {};
+  llvm::StringSet<> seen;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     SMLoc keyLoc = parser.getCurrentLocation();
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return {};
+    if (!seen.insert(key).second) {
+      parser.emitError(keyLoc) << "duplicate #graph.init key '" << key << "'";
+      return {};
+    }
     if (key == "seed") {
       if (parser.parseInteger(seed))
         return {};

@@ -184,9 +184,15 @@ ParseResult VariableOp::parse(OpAsmParser &parser, OperationState &result) {
                              result.attributes) ||
       parser.parseColonType(type) || parser.parseEqual())
     return failure();
-  if (parser.parseAttribute(init, type) ||
-      parser.parseOptionalAttrDict(result.attributes))
+  if (parser.parseAttribute(init, type))
     return failure();
+  SMLoc attrLoc = parser.getCurrentLocation();
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  if (Attribute trainable = result.attributes.get("trainable");
+      trainable && !isa<BoolAttr>(trainable))
+    return parser.emitError(attrLoc)
+           << "attribute 'trainable' must be true or false, got " << trainable;
   result.addAttribute("type", TypeAttr::get(type));
   result.addAttribute("init", init);
   return success();

@@ -87,7 +87,8 @@ FailureOr<int64_t> windowed(Operation *op, int64_t in, int64_t window,
   if (out < 1)
     return op->emitOpError() << "window of size " << window << " (dilation "
                              << dilation << ") does not fit the input " << dimName
-                             << " of size " << in << " with \"valid\" padding";
+                             << " of size " << in << " with \""
+                             << (same ? "same" : "valid") << "\" padding";
   return out;
 }
 
@@ -297,12 +298,8 @@ FailureOr<RankedTensorType> inferReshape(ReshapeOp op) {
       return op.emitOpError() << "reshape of the dynamic " << in
                               << " needs one dynamic dimension in the result, got "
                               << out;
-    int64_t inKnown = 1;
-    for (int64_t d : in.getShape())
-      if (d != kDyn)
-        inKnown *= d;
-    if (outKnown != 0 && inKnown % outKnown != 0 && outKnown % inKnown != 0)
-      return op.emitOpError() << "cannot reshape " << in << " to " << out;
+    // The element count is only known at run time; the reference
+    // interpreter rejects a count the result's static dims do not divide.
     return out;
   }
   int64_t total = in.getNumElements();
@@ -508,11 +505,13 @@ FailureOr<RankedTensorType> inferLoss(Operation *op, Value logits, Value other,
       return op->emitOpError() << "labels " << o
                                << " must be a vector with one label per row of "
                                << l;
-  } else if (failed(checkSameElementType(op, op->getOperands())) ||
-             o.getRank() != 2 || !dimsAgree(o.getDimSize(0), l.getDimSize(0)) ||
-             !dimsAgree(o.getDimSize(1), l.getDimSize(1))) {
-    return op->emitOpError() << "targets " << o << " must have the shape of "
-                             << l;
+  } else {
+    if (failed(checkSameElementType(op, op->getOperands())))
+      return failure();
+    if (o.getRank() != 2 || !dimsAgree(o.getDimSize(0), l.getDimSize(0)) ||
+        !dimsAgree(o.getDimSize(1), l.getDimSize(1)))
+      return op->emitOpError() << "targets " << o << " must have the shape of "
+                               << l;
   }
   return scalarF32(op);
 }

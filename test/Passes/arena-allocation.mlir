@@ -1,0 +1,60 @@
+// RUN: tfcc-opt %s -tfcc-arena-allocation -split-input-file -verify-diagnostics | FileCheck %s
+
+// Static buffers get consecutive 64-byte aligned offsets in the arena; the
+// sizes are recorded for the header.
+// CHECK-LABEL: func.func @static_buffers
+// CHECK-SAME: (%[[IN:[a-z0-9]+]]: memref<4xf32>, %[[OUT:[a-z0-9]+]]: memref<4xf32>, %[[ARENA:[a-z0-9]+]]: memref<?xi8>, %[[BATCH:[a-z0-9]+]]: index)
+// CHECK-SAME: tfcc.arena_fixed = 128 : i64, tfcc.arena_per_batch = 0 : i64
+// CHECK-NOT: memref.alloc
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: memref.view %[[ARENA]][%[[C0]]][] : memref<?xi8> to memref<4xf32>
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: memref.view %[[ARENA]][%[[C64]]][] : memref<?xi8> to memref<3xi32>
+// CHECK-NOT: memref.dealloc
+func.func @static_buffers(%in: memref<4xf32>, %out: memref<4xf32>) {
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<3xi32>
+  memref.copy %in, %a : memref<4xf32> to memref<4xf32>
+  memref.copy %a, %out : memref<4xf32> to memref<4xf32>
+  memref.dealloc %a : memref<4xf32>
+  memref.dealloc %b : memref<3xi32>
+  return
+}
+
+// -----
+
+// A buffer whose size follows the batch: offsets after it grow with the batch.
+// CHECK-LABEL: func.func @batch_buffers
+// CHECK-SAME: %[[ARENA:[a-z0-9]+]]: memref<?xi8>, %[[BATCH:[a-z0-9]+]]: index)
+// CHECK-SAME: tfcc.arena_fixed = 64 : i64, tfcc.arena_per_batch = 64 : i64
+// CHECK: %[[D:[a-z0-9_]+]] = memref.dim
+// CHECK: memref.view %[[ARENA]][%{{.*}}][%[[D]]] : memref<?xi8> to memref<?x10xf32>
+// CHECK: %[[PER:.*]] = arith.constant 64 : index
+// CHECK: %[[SCALED:.*]] = arith.muli %[[BATCH]], %[[PER]]
+// CHECK: %[[OFF:.*]] = arith.addi %[[SCALED]], %{{.*}}
+// CHECK: memref.view %[[ARENA]][%[[OFF]]][] : memref<?xi8> to memref<16xf32>
+func.func @batch_buffers(%in: memref<?x10xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %in, %c0 : memref<?x10xf32>
+  %a = memref.alloc(%n) : memref<?x10xf32>
+  %b = memref.alloc() : memref<16xf32>
+  return
+}
+
+// -----
+
+func.func @quadratic(%in: memref<?x10xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %in, %c0 : memref<?x10xf32>
+  // expected-error @+1 {{tfcc-arena-allocation: the size of buffer 'memref<?x?xf32>' grows faster than linearly with the batch size}}
+  %a = memref.alloc(%n, %n) : memref<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @unknown_size(%in: memref<?x10xf32>, %k: index) {
+  // expected-error @+1 {{tfcc-arena-allocation: the size of buffer 'memref<?xf32>' is not an affine function of the batch size}}
+  %a = memref.alloc(%k) : memref<?xf32>
+  return
+}
