@@ -10,4 +10,4 @@ mkdir -p "$data"
 for f in t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do
   [ -f "$data/$f" ] || gunzip -c "/usr/share/datasets/fashion-mnist/$f.gz" > "$data/$f"
 done
-build/examples/mnist/mnist_demo "$data/t10k-images-idx3-ubyte" "$data/t10k-labels-idx1-ubyte" 10
+build/bin/mnist_demo "$data/t10k-images-idx3-ubyte" "$data/t10k-labels-idx1-ubyte" 10
