@@ -1,0 +1,88 @@
+//===- ConvertGraphToLinalg.cpp - the tfcc-convert-graph-to-linalg pass ---===//
+//
+// Thin glue: variables become constants, then every graph op is rewritten by
+// the pattern families (one file each in this directory). Any graph op left
+// over is an error naming the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/Initializers.h"
+#include "passes/Passes.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tfcc {
+#define GEN_PASS_DEF_CONVERTGRAPHTOLINALG
+#include "passes/Passes.h.inc"
+} // namespace mlir::tfcc
+
+using namespace mlir;
+using namespace mlir::tfcc;
+
+namespace {
+
+/// graph.read becomes an arith.constant of the variable's initial value: the
+/// compiled inference code has no mutable state.
+struct ReadLowering : OpRewritePattern<graph::ReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(graph::ReadOp op,
+                                PatternRewriter &rewriter) const override {
+    auto variable = SymbolTable::lookupNearestSymbolFrom<graph::VariableOp>(
+        op, op.getVariableAttr());
+    if (!variable)
+      return rewriter.notifyMatchFailure(op, "unknown variable");
+    FailureOr<DenseElementsAttr> value =
+        graph::getVariableInitialValue(variable);
+    if (failed(value))
+      return rewriter.notifyMatchFailure(op, "variable has no initial value");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, *value);
+    return success();
+  }
+};
+
+/// graph.constant holds an ElementsAttr, which arith.constant accepts as is.
+struct ConstantLowering : OpRewritePattern<graph::ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(graph::ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, op.getValue());
+    return success();
+  }
+};
+
+struct ConvertGraphToLinalg
+    : tfcc::impl::ConvertGraphToLinalgBase<ConvertGraphToLinalg> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<ReadLowering, ConstantLowering>(ctx);
+    populateGraphElementwiseToLinalgPatterns(patterns);
+    populateGraphLinalgOpsToLinalgPatterns(patterns);
+    populateGraphConvolutionToLinalgPatterns(patterns);
+    populateGraphPoolingToLinalgPatterns(patterns);
+    populateGraphNormalizationToLinalgPatterns(patterns);
+    populateGraphShapeToLinalgPatterns(patterns);
+    populateGraphReductionToLinalgPatterns(patterns);
+    populateGraphLossToLinalgPatterns(patterns);
+
+    // Variables stay until every read is rewritten; the conversion reports
+    // each other graph op it could not lower ("failed to legalize").
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<graph::GraphDialect>();
+    target.addLegalOp<graph::VariableOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    for (auto variable :
+         llvm::make_early_inc_range(module.getOps<graph::VariableOp>()))
+      variable.erase();
+  }
+};
+
+} // namespace

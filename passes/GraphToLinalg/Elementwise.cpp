@@ -1,0 +1,369 @@
+//===- Elementwise.cpp - graph elementwise ops to linalg.generic ----------===//
+//
+// Every elementwise op (binary with NumPy broadcasting, unary, cast, compare,
+// select) becomes one all-parallel linalg.generic whose body is the scalar
+// computation below; operands broadcast through their indexing maps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/IR/GraphOps.h"
+#include "passes/GraphToLinalg/Utils.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::tfcc;
+using namespace mlir::graph;
+
+namespace {
+
+bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
+
+Value constant(OpBuilder &b, Location loc, Value like, double value) {
+  return createScalarConstant(b, loc, like.getType(), value);
+}
+
+/// Builds the float or the integer form of a binary op, as the operands'
+/// element type asks.
+template <typename FloatOp, typename IntOp>
+Value floatOrInt(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isFloat(lhs))
+    return b.create<FloatOp>(loc, lhs, rhs);
+  return b.create<IntOp>(loc, lhs, rhs);
+}
+
+Value relu6(OpBuilder &b, Location loc, Value x) {
+  Value zero = constant(b, loc, x, 0.0), six = constant(b, loc, x, 6.0);
+  Value positive = b.create<arith::MaximumFOp>(loc, x, zero);
+  return b.create<arith::MinimumFOp>(loc, positive, six);
+}
+
+Value hardSigmoid(OpBuilder &b, Location loc, Value x) {
+  Value shifted = b.create<arith::AddFOp>(loc, x, constant(b, loc, x, 3.0));
+  return b.create<arith::DivFOp>(loc, relu6(b, loc, shifted),
+                                 constant(b, loc, x, 6.0));
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar computations, one overload per op. `args` are the element values of
+// the operands; `resultType` the result element type.
+//===----------------------------------------------------------------------===//
+
+Value computeScalar(AddOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, args[0], args[1]);
+}
+Value computeScalar(SubOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, args[0], args[1]);
+}
+Value computeScalar(MulOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args[0], args[1]);
+}
+Value computeScalar(DivOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  // Integer division truncates toward zero, like TF's Div.
+  return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, args[0], args[1]);
+}
+Value computeScalar(MaximumOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args[0],
+                                                       args[1]);
+}
+Value computeScalar(MinimumOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args[0],
+                                                       args[1]);
+}
+/// Integer power by squaring over the exponent's bits, in a fixed-trip
+/// scf.for (math.ipowi has no lowering in the CPU pipeline). The bits of a
+/// negative exponent are used as unsigned (the reference rejects it).
+Value integerPower(OpBuilder &b, Location loc, Value base, Value exponent) {
+  Type type = base.getType();
+  unsigned width = type.getIntOrFloatBitWidth();
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value bits = b.create<arith::ConstantIndexOp>(loc, width);
+  Value step = b.create<arith::ConstantIndexOp>(loc, 1);
+  Value one = createScalarConstant(b, loc, type, 1);
+  auto loop = b.create<scf::ForOp>(
+      loc, zero, bits, step, ValueRange{one, base, exponent},
+      [&](OpBuilder &nb, Location nl, Value, ValueRange iter) {
+        Value result = iter[0], power = iter[1], rest = iter[2];
+        Value bit = nb.create<arith::AndIOp>(nl, rest, one);
+        Value isSet =
+            nb.create<arith::CmpIOp>(nl, arith::CmpIPredicate::ne, bit,
+                                     createScalarConstant(nb, nl, type, 0));
+        Value product = nb.create<arith::MulIOp>(nl, result, power);
+        result = nb.create<arith::SelectOp>(nl, isSet, product, result);
+        power = nb.create<arith::MulIOp>(nl, power, power);
+        rest = nb.create<arith::ShRUIOp>(nl, rest, one);
+        nb.create<scf::YieldOp>(nl, ValueRange{result, power, rest});
+      });
+  return loop.getResult(0);
+}
+
+Value computeScalar(PowOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  if (isFloat(args[0]))
+    return b.create<math::PowFOp>(loc, args[0], args[1]);
+  return integerPower(b, loc, args[0], args[1]);
+}
+
+Value computeScalar(NegOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  if (isFloat(args[0]))
+    return b.create<arith::NegFOp>(loc, args[0]);
+  return b.create<arith::SubIOp>(loc, constant(b, loc, args[0], 0), args[0]);
+}
+Value computeScalar(AbsOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  if (isFloat(args[0]))
+    return b.create<math::AbsFOp>(loc, args[0]);
+  // select(x < 0, -x, x): math.absi has no lowering in the CPU pipeline.
+  Value zero = constant(b, loc, args[0], 0);
+  Value negative =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, args[0], zero);
+  Value negated = b.create<arith::SubIOp>(loc, zero, args[0]);
+  return b.create<arith::SelectOp>(loc, negative, negated, args[0]);
+}
+Value computeScalar(SquareOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args[0], args[0]);
+}
+Value computeScalar(ExpOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return b.create<math::ExpOp>(loc, args[0]);
+}
+Value computeScalar(LogOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return b.create<math::LogOp>(loc, args[0]);
+}
+Value computeScalar(SqrtOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return b.create<math::SqrtOp>(loc, args[0]);
+}
+Value computeScalar(RsqrtOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  // 1 / sqrt(x): math.rsqrt has no lowering to LLVM or libm in MLIR 19.
+  Value root = b.create<math::SqrtOp>(loc, args[0]);
+  return b.create<arith::DivFOp>(loc, constant(b, loc, args[0], 1.0), root);
+}
+Value computeScalar(TanhOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return b.create<math::TanhOp>(loc, args[0]);
+}
+Value computeScalar(ErfOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return b.create<math::ErfOp>(loc, args[0]);
+}
+Value computeScalar(FloorOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  return b.create<math::FloorOp>(loc, args[0]);
+}
+Value computeScalar(CeilOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return b.create<math::CeilOp>(loc, args[0]);
+}
+Value computeScalar(SigmoidOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  Value x = args[0], one = constant(b, loc, x, 1.0);
+  Value expNeg = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+  return b.create<arith::DivFOp>(loc, one,
+                                 b.create<arith::AddFOp>(loc, one, expNeg));
+}
+Value computeScalar(ReluOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+  return b.create<arith::MaximumFOp>(loc, args[0],
+                                     constant(b, loc, args[0], 0.0));
+}
+Value computeScalar(Relu6Op, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  return relu6(b, loc, args[0]);
+}
+Value computeScalar(HardSigmoidOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  return hardSigmoid(b, loc, args[0]);
+}
+Value computeScalar(HardSwishOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  return b.create<arith::MulFOp>(loc, args[0], hardSigmoid(b, loc, args[0]));
+}
+Value computeScalar(GeluOp op, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  Value x = args[0];
+  Value half = constant(b, loc, x, 0.5), one = constant(b, loc, x, 1.0);
+  Value inner;
+  if (op.getApproximate() == "tanh") {
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    Value cube =
+        b.create<arith::MulFOp>(loc, x, b.create<arith::MulFOp>(loc, x, x));
+    Value poly = b.create<arith::AddFOp>(
+        loc, x,
+        b.create<arith::MulFOp>(loc, constant(b, loc, x, 0.044715), cube));
+    Value scaled = b.create<arith::MulFOp>(
+        loc, constant(b, loc, x, std::sqrt(2.0 / M_PI)), poly);
+    inner = b.create<math::TanhOp>(loc, scaled);
+  } else {
+    // 0.5 x (1 + erf(x / sqrt(2)))
+    inner = b.create<math::ErfOp>(
+        loc, b.create<arith::MulFOp>(loc, x, constant(b, loc, x, M_SQRT1_2)));
+  }
+  Value halfX = b.create<arith::MulFOp>(loc, half, x);
+  return b.create<arith::MulFOp>(loc, halfX,
+                                 b.create<arith::AddFOp>(loc, one, inner));
+}
+Value computeScalar(LeakyReluOp op, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  Value x = args[0];
+  Value alpha = constant(b, loc, x, op.getAlpha().convertToDouble());
+  Value positive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x,
+                                           constant(b, loc, x, 0.0));
+  return b.create<arith::SelectOp>(loc, positive, x,
+                                   b.create<arith::MulFOp>(loc, alpha, x));
+}
+Value computeScalar(ClipOp op, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  // Ordered compares: NaN fails both and stays NaN.
+  Value x = args[0];
+  Value lo = constant(b, loc, x, op.getMin().convertToDouble());
+  Value hi = constant(b, loc, x, op.getMax().convertToDouble());
+  Value below = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, lo);
+  Value above = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, hi);
+  Value upper = b.create<arith::SelectOp>(loc, above, hi, x);
+  return b.create<arith::SelectOp>(loc, below, lo, upper);
+}
+
+Value computeScalar(CastOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type to) {
+  Value x = args[0];
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  if (to.isInteger(1)) {
+    // Anything non-zero is true; NaN != 0 (unordered) too.
+    if (isFloat(x))
+      return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, x,
+                                     constant(b, loc, x, 0.0));
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x,
+                                   constant(b, loc, x, 0));
+  }
+  if (isa<FloatType>(to)) {
+    if (auto fromFloat = dyn_cast<FloatType>(from))
+      return fromFloat.getWidth() < cast<FloatType>(to).getWidth()
+                 ? Value(b.create<arith::ExtFOp>(loc, to, x))
+                 : Value(b.create<arith::TruncFOp>(loc, to, x));
+    // Booleans convert as 0/1, other integers as signed values.
+    if (from.isInteger(1))
+      return b.create<arith::UIToFPOp>(loc, to, x);
+    return b.create<arith::SIToFPOp>(loc, to, x);
+  }
+  // Integer results: floats truncate toward zero.
+  if (isFloat(x))
+    return b.create<arith::FPToSIOp>(loc, to, x);
+  unsigned fromWidth = from.getIntOrFloatBitWidth(),
+           toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth > toWidth)
+    return b.create<arith::TruncIOp>(loc, to, x);
+  if (fromWidth == 1)
+    return b.create<arith::ExtUIOp>(loc, to, x);
+  return b.create<arith::ExtSIOp>(loc, to, x);
+}
+
+Value computeScalar(SelectOp, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  return b.create<arith::SelectOp>(loc, args[0], args[1], args[2]);
+}
+
+/// Float predicates are ordered (false on NaN) except "ne", which is true on
+/// NaN as in C and NumPy.
+std::optional<arith::CmpFPredicate> floatPredicate(StringRef name) {
+  return llvm::StringSwitch<std::optional<arith::CmpFPredicate>>(name)
+      .Case("eq", arith::CmpFPredicate::OEQ)
+      .Case("ne", arith::CmpFPredicate::UNE)
+      .Case("lt", arith::CmpFPredicate::OLT)
+      .Case("le", arith::CmpFPredicate::OLE)
+      .Case("gt", arith::CmpFPredicate::OGT)
+      .Case("ge", arith::CmpFPredicate::OGE)
+      .Default(std::nullopt);
+}
+
+/// Signed integer predicates; i1 compares unsigned (false < true).
+std::optional<arith::CmpIPredicate> intPredicate(StringRef name, bool isBool) {
+  using P = arith::CmpIPredicate;
+  return llvm::StringSwitch<std::optional<P>>(name)
+      .Case("eq", P::eq)
+      .Case("ne", P::ne)
+      .Case("lt", isBool ? P::ult : P::slt)
+      .Case("le", isBool ? P::ule : P::sle)
+      .Case("gt", isBool ? P::ugt : P::sgt)
+      .Case("ge", isBool ? P::uge : P::sge)
+      .Default(std::nullopt);
+}
+
+Value computeScalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  Value lhs = args[0], rhs = args[1];
+  if (isFloat(lhs))
+    return b.create<arith::CmpFOp>(loc, *floatPredicate(op.getPredicate()), lhs,
+                                   rhs);
+  return b.create<arith::CmpIOp>(
+      loc, *intPredicate(op.getPredicate(), lhs.getType().isInteger(1)), lhs,
+      rhs);
+}
+
+/// Attributes the scalar computation relies on; the verifier normally
+/// guarantees them.
+LogicalResult checkLowerable(Operation *) { return success(); }
+LogicalResult checkLowerable(CompareOp op) {
+  return success(floatPredicate(op.getPredicate()).has_value());
+}
+LogicalResult checkLowerable(GeluOp op) {
+  return success(op.getApproximate() == "none" ||
+                 op.getApproximate() == "tanh");
+}
+
+/// Lowers an elementwise op to a linalg.generic computing `computeScalar`.
+template <typename OpTy> struct ElementwiseLowering : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkLowerable(op)))
+      return rewriter.notifyMatchFailure(op, "unsupported attribute value");
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type elementType = resultType.getElementType();
+    Value result = buildElementwise(
+        rewriter, op.getLoc(), resultType, op->getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return computeScalar(op, b, loc, args.drop_back(), elementType);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// dropout is the identity outside training.
+struct DropoutLowering : OpRewritePattern<DropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DropoutOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, op.getX());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tfcc::populateGraphElementwiseToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<
+      // Binary, NumPy broadcasting.
+      ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
+      ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
+      ElementwiseLowering<MaximumOp>, ElementwiseLowering<MinimumOp>,
+      ElementwiseLowering<PowOp>,
+      // Unary.
+      ElementwiseLowering<NegOp>, ElementwiseLowering<AbsOp>,
+      ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
+      ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
+      ElementwiseLowering<SquareOp>, ElementwiseLowering<TanhOp>,
+      ElementwiseLowering<SigmoidOp>, ElementwiseLowering<ReluOp>,
+      ElementwiseLowering<Relu6Op>, ElementwiseLowering<ErfOp>,
+      ElementwiseLowering<FloorOp>, ElementwiseLowering<CeilOp>,
+      ElementwiseLowering<HardSigmoidOp>, ElementwiseLowering<HardSwishOp>,
+      ElementwiseLowering<GeluOp>, ElementwiseLowering<LeakyReluOp>,
+      ElementwiseLowering<ClipOp>,
+      // Conversion, comparison, selection.
+      ElementwiseLowering<CastOp>, ElementwiseLowering<CompareOp>,
+      ElementwiseLowering<SelectOp>, DropoutLowering>(patterns.getContext());
+}

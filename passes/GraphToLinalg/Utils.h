@@ -1,0 +1,165 @@
+//===- Utils.h - helpers shared by the graph-to-linalg patterns -*- C++ -*-===//
+//
+// Private to passes/GraphToLinalg: building blocks the pattern families share
+// (result sizes with dynamic dims, broadcasting indexing maps, elementwise and
+// reduction linalg.generic ops, runtime error reports).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_PASSES_GRAPHTOLINALG_UTILS_H
+#define TFCC_PASSES_GRAPHTOLINALG_UTILS_H
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+
+namespace mlir::tfcc {
+
+/// Error code passed to the runtime's report function for an index (gather
+/// index, class label) outside its dimension.
+inline constexpr int32_t kErrorOutOfRange = 2;
+
+/// Body of an elementwise or reduction linalg.generic: the block arguments
+/// (inputs, then outputs) in, the values to yield out.
+using ScalarBodyFn =
+    function_ref<Value(OpBuilder &b, Location loc, ValueRange args)>;
+
+//===----------------------------------------------------------------------===//
+// Constants and sizes
+//===----------------------------------------------------------------------===//
+
+/// A scalar constant of `type` (float or integer) holding `value`.
+Value createScalarConstant(OpBuilder &b, Location loc, Type type, double value);
+/// The lowest (-inf, or the signed minimum) value of a float or integer type.
+Value createLowestValue(OpBuilder &b, Location loc, Type type);
+/// The highest (+inf, or the signed maximum) value of a float or integer type.
+Value createHighestValue(OpBuilder &b, Location loc, Type type);
+
+/// Extent of dimension `dim` of `tensor` as an index value.
+Value getDimValue(OpBuilder &b, Location loc, Value tensor, int64_t dim);
+/// Product of the extents of `dims` of `tensor`, as an index value.
+Value getDimsProduct(OpBuilder &b, Location loc, Value tensor,
+                     ArrayRef<int64_t> dims);
+/// Converts an index value to a float of `floatType` (or an integer of that
+/// type when `type` is an integer).
+Value castIndexTo(OpBuilder &b, Location loc, Value index, Type type);
+
+/// Sizes of a result of `type` whose dynamic dims are the (right-aligned)
+/// dims of the first operand having a dynamic dim there (NumPy broadcasting:
+/// a dynamic dim is assumed not to broadcast).
+SmallVector<OpFoldResult> getBroadcastSizes(OpBuilder &b, Location loc,
+                                            RankedTensorType type,
+                                            ValueRange operands);
+
+/// tensor.empty of `type`, its dynamic extents taken from `sizes`.
+Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
+                  ArrayRef<OpFoldResult> sizes);
+/// tensor.empty of `type` filled with `scalar` (linalg.fill).
+Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                   ArrayRef<OpFoldResult> sizes, Value scalar);
+
+//===----------------------------------------------------------------------===//
+// linalg.generic builders
+//===----------------------------------------------------------------------===//
+
+/// The map reading an operand of `operandType` inside `loopRank` parallel
+/// loops under NumPy broadcasting: the operand's dims align with the last
+/// loops, and its static size-1 dims read index 0.
+AffineMap getBroadcastMap(MLIRContext *ctx, ShapedType operandType,
+                          unsigned loopRank);
+
+/// The map from `rank` loops to those not in `droppedDims` (the output of a
+/// reduction over `droppedDims`).
+AffineMap getDropDimsMap(MLIRContext *ctx, unsigned rank,
+                         ArrayRef<int64_t> droppedDims);
+
+/// An all-parallel linalg.generic producing a tensor of `resultType` (sizes
+/// `resultSizes`) from `inputs`, which broadcast against the result.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ArrayRef<OpFoldResult> resultSizes, ValueRange inputs,
+                       ScalarBodyFn body);
+/// Same, taking dynamic result sizes from the inputs.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, ScalarBodyFn body);
+
+/// A linalg.generic reading `inputs` through `inputMaps` and writing `init`
+/// through `outputMap`, with `iterators`; the body yields `body(args)`.
+Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                   ArrayRef<AffineMap> inputMaps, Value init,
+                   AffineMap outputMap, ArrayRef<utils::IteratorType> iterators,
+                   ScalarBodyFn body);
+
+/// Iterator types of `rank` loops, those in `reductionDims` reductions.
+SmallVector<utils::IteratorType>
+getIterators(unsigned rank, ArrayRef<int64_t> reductionDims = {});
+
+/// Reduces `input` over `axes` (sorted, distinct) into a tensor without those
+/// dims, starting from `init` and folding with `body(in, acc)`.
+Value buildReduction(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> axes, Value init, ScalarBodyFn body);
+
+/// The maximum `max` of float `x` along `axis` and the sum of exp(x - max)
+/// along it, both without that dim: the stable parts of (log) softmax.
+struct SoftmaxStats {
+  Value max, sumExp;
+};
+SoftmaxStats buildSoftmaxStats(OpBuilder &b, Location loc, Value x,
+                               int64_t axis);
+
+//===----------------------------------------------------------------------===//
+// Windows (convolution, pooling)
+//===----------------------------------------------------------------------===//
+
+/// Padding of the H and W dims of an NHWC tensor for a window op.
+struct WindowPadding {
+  int64_t before[2] = {0, 0};
+  int64_t after[2] = {0, 0};
+  bool isZero() const {
+    return !before[0] && !before[1] && !after[0] && !after[1];
+  }
+};
+
+/// TF padding of the static spatial sizes `inHW` for a window of `window`,
+/// `strides` and `dilations`: none for VALID; for SAME the total makes the
+/// output ceil(in / stride) long, with the odd row/column at the bottom/right.
+WindowPadding getWindowPadding(ArrayRef<int64_t> inHW, ArrayRef<int64_t> window,
+                               ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> dilations, bool same);
+
+/// Pads the H and W dims of the NHWC tensor `x` with `padValue` (tensor.pad);
+/// returns `x` itself when there is no padding.
+Value padSpatial(OpBuilder &b, Location loc, Value x,
+                 const WindowPadding &padding, Value padValue);
+
+/// The integers of an array attribute of integers.
+SmallVector<int64_t> getIntegers(ArrayAttr attr);
+
+/// tensor.expand_shape splitting the last dim of `value` into
+/// [size / inner, inner].
+Value splitLastDim(OpBuilder &b, Location loc, Value value, int64_t inner);
+/// tensor.collapse_shape merging the last two dims of `value`.
+Value mergeLastDims(OpBuilder &b, Location loc, Value value);
+
+//===----------------------------------------------------------------------===//
+// Runtime checks
+//===----------------------------------------------------------------------===//
+
+/// An i1 that is true when any element of the integer tensor `indices` is
+/// outside [0, limit).
+Value buildAnyOutOfRange(OpBuilder &b, Location loc, Value indices,
+                         Value limit);
+
+/// Emits `scf.if %condition { func.call @tfcc_rt_report_error(code) }`,
+/// declaring the report function in the module of `anchor` if needed.
+void buildErrorReport(OpBuilder &b, Location loc, Operation *anchor,
+                      Value condition, int32_t code);
+
+/// Converts an integer `value` to an index clamped to [0, limit - 1], so that
+/// a bad index never reads out of bounds.
+Value buildClampedIndex(OpBuilder &b, Location loc, Value value, Value limit);
+
+} // namespace mlir::tfcc
+
+#endif // TFCC_PASSES_GRAPHTOLINALG_UTILS_H

@@ -1,0 +1,9 @@
+// RUN: tfcc-opt %s -tfcc-convert-graph-to-linalg -split-input-file -verify-diagnostics
+
+// Convolutions need static spatial sizes (the SAME padding is computed at
+// compile time): the op is reported, not silently left behind.
+func.func @conv2d_dynamic_spatial(%x: tensor<1x?x?x1xf32>, %k: tensor<3x3x1x2xf32>) -> tensor<1x?x?x2xf32> {
+  // expected-error @+1 {{failed to legalize operation 'graph.conv2d'}}
+  %r = graph.conv2d %x, %k : (tensor<1x?x?x1xf32>, tensor<3x3x1x2xf32>) -> tensor<1x?x?x2xf32>
+  return %r : tensor<1x?x?x2xf32>
+}
