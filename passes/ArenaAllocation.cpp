@@ -104,6 +104,10 @@ public:
     return failure();
   }
 
+  FailureOr<BatchAffine> evaluateDimOf(Value memref, int64_t dim) {
+    return evaluateDim(memref, dim, 0);
+  }
+
 private:
   FailureOr<BatchAffine> evaluateDim(Value source, std::optional<int64_t> index,
                                      int depth) {
@@ -119,6 +123,38 @@ private:
                       depth + 1);
     if (auto view = source.getDefiningOp<memref::ViewOp>())
       return evaluate(dynamicSize(view.getSizes(), type, *index), depth + 1);
+    if (auto cast = source.getDefiningOp<memref::CastOp>())
+      return evaluateDim(cast.getSource(), index, depth + 1);
+    if (auto subview = source.getDefiningOp<memref::SubViewOp>()) {
+      // Result dims are the non-dropped sizes, in order.
+      llvm::SmallBitVector dropped = subview.getDroppedDims();
+      int64_t resultDim = -1;
+      for (auto [i, size] : llvm::enumerate(subview.getMixedSizes())) {
+        if (dropped.test(i) || ++resultDim != *index)
+          continue;
+        if (auto attr = dyn_cast<Attribute>(size))
+          return BatchAffine{0, cast<IntegerAttr>(attr).getInt()};
+        return evaluate(cast<Value>(size), depth + 1);
+      }
+      return failure();
+    }
+    if (auto collapse = source.getDefiningOp<memref::CollapseShapeOp>()) {
+      // A collapsed dim is the product of its source dims.
+      BatchAffine product{0, 1};
+      for (int64_t d : collapse.getReassociationIndices()[*index]) {
+        auto e = evaluateDim(collapse.getSrc(), d, depth + 1);
+        if (failed(e))
+          return failure();
+        auto p = multiply(product, *e);
+        if (failed(p))
+          return failure();
+        product = *p;
+      }
+      return product;
+    }
+    if (auto expand = source.getDefiningOp<memref::ExpandShapeOp>())
+      return evaluate(dynamicSize(expand.getOutputShape(), type, *index),
+                      depth + 1);
     return failure();
   }
 
@@ -166,11 +202,46 @@ private:
   }
 };
 
+/// At the C interface every dynamic dimension of an argument is the batch
+/// size, and the caller sizes output buffers that way: an output computed with
+/// another size (a concat along the batch, say) would be written out of
+/// bounds, so it is a compile-time error.
+LogicalResult verifyOutputSizes(func::FuncOp func,
+                                BatchAffineAnalysis &analysis) {
+  WalkResult result = func.walk([&](memref::CopyOp copy) {
+    auto target = dyn_cast<BlockArgument>(copy.getTarget());
+    if (!target || target.getOwner()->getParentOp() != func)
+      return WalkResult::advance();
+    auto type = cast<MemRefType>(target.getType());
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      if (!type.isDynamicDim(i))
+        continue;
+      auto size = analysis.evaluateDimOf(copy.getSource(), i);
+      if (succeeded(size) && size->perBatch == 1 && size->fixed == 0)
+        continue;
+      InFlightDiagnostic diag =
+          copy.emitError("tfcc-arena-allocation: dynamic dimension ")
+          << i << " of output " << type;
+      if (succeeded(size))
+        diag << " is " << size->perBatch << " * batch + " << size->fixed;
+      else
+        diag << " is not provably the batch size";
+      diag << "; the C interface needs every dynamic dimension of an entry "
+              "point to equal the batch size";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Rewrites the allocations of one function; records the arena size.
 LogicalResult allocateInArena(func::FuncOp func) {
   SmallVector<memref::AllocOp> allocs;
   func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
   BatchAffineAnalysis analysis;
+  if (failed(verifyOutputSizes(func, analysis)))
+    return failure();
   SmallVector<BatchAffine> sizes;
   for (memref::AllocOp alloc : allocs) {
     if (alloc->getParentOp() != func)

@@ -58,3 +58,30 @@ func.func @unknown_size(%in: memref<?x10xf32>, %k: index) {
   %a = memref.alloc(%k) : memref<?xf32>
   return
 }
+
+// -----
+
+// An output twice the batch (a concat along the batch) cannot be described by
+// the C interface.
+func.func @output_not_batch(%in: memref<?x4xf32>, %out: memref<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = memref.dim %in, %c0 : memref<?x4xf32>
+  %m = arith.muli %n, %c2 : index
+  %a = memref.alloc(%m) : memref<?x4xf32>
+  // expected-error @+1 {{tfcc-arena-allocation: dynamic dimension 0 of output 'memref<?x4xf32>' is 2 * batch + 0; the C interface needs every dynamic dimension of an entry point to equal the batch size}}
+  memref.copy %a, %out : memref<?x4xf32> to memref<?x4xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @output_is_batch
+// CHECK: memref.copy
+func.func @output_is_batch(%in: memref<?x4xf32>, %out: memref<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %in, %c0 : memref<?x4xf32>
+  %a = memref.alloc(%n) : memref<?x4xf32>
+  memref.copy %a, %out : memref<?x4xf32> to memref<?x4xf32>
+  return
+}
