@@ -37,6 +37,7 @@
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 
 using namespace mlir;
@@ -252,6 +253,17 @@ int compile(const CompileOptions &o) {
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   tfcc::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
 
+  // `tfcc model.mlir -o out/model.so` creates out/ when it is missing.
+  if (o.outputPath != "-") {
+    llvm::StringRef dir = llvm::sys::path::parent_path(o.outputPath);
+    if (!dir.empty())
+      if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+        llvm::errs() << "tfcc: error: cannot create '" << dir
+                     << "': " << ec.message() << "\n";
+        return 1;
+      }
+  }
+
   OwningOpRef<ModuleOp> module = loadModel(sourceMgr, context);
   if (!module)
     return 1;
@@ -324,6 +336,17 @@ int compile(const CompileOptions &o) {
   if (!emitObject(*llvmModule, *tm, objectPath.str().str()))
     return 1;
 
+  llvm::Triple host(llvm::sys::getDefaultTargetTriple());
+  if (o.runtimeLibrary.empty() &&
+      tm->getTargetTriple().getArch() != host.getArch()) {
+    llvm::errs() << "tfcc: error: the bundled runtime is built for "
+                 << host.str() << "; linking for "
+                 << tm->getTargetTriple().str()
+                 << " needs --runtime-lib with a runtime archive built for it "
+                    "(runtime/ is plain C99); --emit=llvm and --emit=mlir work "
+                    "for any target\n";
+    return 1;
+  }
   std::string runtime =
       o.runtimeLibrary.empty() ? defaultRuntimeLibrary() : o.runtimeLibrary;
   if (!llvm::sys::fs::exists(runtime)) {

@@ -53,6 +53,9 @@ static cl::opt<unsigned> benchRuns("bench",
 static cl::opt<int64_t> batchSize("batch",
                                   cl::desc("Batch size of random inputs (default 1)"),
                                   cl::init(1), cl::cat(category));
+static cl::opt<bool> printValues("print",
+                                 cl::desc("Print the output values"),
+                                 cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
                               cl::init(1), cl::cat(category));
 static cl::opt<std::string> runtimeLib("runtime-lib",
@@ -112,7 +115,8 @@ int main(int argc, char **argv) {
       "tfcc-run: run a model compiled by tfcc or interpreted, on .npy or random "
       "inputs\n");
   // lld's driver (called by compile()) resets every cl::opt: keep copies.
-  const bool interpretOnly = ::interpretOnly, compareFlag = ::compareFlag;
+  const bool interpretOnly = ::interpretOnly, compareFlag = ::compareFlag,
+             printValues = ::printValues;
   const double rtol = ::rtol;
   const unsigned benchRuns = ::benchRuns;
   const int64_t batchSize = ::batchSize;
@@ -263,6 +267,13 @@ int main(int argc, char **argv) {
                    << (ok ? " ok" : " FAILED");
     }
     llvm::outs() << "\n";
+    if (printValues) {
+      llvm::outs() << "  [";
+      for (int64_t k = 0; k < o.numElements(); ++k)
+        llvm::outs() << (k ? ", " : "")
+                     << llvm::format("%.9g", elementAsDouble(o, k));
+      llvm::outs() << "]\n";
+    }
   }
   if (compareFlag)
     llvm::outs() << "time: compiled " << llvm::format("%.3f", compiledMs)
@@ -299,7 +310,9 @@ int main(int argc, char **argv) {
   if (!tempDir.empty())
     llvm::sys::fs::remove_directories(tempDir);
   if (!agree) {
-    llvm::errs() << "tfcc-run: outputs disagree beyond rtol " << rtol << "\n";
+    llvm::outs().flush();
+    llvm::errs() << "tfcc-run: outputs disagree beyond rtol "
+                 << llvm::format("%g", rtol) << "\n";
     return 2;
   }
   return 0;
