@@ -402,15 +402,6 @@ const char* tfcc_rt_context_message(const tfcc_context* ctx) {
  * Support for generated code
  *===----------------------------------------------------------------------===*/
 
-/* MLIR lowers a copy between strided (non-contiguous) buffers to this call,
- * with the ABI of MLIR's C runner utils: each argument points to
- * {rank, descriptor}, a descriptor being {allocated, aligned, offset,
- * sizes[rank], strides[rank]} with sizes and strides in elements. */
-typedef struct tfcc_rt_unranked_memref {
-  int64_t rank;
-  void* descriptor;
-} tfcc_rt_unranked_memref;
-
 typedef struct tfcc_rt_strided_view {
   char* data; /* aligned pointer + offset, in bytes */
   const int64_t* sizes;
@@ -427,9 +418,6 @@ static tfcc_rt_strided_view tfcc_rt_view_of(const tfcc_rt_unranked_memref* m,
   v.strides = fields + 1 + m->rank;
   return v;
 }
-
-TFCC_RT_API void memrefCopy(int64_t elem_size, tfcc_rt_unranked_memref* src,
-                            tfcc_rt_unranked_memref* dst);
 
 void memrefCopy(int64_t elem_size, tfcc_rt_unranked_memref* src,
                 tfcc_rt_unranked_memref* dst) {

@@ -458,3 +458,87 @@ TEST(RuntimeStatusTest, MessageOfNullContextIsEmpty) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Support for generated code
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+void outOfRangeKernel(void *const *buffers, int64_t batch, void *arena) {
+  (void)buffers;
+  (void)batch;
+  (void)arena;
+  tfcc_rt_report_error(TFCC_OUT_OF_RANGE);
+  tfcc_rt_report_error(TFCC_INTERNAL); // the first report wins
+}
+
+const tfcc_entry_info kReportingEntries[] = {
+    {"lookup", 2, 1, kSumInputs, kSumOutputs, 0, 0, 64, 0, outOfRangeKernel},
+    {"sum", 2, 1, kSumInputs, kSumOutputs, 0, 0, 64, 0, sumKernel},
+};
+const tfcc_model_info kReportingModel = {TFCC_ABI_VERSION, 2, "table",
+                                         kReportingEntries, 0};
+
+} // namespace
+
+TEST(RuntimeKernelErrorTest, ReportedErrorBecomesTheStatus) {
+  alignas(64) uint8_t arena[256];
+  tfcc_context ctx;
+  ASSERT_EQ(tfcc_rt_context_init(&kReportingModel, &ctx, arena, sizeof arena, 1),
+            TFCC_OK);
+  kernelLog = KernelLog();
+  kernelLog.ctx = &ctx;
+  float a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, s[3] = {};
+  const void *inputs[] = {a, b};
+  void *outputs[] = {s};
+  EXPECT_EQ(tfcc_rt_invoke(&kReportingModel, 0, &ctx, 1, inputs, outputs),
+            TFCC_OUT_OF_RANGE);
+  EXPECT_NE(std::string(ctx.message).find("table_lookup: an index or label is "
+                                          "out of range"),
+            std::string::npos)
+      << ctx.message;
+  // The report does not leak into the next call.
+  EXPECT_EQ(tfcc_rt_invoke(&kReportingModel, 1, &ctx, 1, inputs, outputs),
+            TFCC_OK);
+  EXPECT_EQ(s[2], 9.0f);
+  EXPECT_STREQ(ctx.message, "");
+}
+
+namespace {
+
+/// A rank-2 descriptor as MLIR lays it out.
+struct Descriptor2D {
+  float *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+};
+
+} // namespace
+
+TEST(RuntimeMemrefCopyTest, CopiesStridedBuffers) {
+  // Source: the 2x3 window at row 1, column 1 of a 4x5 row-major matrix.
+  float source[20];
+  for (int i = 0; i < 20; ++i)
+    source[i] = float(i);
+  Descriptor2D src = {source, source, 1 * 5 + 1, {2, 3}, {5, 1}};
+  // Destination: a 2x3 buffer stored column-major (strides 1, 2).
+  float dest[6] = {};
+  Descriptor2D dst = {dest, dest, 0, {2, 3}, {1, 2}};
+  tfcc_rt_unranked_memref srcRef = {2, &src}, dstRef = {2, &dst};
+  memrefCopy(sizeof(float), &srcRef, &dstRef);
+  // dest[r + 2c] = source[(1 + r) * 5 + 1 + c]
+  const float expected[6] = {6, 11, 7, 12, 8, 13};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(dest[i], expected[i]) << "element " << i;
+}
+
+TEST(RuntimeMemrefCopyTest, CopiesScalars) {
+  float source = 4.5f, dest = 0.0f;
+  struct {
+    float *allocated, *aligned;
+    int64_t offset;
+  } src = {&source, &source, 0}, dst = {&dest, &dest, 0};
+  tfcc_rt_unranked_memref srcRef = {0, &src}, dstRef = {0, &dst};
+  memrefCopy(sizeof(float), &srcRef, &dstRef);
+  EXPECT_EQ(dest, 4.5f);
+}

@@ -133,6 +133,19 @@ TFCC_RT_API const char* tfcc_rt_context_message(const tfcc_context* ctx);
  * message. The first code reported in a call wins. */
 TFCC_RT_API void tfcc_rt_report_error(int32_t code);
 
+/* A strided buffer as MLIR passes it to memrefCopy: {rank, descriptor}, the
+ * descriptor being {allocated, aligned, offset, sizes[rank], strides[rank]}
+ * with offset, sizes and strides in elements. */
+typedef struct tfcc_rt_unranked_memref {
+  int64_t rank;
+  void* descriptor;
+} tfcc_rt_unranked_memref;
+
+/* Copies `src` to `dst` (same sizes, any strides, rank <= 16): the function
+ * MLIR's memref.copy lowers to for non-contiguous buffers. */
+TFCC_RT_API void memrefCopy(int64_t elem_size, tfcc_rt_unranked_memref* src,
+                            tfcc_rt_unranked_memref* dst);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
