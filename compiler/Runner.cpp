@@ -96,6 +96,22 @@ int CompiledModel::findEntry(const std::string &name) const {
   return -1;
 }
 
+bool CompiledModel::reserve(int64_t maxBatch, std::string &error) {
+  maxBatch = std::max<int64_t>(maxBatch, 1);
+  if (context_ && contextBatch_ >= maxBatch)
+    return true;
+  if (context_)
+    destroy_(context_);
+  context_ = nullptr;
+  tfcc_status_t status = create_(maxBatch, &context_);
+  if (status != TFCC_OK) {
+    error = std::string("creating a context failed: ") + statusString_(status);
+    return false;
+  }
+  contextBatch_ = maxBatch;
+  return true;
+}
+
 bool CompiledModel::run(int entry, int64_t batch,
                         const std::vector<NpyArray> &inputs,
                         std::vector<NpyArray> &outputs, std::string &error) {
@@ -117,17 +133,8 @@ bool CompiledModel::run(int entry, int64_t batch,
       return false;
     }
   }
-  if (!context_ || contextBatch_ < batch) {
-    if (context_)
-      destroy_(context_);
-    context_ = nullptr;
-    tfcc_status_t status = create_(std::max<int64_t>(batch, 1), &context_);
-    if (status != TFCC_OK) {
-      error = std::string("creating a context failed: ") + statusString_(status);
-      return false;
-    }
-    contextBatch_ = std::max<int64_t>(batch, 1);
-  }
+  if (!reserve(batch, error))
+    return false;
   outputs.assign(e.num_outputs, NpyArray());
   std::vector<const void *> in;
   std::vector<void *> out;

@@ -35,6 +35,10 @@ public:
   /// Index of the entry called `name` ("" = the first), or -1.
   int findEntry(const std::string &name) const;
 
+  /// Makes sure a context for batches up to `maxBatch` exists (run() calls
+  /// it too; call it first to keep context creation out of timings).
+  bool reserve(int64_t maxBatch, std::string &error);
+
   /// Runs an entry; outputs are allocated from the entry's signature.
   /// Returns false with the runtime's status string and message on failure.
   bool run(int entry, int64_t batch, const std::vector<NpyArray> &inputs,

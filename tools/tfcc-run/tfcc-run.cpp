@@ -236,6 +236,8 @@ int main(int argc, char **argv) {
   double compiledMs = 0, interpretedMs = 0;
   std::string error;
   if (compiled) {
+    if (!compiled->reserve(batch, error))
+      return fail(error);
     auto start = Clock::now();
     if (!compiled->run(entryIndex, batch, inputs, outputs, error))
       return fail(error);
