@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -18,12 +19,30 @@ using namespace mlir::graph;
 #define GET_ATTRDEF_CLASSES
 #include "dialects/graph/IR/GraphAttrs.cpp.inc"
 
+namespace {
+/// Graph ops are pure dataflow (variables are read by symbol), so a private
+/// function's body can always be inlined into its caller.
+struct GraphInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void GraphDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dialects/graph/IR/GraphOps.cpp.inc"
       >();
   registerAttributes();
+  addInterfaces<GraphInlinerInterface>();
 }
 
 void GraphDialect::registerAttributes() {
