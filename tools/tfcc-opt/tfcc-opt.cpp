@@ -1,18 +1,20 @@
 //===- tfcc-opt.cpp - pass driver for tfcc's dialect and passes -----------===//
+//
+// mlir-opt with the graph dialect and every tfcc pass, for pass development
+// with lit and FileCheck. Registration lives in compiler/Registration.cpp, the
+// one translation unit that includes the InitAll* headers.
+//
+//===----------------------------------------------------------------------===//
 
-#include "dialects/graph/IR/GraphOps.h"
-#include "passes/Passes.h"
+#include "compiler/Registration.h"
 
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllPasses.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
-  mlir::registerAllPasses();
-  mlir::tfcc::registerTfccPasses();
+  tfcc::registerCompilerPasses();
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  registry.insert<mlir::graph::GraphDialect>();
+  tfcc::registerCompilerDialects(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tfcc pass driver\n", registry));
 }
