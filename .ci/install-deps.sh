@@ -7,6 +7,7 @@ PACKAGES=(
   llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   libgtest-dev libgmock-dev liblld-19-dev
   dataset-fashion-mnist
+  libonnx-testdata libonnx-dev libprotobuf-dev protobuf-compiler
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 missing=()

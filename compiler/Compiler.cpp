@@ -243,14 +243,7 @@ int compile(const CompileOptions &o) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  auto file = llvm::MemoryBuffer::getFileOrSTDIN(o.inputPath);
-  if (!file) {
-    llvm::errs() << "tfcc: error: cannot read '" << o.inputPath
-                 << "': " << file.getError().message() << "\n";
-    return 1;
-  }
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   tfcc::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
 
   // `tfcc model.mlir -o out/model.so` creates out/ when it is missing.
@@ -264,7 +257,7 @@ int compile(const CompileOptions &o) {
       }
   }
 
-  OwningOpRef<ModuleOp> module = loadModel(sourceMgr, context);
+  OwningOpRef<ModuleOp> module = loadModelFile(o.inputPath, sourceMgr, context);
   if (!module)
     return 1;
   FailureOr<ModelSignature> sig = buildSignature(*module, o.prefix);

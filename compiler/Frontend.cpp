@@ -8,6 +8,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "compiler/onnx/OnnxImporter.h"
 
 #include "llvm/Support/SourceMgr.h"
 
@@ -150,4 +153,24 @@ OwningOpRef<ModuleOp> tfcc::loadModel(llvm::SourceMgr &sourceMgr,
   if (failed(verify(module)))
     return nullptr;
   return owned;
+}
+
+bool tfcc::isOnnxPath(const std::string &path) {
+  return llvm::StringRef(path).ends_with_insensitive(".onnx");
+}
+
+OwningOpRef<ModuleOp> tfcc::loadModelFile(const std::string &path,
+                                          llvm::SourceMgr &sourceMgr,
+                                          MLIRContext &context) {
+  if (isOnnxPath(path))
+    return importOnnxModel(path, context);
+  std::string error;
+  auto file = openInputFile(path, &error);
+  if (!file) {
+    emitError(FileLineColLoc::get(&context, path, 0, 0))
+        << "cannot read '" << path << "': " << error;
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  return loadModel(sourceMgr, context);
 }

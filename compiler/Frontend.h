@@ -6,6 +6,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <string>
+
 namespace llvm {
 class SourceMgr;
 } // namespace llvm
@@ -31,6 +33,15 @@ inline constexpr const char *kArgNameAttr = "tfcc.name";
 /// names in `tfcc.name` attributes.
 mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::SourceMgr &sourceMgr,
                                             mlir::MLIRContext &context);
+
+/// Loads a model file: graph IR (.mlir, parsed into `sourceMgr`) or ONNX
+/// (.onnx, imported). Diagnostics go to the context's handler.
+mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(const std::string &path,
+                                                llvm::SourceMgr &sourceMgr,
+                                                mlir::MLIRContext &context);
+
+/// True for paths the ONNX importer reads.
+bool isOnnxPath(const std::string &path);
 
 } // namespace tfcc
 

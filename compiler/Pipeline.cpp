@@ -16,6 +16,7 @@ using namespace mlir;
 // nest the pipeline and silently run nothing.
 const char *const tfcc::kToBuffersPipeline =
     "inline,symbol-dce,canonicalize,cse,"
+    "func.func(tfcc-layout-propagation),canonicalize,cse,"
     "tfcc-convert-graph-to-linalg,canonicalize,cse,"
     "linalg-fuse-elementwise-ops,canonicalize,"
     "one-shot-bufferize{bufferize-function-boundaries "

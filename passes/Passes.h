@@ -32,6 +32,10 @@ void populateGraphShapeToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
 
+/// Patterns sinking graph.transpose toward its uses through layout-agnostic
+/// ops and composing consecutive transposes (tfcc-layout-propagation).
+void populateLayoutPropagationPatterns(RewritePatternSet &patterns);
+
 /// Name of the external function generated code calls to report a runtime
 /// error (e.g. a gather index out of range): void(i32 code).
 inline constexpr const char *kReportErrorFunction = "tfcc_rt_report_error";

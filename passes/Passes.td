@@ -43,4 +43,33 @@ def ArenaAllocation : Pass<"tfcc-arena-allocation", "ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def LayoutPropagation : Pass<"tfcc-layout-propagation", "func::FuncOp"> {
+  let summary = "Sink transposes through layout-agnostic ops and cancel inverse pairs";
+  let description = [{
+    NCHW models (ONNX) reach the graph IR with every NHWC op wrapped in
+    transposes. This pass pushes each transpose down toward its uses through
+    elementwise ops (with constant or broadcast operands permuted to match),
+    softmax, reductions, concat, pad and slice, and composes consecutive
+    transposes, so that the transpose leaving one convolution meets the one
+    entering the next and both disappear. The function's arguments and
+    results keep their types. Example:
+
+    ```mlir
+    %0 = graph.transpose %conv1 {perm = [0, 3, 1, 2]} : (tensor<1x8x8x16xf32>) -> tensor<1x16x8x8xf32>
+    %1 = graph.relu %0 : tensor<1x16x8x8xf32>
+    %2 = graph.add %1, %bias : (tensor<1x16x8x8xf32>, tensor<16x1x1xf32>) -> tensor<1x16x8x8xf32>
+    %3 = graph.transpose %2 {perm = [0, 2, 3, 1]} : (tensor<1x16x8x8xf32>) -> tensor<1x8x8x16xf32>
+    %4 = graph.conv2d %3, %k : ...
+    ```
+    becomes
+    ```mlir
+    %0 = graph.relu %conv1 : tensor<1x8x8x16xf32>
+    %1 = graph.add %0, %bias_nhwc : (tensor<1x8x8x16xf32>, tensor<1x1x1x16xf32>) -> tensor<1x8x8x16xf32>
+    %2 = graph.conv2d %1, %k : ...
+    ```
+    where `%bias_nhwc` is the constant permuted at compile time (a reshape
+    when only unit dimensions move, e.g. of a `graph.read`).
+  }];
+}
+
 #endif // TFCC_PASSES

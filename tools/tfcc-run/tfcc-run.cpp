@@ -25,7 +25,7 @@ using namespace tfcc;
 
 static cl::OptionCategory category("tfcc-run options");
 static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
-                                      cl::desc("MODEL (.mlir or a .so built by tfcc)"),
+                                      cl::desc("MODEL (.mlir, .onnx, or a .so built by tfcc)"),
                                       cl::cat(category));
 static cl::opt<std::string> entryName("entry",
                                       cl::desc("Entry point to run (default: the first)"),
@@ -125,9 +125,11 @@ int main(int argc, char **argv) {
                     outputDir = ::outputDir, runtimeLib = ::runtimeLib;
   const std::vector<std::string> inputFiles(::inputFiles.begin(),
                                             ::inputFiles.end());
-  bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir");
+  // A model the tools can parse or import (else a tfcc-built .so).
+  bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir") ||
+                isOnnxPath(modelPath);
   if (!isMlir && (interpretOnly || compareFlag))
-    return fail("--interpret and --compare need the model's .mlir file");
+    return fail("--interpret and --compare need the model's .mlir or .onnx file");
   if (batchSize < 1)
     return fail("--batch must be at least 1");
 
@@ -138,11 +140,7 @@ int main(int argc, char **argv) {
   ModelDiagnosticHandler diagnostics(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (isMlir) {
-    auto file = llvm::MemoryBuffer::getFile(modelPath);
-    if (!file)
-      return fail("cannot read '" + modelPath + "': " + file.getError().message());
-    sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
-    module = loadModel(sourceMgr, context);
+    module = loadModelFile(modelPath, sourceMgr, context);
     if (!module)
       return 1;
   }

@@ -11,7 +11,7 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("tfcc options");
 
-static cl::opt<std::string> inputPath(cl::Positional, cl::desc("MODEL.mlir"),
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("MODEL.mlir or MODEL.onnx"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string>
     outputPath("o", cl::desc("Output file (OUT.so; OUT.h is written beside it)"),
@@ -56,7 +56,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "tfcc: ahead-of-time compiler for graph-IR models\n\n"
-      "  tfcc MODEL.mlir -o OUT.so   writes OUT.so and OUT.h\n");
+      "  tfcc MODEL.mlir -o OUT.so   writes OUT.so and OUT.h\n"
+      "  tfcc MODEL.onnx -o OUT.so   imports an ONNX model, then the same\n");
   tfcc::CompileOptions options;
   options.inputPath = inputPath;
   options.emit = emitKind;

@@ -1,0 +1,544 @@
+//===- Elementwise.cpp - ONNX elementwise ops to graph IR -----------------===//
+//
+// Unary math and activations, broadcasting binary arithmetic, comparisons,
+// boolean logic, Where, Cast, Identity and Dropout. ONNX (opset >= 7)
+// broadcasts like NumPy, as the graph IR does. Ops whose inputs are all known
+// at import time and whose result is small are folded (HostFolding.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/HostFolding.h"
+#include "compiler/onnx/ImportContext.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace tfcc::onnx_import {
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+Type elementOf(Value v) { return typeOf(v).getElementType(); }
+
+/// Fails with "input element type T" unless `v` is f32.
+LogicalResult requireFloat(ImportContext &ctx, Value v) {
+  if (elementOf(v).isF32())
+    return success();
+  return ctx.unsupported("input element type " + typeName(elementOf(v)));
+}
+
+LogicalResult setResult(ImportContext &ctx, FailureOr<Value> value) {
+  if (failed(value))
+    return failure();
+  ctx.setOutput(0, *value);
+  return success();
+}
+
+Value scalarConstant(ImportContext &ctx, Type elementType, double value) {
+  return ctx.constant(makeFilled(elementType, {}, value));
+}
+
+//===--- folding ----------------------------------------------------------===//
+
+bool foldUnaryInput(ImportContext &ctx, HostUnary fn) {
+  const HostTensor *x = ctx.constantInput(0);
+  if (!x || x->numElements() > kMaxFoldedElements)
+    return false;
+  std::optional<HostTensor> result = foldUnary(fn, *x);
+  if (!result)
+    return false;
+  ctx.setConstantOutput(0, std::move(*result));
+  return true;
+}
+
+/// Folds a binary op of two host tensors whose broadcast result is small.
+std::optional<HostTensor> foldSmallBinary(HostBinary fn, const HostTensor &a,
+                                          const HostTensor &b) {
+  auto shape = broadcastStaticShapes(a.shape, b.shape);
+  if (!shape || productOf(*shape) > kMaxFoldedElements)
+    return std::nullopt;
+  return foldBinary(fn, a, b);
+}
+
+//===--- unary ------------------------------------------------------------===//
+
+/// Float-only unary ops that map 1:1 onto a graph op.
+template <typename OpTy>
+LogicalResult convertFloatUnary(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x) || failed(requireFloat(ctx, *x)))
+    return failure();
+  ctx.setOutput(0, ctx.builder().create<OpTy>(ctx.loc(), *x));
+  return success();
+}
+
+/// Float-only unary ops that can also be folded.
+template <typename OpTy, HostUnary Fn>
+LogicalResult convertFoldableFloatUnary(ImportContext &ctx) {
+  if (foldUnaryInput(ctx, Fn))
+    return success();
+  return convertFloatUnary<OpTy>(ctx);
+}
+
+/// Neg and Abs: any numeric type.
+template <typename OpTy, HostUnary Fn>
+LogicalResult convertNumericUnary(ImportContext &ctx) {
+  if (foldUnaryInput(ctx, Fn))
+    return success();
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  if (elementOf(*x).isSignlessInteger(1))
+    return ctx.unsupported("input element type i1");
+  ctx.setOutput(0, ctx.builder().create<OpTy>(ctx.loc(), *x));
+  return success();
+}
+
+LogicalResult convertRelu(ImportContext &ctx) {
+  if (foldUnaryInput(ctx, HostUnary::Relu))
+    return success();
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Type type = elementOf(*x);
+  if (type.isF32()) {
+    ctx.setOutput(0, ctx.builder().create<ReluOp>(ctx.loc(), *x));
+    return success();
+  }
+  if (type.isSignlessInteger(1))
+    return ctx.unsupported("input element type i1");
+  // Integer Relu (opset 14): max(x, 0).
+  return setResult(ctx,
+                   ctx.create<MaximumOp>(*x, scalarConstant(ctx, type, 0.0)));
+}
+
+LogicalResult convertReciprocal(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x) || failed(requireFloat(ctx, *x)))
+    return failure();
+  Value one = scalarConstant(ctx, elementOf(*x), 1.0);
+  return setResult(ctx, ctx.create<DivOp>(one, *x));
+}
+
+LogicalResult convertLeakyRelu(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x) || failed(requireFloat(ctx, *x)))
+    return failure();
+  float alpha = ctx.attrFloat("alpha", 0.01f);
+  ctx.setOutput(0, ctx.builder().create<LeakyReluOp>(
+                       ctx.loc(), *x, ctx.builder().getF32FloatAttr(alpha)));
+  return success();
+}
+
+/// clip(alpha * x + beta, 0, 1) in f32, as ONNX HardSigmoid defines it.
+FailureOr<Value> generalHardSigmoid(ImportContext &ctx, Value x, float alpha,
+                                    float beta) {
+  Type f32 = elementOf(x);
+  FailureOr<Value> scaled =
+      ctx.create<MulOp>(x, scalarConstant(ctx, f32, alpha));
+  if (failed(scaled))
+    return failure();
+  FailureOr<Value> shifted =
+      ctx.create<AddOp>(*scaled, scalarConstant(ctx, f32, beta));
+  if (failed(shifted))
+    return failure();
+  OpBuilder &b = ctx.builder();
+  return b
+      .create<ClipOp>(ctx.loc(), *shifted, b.getF32FloatAttr(0.0f),
+                      b.getF32FloatAttr(1.0f))
+      .getResult();
+}
+
+LogicalResult convertHardSigmoid(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x) || failed(requireFloat(ctx, *x)))
+    return failure();
+  float alpha = ctx.attrFloat("alpha", 0.2f);
+  float beta = ctx.attrFloat("beta", 0.5f);
+  // graph.hard_sigmoid is relu6(x + 3) / 6: alpha = 1/6, beta = 1/2.
+  if (alpha == 1.0f / 6.0f && beta == 0.5f) {
+    ctx.setOutput(0, ctx.builder().create<HardSigmoidOp>(ctx.loc(), *x));
+    return success();
+  }
+  return setResult(ctx, generalHardSigmoid(ctx, *x, alpha, beta));
+}
+
+LogicalResult convertClip(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Type type = elementOf(*x);
+  if (type.isSignlessInteger(1))
+    return ctx.unsupported("input element type i1");
+
+  // Each bound: absent, a constant, or a run-time value.
+  struct Bound {
+    std::optional<double> constant;
+    Value value;
+  } bounds[2];
+  if (ctx.opset() < 11) {
+    bounds[0].constant = ctx.attrFloat("min", std::numeric_limits<float>::lowest());
+    bounds[1].constant = ctx.attrFloat("max", std::numeric_limits<float>::max());
+  } else {
+    const char *names[] = {"min", "max"};
+    for (int i = 0; i < 2; ++i) {
+      if (!ctx.hasInput(i + 1))
+        continue;
+      if (const HostTensor *c = ctx.constantInput(i + 1)) {
+        if (c->numElements() != 1)
+          return ctx.unsupported(llvm::Twine("'") + names[i] +
+                                 "' input with " +
+                                 llvm::Twine(c->numElements()) +
+                                 " elements (expected a scalar)");
+        bounds[i].constant = c->values[0];
+        continue;
+      }
+      FailureOr<Value> v = ctx.input(i + 1);
+      if (failed(v))
+        return failure();
+      bounds[i].value = *v;
+    }
+  }
+
+  bool allConstant = !bounds[0].value && !bounds[1].value;
+  if (type.isF32() && allConstant) {
+    float lo = bounds[0].constant ? static_cast<float>(*bounds[0].constant)
+                                  : std::numeric_limits<float>::lowest();
+    float hi = bounds[1].constant ? static_cast<float>(*bounds[1].constant)
+                                  : std::numeric_limits<float>::max();
+    if (lo <= hi) {
+      OpBuilder &b = ctx.builder();
+      ctx.setOutput(0, b.create<ClipOp>(ctx.loc(), *x, b.getF32FloatAttr(lo),
+                                        b.getF32FloatAttr(hi)));
+      return success();
+    }
+  }
+  // min(max(x, lo), hi): also right for lo > hi (all values become hi).
+  Value result = *x;
+  for (int i = 0; i < 2; ++i) {
+    Value bound = bounds[i].value;
+    if (!bound && bounds[i].constant)
+      bound = scalarConstant(ctx, type, *bounds[i].constant);
+    if (!bound)
+      continue;
+    FailureOr<Value> next = i == 0 ? ctx.create<MaximumOp>(result, bound)
+                                   : ctx.create<MinimumOp>(result, bound);
+    if (failed(next))
+      return failure();
+    result = *next;
+  }
+  ctx.setOutput(0, result);
+  return success();
+}
+
+//===--- binary -----------------------------------------------------------===//
+
+template <typename OpTy, HostBinary Fn>
+LogicalResult convertBinary(ImportContext &ctx) {
+  const HostTensor *a = ctx.constantInput(0), *b = ctx.constantInput(1);
+  if (a && b)
+    if (std::optional<HostTensor> folded = foldSmallBinary(Fn, *a, *b)) {
+      ctx.setConstantOutput(0, std::move(*folded));
+      return success();
+    }
+  FailureOr<Value> lhs = ctx.input(0);
+  if (failed(lhs))
+    return failure();
+  FailureOr<Value> rhs = ctx.input(1);
+  if (failed(rhs))
+    return failure();
+  return setResult(ctx, ctx.create<OpTy>(*lhs, *rhs));
+}
+
+/// ONNX Pow allows an exponent type other than the base's: it is cast to the
+/// base's type (the result has the base's type).
+LogicalResult convertPow(ImportContext &ctx) {
+  const HostTensor *a = ctx.constantInput(0), *b = ctx.constantInput(1);
+  if (a && b) {
+    HostTensor exponent = foldCast(*b, a->elementType);
+    if (std::optional<HostTensor> folded =
+            foldSmallBinary(HostBinary::Pow, *a, exponent)) {
+      ctx.setConstantOutput(0, std::move(*folded));
+      return success();
+    }
+  }
+  FailureOr<Value> base = ctx.input(0);
+  if (failed(base))
+    return failure();
+  FailureOr<Value> exponent = ctx.input(1);
+  if (failed(exponent))
+    return failure();
+  Value e = *exponent;
+  if (elementOf(e) != elementOf(*base))
+    e = ctx.cast(e, elementOf(*base));
+  return setResult(ctx, ctx.create<PowOp>(*base, e));
+}
+
+/// Max, Min, Sum, Mean: variadic, folded pairwise from the left.
+template <typename OpTy, HostBinary Fn, bool IsMean = false>
+LogicalResult convertVariadic(ImportContext &ctx) {
+  int n = ctx.numInputs();
+  if (n < 1)
+    return ctx.unsupported("node without inputs");
+  if (std::optional<SmallVector<const HostTensor *>> c =
+          allConstantInputs(ctx)) {
+    std::optional<HostTensor> acc = *(*c)[0];
+    for (int i = 1; i < n && acc; ++i)
+      acc = (*c)[i] ? foldSmallBinary(Fn, *acc, *(*c)[i]) : std::nullopt;
+    if (acc && IsMean)
+      acc = foldSmallBinary(HostBinary::Div, *acc,
+                            makeFilled(acc->elementType, {}, n));
+    if (acc) {
+      ctx.setConstantOutput(0, std::move(*acc));
+      return success();
+    }
+  }
+  FailureOr<Value> acc = ctx.input(0);
+  for (int i = 1; i < n && succeeded(acc); ++i) {
+    FailureOr<Value> next = ctx.input(i);
+    if (failed(next))
+      return failure();
+    acc = ctx.create<OpTy>(*acc, *next);
+  }
+  if (failed(acc))
+    return failure();
+  if (IsMean) {
+    if (failed(requireFloat(ctx, *acc)))
+      return failure();
+    acc = ctx.create<DivOp>(*acc, scalarConstant(ctx, elementOf(*acc), n));
+  }
+  return setResult(ctx, acc);
+}
+
+template <HostBinary Fn>
+LogicalResult convertCompare(ImportContext &ctx) {
+  const HostTensor *a = ctx.constantInput(0), *b = ctx.constantInput(1);
+  if (a && b)
+    if (std::optional<HostTensor> folded = foldSmallBinary(Fn, *a, *b)) {
+      ctx.setConstantOutput(0, std::move(*folded));
+      return success();
+    }
+  StringRef predicate;
+  switch (Fn) {
+  case HostBinary::Eq:
+    predicate = "eq";
+    break;
+  case HostBinary::Lt:
+    predicate = "lt";
+    break;
+  case HostBinary::Le:
+    predicate = "le";
+    break;
+  case HostBinary::Gt:
+    predicate = "gt";
+    break;
+  default:
+    predicate = "ge";
+    break;
+  }
+  FailureOr<Value> lhs = ctx.input(0);
+  if (failed(lhs))
+    return failure();
+  FailureOr<Value> rhs = ctx.input(1);
+  if (failed(rhs))
+    return failure();
+  return setResult(ctx, ctx.create<CompareOp>(
+                            *lhs, *rhs, ctx.builder().getStringAttr(predicate)));
+}
+
+//===--- boolean logic and selection --------------------------------------===//
+
+LogicalResult requireBool(ImportContext &ctx, Value v) {
+  if (elementOf(v).isSignlessInteger(1))
+    return success();
+  return ctx.unsupported("input element type " + typeName(elementOf(v)));
+}
+
+Value boolConstant(ImportContext &ctx, bool value) {
+  return scalarConstant(ctx, ctx.builder().getI1Type(), value ? 1.0 : 0.0);
+}
+
+LogicalResult convertNot(ImportContext &ctx) {
+  if (foldUnaryInput(ctx, HostUnary::Not))
+    return success();
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x) || failed(requireBool(ctx, *x)))
+    return failure();
+  // not x == (x == false)
+  return setResult(ctx, ctx.create<CompareOp>(*x, boolConstant(ctx, false),
+                                              ctx.builder().getStringAttr("eq")));
+}
+
+/// And: a ? b : false; Or: a ? true : b; Xor: a != b.
+template <int Kind> // 0 And, 1 Or, 2 Xor
+LogicalResult convertLogical(ImportContext &ctx) {
+  const HostTensor *ca = ctx.constantInput(0), *cb = ctx.constantInput(1);
+  if (ca && cb && ca->elementType.isSignlessInteger(1)) {
+    HostTensor f = makeFilled(ca->elementType, {}, 0.0);
+    HostTensor t = makeFilled(ca->elementType, {}, 1.0);
+    std::optional<HostTensor> folded;
+    auto shape = broadcastStaticShapes(ca->shape, cb->shape);
+    if (shape && productOf(*shape) <= kMaxFoldedElements) {
+      if (Kind == 0)
+        folded = foldSelect(*ca, *cb, f);
+      else if (Kind == 1)
+        folded = foldSelect(*ca, t, *cb);
+      else if ((folded = foldBinary(HostBinary::Eq, *ca, *cb)))
+        folded = foldUnary(HostUnary::Not, *folded);
+    }
+    if (folded) {
+      ctx.setConstantOutput(0, std::move(*folded));
+      return success();
+    }
+  }
+  FailureOr<Value> a = ctx.input(0);
+  if (failed(a) || failed(requireBool(ctx, *a)))
+    return failure();
+  FailureOr<Value> b = ctx.input(1);
+  if (failed(b) || failed(requireBool(ctx, *b)))
+    return failure();
+  if (Kind == 0)
+    return setResult(ctx, ctx.create<SelectOp>(*a, *b, boolConstant(ctx, false)));
+  if (Kind == 1)
+    return setResult(ctx, ctx.create<SelectOp>(*a, boolConstant(ctx, true), *b));
+  return setResult(ctx, ctx.create<CompareOp>(*a, *b,
+                                              ctx.builder().getStringAttr("ne")));
+}
+
+LogicalResult convertWhere(ImportContext &ctx) {
+  if (auto c = allConstantInputs(ctx)) {
+    auto shape = broadcastStaticShapes((*c)[0]->shape, (*c)[1]->shape);
+    if (shape)
+      shape = broadcastStaticShapes(*shape, (*c)[2]->shape);
+    if (shape && productOf(*shape) <= kMaxFoldedElements)
+      if (std::optional<HostTensor> folded =
+              foldSelect(*(*c)[0], *(*c)[1], *(*c)[2])) {
+        ctx.setConstantOutput(0, std::move(*folded));
+        return success();
+      }
+  }
+  FailureOr<Value> cond = ctx.input(0);
+  if (failed(cond) || failed(requireBool(ctx, *cond)))
+    return failure();
+  FailureOr<Value> a = ctx.input(1);
+  if (failed(a))
+    return failure();
+  FailureOr<Value> b = ctx.input(2);
+  if (failed(b))
+    return failure();
+  return setResult(ctx, ctx.create<SelectOp>(*cond, *a, *b));
+}
+
+//===--- type conversion and identities -----------------------------------===//
+
+LogicalResult convertCast(ImportContext &ctx) {
+  if (!ctx.hasAttr("to"))
+    return ctx.unsupported("missing attribute 'to'");
+  int64_t to = ctx.attrInt("to", 0);
+  Type type = elementTypeOf(ctx.context(), static_cast<int32_t>(to));
+  if (!type || !(type.isF32() || type.isSignlessInteger(1) ||
+                 type.isSignlessInteger(32) || type.isSignlessInteger(64))) {
+    std::string name = onnx::TensorProto_DataType_IsValid(to)
+                           ? onnx::TensorProto_DataType_Name(
+                                 static_cast<onnx::TensorProto_DataType>(to))
+                           : std::to_string(to);
+    return ctx.unsupported("attribute 'to' = " + name);
+  }
+  if (const HostTensor *c = ctx.constantInput(0);
+      c && c->numElements() <= kMaxFoldedElements) {
+    ctx.setConstantOutput(0, foldCast(*c, type));
+    return success();
+  }
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  ctx.setOutput(0, elementOf(*x) == type ? *x : ctx.cast(*x, type));
+  return success();
+}
+
+LogicalResult convertIdentity(ImportContext &ctx) {
+  if (const HostTensor *c = ctx.constantInput(0);
+      c && c->numElements() <= kMaxFoldedElements) {
+    ctx.setConstantOutput(0, *c);
+    return success();
+  }
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  ctx.setOutput(0, *x);
+  return success();
+}
+
+/// Inference: the identity. The mask output (all true in inference) is
+/// supported for static shapes.
+LogicalResult convertDropout(ImportContext &ctx) {
+  if (ctx.opset() >= 12 && ctx.hasInput(2)) {
+    const HostTensor *training = ctx.constantInput(2);
+    if (!training)
+      return ctx.unsupported("non-constant 'training_mode' input");
+    if (training->numElements() == 1 && training->values[0] != 0.0)
+      return ctx.unsupported("'training_mode' = true");
+  }
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  if (ctx.hasOutput(1)) {
+    RankedTensorType type = typeOf(*x);
+    if (!type.hasStaticShape())
+      return ctx.unsupported("output 'mask' of the dynamic " +
+                             typeName(type));
+    ctx.setConstantOutput(1, makeFilled(ctx.builder().getI1Type(),
+                                        type.getShape(), 1.0));
+  }
+  ctx.setOutput(0, *x);
+  return success();
+}
+
+} // namespace
+
+void registerElementwiseConverters(ConverterTable &table) {
+  table["Abs"] = convertNumericUnary<AbsOp, HostUnary::Abs>;
+  table["Neg"] = convertNumericUnary<NegOp, HostUnary::Neg>;
+  table["Exp"] = convertFloatUnary<ExpOp>;
+  table["Log"] = convertFloatUnary<LogOp>;
+  table["Sqrt"] = convertFoldableFloatUnary<SqrtOp, HostUnary::Sqrt>;
+  table["Reciprocal"] = convertReciprocal;
+  table["Floor"] = convertFoldableFloatUnary<FloorOp, HostUnary::Floor>;
+  table["Ceil"] = convertFoldableFloatUnary<CeilOp, HostUnary::Ceil>;
+  table["Relu"] = convertRelu;
+  table["LeakyRelu"] = convertLeakyRelu;
+  table["Clip"] = convertClip;
+  table["Sigmoid"] = convertFloatUnary<SigmoidOp>;
+  table["Tanh"] = convertFloatUnary<TanhOp>;
+  table["HardSigmoid"] = convertHardSigmoid;
+  table["HardSwish"] = convertFloatUnary<HardSwishOp>;
+  table["Erf"] = convertFloatUnary<ErfOp>;
+
+  table["Add"] = convertBinary<AddOp, HostBinary::Add>;
+  table["Sub"] = convertBinary<SubOp, HostBinary::Sub>;
+  table["Mul"] = convertBinary<MulOp, HostBinary::Mul>;
+  table["Div"] = convertBinary<DivOp, HostBinary::Div>;
+  table["Pow"] = convertPow;
+  table["Max"] = convertVariadic<MaximumOp, HostBinary::Max>;
+  table["Min"] = convertVariadic<MinimumOp, HostBinary::Min>;
+  table["Sum"] = convertVariadic<AddOp, HostBinary::Add>;
+  table["Mean"] = convertVariadic<AddOp, HostBinary::Add, /*IsMean=*/true>;
+
+  table["Equal"] = convertCompare<HostBinary::Eq>;
+  table["Less"] = convertCompare<HostBinary::Lt>;
+  table["LessOrEqual"] = convertCompare<HostBinary::Le>;
+  table["Greater"] = convertCompare<HostBinary::Gt>;
+  table["GreaterOrEqual"] = convertCompare<HostBinary::Ge>;
+  table["Not"] = convertNot;
+  table["And"] = convertLogical<0>;
+  table["Or"] = convertLogical<1>;
+  table["Xor"] = convertLogical<2>;
+  table["Where"] = convertWhere;
+
+  table["Cast"] = convertCast;
+  table["Identity"] = convertIdentity;
+  table["Dropout"] = convertDropout;
+}
+
+} // namespace tfcc::onnx_import

@@ -1,0 +1,108 @@
+//===- HostFolding.h - import-time evaluation of ONNX ops -------*- C++ -*-===//
+//
+// Host arithmetic on HostTensors, shared by the op converters to fold
+// computations whose inputs are known while importing (shape subgraphs:
+// Shape -> Gather -> Concat -> Reshape, ...). Every function computes what the
+// graph op it replaces would: f32 results rounded to f32, integer math exact
+// in int64 and wrapped to the element width, integer division truncating
+// toward zero, i1 as 0/1.
+//
+// Also: small helpers the converters share to read constant inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_COMPILER_ONNX_HOSTFOLDING_H
+#define TFCC_COMPILER_ONNX_HOSTFOLDING_H
+
+#include "compiler/onnx/ImportContext.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <vector>
+
+namespace tfcc::onnx_import {
+
+/// Folded results with more elements than this are computed by graph ops.
+inline constexpr int64_t kMaxFoldedElements = 4096;
+
+/// Product of static dims (1 for a scalar).
+int64_t productOf(llvm::ArrayRef<int64_t> dims);
+
+/// The value an element of `elementType` holds for `value`: rounded to f32,
+/// wrapped to the integer width, or 0/1 for i1.
+double roundToElement(mlir::Type elementType, double value);
+
+/// A host tensor with `values` rounded to `elementType`.
+HostTensor makeHostTensor(mlir::Type elementType, std::vector<int64_t> shape,
+                          std::vector<double> values);
+/// A 1-D i64 tensor (a shape), or a scalar when `scalar` is set (one value).
+HostTensor makeI64Tensor(mlir::MLIRContext *context,
+                         llvm::ArrayRef<int64_t> values, bool scalar = false);
+/// `shape` filled with `value`.
+HostTensor makeFilled(mlir::Type elementType, llvm::ArrayRef<int64_t> shape,
+                      double value);
+
+/// NumPy broadcasting of static shapes; nullopt when incompatible.
+std::optional<std::vector<int64_t>>
+broadcastStaticShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+enum class HostBinary { Add, Sub, Mul, Div, Pow, Max, Min, Eq, Lt, Le, Gt, Ge };
+enum class HostUnary { Neg, Abs, Floor, Ceil, Sqrt, Relu, Not };
+enum class HostReduce { Sum, Mean, Max, Min, Prod };
+
+/// Elementwise ops with broadcasting. nullopt when the graph op would fail at
+/// run time (integer division by zero, integer to a negative power) or the
+/// operands do not fit (types, shapes); the caller then emits graph ops.
+std::optional<HostTensor> foldBinary(HostBinary fn, const HostTensor &a,
+                                     const HostTensor &b);
+std::optional<HostTensor> foldUnary(HostUnary fn, const HostTensor &x);
+/// graph.select semantics: cond (i1) ? a : b, broadcasting.
+std::optional<HostTensor> foldSelect(const HostTensor &cond,
+                                     const HostTensor &a, const HostTensor &b);
+/// graph.cast semantics (float to integer truncates toward zero).
+HostTensor foldCast(const HostTensor &x, mlir::Type elementType);
+
+HostTensor foldReshape(const HostTensor &x, llvm::ArrayRef<int64_t> shape);
+HostTensor foldTranspose(const HostTensor &x, llvm::ArrayRef<int64_t> perm);
+/// `axis` normalized; shapes must agree outside it (nullopt otherwise).
+std::optional<HostTensor> foldConcat(llvm::ArrayRef<const HostTensor *> inputs,
+                                     int64_t axis);
+/// Per dimension: first index `starts[d]`, step `steps[d]` (non-zero, may be
+/// negative) and `counts[d]` elements; all indices must be in range.
+HostTensor foldSlice(const HostTensor &x, llvm::ArrayRef<int64_t> starts,
+                     llvm::ArrayRef<int64_t> steps,
+                     llvm::ArrayRef<int64_t> counts);
+/// ONNX Gather (negative indices count from the end); nullopt when an index
+/// is out of range.
+std::optional<HostTensor> foldGather(const HostTensor &table,
+                                     const HostTensor &indices, int64_t axis);
+/// Broadcasts `x` to the NumPy broadcast of its shape and `shape`.
+std::optional<HostTensor> foldExpand(const HostTensor &x,
+                                     llvm::ArrayRef<int64_t> shape);
+/// Reduces the axes marked in `reduced` (one flag per dimension).
+HostTensor foldReduce(HostReduce fn, const HostTensor &x,
+                      llvm::ArrayRef<bool> reduced, bool keepDims);
+
+//===--- converter helpers ----------------------------------------------===//
+
+/// The present inputs when all of them are known at import time (absent
+/// optional inputs are null entries); nullopt otherwise or when no input is
+/// present.
+std::optional<llvm::SmallVector<const HostTensor *>>
+allConstantInputs(ImportContext &ctx);
+
+/// The integer values of input `i`, which must be known at import time;
+/// otherwise reports "non-constant '<what>' input" as unsupported.
+mlir::FailureOr<std::vector<int64_t>>
+constantIntsInput(ImportContext &ctx, int i, llvm::StringRef what);
+
+/// "[1, 2, 3]" for diagnostics.
+std::string formatInts(llvm::ArrayRef<int64_t> values);
+
+/// Name of an element type for diagnostics ("f32", "i64", ...).
+std::string typeName(mlir::Type type);
+
+} // namespace tfcc::onnx_import
+
+#endif // TFCC_COMPILER_ONNX_HOSTFOLDING_H

@@ -1,0 +1,150 @@
+//===- ImportContext.h - what ONNX op converters see ------------*- C++ -*-===//
+//
+// The interface between the importer core (OnnxImporter.cpp) and the op
+// converters (one file per op family: Elementwise.cpp, NN.cpp, Shape.cpp,
+// Reductions.cpp). A converter reads the current node's inputs and attributes
+// and defines its outputs, as graph-IR values or as host tensors known at
+// import time (constant folding of shape computations).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_COMPILER_ONNX_IMPORTCONTEXT_H
+#define TFCC_COMPILER_ONNX_IMPORTCONTEXT_H
+
+#include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/ShapeInference.h"
+
+#include "mlir/IR/Builders.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tfcc::onnx_import {
+
+/// A tensor whose value is known while importing: initializers, Constant
+/// nodes and folded shape computations. Element types: f32, i32, i64, i1.
+struct HostTensor {
+  mlir::Type elementType;
+  std::vector<int64_t> shape;
+  std::vector<double> values; // row-major; integers exact up to 2^53
+
+  int64_t numElements() const;
+  std::vector<int64_t> asInts() const;
+  mlir::RankedTensorType type() const;
+};
+
+class ImportContext {
+public:
+  virtual ~ImportContext() = default;
+
+  mlir::MLIRContext *context() { return builder().getContext(); }
+  /// Inserts into the body of the entry function.
+  virtual mlir::OpBuilder &builder() = 0;
+  /// The node being converted.
+  virtual const onnx::NodeProto &node() const = 0;
+  /// Version of the default ONNX domain the model imports.
+  virtual int64_t opset() const = 0;
+  /// NameLoc(node name or "<OpType>_<index>", file location of the model).
+  virtual mlir::Location loc() const = 0;
+
+  //===--- inputs ---------------------------------------------------------===//
+  int numInputs() const { return node().input_size(); }
+  /// False for absent optional inputs (index past the end or empty name).
+  bool hasInput(int i) const {
+    return i < node().input_size() && !node().input(i).empty();
+  }
+  /// The input as a graph value; host tensors are materialized on demand
+  /// (graph.constant, or graph.variable + graph.read for initializers).
+  /// Fails with a diagnostic when the input is missing or unsupported.
+  virtual mlir::FailureOr<mlir::Value> input(int i) = 0;
+  /// The input's value when known at import time, else null.
+  virtual const HostTensor *constantInput(int i) = 0;
+  /// The input's type: from the graph value or host tensor, else from ONNX
+  /// shape inference. Null when unknown.
+  virtual mlir::RankedTensorType inputType(int i) = 0;
+
+  //===--- attributes -----------------------------------------------------===//
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  bool hasAttr(llvm::StringRef name) const { return attr(name) != nullptr; }
+  int64_t attrInt(llvm::StringRef name, int64_t defaultValue) const;
+  float attrFloat(llvm::StringRef name, float defaultValue) const;
+  std::string attrString(llvm::StringRef name,
+                         const std::string &defaultValue) const;
+  std::vector<int64_t> attrInts(llvm::StringRef name,
+                                std::vector<int64_t> defaultValue = {}) const;
+  std::vector<float> attrFloats(llvm::StringRef name) const;
+  /// Tensor attribute (Constant's `value`), converted; fails with a
+  /// diagnostic for unsupported element types.
+  virtual mlir::FailureOr<HostTensor> attrTensor(llvm::StringRef name) = 0;
+
+  //===--- outputs --------------------------------------------------------===//
+  virtual void setOutput(int i, mlir::Value value) = 0;
+  virtual void setConstantOutput(int i, HostTensor value) = 0;
+  int numOutputs() const { return node().output_size(); }
+  /// False for optional outputs nobody reads (empty name).
+  bool hasOutput(int i) const {
+    return i < node().output_size() && !node().output(i).empty();
+  }
+
+  //===--- building graph ops ---------------------------------------------===//
+  /// Creates a graph op and sets its result type to the one the dialect
+  /// infers (ShapeInference.cpp). Not for cast and reshape, whose written
+  /// result type carries information: use cast() and reshape().
+  /// Returns failure (with the dialect's diagnostic) when inference fails.
+  template <typename OpTy, typename... Args>
+  mlir::FailureOr<mlir::Value> create(Args &&...args) {
+    auto placeholder = mlir::RankedTensorType::get({}, builder().getF32Type());
+    auto op = builder().create<OpTy>(loc(), placeholder,
+                                     std::forward<Args>(args)...);
+    mlir::FailureOr<mlir::RankedTensorType> type =
+        mlir::graph::inferResultType(op);
+    if (mlir::failed(type)) {
+      op->erase();
+      return mlir::failure();
+    }
+    op->getResult(0).setType(*type);
+    return op->getResult(0);
+  }
+  /// graph.reshape to `shape` (ShapedType::kDynamic for at most one dim).
+  virtual mlir::FailureOr<mlir::Value> reshape(mlir::Value value,
+                                               llvm::ArrayRef<int64_t> shape) = 0;
+  virtual mlir::Value cast(mlir::Value value, mlir::Type elementType) = 0;
+  virtual mlir::Value transpose(mlir::Value value,
+                                llvm::ArrayRef<int64_t> perm) = 0;
+  virtual mlir::Value constant(const HostTensor &value) = 0;
+
+  //===--- errors ---------------------------------------------------------===//
+  /// Emits "<what> in <OpType> node '<name>' (opset N)" at loc() and
+  /// returns failure, e.g. unsupported("attribute 'mode' = \"reflect\"").
+  virtual mlir::LogicalResult unsupported(const llvm::Twine &what) = 0;
+};
+
+/// A converter for one ONNX op type; called once per node.
+using ConverterFn = mlir::LogicalResult (*)(ImportContext &);
+using ConverterTable = llvm::StringMap<ConverterFn>;
+
+/// Abs Neg Exp Log Sqrt Reciprocal Floor Ceil Relu LeakyRelu Clip Sigmoid
+/// Tanh HardSigmoid HardSwish Erf Add Sub Mul Div Pow Max Min Where Equal
+/// Less Greater LessOrEqual GreaterOrEqual Not And Or Cast Identity Dropout
+void registerElementwiseConverters(ConverterTable &table);
+/// Conv Gemm MatMul BatchNormalization MaxPool AveragePool GlobalAveragePool
+/// GlobalMaxPool Resize Upsample Softmax LogSoftmax LayerNormalization
+void registerNNConverters(ConverterTable &table);
+/// Reshape Flatten Transpose Concat Split Slice Squeeze Unsqueeze Pad Gather
+/// Constant ConstantOfShape Shape Expand Range Size
+void registerShapeConverters(ConverterTable &table);
+/// ReduceMean ReduceSum ReduceMax ReduceMin ArgMax
+void registerReductionConverters(ConverterTable &table);
+
+/// Element type of an ONNX TensorProto data type, or null when the graph IR
+/// has none (double, uint8, ...).
+mlir::Type elementTypeOf(mlir::MLIRContext *context, int32_t onnxDataType);
+
+} // namespace tfcc::onnx_import
+
+#endif // TFCC_COMPILER_ONNX_IMPORTCONTEXT_H

@@ -1,0 +1,941 @@
+//===- NN.cpp - ONNX convolution, dense, normalization, pooling ops -------===//
+//
+// Conv Gemm MatMul BatchNormalization MaxPool AveragePool GlobalAveragePool
+// GlobalMaxPool Softmax LogSoftmax LayerNormalization Resize Upsample.
+//
+// ONNX images are NCHW and weights OIHW; the graph IR is NHWC with HWIO
+// kernels. Each converter transposes at its boundary ([0, 2, 3, 1] in,
+// [0, 3, 1, 2] out) and the layout pass cancels the pairs between ops.
+// Constant weights are transposed on the host. Anything a converter cannot
+// express exactly is reported through unsupported().
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ImportContext.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace tfcc::onnx_import;
+
+namespace {
+
+constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
+constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
+
+std::string listString(llvm::ArrayRef<int64_t> values) {
+  std::string s = "[";
+  for (auto [i, v] : llvm::enumerate(values))
+    s += (i ? ", " : "") + std::to_string(v);
+  return s + "]";
+}
+
+HostTensor scalarF32(MLIRContext *context, double value) {
+  return HostTensor{Float32Type::get(context), {}, {value}};
+}
+
+/// Permutes a host tensor's dimensions: result dim i is input dim perm[i].
+HostTensor hostTranspose(const HostTensor &x, llvm::ArrayRef<int64_t> perm) {
+  int64_t rank = static_cast<int64_t>(x.shape.size());
+  HostTensor y{x.elementType, {}, std::vector<double>(x.values.size())};
+  for (int64_t p : perm)
+    y.shape.push_back(x.shape[p]);
+  std::vector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * x.shape[d + 1];
+  std::vector<int64_t> index(rank, 0);
+  for (size_t i = 0; i < y.values.size(); ++i) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += index[d] * inStrides[perm[d]];
+    y.values[i] = x.values[offset];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < y.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return y;
+}
+
+/// The input when its type is a ranked tensor of rank `rank` (any when -1).
+FailureOr<RankedTensorType> typeOfRank(ImportContext &ctx, int i, int64_t rank,
+                                       llvm::StringRef what) {
+  RankedTensorType type = ctx.inputType(i);
+  if (!type)
+    return ctx.unsupported(llvm::Twine(what) + " of unknown type or rank");
+  if (rank >= 0 && type.getRank() != rank)
+    return ctx.unsupported(llvm::Twine(what) + " of type " +
+                           llvm::formatv("{0}", type).str() +
+                           " (expected rank " + llvm::Twine(rank) + ")");
+  return type;
+}
+
+//===----------------------------------------------------------------------===//
+// Windows: convolution and pooling geometry
+//===----------------------------------------------------------------------===//
+
+struct Window {
+  int64_t kernel[2], stride[2], dilation[2];
+  std::string padding = "valid"; // TF padding of the graph op
+  int64_t pads[4] = {0, 0, 0, 0}; // explicit graph.pad: top, bottom, left, right
+  bool explicitPad() const { return pads[0] || pads[1] || pads[2] || pads[3]; }
+};
+
+/// Total SAME padding of one dimension (ONNX and TF agree on it).
+int64_t sameTotal(int64_t in, int64_t k, int64_t s, int64_t d) {
+  int64_t out = (in + s - 1) / s;
+  return std::max<int64_t>((out - 1) * s + (k - 1) * d + 1 - in, 0);
+}
+
+/// Reads strides, dilations, pads and auto_pad for a 2-D window over the
+/// NCHW input `xType`. Explicit pads equal to TF's SAME become "same".
+FailureOr<Window> readWindow(ImportContext &ctx, RankedTensorType xType,
+                             llvm::ArrayRef<int64_t> kernel) {
+  Window w;
+  std::vector<int64_t> strides = ctx.attrInts("strides", {1, 1});
+  std::vector<int64_t> dilations = ctx.attrInts("dilations", {1, 1});
+  if (strides.size() != 2 || strides[0] < 1 || strides[1] < 1)
+    return ctx.unsupported("attribute 'strides' = " + listString(strides));
+  if (dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1)
+    return ctx.unsupported("attribute 'dilations' = " + listString(dilations));
+  for (int i = 0; i < 2; ++i) {
+    w.kernel[i] = kernel[i];
+    w.stride[i] = strides[i];
+    w.dilation[i] = dilations[i];
+  }
+  int64_t in[2] = {xType.getDimSize(2), xType.getDimSize(3)};
+  bool staticHW = !ShapedType::isDynamic(in[0]) && !ShapedType::isDynamic(in[1]);
+  std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
+  if (autoPad == "VALID")
+    return w;
+  if (autoPad == "SAME_UPPER") {
+    w.padding = "same";
+    return w;
+  }
+  int64_t begin[2], end[2];
+  if (autoPad == "SAME_LOWER") {
+    if (!staticHW)
+      return ctx.unsupported(
+          "attribute 'auto_pad' = \"SAME_LOWER\" with a dynamic height or "
+          "width");
+    for (int i = 0; i < 2; ++i) {
+      int64_t total = sameTotal(in[i], w.kernel[i], w.stride[i], w.dilation[i]);
+      begin[i] = total - total / 2;
+      end[i] = total / 2;
+    }
+  } else if (autoPad == "NOTSET") {
+    std::vector<int64_t> pads = ctx.attrInts("pads", {0, 0, 0, 0});
+    if (pads.size() != 4 || llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+      return ctx.unsupported("attribute 'pads' = " + listString(pads));
+    begin[0] = pads[0];
+    begin[1] = pads[1];
+    end[0] = pads[2];
+    end[1] = pads[3];
+  } else {
+    return ctx.unsupported("attribute 'auto_pad' = \"" + autoPad + "\"");
+  }
+  if (!begin[0] && !begin[1] && !end[0] && !end[1])
+    return w;
+  if (staticHW) {
+    bool same = true;
+    for (int i = 0; i < 2; ++i) {
+      int64_t total = sameTotal(in[i], w.kernel[i], w.stride[i], w.dilation[i]);
+      int64_t effective = (w.kernel[i] - 1) * w.dilation[i] + 1;
+      int64_t sameOut = (in[i] + w.stride[i] - 1) / w.stride[i];
+      int64_t padOut =
+          (in[i] + begin[i] + end[i] - effective) / w.stride[i] + 1;
+      same &= begin[i] == total / 2 && end[i] == total - total / 2 &&
+              padOut == sameOut;
+    }
+    if (same) {
+      w.padding = "same";
+      return w;
+    }
+  }
+  w.pads[0] = begin[0];
+  w.pads[1] = end[0];
+  w.pads[2] = begin[1];
+  w.pads[3] = end[1];
+  return w;
+}
+
+/// graph.pad of an NHWC value by the window's explicit pads.
+FailureOr<Value> padNHWC(ImportContext &ctx, Value x, const Window &w,
+                         float value) {
+  if (!w.explicitPad())
+    return x;
+  OpBuilder &b = ctx.builder();
+  return ctx.create<graph::PadOp>(
+      x, b.getI64ArrayAttr({0, 0, w.pads[0], w.pads[1], w.pads[2], w.pads[3], 0, 0}),
+      b.getF32FloatAttr(value));
+}
+
+//===----------------------------------------------------------------------===//
+// Conv
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertConv(ImportContext &ctx) {
+  FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
+  if (failed(xType))
+    return failure();
+  if (xType->getRank() != 4)
+    return ctx.unsupported(llvm::formatv("{0}-D convolution (input {1}); only "
+                                         "2-D convolutions are",
+                                         xType->getRank() - 2, *xType)
+                               .str());
+  FailureOr<RankedTensorType> wType = typeOfRank(ctx, 1, 4, "weight");
+  if (failed(wType))
+    return failure();
+  if (!wType->hasStaticShape())
+    return ctx.unsupported(
+        llvm::formatv("weight of dynamic type {0}", *wType).str());
+  llvm::ArrayRef<int64_t> oihw = wType->getShape();
+  std::vector<int64_t> kernelShape =
+      ctx.attrInts("kernel_shape", {oihw[2], oihw[3]});
+  if (kernelShape != std::vector<int64_t>{oihw[2], oihw[3]})
+    return ctx.unsupported("attribute 'kernel_shape' = " +
+                           listString(kernelShape) + " that differs from the "
+                           "weight's " + listString({oihw[2], oihw[3]}));
+  int64_t group = ctx.attrInt("group", 1);
+  if (group < 1)
+    return ctx.unsupported("attribute 'group' = " + llvm::Twine(group));
+  FailureOr<Window> w = readWindow(ctx, *xType, {oihw[2], oihw[3]});
+  if (failed(w))
+    return failure();
+
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Value nhwc = ctx.transpose(*x, kToNHWC);
+  FailureOr<Value> padded = padNHWC(ctx, nhwc, *w, 0.0f);
+  if (failed(padded))
+    return failure();
+
+  // OIHW -> HWIO ([kh, kw, in / group, out]).
+  constexpr int64_t kToHWIO[] = {2, 3, 1, 0};
+  Value kernel;
+  const HostTensor *hostWeight = ctx.constantInput(1);
+  if (hostWeight && hostWeight->elementType.isF32()) {
+    kernel = ctx.constant(hostTranspose(*hostWeight, kToHWIO));
+  } else {
+    FailureOr<Value> weight = ctx.input(1);
+    if (failed(weight))
+      return failure();
+    kernel = ctx.transpose(*weight, kToHWIO);
+  }
+  Value bias;
+  if (ctx.hasInput(2)) {
+    FailureOr<Value> b = ctx.input(2);
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  OpBuilder &b = ctx.builder();
+  FailureOr<Value> y = ctx.create<graph::Conv2DOp>(
+      *padded, kernel, bias, b.getI64ArrayAttr({w->stride[0], w->stride[1]}),
+      b.getI64ArrayAttr({w->dilation[0], w->dilation[1]}),
+      b.getStringAttr(w->padding), b.getI64IntegerAttr(group));
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, ctx.transpose(*y, kToNCHW));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Gemm and MatMul
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> scaled(ImportContext &ctx, Value x, double factor) {
+  if (factor == 1.0)
+    return x;
+  return ctx.create<graph::MulOp>(x,
+                                  ctx.constant(scalarF32(ctx.context(), factor)));
+}
+
+LogicalResult convertGemm(ImportContext &ctx) {
+  double alpha = ctx.attrFloat("alpha", 1.0f), beta = ctx.attrFloat("beta", 1.0f);
+  bool transA = ctx.attrInt("transA", 0) != 0;
+  bool transB = ctx.attrInt("transB", 0) != 0;
+  if (ctx.opset() < 7 && ctx.hasAttr("broadcast"))
+    return ctx.unsupported("attribute 'broadcast'");
+  FailureOr<RankedTensorType> aType = typeOfRank(ctx, 0, 2, "input A");
+  FailureOr<RankedTensorType> bType =
+      succeeded(aType) ? typeOfRank(ctx, 1, 2, "input B") : aType;
+  if (failed(bType))
+    return failure();
+  FailureOr<Value> a = ctx.input(0);
+  if (failed(a))
+    return failure();
+  const HostTensor *hostB = ctx.constantInput(1);
+  const HostTensor *hostC = ctx.hasInput(2) ? ctx.constantInput(2) : nullptr;
+  int64_t n = bType->getDimSize(transB ? 0 : 1);
+
+  Value y;
+  bool cDone = !ctx.hasInput(2);
+  if (hostB && hostB->elementType.isF32() && !transA && alpha == 1.0) {
+    // Keras Dense: x @ kernel + bias, the kernel [in, out].
+    Value kernel;
+    if (transB) {
+      kernel = ctx.constant(hostTranspose(*hostB, {1, 0}));
+    } else {
+      FailureOr<Value> kb = ctx.input(1);
+      if (failed(kb))
+        return failure();
+      kernel = *kb;
+    }
+    Value bias;
+    if (hostC && hostC->elementType.isF32() && hostC->numElements() == n &&
+        (hostC->shape.size() == 1 ||
+         (hostC->shape.size() == 2 && hostC->shape[0] == 1))) {
+      HostTensor biasValue{hostC->elementType, {n}, hostC->values};
+      for (double &v : biasValue.values)
+        v = static_cast<float>(v * beta);
+      bias = ctx.constant(biasValue);
+      cDone = true;
+    }
+    FailureOr<Value> dense = ctx.create<graph::DenseOp>(*a, kernel, bias);
+    if (failed(dense))
+      return failure();
+    y = *dense;
+  } else {
+    FailureOr<Value> bv = ctx.input(1);
+    if (failed(bv))
+      return failure();
+    OpBuilder &b = ctx.builder();
+    FailureOr<Value> product = ctx.create<graph::MatmulOp>(
+        *a, *bv, b.getBoolAttr(transA), b.getBoolAttr(transB));
+    if (failed(product))
+      return failure();
+    FailureOr<Value> s = scaled(ctx, *product, alpha);
+    if (failed(s))
+      return failure();
+    y = *s;
+  }
+  if (!cDone) {
+    FailureOr<Value> c = ctx.input(2);
+    if (failed(c))
+      return failure();
+    FailureOr<Value> bc = scaled(ctx, *c, beta);
+    if (failed(bc))
+      return failure();
+    FailureOr<Value> sum = ctx.create<graph::AddOp>(y, *bc);
+    if (failed(sum))
+      return failure();
+    y = *sum;
+  }
+  ctx.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertMatMul(ImportContext &ctx) {
+  FailureOr<RankedTensorType> aType = typeOfRank(ctx, 0, -1, "input A");
+  FailureOr<RankedTensorType> bType =
+      succeeded(aType) ? typeOfRank(ctx, 1, -1, "input B") : aType;
+  if (failed(bType))
+    return failure();
+  if (aType->getRank() == 0 || bType->getRank() == 0)
+    return ctx.unsupported("scalar operand");
+  FailureOr<Value> a = ctx.input(0);
+  FailureOr<Value> b = succeeded(a) ? ctx.input(1) : a;
+  if (failed(b))
+    return failure();
+  const HostTensor *hostB = ctx.constantInput(1);
+  if (hostB && bType->getRank() == 2 && aType->getRank() >= 2) {
+    FailureOr<Value> dense = ctx.create<graph::DenseOp>(*a, *b, Value());
+    if (failed(dense))
+      return failure();
+    ctx.setOutput(0, *dense);
+    return success();
+  }
+  // NumPy rules for 1-D operands: [k] is [1, k] on the left and [k, 1] on
+  // the right, and the added dimension is removed from the result.
+  bool aVector = aType->getRank() == 1, bVector = bType->getRank() == 1;
+  Value lhs = *a, rhs = *b;
+  if (aVector) {
+    FailureOr<Value> r = ctx.reshape(lhs, {1, aType->getDimSize(0)});
+    if (failed(r))
+      return failure();
+    lhs = *r;
+  }
+  if (bVector) {
+    FailureOr<Value> r = ctx.reshape(rhs, {bType->getDimSize(0), 1});
+    if (failed(r))
+      return failure();
+    rhs = *r;
+  }
+  FailureOr<Value> y = ctx.create<graph::MatmulOp>(lhs, rhs, false, false);
+  if (failed(y))
+    return failure();
+  if (aVector || bVector) {
+    auto yType = cast<RankedTensorType>(y->getType());
+    SmallVector<int64_t> shape(yType.getShape());
+    if (bVector)
+      shape.pop_back();
+    if (aVector)
+      shape.erase(shape.end() - 1);
+    y = ctx.reshape(*y, shape);
+    if (failed(y))
+      return failure();
+  }
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// Permutations moving dimension 1 (channels) last and back.
+std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
+channelsLastPerms(int64_t rank) {
+  SmallVector<int64_t> toLast = {0}, back = {0, rank - 1};
+  for (int64_t d = 2; d < rank; ++d)
+    toLast.push_back(d);
+  toLast.push_back(1);
+  for (int64_t d = 1; d < rank - 1; ++d)
+    back.push_back(d);
+  return {toLast, back};
+}
+
+LogicalResult convertBatchNormalization(ImportContext &ctx) {
+  if (ctx.attrInt("training_mode", 0) != 0)
+    return ctx.unsupported("attribute 'training_mode' = 1");
+  if (ctx.opset() < 9 && ctx.attrInt("spatial", 1) != 1)
+    return ctx.unsupported("attribute 'spatial' = 0");
+  for (int i = 1; i < ctx.numOutputs(); ++i)
+    if (ctx.hasOutput(i))
+      return ctx.unsupported("output " + llvm::Twine(i) +
+                             " (training statistics)");
+  FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
+  if (failed(xType))
+    return failure();
+  if (xType->getRank() < 2)
+    return ctx.unsupported(llvm::formatv("input {0}", *xType).str());
+  SmallVector<Value> operands;
+  for (int i = 0; i < 5; ++i) {
+    FailureOr<Value> v = ctx.input(i);
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+  }
+  auto [toLast, back] = channelsLastPerms(xType->getRank());
+  OpBuilder &b = ctx.builder();
+  FailureOr<Value> y = ctx.create<graph::BatchNormOp>(
+      ctx.transpose(operands[0], toLast), operands[1], operands[2],
+      operands[3], operands[4], b.getF32FloatAttr(ctx.attrFloat("epsilon", 1e-5f)),
+      b.getF32FloatAttr(0.99f));
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, ctx.transpose(*y, back));
+  return success();
+}
+
+LogicalResult convertLayerNormalization(ImportContext &ctx) {
+  if (ctx.opset() < 17)
+    return ctx.unsupported("LayerNormalization before opset 17 (it is an ONNX "
+                           "function from opset 17 on)");
+  for (int i = 1; i < ctx.numOutputs(); ++i)
+    if (ctx.hasOutput(i))
+      return ctx.unsupported("output " + llvm::Twine(i) +
+                             " (mean or inverse standard deviation)");
+  FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
+  if (failed(xType))
+    return failure();
+  int64_t rank = xType->getRank();
+  int64_t axis = ctx.attrInt("axis", -1);
+  if (axis < -rank || axis >= rank)
+    return ctx.unsupported("attribute 'axis' = " + llvm::Twine(axis));
+  if (axis < 0)
+    axis += rank;
+  llvm::ArrayRef<int64_t> normShape = xType->getShape().drop_front(axis);
+  // gamma and beta must have the normalized shape; constants that merely
+  // broadcast to it are expanded on the host.
+  auto param = [&](int i, double fill) -> FailureOr<Value> {
+    auto shapeType = RankedTensorType::get(normShape, xType->getElementType());
+    if (!ctx.hasInput(i)) {
+      if (!shapeType.hasStaticShape())
+        return ctx.unsupported("missing input B with dynamic normalized "
+                               "dimensions");
+      HostTensor t{xType->getElementType(),
+                   std::vector<int64_t>(normShape.begin(), normShape.end()),
+                   std::vector<double>(shapeType.getNumElements(), fill)};
+      return ctx.constant(t);
+    }
+    RankedTensorType type = ctx.inputType(i);
+    if (type && type.getShape() == normShape)
+      return ctx.input(i);
+    const HostTensor *host = ctx.constantInput(i);
+    if (!host || !shapeType.hasStaticShape() ||
+        host->numElements() != 1 && host->shape.size() > normShape.size())
+      return ctx.unsupported(
+          llvm::formatv("input {0} of type {1} (expected {2})", i, type,
+                        shapeType)
+              .str());
+    // Broadcast the constant to the normalized shape.
+    HostTensor t{host->elementType,
+                 std::vector<int64_t>(normShape.begin(), normShape.end()), {}};
+    int64_t n = shapeType.getNumElements(), r = normShape.size();
+    std::vector<int64_t> hs(r, 1);
+    for (size_t d = 0; d < host->shape.size(); ++d)
+      hs[r - host->shape.size() + d] = host->shape[d];
+    for (int64_t d = 0; d < r; ++d)
+      if (hs[d] != 1 && hs[d] != normShape[d])
+        return ctx.unsupported(
+            llvm::formatv("input {0} of type {1} (expected {2})", i, type,
+                          shapeType)
+                .str());
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t rest = e, offset = 0, stride = 1;
+      for (int64_t d = r - 1; d >= 0; --d) {
+        int64_t idx = rest % normShape[d];
+        rest /= normShape[d];
+        if (hs[d] != 1)
+          offset += idx * stride;
+        stride *= hs[d];
+      }
+      t.values.push_back(host->values[offset]);
+    }
+    return ctx.constant(t);
+  };
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> gamma = param(1, 1.0);
+  if (failed(gamma))
+    return failure();
+  FailureOr<Value> beta = param(2, 0.0);
+  if (failed(beta))
+    return failure();
+  OpBuilder &b = ctx.builder();
+  FailureOr<Value> y = ctx.create<graph::LayerNormOp>(
+      *x, *gamma, *beta, b.getI64IntegerAttr(axis),
+      b.getF32FloatAttr(ctx.attrFloat("epsilon", 1e-5f)));
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// Output size of one padded dimension (floor or ceil rounding).
+int64_t pooledSize(int64_t in, int64_t padTotal, int64_t k, int64_t s,
+                   bool ceil) {
+  int64_t span = in + padTotal - k;
+  return (ceil ? (span + s - 1) / s : span / s) + 1;
+}
+
+LogicalResult convertPool(ImportContext &ctx, bool isMax) {
+  if (isMax && ctx.hasOutput(1))
+    return ctx.unsupported("output 1 (Indices)");
+  FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
+  if (failed(xType))
+    return failure();
+  if (xType->getRank() != 4)
+    return ctx.unsupported(
+        llvm::formatv("{0}-D pooling (input {1}); only 2-D pooling is",
+                      xType->getRank() - 2, *xType)
+            .str());
+  std::vector<int64_t> kernel = ctx.attrInts("kernel_shape");
+  if (kernel.size() != 2 || kernel[0] < 1 || kernel[1] < 1)
+    return ctx.unsupported("attribute 'kernel_shape' = " + listString(kernel));
+  std::vector<int64_t> dilations = ctx.attrInts("dilations", {1, 1});
+  if (dilations != std::vector<int64_t>{1, 1})
+    return ctx.unsupported("attribute 'dilations' = " + listString(dilations));
+  FailureOr<Window> w = readWindow(ctx, *xType, kernel);
+  if (failed(w))
+    return failure();
+  bool countIncludePad = !isMax && ctx.attrInt("count_include_pad", 0) != 0;
+  int64_t in[2] = {xType->getDimSize(2), xType->getDimSize(3)};
+  bool staticHW = !ShapedType::isDynamic(in[0]) && !ShapedType::isDynamic(in[1]);
+
+  // ceil_mode: accepted when it gives the same output size as floor.
+  if (ctx.attrInt("ceil_mode", 0) != 0 && w->padding != "same") {
+    if (!staticHW)
+      return ctx.unsupported(
+          "attribute 'ceil_mode' = 1 with a dynamic height or width");
+    for (int i = 0; i < 2; ++i) {
+      int64_t total = w->pads[2 * i] + w->pads[2 * i + 1];
+      if (pooledSize(in[i], total, kernel[i], w->stride[i], true) !=
+          pooledSize(in[i], total, kernel[i], w->stride[i], false))
+        return ctx.unsupported("attribute 'ceil_mode' = 1 (it changes the "
+                               "output size here)");
+    }
+  }
+  // AveragePool with count_include_pad = 1 averages over padded zeros too:
+  // pad explicitly (SAME included).
+  if (countIncludePad && w->padding == "same") {
+    if (!staticHW)
+      return ctx.unsupported("attribute 'count_include_pad' = 1 with SAME "
+                             "padding and a dynamic height or width");
+    for (int i = 0; i < 2; ++i) {
+      int64_t total = sameTotal(in[i], kernel[i], w->stride[i], 1);
+      w->pads[2 * i] = total / 2;
+      w->pads[2 * i + 1] = total - total / 2;
+    }
+    w->padding = "valid";
+  }
+  // AveragePool without count_include_pad and explicit pads: the mean of
+  // the real elements = avg(pad(x)) * window / count, with the count of real
+  // elements per output position computed on the host.
+  bool rescale = !isMax && !countIncludePad && w->explicitPad();
+  if (rescale && !staticHW)
+    return ctx.unsupported("attribute 'pads' with count_include_pad = 0 and "
+                           "a dynamic height or width");
+
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Value nhwc = ctx.transpose(*x, kToNHWC);
+  FailureOr<Value> padded =
+      padNHWC(ctx, nhwc, *w,
+              isMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+  if (failed(padded))
+    return failure();
+  OpBuilder &b = ctx.builder();
+  ArrayAttr window = b.getI64ArrayAttr(kernel);
+  ArrayAttr strides = b.getI64ArrayAttr({w->stride[0], w->stride[1]});
+  StringAttr padding = b.getStringAttr(w->padding);
+  FailureOr<Value> y =
+      isMax ? ctx.create<graph::MaxPool2DOp>(*padded, window, strides, padding)
+            : ctx.create<graph::AvgPool2DOp>(*padded, window, strides, padding);
+  if (failed(y))
+    return failure();
+  if (rescale) {
+    int64_t out[2], count[2][4096];
+    for (int i = 0; i < 2; ++i) {
+      out[i] = pooledSize(in[i], w->pads[2 * i] + w->pads[2 * i + 1],
+                          kernel[i], w->stride[i], false);
+      if (out[i] > 4096)
+        return ctx.unsupported("pooling output larger than 4096");
+      for (int64_t o = 0; o < out[i]; ++o) {
+        int64_t start = o * w->stride[i] - w->pads[2 * i];
+        int64_t lo = std::max<int64_t>(start, 0);
+        int64_t hi = std::min<int64_t>(start + kernel[i], in[i]);
+        count[i][o] = std::max<int64_t>(hi - lo, 1);
+      }
+    }
+    HostTensor factor{b.getF32Type(), {1, out[0], out[1], 1}, {}};
+    double windowSize = static_cast<double>(kernel[0] * kernel[1]);
+    for (int64_t h = 0; h < out[0]; ++h)
+      for (int64_t c = 0; c < out[1]; ++c)
+        factor.values.push_back(static_cast<float>(
+            windowSize / static_cast<double>(count[0][h] * count[1][c])));
+    y = ctx.create<graph::MulOp>(*y, ctx.constant(factor));
+    if (failed(y))
+      return failure();
+  }
+  ctx.setOutput(0, ctx.transpose(*y, kToNCHW));
+  return success();
+}
+
+LogicalResult convertMaxPool(ImportContext &ctx) {
+  if (ctx.attrInt("storage_order", 0) != 0 && ctx.hasOutput(1))
+    return ctx.unsupported("attribute 'storage_order' = 1");
+  return convertPool(ctx, /*isMax=*/true);
+}
+LogicalResult convertAveragePool(ImportContext &ctx) {
+  return convertPool(ctx, /*isMax=*/false);
+}
+
+LogicalResult convertGlobalPool(ImportContext &ctx, bool isMax) {
+  FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
+  if (failed(xType))
+    return failure();
+  if (xType->getRank() != 4)
+    return ctx.unsupported(
+        llvm::formatv("input {0}; only 2-D global pooling is", *xType).str());
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Value nhwc = ctx.transpose(*x, kToNHWC);
+  FailureOr<Value> y = isMax ? ctx.create<graph::GlobalMaxPool2DOp>(nhwc)
+                             : ctx.create<graph::GlobalAvgPool2DOp>(nhwc);
+  if (failed(y))
+    return failure();
+  FailureOr<Value> r =
+      ctx.reshape(*y, {xType->getDimSize(0), xType->getDimSize(1), 1, 1});
+  if (failed(r))
+    return ctx.unsupported(
+        llvm::formatv("input {0} with dynamic batch and channels", *xType)
+            .str());
+  ctx.setOutput(0, *r);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+LogicalResult convertSoftmax(ImportContext &ctx, bool isLog) {
+  FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
+  if (failed(xType))
+    return failure();
+  int64_t rank = xType->getRank();
+  bool flatten = ctx.opset() < 13;
+  int64_t axis = ctx.attrInt("axis", flatten ? 1 : -1);
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    return ctx.unsupported("attribute 'axis' = " + llvm::Twine(axis));
+  if (axis < 0)
+    axis += rank;
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  auto apply = [&](Value v, int64_t a) -> FailureOr<Value> {
+    OpBuilder &b = ctx.builder();
+    Type type = v.getType();
+    if (isLog)
+      return b.create<graph::LogSoftmaxOp>(ctx.loc(), type, v, b.getI64IntegerAttr(a))
+          .getResult();
+    return b.create<graph::SoftmaxOp>(ctx.loc(), type, v, b.getI64IntegerAttr(a))
+        .getResult();
+  };
+  if (!flatten || axis == rank - 1) {
+    FailureOr<Value> y = apply(*x, axis);
+    if (failed(y))
+      return failure();
+    ctx.setOutput(0, *y);
+    return success();
+  }
+  // Opsets before 13: softmax over the flattened [prod(:axis), prod(axis:)].
+  llvm::ArrayRef<int64_t> shape = xType->getShape();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t &part = d < axis ? outer : inner;
+    if (ShapedType::isDynamic(shape[d]) || ShapedType::isDynamic(part))
+      part = ShapedType::kDynamic;
+    else
+      part *= shape[d];
+  }
+  if (ShapedType::isDynamic(inner))
+    return ctx.unsupported(
+        llvm::formatv("attribute 'axis' = {0} over dynamic dimensions of {1}",
+                      axis, *xType)
+            .str());
+  FailureOr<Value> flat = ctx.reshape(*x, {outer, inner});
+  if (failed(flat))
+    return failure();
+  FailureOr<Value> y = apply(*flat, -1);
+  if (failed(y))
+    return failure();
+  FailureOr<Value> restored = ctx.reshape(*y, shape);
+  if (failed(restored))
+    return failure();
+  ctx.setOutput(0, *restored);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Resize and Upsample
+//===----------------------------------------------------------------------===//
+
+/// Where output coordinate `dst` reads in ONNX (before rounding/clamping).
+double onnxSource(llvm::StringRef mode, int64_t dst, double scale, int64_t in,
+                  int64_t out) {
+  double x = static_cast<double>(dst);
+  if (mode == "half_pixel")
+    return (x + 0.5) / scale - 0.5;
+  if (mode == "pytorch_half_pixel")
+    return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (mode == "align_corners")
+    return out == 1 ? 0.0
+                    : x * static_cast<double>(in - 1) /
+                          static_cast<double>(out - 1);
+  if (mode == "tf_half_pixel_for_nn")
+    return (x + 0.5) / scale;
+  return x / scale; // asymmetric
+}
+
+int64_t onnxNearest(llvm::StringRef nearestMode, double x) {
+  if (nearestMode == "round_prefer_ceil")
+    return static_cast<int64_t>(std::floor(x + 0.5));
+  if (nearestMode == "floor")
+    return static_cast<int64_t>(std::floor(x));
+  if (nearestMode == "ceil")
+    return static_cast<int64_t>(std::ceil(x));
+  return static_cast<int64_t>(std::ceil(x - 0.5)); // round_prefer_floor
+}
+
+/// True when TF's resize (graph.resize with `halfPixel`) reads the same
+/// source positions as ONNX along one axis.
+bool sameSampling(llvm::StringRef coordMode, llvm::StringRef nearestMode,
+                  bool linear, double scale, int64_t in, int64_t out,
+                  bool halfPixel) {
+  float tfScale = static_cast<float>(in) / static_cast<float>(out);
+  for (int64_t dst = 0; dst < out; ++dst) {
+    double onnx = onnxSource(coordMode, dst, scale, in, out);
+    float tf = halfPixel ? (static_cast<float>(dst) + 0.5f) * tfScale
+                         : static_cast<float>(dst) * tfScale;
+    if (!linear) {
+      int64_t a = std::clamp<int64_t>(onnxNearest(nearestMode, onnx), 0, in - 1);
+      int64_t b = std::clamp<int64_t>(
+          static_cast<int64_t>(std::floor(tf)), 0, in - 1);
+      if (a != b)
+        return false;
+      continue;
+    }
+    if (halfPixel)
+      tf -= 0.5f;
+    double a = std::clamp<double>(onnx, 0.0, static_cast<double>(in - 1));
+    double b = std::clamp<double>(tf, 0.0, static_cast<double>(in - 1));
+    if (std::abs(a - b) > 1e-5 * std::max<double>(1.0, std::abs(a)))
+      return false;
+  }
+  return true;
+}
+
+LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
+  FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
+  if (failed(xType))
+    return failure();
+  if (xType->getRank() != 4)
+    return ctx.unsupported(
+        llvm::formatv("input {0}; only 4-D NCHW images are", *xType).str());
+  int64_t in[2] = {xType->getDimSize(2), xType->getDimSize(3)};
+  if (ShapedType::isDynamic(in[0]) || ShapedType::isDynamic(in[1]))
+    return ctx.unsupported(
+        llvm::formatv("input {0} with a dynamic height or width", *xType)
+            .str());
+  std::string mode = ctx.attrString("mode", "nearest");
+  bool linear = mode == "linear" || mode == "bilinear";
+  if (mode != "nearest" && !linear)
+    return ctx.unsupported("attribute 'mode' = \"" + mode + "\"");
+  bool modern = !isUpsample && ctx.opset() >= 11;
+  std::string coordMode =
+      modern ? ctx.attrString("coordinate_transformation_mode", "half_pixel")
+             : "asymmetric";
+  std::string nearestMode =
+      modern ? ctx.attrString("nearest_mode", "round_prefer_floor") : "floor";
+  if (coordMode == "tf_crop_and_resize")
+    return ctx.unsupported(
+        "attribute 'coordinate_transformation_mode' = \"tf_crop_and_resize\"");
+  if (coordMode != "half_pixel" && coordMode != "pytorch_half_pixel" &&
+      coordMode != "align_corners" && coordMode != "asymmetric" &&
+      coordMode != "tf_half_pixel_for_nn")
+    return ctx.unsupported("attribute 'coordinate_transformation_mode' = \"" +
+                           coordMode + "\"");
+  if (nearestMode != "round_prefer_floor" && nearestMode != "round_prefer_ceil" &&
+      nearestMode != "floor" && nearestMode != "ceil")
+    return ctx.unsupported("attribute 'nearest_mode' = \"" + nearestMode + "\"");
+
+  // Scales (per NCHW dim) or sizes.
+  std::vector<double> scales;
+  std::vector<int64_t> sizes;
+  if (isUpsample && ctx.opset() < 9) {
+    for (float s : ctx.attrFloats("scales"))
+      scales.push_back(s);
+  } else {
+    int scalesInput = modern ? 2 : 1;
+    if (ctx.hasInput(scalesInput)) {
+      const HostTensor *s = ctx.constantInput(scalesInput);
+      if (!s)
+        return ctx.unsupported("scales that are not constant");
+      scales = s->values;
+    }
+    if (modern && scales.empty() && ctx.hasInput(3)) {
+      const HostTensor *s = ctx.constantInput(3);
+      if (!s)
+        return ctx.unsupported("sizes that are not constant");
+      sizes = s->asInts();
+    }
+  }
+  int64_t out[2];
+  double scale[2];
+  if (!scales.empty()) {
+    if (scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0)
+      return ctx.unsupported(
+          llvm::formatv("scales {0} (only H and W may scale)",
+                        llvm::make_range(scales.begin(), scales.end()))
+              .str());
+    for (int i = 0; i < 2; ++i) {
+      scale[i] = static_cast<float>(scales[2 + i]);
+      out[i] = static_cast<int64_t>(
+          std::floor(static_cast<double>(in[i]) * scale[i]));
+    }
+  } else if (!sizes.empty()) {
+    if (sizes.size() != 4 ||
+        (!xType->isDynamicDim(0) && sizes[0] != xType->getDimSize(0)) ||
+        (!xType->isDynamicDim(1) && sizes[1] != xType->getDimSize(1)))
+      return ctx.unsupported("sizes " + listString(sizes) +
+                             " (only H and W may change)");
+    for (int i = 0; i < 2; ++i) {
+      out[i] = sizes[2 + i];
+      scale[i] = static_cast<double>(out[i]) / static_cast<double>(in[i]);
+    }
+  } else {
+    return ctx.unsupported("Resize without scales or sizes");
+  }
+  if (out[0] < 1 || out[1] < 1)
+    return ctx.unsupported("empty output size " +
+                           listString({out[0], out[1]}));
+  // Pick the TF sampling that reads exactly the positions ONNX reads.
+  std::optional<bool> halfPixel;
+  for (bool candidate : {true, false}) {
+    if (sameSampling(coordMode, nearestMode, linear, scale[0], in[0], out[0],
+                     candidate) &&
+        sameSampling(coordMode, nearestMode, linear, scale[1], in[1], out[1],
+                     candidate)) {
+      halfPixel = candidate;
+      break;
+    }
+  }
+  if (!halfPixel)
+    return ctx.unsupported(
+        "attribute 'coordinate_transformation_mode' = \"" + coordMode + "\"" +
+        (linear ? std::string() : " with 'nearest_mode' = \"" + nearestMode + "\"") +
+        " for " + listString({in[0], in[1]}) + " -> " +
+        listString({out[0], out[1]}) +
+        " (graph.resize samples different source positions)");
+
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  OpBuilder &b = ctx.builder();
+  FailureOr<Value> y = ctx.create<graph::ResizeOp>(
+      ctx.transpose(*x, kToNHWC), b.getI64ArrayAttr({out[0], out[1]}),
+      b.getStringAttr(linear ? "bilinear" : "nearest"),
+      b.getBoolAttr(*halfPixel));
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, ctx.transpose(*y, kToNCHW));
+  return success();
+}
+
+LogicalResult convertResize(ImportContext &ctx) {
+  return convertResizeLike(ctx, /*isUpsample=*/false);
+}
+LogicalResult convertUpsample(ImportContext &ctx) {
+  return convertResizeLike(ctx, /*isUpsample=*/true);
+}
+
+} // namespace
+
+void tfcc::onnx_import::registerNNConverters(ConverterTable &table) {
+  table["Conv"] = convertConv;
+  table["Gemm"] = convertGemm;
+  table["MatMul"] = convertMatMul;
+  table["BatchNormalization"] = convertBatchNormalization;
+  table["LayerNormalization"] = convertLayerNormalization;
+  table["MaxPool"] = convertMaxPool;
+  table["AveragePool"] = convertAveragePool;
+  table["GlobalAveragePool"] = [](ImportContext &ctx) {
+    return convertGlobalPool(ctx, /*isMax=*/false);
+  };
+  table["GlobalMaxPool"] = [](ImportContext &ctx) {
+    return convertGlobalPool(ctx, /*isMax=*/true);
+  };
+  table["Softmax"] = [](ImportContext &ctx) {
+    return convertSoftmax(ctx, /*isLog=*/false);
+  };
+  table["LogSoftmax"] = [](ImportContext &ctx) {
+    return convertSoftmax(ctx, /*isLog=*/true);
+  };
+  table["Resize"] = convertResize;
+  table["Upsample"] = convertUpsample;
+}

@@ -1,0 +1,861 @@
+//===- OnnxImporter.cpp - ONNX models to graph IR -------------------------===//
+//
+// The importer core: reads the protobuf, checks the opset, creates the
+// module and its `predict` entry, turns initializers into host tensors and
+// walks the nodes in order, handing each to the converter registered for its
+// op type (NN.cpp, Elementwise.cpp, Shape.cpp, Reductions.cpp) through the
+// ImportContext interface.
+//
+// This file is compiled with exceptions enabled: ONNX shape inference reports
+// errors by throwing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/OnnxImporter.h"
+#include "compiler/onnx/ImportContext.h"
+
+#include "dialects/graph/IR/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace mlir;
+using namespace tfcc::onnx_import;
+
+//===----------------------------------------------------------------------===//
+// HostTensor, attributes, element types
+//===----------------------------------------------------------------------===//
+
+int64_t HostTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::vector<int64_t> HostTensor::asInts() const {
+  std::vector<int64_t> ints;
+  ints.reserve(values.size());
+  for (double v : values)
+    ints.push_back(static_cast<int64_t>(v));
+  return ints;
+}
+
+RankedTensorType HostTensor::type() const {
+  return RankedTensorType::get(shape, elementType);
+}
+
+const onnx::AttributeProto *ImportContext::attr(llvm::StringRef name) const {
+  for (const onnx::AttributeProto &a : node().attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t ImportContext::attrInt(llvm::StringRef name,
+                               int64_t defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->i() : defaultValue;
+}
+
+float ImportContext::attrFloat(llvm::StringRef name, float defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->f() : defaultValue;
+}
+
+std::string ImportContext::attrString(llvm::StringRef name,
+                                      const std::string &defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  return a ? a->s() : defaultValue;
+}
+
+std::vector<int64_t>
+ImportContext::attrInts(llvm::StringRef name,
+                        std::vector<int64_t> defaultValue) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return defaultValue;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::vector<float> ImportContext::attrFloats(llvm::StringRef name) const {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a)
+    return {};
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+Type tfcc::onnx_import::elementTypeOf(MLIRContext *context,
+                                      int32_t onnxDataType) {
+  Builder b(context);
+  switch (onnxDataType) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::INT32:
+    return b.getI32Type();
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return nullptr;
+  }
+}
+
+namespace {
+
+std::string dataTypeName(int32_t dataType) {
+  if (onnx::TensorProto::DataType_IsValid(dataType))
+    return onnx::TensorProto::DataType_Name(
+        static_cast<onnx::TensorProto::DataType>(dataType));
+  return "data type " + std::to_string(dataType);
+}
+
+/// A symbol name made of [A-Za-z0-9_], not starting with a digit.
+std::string sanitize(llvm::StringRef name) {
+  std::string out;
+  for (char c : name)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])))
+    out = "_" + out;
+  return out;
+}
+
+/// Little-endian element `i` of `raw`, of type T.
+template <typename T> T readRaw(const std::string &raw, int64_t i) {
+  T value;
+  std::memcpy(&value, raw.data() + i * sizeof(T), sizeof(T));
+  return value;
+}
+
+/// Converts a TensorProto (initializer or Constant value) to a HostTensor.
+/// On failure returns a message (no diagnostic).
+FailureOr<HostTensor> convertTensor(MLIRContext *context,
+                                    const onnx::TensorProto &tensor,
+                                    std::string &error) {
+  HostTensor host;
+  host.elementType = elementTypeOf(context, tensor.data_type());
+  if (!host.elementType) {
+    error = "has unsupported element type " + dataTypeName(tensor.data_type());
+    return failure();
+  }
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL ||
+      tensor.external_data_size() > 0) {
+    error = "keeps its data in an external file (not supported)";
+    return failure();
+  }
+  for (int64_t d : tensor.dims()) {
+    if (d < 0) {
+      error = "has a negative dimension";
+      return failure();
+    }
+    host.shape.push_back(d);
+  }
+  int64_t n = host.numElements();
+  if (n > (int64_t(1) << 34)) {
+    error = "is too large";
+    return failure();
+  }
+  host.values.resize(n);
+  int32_t dt = tensor.data_type();
+  if (tensor.has_raw_data()) {
+    const std::string &raw = tensor.raw_data();
+    size_t width = dt == onnx::TensorProto::INT64 ? 8
+                   : dt == onnx::TensorProto::BOOL ? 1
+                                                   : 4;
+    if (raw.size() != static_cast<size_t>(n) * width) {
+      error = "has " + std::to_string(raw.size()) + " bytes of raw data for " +
+              std::to_string(n) + " elements";
+      return failure();
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      switch (dt) {
+      case onnx::TensorProto::FLOAT:
+        host.values[i] = readRaw<float>(raw, i);
+        break;
+      case onnx::TensorProto::INT32:
+        host.values[i] = readRaw<int32_t>(raw, i);
+        break;
+      case onnx::TensorProto::INT64:
+        host.values[i] = static_cast<double>(readRaw<int64_t>(raw, i));
+        break;
+      default:
+        host.values[i] = raw[i] != 0 ? 1.0 : 0.0;
+        break;
+      }
+    }
+    return host;
+  }
+  auto check = [&](int64_t count) {
+    if (count == n)
+      return true;
+    error = "has " + std::to_string(count) + " values for " +
+            std::to_string(n) + " elements";
+    return false;
+  };
+  switch (dt) {
+  case onnx::TensorProto::FLOAT:
+    if (!check(tensor.float_data_size()))
+      return failure();
+    for (int64_t i = 0; i < n; ++i)
+      host.values[i] = tensor.float_data(i);
+    break;
+  case onnx::TensorProto::INT64:
+    if (!check(tensor.int64_data_size()))
+      return failure();
+    for (int64_t i = 0; i < n; ++i)
+      host.values[i] = static_cast<double>(tensor.int64_data(i));
+    break;
+  default: // INT32, BOOL
+    if (!check(tensor.int32_data_size()))
+      return failure();
+    for (int64_t i = 0; i < n; ++i)
+      host.values[i] = dt == onnx::TensorProto::BOOL
+                           ? (tensor.int32_data(i) != 0 ? 1.0 : 0.0)
+                           : tensor.int32_data(i);
+    break;
+  }
+  return host;
+}
+
+/// The graph-IR type of an ONNX value type; null when not a ranked tensor of
+/// a supported element type.
+RankedTensorType typeFromProto(MLIRContext *context,
+                               const onnx::TypeProto &type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+    return nullptr;
+  Type elementType = elementTypeOf(context, type.tensor_type().elem_type());
+  if (!elementType)
+    return nullptr;
+  SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &dim :
+       type.tensor_type().shape().dim())
+    shape.push_back(dim.has_dim_value() && dim.dim_value() >= 0
+                        ? dim.dim_value()
+                        : ShapedType::kDynamic);
+  return RankedTensorType::get(shape, elementType);
+}
+
+/// What a name in the ONNX graph stands for.
+struct ValueEntry {
+  Value value;                              // the graph value, once built
+  std::optional<HostTensor> host;           // value known at import time
+  const onnx::TensorProto *initializer = nullptr; // not yet converted
+  std::string undefinedReason; // set for outputs a converter did not define
+};
+
+class Importer final : public ImportContext {
+public:
+  Importer(MLIRContext &context, std::string path)
+      : mlirContext(context), b(&context), path(std::move(path)) {
+    fileLoc = FileLineColLoc::get(&context, this->path, 0, 0);
+  }
+
+  OwningOpRef<ModuleOp> run(const std::string &moduleName);
+
+  //===--- ImportContext ---------------------------------------------------===//
+  OpBuilder &builder() override { return b; }
+  const onnx::NodeProto &node() const override { return *currentNode; }
+  int64_t opset() const override { return opsetVersion; }
+  Location loc() const override { return currentLoc; }
+
+  FailureOr<Value> input(int i) override;
+  const HostTensor *constantInput(int i) override;
+  RankedTensorType inputType(int i) override;
+  FailureOr<HostTensor> attrTensor(llvm::StringRef name) override;
+  void setOutput(int i, Value value) override;
+  void setConstantOutput(int i, HostTensor value) override;
+  FailureOr<Value> reshape(Value value, llvm::ArrayRef<int64_t> shape) override;
+  Value cast(Value value, Type elementType) override;
+  Value transpose(Value value, llvm::ArrayRef<int64_t> perm) override;
+  Value constant(const HostTensor &value) override;
+  LogicalResult unsupported(const llvm::Twine &what) override;
+
+private:
+  InFlightDiagnostic error(const llvm::Twine &message) {
+    return emitError(fileLoc, message);
+  }
+  LogicalResult parseModel();
+  LogicalResult checkOpset();
+  LogicalResult validateGraph();
+  void runShapeInference();
+  FailureOr<ValueEntry *> lookup(const std::string &name);
+  FailureOr<const HostTensor *> hostValue(ValueEntry &entry,
+                                          const std::string &name);
+  Value materialize(const HostTensor &value, llvm::StringRef nameHint);
+  std::string uniqueSymbol(llvm::StringRef hint);
+  std::string nodeName(const onnx::NodeProto &node, int index) const;
+
+  MLIRContext &mlirContext;
+  OpBuilder b;
+  std::string path;
+  Location fileLoc = UnknownLoc::get(&mlirContext);
+  Location currentLoc = UnknownLoc::get(&mlirContext);
+  onnx::ModelProto model;
+  int64_t opsetVersion = 0;
+  const onnx::NodeProto *currentNode = nullptr;
+  int currentIndex = 0;
+  ModuleOp module;
+  func::FuncOp entry;
+  llvm::StringMap<ValueEntry> values;
+  llvm::StringMap<RankedTensorType> inferredTypes;
+  llvm::StringSet<> symbols;
+  ConverterTable converters;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Reading and checking the model
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::parseModel() {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return error("cannot parse ONNX model '" + path +
+                 "': cannot open the file");
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  std::string bytes = buffer.str();
+  if (bytes.empty())
+    return error("cannot parse ONNX model '" + path + "': the file is empty");
+  if (!model.ParseFromString(bytes))
+    return error("cannot parse ONNX model '" + path +
+                 "': not a valid ONNX protobuf (corrupt or truncated file)");
+  if (!model.has_graph())
+    return error("cannot parse ONNX model '" + path +
+                 "': the model has no graph (corrupt or truncated file?)");
+  return success();
+}
+
+LogicalResult Importer::checkOpset() {
+  bool found = false;
+  for (const onnx::OperatorSetIdProto &opsetId : model.opset_import()) {
+    if (opsetId.domain().empty() || opsetId.domain() == "ai.onnx") {
+      opsetVersion = opsetId.version();
+      found = true;
+    }
+  }
+  if (!found)
+    return error("cannot parse ONNX model '" + path +
+                 "': it imports no version of the default ONNX domain");
+  if (opsetVersion < 7 || opsetVersion > 17)
+    return error("unsupported opset " + llvm::Twine(opsetVersion) +
+                 " of the default ONNX domain (tfcc supports 7 to 17)");
+  return success();
+}
+
+std::string Importer::nodeName(const onnx::NodeProto &node, int index) const {
+  if (!node.name().empty())
+    return node.name();
+  return node.op_type() + "_" + std::to_string(index);
+}
+
+LogicalResult Importer::validateGraph() {
+  const onnx::GraphProto &graph = model.graph();
+  if (graph.sparse_initializer_size() > 0)
+    return error("cannot import ONNX model '" + path +
+                 "': sparse initializers are not supported");
+  llvm::StringSet<> defined;
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    if (init.name().empty())
+      return error("cannot parse ONNX model '" + path +
+                   "': an initializer has no name");
+    defined.insert(init.name());
+  }
+  for (const onnx::ValueInfoProto &in : graph.input()) {
+    if (in.name().empty())
+      return error("cannot parse ONNX model '" + path +
+                   "': a graph input has no name");
+    defined.insert(in.name());
+  }
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto &node = graph.node(index);
+    if (node.op_type().empty())
+      return error("cannot parse ONNX model '" + path + "': node " +
+                   llvm::Twine(index) + " ('" + node.name() +
+                   "') has no op_type");
+    for (const std::string &in : node.input())
+      if (!in.empty() && !defined.contains(in))
+        return error("node '" + nodeName(node, index) + "' (" +
+                     node.op_type() + ") reads '" + in +
+                     "', which no graph input, initializer or earlier node "
+                     "defines (the graph is not topologically sorted)");
+    for (const std::string &out : node.output())
+      if (!out.empty())
+        defined.insert(out);
+  }
+  if (graph.output_size() == 0)
+    return error("cannot import ONNX model '" + path +
+                 "': the graph has no outputs");
+  for (const onnx::ValueInfoProto &out : graph.output())
+    if (!defined.contains(out.name()))
+      return error("cannot parse ONNX model '" + path + "': graph output '" +
+                   out.name() + "' is never defined");
+  return success();
+}
+
+void Importer::runShapeInference() {
+  onnx::ModelProto inferred = model;
+  try {
+    onnx::shape_inference::InferShapes(inferred);
+  } catch (const std::exception &) {
+    // Continue without: converters then rely on the types of built values.
+  } catch (...) {
+  }
+  auto record = [&](const onnx::ValueInfoProto &info) {
+    if (!info.has_type())
+      return;
+    if (RankedTensorType type = typeFromProto(&mlirContext, info.type()))
+      inferredTypes[info.name()] = type;
+  };
+  for (const onnx::ValueInfoProto &info : inferred.graph().value_info())
+    record(info);
+  for (const onnx::ValueInfoProto &info : inferred.graph().output())
+    record(info);
+  for (const onnx::ValueInfoProto &info : model.graph().output())
+    record(info);
+}
+
+//===----------------------------------------------------------------------===//
+// Values
+//===----------------------------------------------------------------------===//
+
+std::string Importer::uniqueSymbol(llvm::StringRef hint) {
+  std::string base = sanitize(hint), name = base;
+  for (int n = 1; symbols.contains(name) || name == "predict"; ++n)
+    name = base + "_" + std::to_string(n);
+  symbols.insert(name);
+  return name;
+}
+
+Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
+  RankedTensorType type = value.type();
+  Type elementType = value.elementType;
+  // Small tensors and booleans inline; larger ones become variables whose
+  // value lives in a dense_resource blob.
+  if (value.numElements() <= 16 || elementType.isInteger(1)) {
+    DenseElementsAttr attr;
+    if (elementType.isF32()) {
+      std::vector<float> data(value.values.begin(), value.values.end());
+      attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(data));
+    } else if (elementType.isInteger(32)) {
+      std::vector<int32_t> data;
+      for (double v : value.values)
+        data.push_back(static_cast<int32_t>(v));
+      attr = DenseElementsAttr::get(type, llvm::ArrayRef<int32_t>(data));
+    } else if (elementType.isInteger(64)) {
+      std::vector<int64_t> data = value.asInts();
+      attr = DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(data));
+    } else {
+      SmallVector<bool> data;
+      for (double v : value.values)
+        data.push_back(v != 0.0);
+      attr = DenseElementsAttr::get(type, llvm::ArrayRef<bool>(data));
+    }
+    return b.create<graph::ConstantOp>(currentLoc, type, attr);
+  }
+  std::vector<char> bytes;
+  size_t alignment = 4;
+  auto append = [&](const void *data, size_t size) {
+    const char *p = static_cast<const char *>(data);
+    bytes.insert(bytes.end(), p, p + size);
+  };
+  for (double v : value.values) {
+    if (elementType.isF32()) {
+      float f = static_cast<float>(v);
+      append(&f, sizeof f);
+    } else if (elementType.isInteger(32)) {
+      int32_t i = static_cast<int32_t>(v);
+      append(&i, sizeof i);
+    } else {
+      int64_t i = static_cast<int64_t>(v);
+      append(&i, sizeof i);
+      alignment = 8;
+    }
+  }
+  std::string symbol = uniqueSymbol(nameHint);
+  auto init = DenseResourceElementsAttr::get(
+      type, symbol,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignment,
+                                                    /*dataIsMutable=*/false));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(entry);
+    b.create<graph::VariableOp>(
+        NameLoc::get(b.getStringAttr(nameHint), fileLoc), symbol, type, init,
+        /*trainable=*/true);
+  }
+  return b.create<graph::ReadOp>(currentLoc, type, symbol);
+}
+
+FailureOr<ValueEntry *> Importer::lookup(const std::string &name) {
+  auto it = values.find(name);
+  if (it == values.end())
+    return failure();
+  return &it->second;
+}
+
+FailureOr<const HostTensor *> Importer::hostValue(ValueEntry &entry,
+                                                  const std::string &name) {
+  if (entry.host)
+    return &*entry.host;
+  if (!entry.initializer)
+    return static_cast<const HostTensor *>(nullptr);
+  std::string message;
+  FailureOr<HostTensor> converted =
+      convertTensor(&mlirContext, *entry.initializer, message);
+  if (failed(converted)) {
+    InFlightDiagnostic diag = emitError(currentLoc);
+    diag << "initializer '" << name << "' " << message;
+    if (currentNode)
+      diag << " (read by " << currentNode->op_type() << " node '"
+           << nodeName(*currentNode, currentIndex) << "', opset "
+           << opsetVersion << ")";
+    return failure();
+  }
+  entry.host = std::move(*converted);
+  entry.initializer = nullptr;
+  return &*entry.host;
+}
+
+FailureOr<Value> Importer::input(int i) {
+  if (!hasInput(i)) {
+    emitError(currentLoc) << currentNode->op_type() << " node '"
+                          << nodeName(*currentNode, currentIndex)
+                          << "' has no input " << i
+                          << " (opset " << opsetVersion << ")";
+    return failure();
+  }
+  const std::string &name = node().input(i);
+  FailureOr<ValueEntry *> entry = lookup(name);
+  if (failed(entry)) {
+    emitError(currentLoc) << "value '" << name << "' is not defined";
+    return failure();
+  }
+  ValueEntry &e = **entry;
+  if (e.value)
+    return e.value;
+  if (!e.undefinedReason.empty()) {
+    emitError(currentLoc) << e.undefinedReason;
+    return failure();
+  }
+  FailureOr<const HostTensor *> host = hostValue(e, name);
+  if (failed(host) || !*host)
+    return failure();
+  // Materialized at the first use, named after the initializer; the value
+  // dominates later uses since the function has one block.
+  e.value = materialize(**host, name);
+  return e.value;
+}
+
+const HostTensor *Importer::constantInput(int i) {
+  if (!hasInput(i))
+    return nullptr;
+  const std::string &name = node().input(i);
+  FailureOr<ValueEntry *> entry = lookup(name);
+  if (failed(entry))
+    return nullptr;
+  ValueEntry &e = **entry;
+  if (e.host)
+    return &*e.host;
+  if (!e.initializer)
+    return nullptr;
+  // Unsupported element types stay unconverted; input(i) reports them.
+  std::string message;
+  FailureOr<HostTensor> converted =
+      convertTensor(&mlirContext, *e.initializer, message);
+  if (failed(converted))
+    return nullptr;
+  e.host = std::move(*converted);
+  e.initializer = nullptr;
+  return &*e.host;
+}
+
+RankedTensorType Importer::inputType(int i) {
+  if (!hasInput(i))
+    return nullptr;
+  const std::string &name = node().input(i);
+  FailureOr<ValueEntry *> entry = lookup(name);
+  if (failed(entry))
+    return nullptr;
+  ValueEntry &e = **entry;
+  if (e.value)
+    return dyn_cast<RankedTensorType>(e.value.getType());
+  if (e.host)
+    return e.host->type();
+  if (e.initializer) {
+    Type elementType =
+        elementTypeOf(&mlirContext, e.initializer->data_type());
+    if (!elementType)
+      return nullptr;
+    SmallVector<int64_t> shape(e.initializer->dims().begin(),
+                               e.initializer->dims().end());
+    return RankedTensorType::get(shape, elementType);
+  }
+  auto it = inferredTypes.find(name);
+  return it == inferredTypes.end() ? nullptr : it->second;
+}
+
+FailureOr<HostTensor> Importer::attrTensor(llvm::StringRef name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a || !a->has_t()) {
+    emitError(currentLoc) << currentNode->op_type() << " node '"
+                          << nodeName(*currentNode, currentIndex)
+                          << "' has no tensor attribute '"
+                          << name << "' (opset " << opsetVersion << ")";
+    return failure();
+  }
+  std::string message;
+  FailureOr<HostTensor> converted = convertTensor(&mlirContext, a->t(), message);
+  if (failed(converted)) {
+    (void)unsupported("tensor attribute '" + name + "' that " + message);
+    return failure();
+  }
+  return converted;
+}
+
+void Importer::setOutput(int i, Value value) {
+  if (!hasOutput(i))
+    return;
+  ValueEntry &e = values[node().output(i)];
+  e = ValueEntry();
+  e.value = value;
+}
+
+void Importer::setConstantOutput(int i, HostTensor value) {
+  if (!hasOutput(i))
+    return;
+  ValueEntry &e = values[node().output(i)];
+  e = ValueEntry();
+  e.host = std::move(value);
+}
+
+FailureOr<Value> Importer::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
+  auto inType = llvm::cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> result;
+  int64_t known = 1;
+  int dynamicIndex = -1;
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (d == -1 || ShapedType::isDynamic(d)) {
+      if (dynamicIndex >= 0) {
+        emitError(currentLoc) << "cannot reshape " << inType
+                              << " to a shape with more than one unknown "
+                                 "dimension";
+        return failure();
+      }
+      dynamicIndex = static_cast<int>(i);
+      result.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    if (d < 0) {
+      emitError(currentLoc) << "cannot reshape " << inType
+                            << " to a negative dimension " << d;
+      return failure();
+    }
+    known *= d;
+    result.push_back(d);
+  }
+  if (inType.hasStaticShape()) {
+    int64_t total = inType.getNumElements();
+    if (dynamicIndex >= 0 && known != 0 && total % known == 0)
+      result[dynamicIndex] = total / known;
+    if ((dynamicIndex < 0 || known == 0) && known != total) {
+      emitError(currentLoc) << "cannot reshape " << inType << " ("
+                            << total << " elements) to "
+                            << RankedTensorType::get(result,
+                                                     inType.getElementType());
+      return failure();
+    }
+  }
+  auto type = RankedTensorType::get(result, inType.getElementType());
+  if (type == inType)
+    return value;
+  auto op = b.create<graph::ReshapeOp>(currentLoc, type, value);
+  if (failed(verify(op))) {
+    op->erase();
+    return failure();
+  }
+  return op.getResult();
+}
+
+Value Importer::cast(Value value, Type elementType) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  return b.create<graph::CastOp>(currentLoc, type.clone(elementType), value);
+}
+
+Value Importer::transpose(Value value, llvm::ArrayRef<int64_t> perm) {
+  auto type = llvm::cast<RankedTensorType>(value.getType());
+  bool identity = true;
+  SmallVector<int64_t> shape;
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    identity &= p == static_cast<int64_t>(i);
+    shape.push_back(type.getDimSize(p));
+  }
+  if (identity)
+    return value;
+  return b.create<graph::TransposeOp>(
+      currentLoc, RankedTensorType::get(shape, type.getElementType()), value,
+      b.getI64ArrayAttr(perm));
+}
+
+Value Importer::constant(const HostTensor &value) {
+  return materialize(value, nodeName(*currentNode, currentIndex) + "_const");
+}
+
+LogicalResult Importer::unsupported(const llvm::Twine &what) {
+  return emitError(currentLoc)
+         << "unsupported " << what << " in " << currentNode->op_type()
+         << " node '" << nodeName(*currentNode, currentIndex) << "' (opset "
+         << opsetVersion << ")";
+}
+
+//===----------------------------------------------------------------------===//
+// The import
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
+  if (failed(parseModel()) || failed(checkOpset()) || failed(validateGraph()))
+    return nullptr;
+  runShapeInference();
+  registerElementwiseConverters(converters);
+  registerNNConverters(converters);
+  registerShapeConverters(converters);
+  registerReductionConverters(converters);
+
+  const onnx::GraphProto &graph = model.graph();
+  std::string name = moduleName.empty()
+                         ? sanitize(llvm::sys::path::stem(path))
+                         : moduleName;
+  OwningOpRef<ModuleOp> owned(ModuleOp::create(fileLoc, name));
+  module = *owned;
+
+  // Initializers first: a graph input that shares its name with an
+  // initializer is a default value, not an argument.
+  for (const onnx::TensorProto &init : graph.initializer())
+    values[init.name()].initializer = &init;
+
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const onnx::ValueInfoProto &in : graph.input()) {
+    if (values.count(in.name()))
+      continue;
+    const onnx::TypeProto &type = in.type();
+    if (!type.has_tensor_type()) {
+      error("graph input '" + in.name() + "' is not a tensor");
+      return nullptr;
+    }
+    Type elementType =
+        elementTypeOf(&mlirContext, type.tensor_type().elem_type());
+    if (!elementType) {
+      error("graph input '" + in.name() + "' has unsupported element type " +
+            dataTypeName(type.tensor_type().elem_type()) +
+            " (tfcc supports float, int32, int64 and bool)");
+      return nullptr;
+    }
+    if (!type.tensor_type().has_shape()) {
+      error("graph input '" + in.name() + "' has no shape (unknown rank)");
+      return nullptr;
+    }
+    argTypes.push_back(typeFromProto(&mlirContext, type));
+    argNames.push_back(in.name());
+  }
+
+  b.setInsertionPointToEnd(module.getBody());
+  entry = b.create<func::FuncOp>(fileLoc, "predict",
+                                 b.getFunctionType(argTypes, {}));
+  Block *body = entry.addEntryBlock();
+  for (auto [i, argName] : llvm::enumerate(argNames)) {
+    entry.setArgAttr(i, "tfcc.name", b.getStringAttr(argName));
+    values[argName].value = body->getArgument(i);
+  }
+  b.setInsertionPointToEnd(body);
+
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto &node = graph.node(index);
+    currentNode = &node;
+    currentIndex = index;
+    currentLoc = NameLoc::get(b.getStringAttr(nodeName(node, index)), fileLoc);
+    const std::string &domain = node.domain();
+    bool defaultDomain = domain.empty() || domain == "ai.onnx";
+    auto it = converters.find(node.op_type());
+    if (!defaultDomain || it == converters.end()) {
+      std::string op = defaultDomain ? node.op_type()
+                                     : domain + "." + node.op_type();
+      emitError(currentLoc) << "unsupported op '" << op << "' in node '"
+                            << nodeName(node, index) << "' (opset "
+                            << opsetVersion << ")";
+      return nullptr;
+    }
+    if (failed(it->second(*this)))
+      return nullptr;
+    // Outputs the converter left undefined fail when something reads them.
+    for (int i = 0; i < node.output_size(); ++i) {
+      if (node.output(i).empty())
+        continue;
+      ValueEntry &e = values[node.output(i)];
+      if (e.value || e.host)
+        continue;
+      e.initializer = nullptr;
+      e.undefinedReason = "unsupported output " + std::to_string(i) + " ('" +
+                          node.output(i) + "') of " + node.op_type() +
+                          " node '" + nodeName(node, index) + "' (opset " +
+                          std::to_string(opsetVersion) + ")";
+    }
+  }
+
+  // The graph outputs, materialized at the end of the function.
+  currentLoc = fileLoc;
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    ValueEntry &e = values[out.name()];
+    if (!e.value && !e.undefinedReason.empty()) {
+      emitError(fileLoc) << "graph output '" << out.name()
+                         << "': " << e.undefinedReason;
+      return nullptr;
+    }
+    if (!e.value) {
+      FailureOr<const HostTensor *> host = hostValue(e, out.name());
+      if (failed(host) || !*host) {
+        emitError(fileLoc) << "graph output '" << out.name()
+                           << "' is not defined";
+        return nullptr;
+      }
+      e.value = materialize(**host, out.name());
+    }
+    results.push_back(e.value);
+  }
+  b.create<func::ReturnOp>(fileLoc, results);
+  entry.setFunctionType(
+      b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, out] : llvm::enumerate(graph.output()))
+    entry.setResultAttr(i, "tfcc.name", b.getStringAttr(out.name()));
+
+  if (failed(verify(module)))
+    return nullptr;
+  return owned;
+}
+
+OwningOpRef<ModuleOp> tfcc::importOnnxModel(const std::string &path,
+                                            MLIRContext &context,
+                                            const std::string &moduleName) {
+  context.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  Importer importer(context, path);
+  return importer.run(moduleName);
+}

@@ -1,0 +1,26 @@
+//===- OnnxImporter.h - ONNX models to graph IR -----------------*- C++ -*-===//
+
+#ifndef TFCC_COMPILER_ONNX_ONNXIMPORTER_H
+#define TFCC_COMPILER_ONNX_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace tfcc {
+
+/// Imports an ONNX model (opsets 7 to 17 of the default domain) as a graph-IR
+/// module named after `moduleName` (the file stem when empty), with one entry
+/// point `predict` whose arguments and results are the graph's inputs and
+/// outputs in ONNX order and layout. Weights become graph.variable ops with
+/// dense_resource values; node names become locations. Errors (a corrupt or
+/// truncated file, an unsupported op, opset or attribute) are emitted as
+/// diagnostics on the context and return null.
+mlir::OwningOpRef<mlir::ModuleOp>
+importOnnxModel(const std::string &path, mlir::MLIRContext &context,
+                const std::string &moduleName = "");
+
+} // namespace tfcc
+
+#endif // TFCC_COMPILER_ONNX_ONNXIMPORTER_H

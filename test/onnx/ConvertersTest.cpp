@@ -1,0 +1,489 @@
+//===- ConvertersTest.cpp - ONNX op converters and import-time folding ----===//
+//
+// Builds small ONNX models in memory, imports them and checks the graph IR:
+// shape subgraphs fold away, attributes map onto the graph ops' conventions,
+// and what cannot be expressed is a diagnostic naming the op and attribute.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Registration.h"
+#include "compiler/onnx/HostFolding.h"
+#include "compiler/onnx/OnnxImporter.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace tfcc::onnx_import;
+
+namespace {
+
+constexpr int kF32 = onnx::TensorProto::FLOAT;
+constexpr int kI64 = onnx::TensorProto::INT64;
+constexpr int kBool = onnx::TensorProto::BOOL;
+
+/// A one-graph ONNX model built node by node.
+class Model {
+public:
+  explicit Model(int64_t opset) {
+    model.set_ir_version(8);
+    auto *import = model.add_opset_import();
+    import->set_domain("");
+    import->set_version(opset);
+    model.mutable_graph()->set_name("test");
+  }
+
+  /// dims: -1 is a symbolic dimension "N".
+  void input(const std::string &name, int elemType, std::vector<int64_t> dims) {
+    valueInfo(model.mutable_graph()->add_input(), name, elemType, dims);
+  }
+  void output(const std::string &name, int elemType) {
+    auto *info = model.mutable_graph()->add_output();
+    info->set_name(name);
+    info->mutable_type()->mutable_tensor_type()->set_elem_type(elemType);
+  }
+  void initializer(const std::string &name, std::vector<int64_t> values,
+                   std::vector<int64_t> dims) {
+    onnx::TensorProto *t = model.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(kI64);
+    for (int64_t d : dims)
+      t->add_dims(d);
+    for (int64_t v : values)
+      t->add_int64_data(v);
+  }
+  void initializer(const std::string &name, std::vector<int64_t> values) {
+    initializer(name, values, {static_cast<int64_t>(values.size())});
+  }
+  onnx::NodeProto &node(const std::string &op,
+                        std::vector<std::string> inputs,
+                        std::vector<std::string> outputs) {
+    onnx::NodeProto *n = model.mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name(op + "_" + std::to_string(model.graph().node_size()));
+    for (auto &i : inputs)
+      n->add_input(i);
+    for (auto &o : outputs)
+      n->add_output(o);
+    return *n;
+  }
+
+  /// Writes the model and imports it; returns the printed module (empty on
+  /// failure) and collects the diagnostics.
+  std::string import(std::string &diagnostics) {
+    llvm::SmallString<128> path;
+    llvm::sys::fs::createTemporaryFile("converters", "onnx", path);
+    {
+      std::ofstream file(path.c_str(), std::ios::binary);
+      model.SerializeToOstream(&file);
+    }
+    mlir::DialectRegistry registry;
+    tfcc::registerCompilerDialects(registry);
+    mlir::MLIRContext context(registry);
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      diagnostics += d.str() + "\n";
+      return mlir::success();
+    });
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        tfcc::importOnnxModel(path.str().str(), context, "test");
+    llvm::sys::fs::remove(path);
+    if (!module)
+      return "";
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    return os.str();
+  }
+
+private:
+  static void valueInfo(onnx::ValueInfoProto *info, const std::string &name,
+                        int elemType, const std::vector<int64_t> &dims) {
+    info->set_name(name);
+    auto *tensor = info->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(elemType);
+    auto *shape = tensor->mutable_shape();
+    for (int64_t d : dims) {
+      auto *dim = shape->add_dim();
+      if (d < 0)
+        dim->set_dim_param("N");
+      else
+        dim->set_dim_value(d);
+    }
+  }
+
+  onnx::ModelProto model;
+};
+
+void setInts(onnx::NodeProto &node, const std::string &name,
+             std::vector<int64_t> values) {
+  auto *a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values)
+    a->add_ints(v);
+}
+void setInt(onnx::NodeProto &node, const std::string &name, int64_t value) {
+  auto *a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(value);
+}
+void setFloat(onnx::NodeProto &node, const std::string &name, float value) {
+  auto *a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(value);
+}
+void setString(onnx::NodeProto &node, const std::string &name,
+               const std::string &value) {
+  auto *a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+int count(const std::string &text, const std::string &what) {
+  int n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos;
+       pos = text.find(what, pos + what.size()))
+    ++n;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Folding of shape computations
+//===----------------------------------------------------------------------===//
+
+TEST(OnnxConverters, ShapeGatherConcatReshapeFoldsToOneReshape) {
+  // y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1]))
+  Model m(13);
+  m.input("x", kF32, {2, 3, 4});
+  m.initializer("zero", {0}, {});
+  m.initializer("axes0", {0});
+  m.initializer("minus1", {-1});
+  m.node("Shape", {"x"}, {"s"});
+  m.node("Gather", {"s", "zero"}, {"d0"});
+  m.node("Unsqueeze", {"d0", "axes0"}, {"d0v"});
+  setInt(m.node("Concat", {"d0v", "minus1"}, {"shape"}), "axis", 0);
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.reshape"), 1) << ir;
+  EXPECT_EQ(count(ir, "-> tensor<2x12xf32>"), 1) << ir;
+  for (const char *op : {"graph.gather", "graph.concat", "graph.constant",
+                         "graph.read", "graph.variable"})
+    EXPECT_EQ(count(ir, op), 0) << op << " left in\n" << ir;
+}
+
+TEST(OnnxConverters, ShapeArithmeticFoldsWithIntegerDivision) {
+  // Reshape(x, [Shape(x)[1] * Shape(x)[2] / 4, -1]) with integer division.
+  Model m(13);
+  m.input("x", kF32, {2, 3, 4});
+  m.initializer("i12", {1, 2});
+  m.initializer("four", {4}, {});
+  m.initializer("minus1", {-1});
+  m.initializer("axes0", {0});
+  m.node("Shape", {"x"}, {"s"});
+  m.node("Gather", {"s", "i12"}, {"d12"});
+  setInt(m.node("ReduceProd", {"d12"}, {"p"}), "keepdims", 0);
+  m.node("Div", {"p", "four"}, {"q"}); // 12 / 4 = 3
+  m.node("Unsqueeze", {"q", "axes0"}, {"qv"});
+  setInt(m.node("Concat", {"qv", "minus1"}, {"shape"}), "axis", 0);
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "-> tensor<3x8xf32>"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.div"), 0) << ir;
+}
+
+TEST(OnnxConverters, ReshapeKeepsDynamicDims) {
+  Model m(13);
+  m.input("x", kF32, {-1, 3, 4});
+  m.initializer("shape", {0, -1});
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "(tensor<?x3x4xf32>) -> tensor<?x12xf32>"), 1) << ir;
+}
+
+TEST(OnnxConverters, ShapeOfDynamicDimensionIsUnsupported) {
+  Model m(13);
+  m.input("x", kF32, {-1, 3});
+  m.node("Shape", {"x"}, {"s"});
+  m.node("Reshape", {"x", "s"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("dimension 0 is dynamic) in Shape node"),
+            std::string::npos)
+      << diagnostics;
+}
+
+//===----------------------------------------------------------------------===//
+// Attribute mapping
+//===----------------------------------------------------------------------===//
+
+TEST(OnnxConverters, PadReordersPads) {
+  Model m(13);
+  m.input("x", kF32, {1, 2, 3});
+  m.initializer("pads", {0, 1, 2, 0, 3, 4});
+  m.node("Pad", {"x", "pads"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  // ONNX [b0, b1, b2, e0, e1, e2] -> graph [l0, h0, l1, h1, l2, h2].
+  EXPECT_EQ(count(ir, "pads = [0, 0, 1, 3, 2, 4]"), 1) << ir;
+  EXPECT_EQ(count(ir, "-> tensor<1x6x9xf32>"), 1) << ir;
+}
+
+TEST(OnnxConverters, PadReflectIsUnsupported) {
+  Model m(13);
+  m.input("x", kF32, {1, 2, 3});
+  m.initializer("pads", {0, 1, 2, 0, 3, 4});
+  setString(m.node("Pad", {"x", "pads"}, {"y"}), "mode", "reflect");
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("unsupported attribute 'mode' = \"reflect\" in "
+                             "Pad node 'Pad_1' (opset 13)"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(OnnxConverters, SplitProducesSlices) {
+  Model m(13);
+  m.input("x", kF32, {6, 4});
+  m.initializer("split", {2, 4});
+  m.node("Split", {"x", "split"}, {"a", "b"});
+  m.output("a", kF32);
+  m.output("b", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.slice"), 2) << ir;
+  EXPECT_EQ(count(ir, "limits = [2, 4], starts = [0, 0]"), 1) << ir;
+  EXPECT_EQ(count(ir, "limits = [6, 4], starts = [2, 0]"), 1) << ir;
+}
+
+TEST(OnnxConverters, SliceWithNegativeStepGathers) {
+  // x[::-2] on a dim of 5: indices 4, 2, 0.
+  Model m(13);
+  m.input("x", kF32, {5, 2});
+  m.initializer("starts", {-1});
+  m.initializer("ends", {-1000});
+  m.initializer("axes", {0});
+  m.initializer("steps", {-2});
+  m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.gather"), 1) << ir;
+  EXPECT_EQ(count(ir, "dense<[4, 2, 0]>"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.slice"), 0) << ir;
+}
+
+TEST(OnnxConverters, GatherNormalizesNegativeIndices) {
+  Model m(13);
+  m.input("x", kF32, {5, 2});
+  m.input("i", kI64, {3});
+  m.initializer("c", {-1, 0});
+  setInt(m.node("Gather", {"x", "c"}, {"y"}), "axis", -2);
+  m.node("Gather", {"x", "i"}, {"z"});
+  m.output("y", kF32);
+  m.output("z", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "dense<[4, 0]>"), 1) << ir; // constant: folded
+  // Run-time indices: select(i < 0, i + 5, i).
+  EXPECT_EQ(count(ir, "predicate = \"lt\""), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.select"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.gather"), 2) << ir;
+}
+
+TEST(OnnxConverters, HardSigmoidMapsOnlyItsOwnConstants) {
+  Model m(13);
+  m.input("x", kF32, {4});
+  onnx::NodeProto &exact = m.node("HardSigmoid", {"x"}, {"a"});
+  setFloat(exact, "alpha", 1.0f / 6.0f);
+  m.node("HardSigmoid", {"x"}, {"b"}); // alpha 0.2
+  m.output("a", kF32);
+  m.output("b", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.hard_sigmoid"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.mul"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.clip"), 1) << ir;
+}
+
+TEST(OnnxConverters, ArgMaxYieldsI64) {
+  Model m(13);
+  m.input("x", kF32, {-1, 10});
+  setInt(m.node("ArgMax", {"x"}, {"y"}), "axis", 1);
+  m.output("y", kI64);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.argmax"), 1) << ir;
+  EXPECT_EQ(count(ir, "(tensor<?xi32>) -> tensor<?x1xi32>"), 1) << ir;
+  EXPECT_EQ(count(ir, "(tensor<?x1xi32>) -> tensor<?x1xi64>"), 1) << ir;
+}
+
+TEST(OnnxConverters, ReduceSumAxesInput) {
+  Model m(13);
+  m.input("x", kF32, {2, 3, 4});
+  m.initializer("axes", {-1, 0});
+  setInt(m.node("ReduceSum", {"x", "axes"}, {"y"}), "keepdims", 0);
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "axes = [0, 2]"), 1) << ir;
+  EXPECT_EQ(count(ir, "-> tensor<3xf32>"), 1) << ir;
+}
+
+TEST(OnnxConverters, LogicalOpsOnBooleans) {
+  Model m(13);
+  m.input("a", kBool, {3});
+  m.input("b", kBool, {3});
+  m.node("And", {"a", "b"}, {"and"});
+  m.node("Or", {"a", "b"}, {"or"});
+  m.node("Not", {"a"}, {"not"});
+  m.output("and", kBool);
+  m.output("or", kBool);
+  m.output("not", kBool);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.select"), 2) << ir;
+  EXPECT_EQ(count(ir, "predicate = \"eq\""), 1) << ir;
+}
+
+//===----------------------------------------------------------------------===//
+// Diagnostics
+//===----------------------------------------------------------------------===//
+
+TEST(OnnxConverters, CastToDoubleIsUnsupported) {
+  Model m(13);
+  m.input("x", kF32, {2});
+  setInt(m.node("Cast", {"x"}, {"y"}), "to", onnx::TensorProto::DOUBLE);
+  m.output("y", onnx::TensorProto::DOUBLE);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("unsupported attribute 'to' = DOUBLE in Cast "
+                             "node 'Cast_1' (opset 13)"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(OnnxConverters, ArgMaxSelectLastIndexOnDynamicAxisIsUnsupported) {
+  Model m(13);
+  m.input("x", kF32, {2, -1});
+  onnx::NodeProto &node = m.node("ArgMax", {"x"}, {"y"});
+  setInt(node, "axis", 1);
+  setInt(node, "select_last_index", 1);
+  m.output("y", kI64);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("unsupported attribute 'select_last_index' = 1 "
+                             "on a dynamic axis in ArgMax node"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(OnnxConverters, NonConstantReshapeShapeIsUnsupported) {
+  Model m(13);
+  m.input("x", kF32, {2, 3});
+  m.input("s", kI64, {2});
+  m.node("Reshape", {"x", "s"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("unsupported non-constant 'shape' input in "
+                             "Reshape node"),
+            std::string::npos)
+      << diagnostics;
+}
+
+//===----------------------------------------------------------------------===//
+// Host arithmetic
+//===----------------------------------------------------------------------===//
+
+class HostFoldingTest : public ::testing::Test {
+protected:
+  mlir::MLIRContext context;
+  mlir::Type f32 = mlir::Float32Type::get(&context);
+  mlir::Type i32 = mlir::IntegerType::get(&context, 32);
+};
+
+TEST_F(HostFoldingTest, IntegerDivisionTruncatesAndBroadcasts) {
+  HostTensor a = makeHostTensor(i32, {2, 2}, {7, -7, 8, -9});
+  HostTensor b = makeHostTensor(i32, {2}, {2, 4});
+  std::optional<HostTensor> q = foldBinary(HostBinary::Div, a, b);
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->values, (std::vector<double>{3, -1, 4, -2}));
+  HostTensor zero = makeHostTensor(i32, {}, {0});
+  EXPECT_FALSE(foldBinary(HostBinary::Div, a, zero)); // left to run time
+}
+
+TEST_F(HostFoldingTest, FloatResultsRoundToF32) {
+  HostTensor a = makeHostTensor(f32, {}, {1.0});
+  HostTensor b = makeHostTensor(f32, {}, {3.0});
+  std::optional<HostTensor> q = foldBinary(HostBinary::Div, a, b);
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->values[0], static_cast<double>(1.0f / 3.0f));
+}
+
+TEST_F(HostFoldingTest, CastTruncatesTowardZeroAndWraps) {
+  HostTensor x = makeHostTensor(f32, {3}, {-2.7, 2.7, 1e10});
+  EXPECT_EQ(foldCast(x, i32).values,
+            (std::vector<double>{-2, 2, 2147483647.0}));
+}
+
+TEST_F(HostFoldingTest, SliceGatherConcatTranspose) {
+  HostTensor x = makeHostTensor(i32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  EXPECT_EQ(foldSlice(x, {1, 2}, {1, -2}, {1, 2}).values,
+            (std::vector<double>{5, 3}));
+  HostTensor idx = makeHostTensor(i32, {2}, {-1, 0});
+  std::optional<HostTensor> g = foldGather(x, idx, 1);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->values, (std::vector<double>{2, 0, 5, 3}));
+  HostTensor bad = makeHostTensor(i32, {1}, {3});
+  EXPECT_FALSE(foldGather(x, bad, 1));
+  std::optional<HostTensor> c = foldConcat({&x, &x}, 1);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->shape, (std::vector<int64_t>{2, 6}));
+  EXPECT_EQ(c->values[3], 0);
+  EXPECT_EQ(foldTranspose(x, {1, 0}).values,
+            (std::vector<double>{0, 3, 1, 4, 2, 5}));
+}
+
+TEST_F(HostFoldingTest, ReduceKeepsOrDropsAxes) {
+  HostTensor x = makeHostTensor(i32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  HostTensor sum = foldReduce(HostReduce::Sum, x, {false, true}, true);
+  EXPECT_EQ(sum.shape, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(sum.values, (std::vector<double>{3, 12}));
+  HostTensor prod = foldReduce(HostReduce::Prod, x, {true, false}, false);
+  EXPECT_EQ(prod.values, (std::vector<double>{0, 4, 10}));
+}
+
+} // namespace
