@@ -115,8 +115,26 @@ tfcc::ModelDiagnosticHandler::ModelDiagnosticHandler(llvm::SourceMgr &sourceMgr,
   setHandler([this](Diagnostic &diag) {
     auto emit = [&](Diagnostic &d) {
       std::string message = d.str();
-      if (auto name = nodeName(d.getLocation()))
+      if (auto name = nodeName(d.getLocation());
+          name && message.find("'" + name->str() + "'") == std::string::npos)
         message = "node '" + name->str() + "': " + message;
+      // Imported models (ONNX) have no line and column: print the file only.
+      FileLineColLoc file;
+      d.getLocation()->walk([&](Location l) {
+        if (!file)
+          file = dyn_cast<FileLineColLoc>(l);
+        return file ? WalkResult::interrupt() : WalkResult::advance();
+      });
+      if (file && file.getLine() == 0) {
+        const char *severity = d.getSeverity() == DiagnosticSeverity::Error
+                                   ? "error"
+                               : d.getSeverity() == DiagnosticSeverity::Warning
+                                   ? "warning"
+                                   : "note";
+        llvm::errs() << file.getFilename().strref() << ": " << severity
+                     << ": " << message << "\n";
+        return;
+      }
       emitDiagnostic(d.getLocation(), message, d.getSeverity());
     };
     emit(diag);
