@@ -5,7 +5,9 @@
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/Reference/Interpreter.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Object/ObjectFile.h"
 
 #include <cmath>
@@ -54,7 +56,10 @@ std::unique_ptr<CompiledModel> CompiledModel::open(const std::string &path,
   if (prefix.empty())
     return nullptr;
   std::unique_ptr<CompiledModel> model(new CompiledModel());
-  model->handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // dlopen searches the library path for names without a slash.
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  model->handle_ = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!model->handle_) {
     error = std::string("dlopen failed: ") + dlerror();
     return nullptr;
