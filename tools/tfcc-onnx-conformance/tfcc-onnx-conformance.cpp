@@ -1,0 +1,873 @@
+//===- tfcc-onnx-conformance.cpp - ONNX's test data through tfcc ----------===//
+//
+// For every test directory of Debian's libonnx-testdata (<suite>/<test>/
+// model.onnx and test_data_set_*/{input,output}_N.pb): compile model.onnx with
+// tfcc::compile, run the .so on each data set's inputs through its reflective
+// table and compare every output with the reference (compareArrays, the spec's
+// relative error). Each test runs in a forked child with a timeout, so a crash
+// or a hang of one model is that test's FAIL, not the runner's end.
+//
+// Outcomes: PASS; FAIL (wrong values, a compile error that is not an
+// unsupported feature, a runtime error, a crash, a timeout); SKIP (an
+// unsupported op, type or attribute as diagnosed by the compiler, data the
+// runner cannot feed, or a line in the skip list).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Compiler.h"
+#include "compiler/Npy.h"
+#include "compiler/Runner.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <map>
+#include <set>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace cl = llvm::cl;
+using namespace tfcc;
+
+static cl::OptionCategory category("tfcc-onnx-conformance options");
+static cl::opt<std::string>
+    dataDir("data", cl::desc("libonnx-testdata's data directory"),
+            cl::value_desc("DIR"), cl::init("/usr/share/libonnx-testdata/data"),
+            cl::cat(category));
+static cl::list<std::string> suites(
+    "suite",
+    cl::desc("Suites to run: node, pytorch-converted, pytorch-operator, simple "
+             "or all (repeatable, or comma-separated; default all)"),
+    cl::value_desc("NAME"), cl::CommaSeparated, cl::cat(category));
+static cl::list<std::string>
+    filters("filter",
+            cl::desc("Run only tests whose <suite>/<test> contains SUBSTRING "
+                     "(repeatable: any of them)"),
+            cl::value_desc("SUBSTRING"), cl::cat(category));
+static cl::opt<std::string>
+    skipListPath("skip-list",
+                 cl::desc("File of '<suite>/<test> <reason>' lines: tests not "
+                          "run, reported as SKIP with that reason"),
+                 cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<bool> runListed(
+    "run-listed",
+    cl::desc("Run the tests of the skip list too (their failures stay skips; "
+             "a listed test that passes is reported so it can be unlisted)"),
+    cl::cat(category));
+static cl::opt<bool> strict(
+    "strict",
+    cl::desc("Every skip must be in the skip list: a test skipped for a "
+             "reason of its own (an unsupported op, say) that the list does "
+             "not name is a failure. Implies --run-listed"),
+    cl::cat(category));
+static cl::opt<std::string> writeSkipList(
+    "write-skip-list",
+    cl::desc("Write a skip list: the entries of --skip-list (but those that "
+             "passed now) plus every test that failed or skipped, with its "
+             "reason"),
+    cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<double>
+    rtol("rtol", cl::desc("Largest relative error of a float output"),
+         cl::init(1e-4), cl::cat(category));
+static cl::opt<unsigned> jobs("jobs", cl::desc("Tests run in parallel"),
+                              cl::value_desc("N"), cl::init(1),
+                              cl::cat(category));
+static cl::opt<unsigned>
+    timeoutSeconds("timeout",
+                   cl::desc("Seconds one test (compile and run) may take"),
+                   cl::value_desc("S"), cl::init(120), cl::cat(category));
+static cl::opt<std::string>
+    workDir("work-dir",
+            cl::desc("Where compiled models go (default: a new temporary "
+                     "directory, removed at the end)"),
+            cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string>
+    runtimeLib("runtime-lib", cl::desc("Runtime archive for compiling"),
+               cl::value_desc("PATH"), cl::cat(category));
+static cl::opt<bool> summary(
+    "summary",
+    cl::desc("End with the reasons of skips and failures, grouped (node "
+             "names left out) and counted"),
+    cl::cat(category));
+static cl::opt<bool> verbose(
+    "verbose",
+    cl::desc("Print each test's time, and the compiler's diagnostics of "
+             "failures"),
+    cl::cat(category));
+
+namespace {
+
+const char *const kAllSuites[] = {"node", "pytorch-converted",
+                                  "pytorch-operator", "simple"};
+
+enum class Kind { Pass, Fail, Skip };
+
+const char *kindName(Kind kind) {
+  switch (kind) {
+  case Kind::Pass:
+    return "PASS";
+  case Kind::Fail:
+    return "FAIL";
+  case Kind::Skip:
+    return "SKIP";
+  }
+  return "?";
+}
+
+struct Outcome {
+  Kind kind = Kind::Fail;
+  std::string reason;
+};
+
+struct TestCase {
+  std::string suite, name, dir;
+  std::string id() const { return suite + "/" + name; }
+  const std::string *listedReason = nullptr; // in the skip list
+};
+
+//===----------------------------------------------------------------------===//
+// Test data: onnx.TensorProto files -> NpyArray
+//===----------------------------------------------------------------------===//
+
+std::string typeString(const NpyArray &a) {
+  std::string s = std::string(dtypeName(a.dtype)) + "[";
+  for (size_t i = 0; i < a.shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(a.shape[i]);
+  return s + "]";
+}
+
+enum class ReadResult { Ok, Unsupported, Error };
+
+/// Reads a serialized onnx.TensorProto. Element types other than float,
+/// int32, int64 and bool are Unsupported (error names the type).
+ReadResult readTensor(const std::string &path, NpyArray &out,
+                      std::string &error) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file) {
+    error = "cannot read '" + path + "': " + file.getError().message();
+    return ReadResult::Error;
+  }
+  onnx::TensorProto tensor;
+  if (!tensor.ParseFromArray((*file)->getBufferStart(),
+                             int((*file)->getBufferSize()))) {
+    error = "'" + path + "' is not an onnx.TensorProto";
+    return ReadResult::Error;
+  }
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    error = "external tensor data";
+    return ReadResult::Unsupported;
+  }
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    out.dtype = DType::F32;
+    break;
+  case onnx::TensorProto::INT32:
+    out.dtype = DType::I32;
+    break;
+  case onnx::TensorProto::INT64:
+    out.dtype = DType::I64;
+    break;
+  case onnx::TensorProto::BOOL:
+    out.dtype = DType::Bool;
+    break;
+  default:
+    error = "unsupported dtype " +
+            onnx::TensorProto::DataType_Name(
+                onnx::TensorProto::DataType(tensor.data_type()));
+    return ReadResult::Unsupported;
+  }
+  out.shape.assign(tensor.dims().begin(), tensor.dims().end());
+  int64_t n = out.numElements();
+  size_t bytes = size_t(n) * byteSize(out.dtype);
+  out.data.assign(bytes, 0);
+  auto wrongCount = [&](int64_t count) {
+    error = "'" + path + "' holds " + std::to_string(count) +
+            " elements for shape " + typeString(out);
+    return ReadResult::Error;
+  };
+  if (tensor.has_raw_data()) {
+    if (tensor.raw_data().size() != bytes)
+      return wrongCount(
+          int64_t(tensor.raw_data().size() / byteSize(out.dtype)));
+    std::memcpy(out.data.data(), tensor.raw_data().data(), bytes);
+    return ReadResult::Ok;
+  }
+  switch (out.dtype) {
+  case DType::F32:
+    if (tensor.float_data_size() != n)
+      return wrongCount(tensor.float_data_size());
+    std::memcpy(out.data.data(), tensor.float_data().data(), bytes);
+    break;
+  case DType::I32:
+    if (tensor.int32_data_size() != n)
+      return wrongCount(tensor.int32_data_size());
+    std::memcpy(out.data.data(), tensor.int32_data().data(), bytes);
+    break;
+  case DType::I64:
+    if (tensor.int64_data_size() != n)
+      return wrongCount(tensor.int64_data_size());
+    std::memcpy(out.data.data(), tensor.int64_data().data(), bytes);
+    break;
+  case DType::Bool: // one int32 per element
+    if (tensor.int32_data_size() != n)
+      return wrongCount(tensor.int32_data_size());
+    for (int64_t i = 0; i < n; ++i)
+      out.data[i] = tensor.int32_data(int(i)) != 0;
+    break;
+  default:
+    break;
+  }
+  return ReadResult::Ok;
+}
+
+/// input_0.pb, input_1.pb, ... (or output_*) of a data set, in index order.
+std::vector<std::string> numberedFiles(const std::string &dir,
+                                       const std::string &stem) {
+  std::vector<std::string> paths;
+  for (int i = 0;; ++i) {
+    std::string path = dir + "/" + stem + "_" + std::to_string(i) + ".pb";
+    if (!llvm::sys::fs::exists(path))
+      return paths;
+    paths.push_back(path);
+  }
+}
+
+std::vector<std::string> subdirectories(const std::string &dir,
+                                        llvm::StringRef prefix) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (name.starts_with(prefix) && llvm::sys::fs::is_directory(it->path()))
+      names.push_back(name.str());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool hasNaN(const NpyArray &a) {
+  if (a.dtype != DType::F32)
+    return false;
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    if (std::isnan(elementAsDouble(a, i)))
+      return true;
+  return false;
+}
+
+std::string formatDouble(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", v);
+  return buffer;
+}
+
+//===----------------------------------------------------------------------===//
+// One test, in the child process
+//===----------------------------------------------------------------------===//
+
+/// The child reports to the parent over a pipe: "stage <what>\n" lines as it
+/// goes (so a crash can say where), then "result <P|F|S> <reason>\n".
+class Reporter {
+public:
+  explicit Reporter(int fd) : fd_(fd) {}
+  void stage(const std::string &what) { write("stage " + what + "\n"); }
+  [[noreturn]] void finish(Kind kind, std::string reason) {
+    // Keep the message within the pipe's buffer: the parent reads after exit.
+    std::replace(reason.begin(), reason.end(), '\n', ' ');
+    if (reason.size() > 1000)
+      reason = reason.substr(0, 1000) + "...";
+    write(std::string("result ") + "PFS"[int(kind)] + " " + reason + "\n");
+    _exit(0);
+  }
+
+private:
+  void write(const std::string &s) {
+    size_t done = 0;
+    while (done < s.size()) {
+      ssize_t n = ::write(fd_, s.data() + done, s.size() - done);
+      if (n <= 0)
+        return;
+      done += size_t(n);
+    }
+  }
+  int fd_;
+};
+
+/// The line of a compiler diagnostic that says what is wrong: the first
+/// "error:" line without its location (nor the "node 'X': " tfcc puts before
+/// a message that names the node already), or the first non-empty line.
+std::string firstDiagnostic(const std::string &text,
+                            const std::string &testDir) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(text).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    size_t pos = line.find("error: ");
+    if (pos == llvm::StringRef::npos)
+      continue;
+    llvm::StringRef message = line.substr(pos + 7).trim();
+    llvm::StringRef rest = message;
+    if (rest.consume_front("node '")) {
+      auto [name, tail] = rest.split("': ");
+      if (tail.contains("'" + name.str() + "'"))
+        message = tail;
+    }
+    std::string result = message.str();
+    // Paths of the test data say nothing the test's name does not.
+    for (size_t at; (at = result.find(testDir + "/")) != std::string::npos;)
+      result.erase(at, testDir.size() + 1);
+    return result;
+  }
+  for (llvm::StringRef line : lines)
+    if (!line.trim().empty())
+      return line.trim().str();
+  return "";
+}
+
+/// A compile error that reports a feature tfcc lacks, not a defect: an
+/// unsupported op, opset, attribute or element type, a graph input that is a
+/// sequence, optional or map, or a model of another domain only.
+bool isUnsupportedFeature(llvm::StringRef message) {
+  std::string lower = message.lower();
+  llvm::StringRef m(lower);
+  return m.contains("unsupported") || m.contains("not supported") ||
+         m.contains("is not a tensor") ||
+         m.contains("imports no version of the default onnx domain");
+}
+
+[[noreturn]] void runTest(const TestCase &test, const std::string &testWorkDir,
+                          Reporter &report) {
+  std::string diagPath = testWorkDir + "/diagnostics.txt";
+  std::string soPath = testWorkDir + "/model.so";
+
+  report.stage("compile");
+  CompileOptions options;
+  options.inputPath = test.dir + "/model.onnx";
+  options.outputPath = soPath;
+  options.runtimeLibrary = runtimeLib;
+  if (compile(options) != 0) {
+    auto text = llvm::MemoryBuffer::getFile(diagPath);
+    std::string message =
+        text ? firstDiagnostic((*text)->getBuffer().str(), test.dir) : "";
+    if (message.empty())
+      message = "no diagnostic";
+    if (isUnsupportedFeature(message))
+      report.finish(Kind::Skip, message);
+    report.finish(Kind::Fail, "compile failed: " + message);
+  }
+
+  report.stage("load");
+  std::string error;
+  std::unique_ptr<CompiledModel> model = CompiledModel::open(soPath, error);
+  if (!model)
+    report.finish(Kind::Fail, "cannot load the model: " + error);
+  int entry = model->findEntry("predict");
+  if (entry < 0)
+    report.finish(Kind::Fail, "the model has no entry 'predict'");
+  const tfcc_entry_info &info = model->info().entries[entry];
+
+  std::vector<std::string> dataSets =
+      subdirectories(test.dir, "test_data_set_");
+  if (dataSets.empty())
+    report.finish(Kind::Skip, "no test_data_set_*");
+  for (const std::string &dataSet : dataSets) {
+    std::string dir = test.dir + "/" + dataSet;
+    std::string where = dataSets.size() > 1 ? dataSet + ": " : "";
+    std::vector<NpyArray> inputs, expected;
+    for (auto [stem, arrays] :
+         {std::pair{"input", &inputs}, std::pair{"output", &expected}})
+      for (const std::string &path : numberedFiles(dir, stem)) {
+        arrays->emplace_back();
+        switch (readTensor(path, arrays->back(), error)) {
+        case ReadResult::Ok:
+          break;
+        case ReadResult::Unsupported:
+          report.finish(Kind::Skip, where + error);
+        case ReadResult::Error:
+          report.finish(Kind::Fail, where + error);
+        }
+      }
+    for (const NpyArray &out : expected)
+      if (hasNaN(out))
+        report.finish(Kind::Skip, "expects NaN");
+
+    // Every dynamic dim takes the run's batch: that of the first one.
+    int64_t batch = -1;
+    for (int i = 0; i < info.num_inputs && i < int(inputs.size()); ++i) {
+      const tfcc_arg_info &arg = info.inputs[i];
+      if (arg.rank != int(inputs[i].shape.size()))
+        continue; // run() reports it
+      for (int d = 0; d < arg.rank; ++d) {
+        if (arg.dims[d] != TFCC_DIM_DYNAMIC)
+          continue;
+        int64_t size = inputs[i].shape[d];
+        if (batch < 0)
+          batch = size;
+        else if (size != batch)
+          report.finish(Kind::Skip,
+                        where + "dynamic dims of different sizes (" +
+                            std::to_string(batch) + " and " +
+                            std::to_string(size) +
+                            "); the C interface has one batch value");
+      }
+    }
+    if (batch < 0)
+      batch = 1;
+
+    report.stage("run " + dataSet);
+    std::vector<NpyArray> actual;
+    if (!model->run(entry, batch, inputs, actual, error))
+      report.finish(Kind::Fail, where + "run failed: " + error);
+    if (actual.size() != expected.size())
+      report.finish(Kind::Fail, where + std::to_string(actual.size()) +
+                                    " outputs, expected " +
+                                    std::to_string(expected.size()));
+    for (size_t i = 0; i < actual.size(); ++i) {
+      Agreement agreement = compareArrays(actual[i], expected[i]);
+      if (agreement.passes(rtol))
+        continue;
+      std::string output = where + "output " + std::to_string(i) + " '" +
+                           info.outputs[i].name + "': ";
+      if (agreement.shapeMismatch)
+        report.finish(Kind::Fail, output + typeString(actual[i]) +
+                                      ", expected " + typeString(expected[i]));
+      if (agreement.nan)
+        report.finish(Kind::Fail, output + "NaN in the result");
+      if (agreement.exact)
+        report.finish(Kind::Fail, output + "values differ (max abs error " +
+                                      formatDouble(agreement.maxAbsError) +
+                                      ")");
+      report.finish(Kind::Fail, output + "relative error " +
+                                    formatDouble(agreement.relError) + " > " +
+                                    formatDouble(rtol) + " (max abs error " +
+                                    formatDouble(agreement.maxAbsError) + ")");
+    }
+  }
+  report.finish(Kind::Pass, "");
+}
+
+//===----------------------------------------------------------------------===//
+// The parent: children, outcomes, counts
+//===----------------------------------------------------------------------===//
+
+using Clock = std::chrono::steady_clock;
+
+struct Child {
+  size_t index;
+  int pipeFd;
+  std::string workDir;
+  Clock::time_point start;
+};
+
+std::string readAll(int fd) {
+  std::string text;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fd, buffer, sizeof buffer)) > 0)
+    text.append(buffer, size_t(n));
+  return text;
+}
+
+/// What a child's exit status and messages say about its test.
+Outcome interpret(int status, const std::string &messages) {
+  Outcome outcome;
+  std::string stage = "start";
+  bool hasResult = false;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(messages).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    if (line.consume_front("stage ")) {
+      stage = line.str();
+    } else if (line.consume_front("result ") && !line.empty()) {
+      hasResult = true;
+      outcome.kind = line[0] == 'P'   ? Kind::Pass
+                     : line[0] == 'S' ? Kind::Skip
+                                      : Kind::Fail;
+      outcome.reason = line.drop_front(1).trim().str();
+    }
+  }
+  if (hasResult && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return outcome;
+  outcome.kind = Kind::Fail;
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+    outcome.reason = "timed out after " + std::to_string(timeoutSeconds) +
+                     " s (in " + stage + ")";
+  else if (WIFSIGNALED(status))
+    outcome.reason = "crashed with signal " + std::to_string(WTERMSIG(status)) +
+                     " (" + strsignal(WTERMSIG(status)) + ") in " + stage;
+  else
+    outcome.reason = "exited with status " +
+                     std::to_string(WEXITSTATUS(status)) +
+                     " without a result (in " + stage + ")";
+  return outcome;
+}
+
+/// Forks a child that runs `test` with its output in `testWorkDir`. Returns
+/// the child's pid (in the parent only), or -1.
+pid_t startChild(const TestCase &test, size_t index,
+                 const std::string &testWorkDir, Child &child) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return -1;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    // Diagnostics (tfcc::compile prints them to stderr) go to a file the
+    // outcome quotes from; nothing of a child reaches the runner's output.
+    int diag = open((testWorkDir + "/diagnostics.txt").c_str(),
+                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (diag >= 0) {
+      dup2(diag, STDOUT_FILENO);
+      dup2(diag, STDERR_FILENO);
+      close(diag);
+    }
+    alarm(timeoutSeconds);
+    Reporter report(fds[1]);
+    runTest(test, testWorkDir, report);
+  }
+  close(fds[1]);
+  child = Child{index, fds[0], testWorkDir, Clock::now()};
+  return pid;
+}
+
+struct Counts {
+  int passed = 0, failed = 0, skipped = 0;
+  void add(Kind kind) {
+    (kind == Kind::Pass ? passed : kind == Kind::Fail ? failed : skipped)++;
+  }
+  std::string str() const {
+    return std::to_string(passed) + " passed, " + std::to_string(failed) +
+           " failed, " + std::to_string(skipped) + " skipped";
+  }
+};
+
+/// Parses the skip list: "<suite>/<test> <reason>" lines; '#' starts a
+/// comment line. Returns false on a malformed line.
+bool readSkipList(const std::string &path,
+                  std::map<std::string, std::string> &skips,
+                  std::string &header) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file) {
+    llvm::errs() << "tfcc-onnx-conformance: error: cannot read '" << path
+                 << "': " << file.getError().message() << "\n";
+    return false;
+  }
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*file)->getBuffer().split(lines, '\n');
+  for (size_t i = 0; i < lines.size(); ++i) {
+    llvm::StringRef line = lines[i].trim();
+    if (line.starts_with("#") && skips.empty())
+      header += line.str() + "\n";
+    if (line.empty() || line.starts_with("#"))
+      continue;
+    auto [id, reason] = line.split(' ');
+    reason = reason.trim();
+    if (!id.contains('/') || reason.empty()) {
+      llvm::errs() << path << ":" << i + 1
+                   << ": error: expected '<suite>/<test> <reason>'\n";
+      return false;
+    }
+    skips[id.str()] = reason.str();
+  }
+  return true;
+}
+
+/// A reason without the node it names, so that equal gaps group together:
+/// "unsupported op 'Det' in node 'Det_0' (opset 11)" -> "unsupported op 'Det'
+/// (opset 11)".
+std::string groupKey(llvm::StringRef reason) {
+  std::string key = reason.str();
+  // "node 'X': " (tfcc's prefix), " in node 'X'", " in Op node 'X'" -> " in
+  // Op". "graph input 'x' has ..." -> "graph input has ...".
+  for (const char *pattern : {"node '[^']*': ", " in node '[^']*'",
+                              " node '[^']*'", " '[^']*' (has|is not)"}) {
+    llvm::Regex regex(pattern);
+    for (int i = 0; i < 8 && regex.match(key); ++i)
+      key =
+          regex.sub(llvm::StringRef(pattern).ends_with(")") ? " \\1" : "", key);
+  }
+  return key;
+}
+
+/// Compiler output as printable text (a model file quoted in a parse error
+/// is binary).
+std::string printable(llvm::StringRef text) {
+  std::string out;
+  for (char c : text)
+    out += (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f)) ? c : '?';
+  return out;
+}
+
+std::string oneLine(Kind kind, const std::string &id,
+                    const std::string &reason) {
+  std::string line = std::string(kindName(kind)) + " " + id;
+  if (!reason.empty())
+    line += " " + reason;
+  return line;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tfcc-onnx-conformance: compile and run ONNX's conformance models "
+      "(libonnx-testdata) with tfcc\n");
+  if (jobs == 0)
+    jobs = 1;
+
+  std::vector<std::string> suiteNames;
+  for (const std::string &s :
+       suites.empty()
+           ? std::vector<std::string>{"all"}
+           : std::vector<std::string>(suites.begin(), suites.end())) {
+    if (s == "all") {
+      suiteNames.insert(suiteNames.end(), std::begin(kAllSuites),
+                        std::end(kAllSuites));
+      continue;
+    }
+    if (std::find(std::begin(kAllSuites), std::end(kAllSuites), s) ==
+        std::end(kAllSuites)) {
+      llvm::errs() << "tfcc-onnx-conformance: error: unknown suite '" << s
+                   << "' (node, pytorch-converted, pytorch-operator, simple, "
+                      "all)\n";
+      return 2;
+    }
+    suiteNames.push_back(s);
+  }
+
+  std::map<std::string, std::string> skips;
+  std::string skipListHeader;
+  if (!skipListPath.empty() &&
+      !readSkipList(skipListPath, skips, skipListHeader))
+    return 2;
+  if (strict)
+    runListed = true;
+
+  std::vector<TestCase> tests;
+  std::set<std::string> seen;
+  for (const std::string &suite : suiteNames) {
+    std::string suiteDir = dataDir + "/" + suite;
+    if (!llvm::sys::fs::is_directory(suiteDir)) {
+      llvm::errs() << "tfcc-onnx-conformance: error: no directory '" << suiteDir
+                   << "' (install libonnx-testdata or pass --data)\n";
+      return 2;
+    }
+    for (const std::string &name : subdirectories(suiteDir, "test_")) {
+      TestCase test{suite, name, suiteDir + "/" + name};
+      std::string id = test.id();
+      if (!seen.insert(id).second)
+        continue;
+      if (!filters.empty() &&
+          std::none_of(filters.begin(), filters.end(),
+                       [&](const std::string &f) {
+                         return llvm::StringRef(id).contains(f);
+                       }))
+        continue;
+      auto it = skips.find(id);
+      if (it != skips.end())
+        test.listedReason = &it->second;
+      tests.push_back(test);
+    }
+  }
+  for (const auto &[id, reason] : skips) {
+    auto [suite, name] = llvm::StringRef(id).split('/');
+    if (!llvm::sys::fs::exists(dataDir + "/" + id) &&
+        std::find(suiteNames.begin(), suiteNames.end(), suite) !=
+            suiteNames.end())
+      llvm::outs() << "note: skip list entry '" << id << "' names no test\n";
+  }
+  llvm::outs().flush();
+
+  std::string root = workDir;
+  bool removeRoot = false;
+  if (root.empty()) {
+    llvm::SmallString<128> dir;
+    if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(
+            "tfcc-onnx-conformance", dir)) {
+      llvm::errs() << "tfcc-onnx-conformance: error: cannot create a temporary "
+                      "directory: "
+                   << ec.message() << "\n";
+      return 2;
+    }
+    root = dir.str().str();
+    removeRoot = true;
+  } else if (std::error_code ec = llvm::sys::fs::create_directories(root)) {
+    llvm::errs() << "tfcc-onnx-conformance: error: cannot create '" << root
+                 << "': " << ec.message() << "\n";
+    return 2;
+  }
+
+  Clock::time_point startAll = Clock::now();
+  // What each test did, and what is reported (the skip list applied).
+  std::vector<std::optional<Outcome>> actual(tests.size()),
+      outcomes(tests.size());
+  std::vector<double> seconds(tests.size(), 0);
+  std::vector<std::string> diagnostics(tests.size());
+  std::map<pid_t, Child> running;
+  size_t next = 0, printed = 0;
+  std::map<std::string, Counts> suiteCounts;
+  Counts total;
+  int unlistedFailures = 0;
+
+  auto printReady = [&] {
+    for (; printed < tests.size() && outcomes[printed]; ++printed) {
+      const TestCase &test = tests[printed];
+      Outcome &o = *outcomes[printed];
+      std::string line = oneLine(o.kind, test.id(), o.reason);
+      if (verbose && seconds[printed] > 0)
+        line += " [" + formatDouble(seconds[printed]) + " s]";
+      llvm::outs() << line << "\n";
+      if (verbose && o.kind == Kind::Fail && !diagnostics[printed].empty()) {
+        llvm::SmallVector<llvm::StringRef> lines;
+        std::string text = printable(diagnostics[printed]);
+        llvm::StringRef(text).split(lines, '\n', 20, false);
+        for (llvm::StringRef l : lines)
+          llvm::outs() << "    | " << l << "\n";
+      }
+      llvm::outs().flush();
+      suiteCounts[test.suite].add(o.kind);
+      total.add(o.kind);
+      if (o.kind == Kind::Fail)
+        ++unlistedFailures;
+    }
+  };
+
+  while (next < tests.size() || !running.empty()) {
+    while (next < tests.size() && running.size() < jobs) {
+      size_t index = next++;
+      const TestCase &test = tests[index];
+      if (test.listedReason && !runListed) {
+        outcomes[index] = Outcome{Kind::Skip, *test.listedReason};
+        actual[index] = outcomes[index];
+        continue;
+      }
+      std::string dir = root + "/" + std::to_string(index);
+      Child child;
+      pid_t pid = llvm::sys::fs::create_directories(dir)
+                      ? -1
+                      : startChild(test, index, dir, child);
+      if (pid < 0) {
+        outcomes[index] = Outcome{Kind::Fail, "cannot start a process"};
+        actual[index] = outcomes[index];
+        continue;
+      }
+      running.emplace(pid, child);
+    }
+    printReady();
+    if (running.empty())
+      continue;
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0)
+      break;
+    auto it = running.find(pid);
+    if (it == running.end())
+      continue;
+    Child child = it->second;
+    running.erase(it);
+    std::string messages = readAll(child.pipeFd);
+    close(child.pipeFd);
+    Outcome outcome = interpret(status, messages);
+    const TestCase &test = tests[child.index];
+    if (outcome.kind == Kind::Fail) {
+      auto text =
+          llvm::MemoryBuffer::getFile(child.workDir + "/diagnostics.txt");
+      if (text)
+        diagnostics[child.index] = (*text)->getBuffer().str();
+    }
+    actual[child.index] = outcome;
+    if (test.listedReason) { // --run-listed
+      if (outcome.kind == Kind::Pass)
+        outcome.reason = "(listed in the skip list: remove it)";
+      else if (outcome.kind == Kind::Skip)
+        outcome.reason = *test.listedReason;
+      else
+        outcome = Outcome{Kind::Skip, *test.listedReason +
+                                          " [fails: " + outcome.reason + "]"};
+    } else if (strict && outcome.kind == Kind::Skip) {
+      outcome = Outcome{Kind::Fail, "(not in the skip list) " + outcome.reason};
+    }
+    seconds[child.index] =
+        std::chrono::duration<double>(Clock::now() - child.start).count();
+    outcomes[child.index] = outcome;
+    llvm::sys::fs::remove_directories(child.workDir);
+  }
+  printReady();
+
+  double wall = std::chrono::duration<double>(Clock::now() - startAll).count();
+  if (summary) {
+    for (Kind kind : {Kind::Fail, Kind::Skip}) {
+      std::map<std::string, int> groups;
+      for (const std::optional<Outcome> &o : actual)
+        if (o && o->kind == kind)
+          ++groups[groupKey(o->reason)];
+      std::vector<std::pair<int, std::string>> sorted;
+      for (const auto &[key, count] : groups)
+        sorted.push_back({-count, key});
+      std::sort(sorted.begin(), sorted.end());
+      llvm::outs() << "\n"
+                   << (kind == Kind::Fail ? "Failures" : "Skips")
+                   << " by reason (before the skip list):\n";
+      for (const auto &[count, key] : sorted)
+        llvm::outs() << llvm::format("%6d  ", -count) << key << "\n";
+    }
+  }
+  llvm::outs() << "\n";
+  for (const std::string &suite : suiteNames)
+    if (suiteCounts.count(suite))
+      llvm::outs() << suite << ": " << suiteCounts[suite].str() << "\n";
+  llvm::outs() << total.str() << "\n";
+  llvm::outs() << "(" << formatDouble(wall) << " s, " << jobs << " jobs)\n";
+  if (removeRoot)
+    llvm::sys::fs::remove_directories(root);
+
+  if (!writeSkipList.empty()) {
+    std::map<std::string, std::string> list = skips;
+    for (size_t i = 0; i < tests.size(); ++i) {
+      if (!actual[i])
+        continue;
+      if (actual[i]->kind == Kind::Pass)
+        list.erase(tests[i].id());
+      else if (!tests[i].listedReason)
+        list[tests[i].id()] = actual[i]->reason;
+    }
+    std::string text = skipListHeader;
+    for (const auto &[id, reason] : list)
+      text += id + " " + reason + "\n";
+    std::error_code ec;
+    llvm::raw_fd_ostream os(writeSkipList, ec);
+    if (ec) {
+      llvm::errs() << "tfcc-onnx-conformance: error: cannot write '"
+                   << writeSkipList << "': " << ec.message() << "\n";
+      return 2;
+    }
+    os << text;
+  }
+  return unlistedFailures ? 1 : 0;
+}
