@@ -8,8 +8,11 @@ PACKAGES=(
   libgtest-dev libgmock-dev liblld-19-dev
   dataset-fashion-mnist
   libonnx-testdata libonnx-dev libprotobuf-dev protobuf-compiler
+  python3-torch python3-torchvision
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
+# The real-model checks (test/onnx/real) run ONNX Runtime from npm.
+command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -169,6 +169,18 @@ bool writeFile(const std::string &path, llvm::StringRef contents) {
   return true;
 }
 
+/// Writes the module's text to `path` ("-" = stdout); returns the exit code.
+int printModule(ModuleOp module, const std::string &path) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  if (path == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  return writeFile(path, text) ? 0 : 1;
+}
+
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CompileOptions &o,
                                                          std::string &error) {
   llvm::InitializeAllTargetInfos();
@@ -257,7 +269,8 @@ int compile(const CompileOptions &o) {
       }
   }
 
-  OwningOpRef<ModuleOp> module = loadModelFile(o.inputPath, sourceMgr, context);
+  OwningOpRef<ModuleOp> module =
+      loadModelFile(o.inputPath, sourceMgr, context, o.inputShapes);
   if (!module)
     return 1;
   FailureOr<ModelSignature> sig = buildSignature(*module, o.prefix);
@@ -266,22 +279,19 @@ int compile(const CompileOptions &o) {
   if (o.emit == EmitKind::Header)
     return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText())) ? 0 : 1;
 
+  if (failed(runGraphPipeline(*module)))
+    return 1;
+  if (o.emit == EmitKind::Graph)
+    return printModule(*module, o.outputPath);
+
   std::vector<std::string> implNames = renameEntries(*module);
   if (failed(runToArenaPipeline(*module)))
     return 1;
   recordArenaSizes(*module, implNames, *sig);
   if (failed(runToLLVMPipeline(*module)))
     return 1;
-  if (o.emit == EmitKind::Mlir) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    if (o.outputPath == "-") {
-      llvm::outs() << text;
-      return 0;
-    }
-    return writeFile(o.outputPath, text) ? 0 : 1;
-  }
+  if (o.emit == EmitKind::Mlir)
+    return printModule(*module, o.outputPath);
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -363,3 +373,33 @@ int compile(const CompileOptions &o) {
 }
 
 } // namespace tfcc
+
+bool tfcc::parseInputShape(const std::string &spec,
+                           std::map<std::string, std::vector<int64_t>> &shapes,
+                           std::string &error) {
+  auto [name, dims] = llvm::StringRef(spec).rsplit('=');
+  if (name.empty() || dims.empty() || name.size() == spec.size()) {
+    error = "--input-shape '" + spec + "' is not NAME=DIMS (e.g. x=1x3x48x192)";
+    return false;
+  }
+  std::vector<int64_t> shape;
+  llvm::SmallVector<llvm::StringRef> parts;
+  dims.split(parts, 'x');
+  for (llvm::StringRef part : parts) {
+    int64_t d;
+    if (part == "?") {
+      shape.push_back(-1);
+    } else if (!part.getAsInteger(10, d) && d >= 0) {
+      shape.push_back(d);
+    } else {
+      error = "--input-shape '" + spec + "': dimension '" + part.str() +
+              "' is not a non-negative integer or '?'";
+      return false;
+    }
+  }
+  if (!shapes.emplace(name.str(), std::move(shape)).second) {
+    error = "--input-shape names '" + name.str() + "' twice";
+    return false;
+  }
+  return true;
+}

@@ -7,7 +7,10 @@
 #ifndef TFCC_COMPILER_COMPILER_H
 #define TFCC_COMPILER_COMPILER_H
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace tfcc {
 
@@ -15,6 +18,7 @@ enum class EmitKind {
   SharedLibrary, // OUT.so + OUT.h
   Object,        // OUT.o (relocatable, runtime included) + OUT.h
   Header,        // OUT.h only
+  Graph,         // the graph IR after the graph-level passes (inlining, layout)
   Mlir,          // the IR after the whole MLIR pipeline
   LlvmIr,        // optimized LLVM IR with the C interface glue
 };
@@ -31,7 +35,17 @@ struct CompileOptions {
   std::string runtimeLibrary; // libtfcc_runtime.a; empty = next to the tool
   // O3 spends 20 s on the loop nests of small CNNs for no measured gain.
   int optLevel = 2;
+  /// ONNX graph inputs whose dims to pin (-1 keeps a dim dynamic), from
+  /// --input-shape NAME=DIMS.
+  std::map<std::string, std::vector<int64_t>> inputShapes;
 };
+
+/// Parses one --input-shape value, "NAME=1x3x48x192" ('?' for a dim that
+/// stays dynamic), into `shapes`. Returns false with `error` set when it is
+/// malformed or names an input twice.
+bool parseInputShape(const std::string &spec,
+                     std::map<std::string, std::vector<int64_t>> &shapes,
+                     std::string &error);
 
 /// Compiles one model file. Diagnostics (file:line:col: error: ...) are
 /// printed to stderr. Returns 0 on success, 1 on error.

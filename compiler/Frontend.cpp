@@ -177,11 +177,16 @@ bool tfcc::isOnnxPath(const std::string &path) {
   return llvm::StringRef(path).ends_with_insensitive(".onnx");
 }
 
-OwningOpRef<ModuleOp> tfcc::loadModelFile(const std::string &path,
-                                          llvm::SourceMgr &sourceMgr,
-                                          MLIRContext &context) {
+OwningOpRef<ModuleOp> tfcc::loadModelFile(
+    const std::string &path, llvm::SourceMgr &sourceMgr, MLIRContext &context,
+    const std::map<std::string, std::vector<int64_t>> &inputShapes) {
   if (isOnnxPath(path))
-    return importOnnxModel(path, context);
+    return importOnnxModel(path, context, "", inputShapes);
+  if (!inputShapes.empty()) {
+    emitError(FileLineColLoc::get(&context, path, 0, 0))
+        << "input shapes apply to ONNX models only, not to '" << path << "'";
+    return nullptr;
+  }
   std::string error;
   auto file = openInputFile(path, &error);
   if (!file) {

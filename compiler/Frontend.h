@@ -6,7 +6,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class SourceMgr;
@@ -35,10 +38,12 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::SourceMgr &sourceMgr,
                                             mlir::MLIRContext &context);
 
 /// Loads a model file: graph IR (.mlir, parsed into `sourceMgr`) or ONNX
-/// (.onnx, imported). Diagnostics go to the context's handler.
-mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(const std::string &path,
-                                                llvm::SourceMgr &sourceMgr,
-                                                mlir::MLIRContext &context);
+/// (.onnx, imported, with the graph inputs named in `inputShapes` pinned to
+/// those dims; -1 keeps a dim). Diagnostics go to the context's handler.
+mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(
+    const std::string &path, llvm::SourceMgr &sourceMgr,
+    mlir::MLIRContext &context,
+    const std::map<std::string, std::vector<int64_t>> &inputShapes = {});
 
 /// True for paths the ONNX importer reads.
 bool isOnnxPath(const std::string &path);

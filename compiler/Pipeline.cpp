@@ -14,9 +14,11 @@ using namespace mlir;
 
 // No `builtin.module(...)` wrapper: on a module-level PassManager it would
 // nest the pipeline and silently run nothing.
-const char *const tfcc::kToBuffersPipeline =
+const char *const tfcc::kGraphPipeline =
     "inline,symbol-dce,canonicalize,cse,"
-    "func.func(tfcc-layout-propagation),canonicalize,cse,"
+    "func.func(tfcc-layout-propagation),canonicalize,cse";
+
+const char *const tfcc::kToBuffersPipeline =
     "tfcc-convert-graph-to-linalg,canonicalize,cse,"
     "linalg-fuse-elementwise-ops,canonicalize,"
     "one-shot-bufferize{bufferize-function-boundaries "
@@ -67,6 +69,10 @@ static void copyReturnedArguments(ModuleOp module) {
       operand.set(copy);
     }
   });
+}
+
+LogicalResult tfcc::runGraphPipeline(ModuleOp module) {
+  return runPipeline(module, kGraphPipeline);
 }
 
 LogicalResult tfcc::runToArenaPipeline(ModuleOp module) {

@@ -7,15 +7,18 @@
 
 namespace tfcc {
 
-/// Graph-level cleanup, lowering to linalg and bufferization (textual form,
-/// for tfcc-opt and tests).
+/// Graph-level passes: inlining, cleanup, layout (textual form, for tfcc-opt
+/// and tests).
+extern const char *const kGraphPipeline;
+/// Lowering to linalg and bufferization.
 extern const char *const kToBuffersPipeline;
 /// Output buffers as arguments and arena placement.
 extern const char *const kToArenaPipeline;
 /// Loops and the LLVM dialect.
 extern const char *const kToLLVMPipeline;
 
-/// Both pipelines above, with the fixes that run between them.
+mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module);
+/// kToBuffersPipeline and kToArenaPipeline, with the fix between them.
 mlir::LogicalResult runToArenaPipeline(mlir::ModuleOp module);
 mlir::LogicalResult runToLLVMPipeline(mlir::ModuleOp module);
 

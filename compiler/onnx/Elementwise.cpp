@@ -2,13 +2,19 @@
 //
 // Unary math and activations, broadcasting binary arithmetic, comparisons,
 // boolean logic, Where, Cast, Identity and Dropout. ONNX (opset >= 7)
-// broadcasts like NumPy, as the graph IR does. Ops whose inputs are all known
-// at import time and whose result is small are folded (HostFolding.h).
+// broadcasts like NumPy, as the graph IR does; the binary ops of older opsets
+// (`broadcast` and `axis` attributes) get their second operand reshaped so
+// that NumPy broadcasting means the same (BinaryInputs). Ops whose inputs are
+// all known at import time and whose result is small are folded
+// (HostFolding.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
+
+#include "llvm/ADT/Sequence.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
 
@@ -234,18 +240,115 @@ LogicalResult convertClip(ImportContext &ctx) {
 
 //===--- binary -----------------------------------------------------------===//
 
+/// The two operands of a binary op (Add Sub Mul Div Pow, the comparisons,
+/// And Or Xor). Before opset 7 these ops do not broadcast like NumPy:
+/// without the attribute `broadcast` (= 0) both operands have the same shape;
+/// with `broadcast` = 1 the second operand B is broadcast to the first one
+/// A's shape, B's dims matching A's dims [axis, axis + rank(B)) (`axis`
+/// absent: the trailing dims). B is then reshaped to B's dims followed by
+/// rank(A) - axis - rank(B) ones, which NumPy broadcasting aligns the same
+/// way. From opset 7 on the operands are used as they are.
+class BinaryInputs {
+public:
+  explicit BinaryInputs(ImportContext &ctx) : ctx(ctx) {}
+
+  /// Checks the legacy broadcasting attributes; fails with a diagnostic.
+  LogicalResult init() {
+    if (ctx.opset() >= 7)
+      return success();
+    int64_t broadcast = ctx.attrInt("broadcast", 0);
+    if (broadcast != 0 && broadcast != 1)
+      return ctx.unsupported("attribute 'broadcast' = " +
+                             llvm::Twine(broadcast));
+    RankedTensorType aType = ctx.inputType(0), bType = ctx.inputType(1);
+    if (broadcast == 0) {
+      if (ctx.hasAttr("axis"))
+        return ctx.unsupported("attribute 'axis' without 'broadcast' = 1");
+      // Equal shapes: NumPy broadcasting is the identity. Dims known on both
+      // sides must agree.
+      if (aType && bType &&
+          (aType.getRank() != bType.getRank() ||
+           llvm::any_of(llvm::seq<int64_t>(0, aType.getRank()), [&](int64_t d) {
+             return !aType.isDynamicDim(d) && !bType.isDynamicDim(d) &&
+                    aType.getDimSize(d) != bType.getDimSize(d);
+           })))
+        return ctx.unsupported(llvm::formatv("operands {0} and {1} of different "
+                                             "shapes without 'broadcast' = 1",
+                                             aType, bType)
+                                   .str());
+      return success();
+    }
+    if (!aType || !bType)
+      return ctx.unsupported("'broadcast' = 1 with an operand of unknown rank");
+    int64_t rankA = aType.getRank(), rankB = bType.getRank();
+    int64_t axis = ctx.attrInt("axis", rankA - rankB);
+    if (axis < 0 || rankB > rankA || axis + rankB > rankA)
+      return ctx.unsupported(
+          llvm::formatv("attribute 'axis' = {0} for operands {1} and {2}",
+                        axis, aType, bType)
+              .str());
+    // B's dims must be 1 or A's dims (checked where both are known).
+    for (int64_t d = 0; d < rankB; ++d) {
+      int64_t bd = bType.getDimSize(d), ad = aType.getDimSize(axis + d);
+      if (!ShapedType::isDynamic(bd) && !ShapedType::isDynamic(ad) &&
+          bd != 1 && bd != ad)
+        return ctx.unsupported(
+            llvm::formatv("operand {0} broadcast to {1} at axis {2}", bType,
+                          aType, axis)
+                .str());
+    }
+    int64_t trailing = rankA - axis - rankB;
+    if (trailing == 0)
+      return success();
+    SmallVector<int64_t> shape(bType.getShape());
+    shape.append(trailing, 1);
+    bShape = std::move(shape);
+    return success();
+  }
+
+  /// Operand `i` when known at import time (B reshaped), else null;
+  /// `partial`: possibly with unknown entries (partialConstantInput).
+  const HostTensor *constant(int i, bool partial = false) {
+    const HostTensor *c =
+        partial ? ctx.partialConstantInput(i) : ctx.constantInput(i);
+    if (!c || i == 0 || !bShape)
+      return c;
+    reshapedB = *c;
+    reshapedB->shape.assign(bShape->begin(), bShape->end());
+    return &*reshapedB;
+  }
+
+  /// Operand `i` as a graph value (B reshaped).
+  FailureOr<Value> value(int i) {
+    FailureOr<Value> v = ctx.input(i);
+    if (failed(v) || i == 0 || !bShape)
+      return v;
+    return ctx.reshape(*v, *bShape);
+  }
+
+private:
+  ImportContext &ctx;
+  std::optional<SmallVector<int64_t>> bShape; // B's shape when reshaped
+  std::optional<HostTensor> reshapedB;
+};
+
+/// Arithmetic folds partially known operands too (unknown in, unknown out).
 template <typename OpTy, HostBinary Fn>
 LogicalResult convertBinary(ImportContext &ctx) {
-  const HostTensor *a = ctx.constantInput(0), *b = ctx.constantInput(1);
+  BinaryInputs in(ctx);
+  if (failed(in.init()))
+    return failure();
+  const HostTensor *a = in.constant(0, /*partial=*/true),
+                   *b = in.constant(1, /*partial=*/true);
   if (a && b)
     if (std::optional<HostTensor> folded = foldSmallBinary(Fn, *a, *b)) {
       ctx.setConstantOutput(0, std::move(*folded));
       return success();
     }
-  FailureOr<Value> lhs = ctx.input(0);
+  FailureOr<Value> lhs = in.value(0);
   if (failed(lhs))
     return failure();
-  FailureOr<Value> rhs = ctx.input(1);
+  FailureOr<Value> rhs = in.value(1);
   if (failed(rhs))
     return failure();
   return setResult(ctx, ctx.create<OpTy>(*lhs, *rhs));
@@ -254,7 +357,10 @@ LogicalResult convertBinary(ImportContext &ctx) {
 /// ONNX Pow allows an exponent type other than the base's: it is cast to the
 /// base's type (the result has the base's type).
 LogicalResult convertPow(ImportContext &ctx) {
-  const HostTensor *a = ctx.constantInput(0), *b = ctx.constantInput(1);
+  BinaryInputs in(ctx);
+  if (failed(in.init()))
+    return failure();
+  const HostTensor *a = in.constant(0), *b = in.constant(1);
   if (a && b) {
     HostTensor exponent = foldCast(*b, a->elementType);
     if (std::optional<HostTensor> folded =
@@ -263,10 +369,10 @@ LogicalResult convertPow(ImportContext &ctx) {
       return success();
     }
   }
-  FailureOr<Value> base = ctx.input(0);
+  FailureOr<Value> base = in.value(0);
   if (failed(base))
     return failure();
-  FailureOr<Value> exponent = ctx.input(1);
+  FailureOr<Value> exponent = in.value(1);
   if (failed(exponent))
     return failure();
   Value e = *exponent;
@@ -313,7 +419,10 @@ LogicalResult convertVariadic(ImportContext &ctx) {
 
 template <HostBinary Fn>
 LogicalResult convertCompare(ImportContext &ctx) {
-  const HostTensor *a = ctx.constantInput(0), *b = ctx.constantInput(1);
+  BinaryInputs in(ctx);
+  if (failed(in.init()))
+    return failure();
+  const HostTensor *a = in.constant(0), *b = in.constant(1);
   if (a && b)
     if (std::optional<HostTensor> folded = foldSmallBinary(Fn, *a, *b)) {
       ctx.setConstantOutput(0, std::move(*folded));
@@ -337,10 +446,10 @@ LogicalResult convertCompare(ImportContext &ctx) {
     predicate = "ge";
     break;
   }
-  FailureOr<Value> lhs = ctx.input(0);
+  FailureOr<Value> lhs = in.value(0);
   if (failed(lhs))
     return failure();
-  FailureOr<Value> rhs = ctx.input(1);
+  FailureOr<Value> rhs = in.value(1);
   if (failed(rhs))
     return failure();
   return setResult(ctx, ctx.create<CompareOp>(
@@ -373,7 +482,10 @@ LogicalResult convertNot(ImportContext &ctx) {
 /// And: a ? b : false; Or: a ? true : b; Xor: a != b.
 template <int Kind> // 0 And, 1 Or, 2 Xor
 LogicalResult convertLogical(ImportContext &ctx) {
-  const HostTensor *ca = ctx.constantInput(0), *cb = ctx.constantInput(1);
+  BinaryInputs in(ctx);
+  if (failed(in.init()))
+    return failure();
+  const HostTensor *ca = in.constant(0), *cb = in.constant(1);
   if (ca && cb && ca->elementType.isSignlessInteger(1)) {
     HostTensor f = makeFilled(ca->elementType, {}, 0.0);
     HostTensor t = makeFilled(ca->elementType, {}, 1.0);
@@ -392,10 +504,10 @@ LogicalResult convertLogical(ImportContext &ctx) {
       return success();
     }
   }
-  FailureOr<Value> a = ctx.input(0);
+  FailureOr<Value> a = in.value(0);
   if (failed(a) || failed(requireBool(ctx, *a)))
     return failure();
-  FailureOr<Value> b = ctx.input(1);
+  FailureOr<Value> b = in.value(1);
   if (failed(b) || failed(requireBool(ctx, *b)))
     return failure();
   if (Kind == 0)
@@ -445,8 +557,11 @@ LogicalResult convertCast(ImportContext &ctx) {
                            : std::to_string(to);
     return ctx.unsupported("attribute 'to' = " + name);
   }
-  if (const HostTensor *c = ctx.constantInput(0);
-      c && c->numElements() <= kMaxFoldedElements) {
+  // Unknown entries survive integer casts only (in f32 NaN is a value).
+  if (const HostTensor *c = ctx.partialConstantInput(0);
+      c && c->numElements() <= kMaxFoldedElements &&
+      (!c->hasUnknowns() || type.isSignlessInteger(32) ||
+       type.isSignlessInteger(64))) {
     ctx.setConstantOutput(0, foldCast(*c, type));
     return success();
   }
@@ -458,7 +573,7 @@ LogicalResult convertCast(ImportContext &ctx) {
 }
 
 LogicalResult convertIdentity(ImportContext &ctx) {
-  if (const HostTensor *c = ctx.constantInput(0);
+  if (const HostTensor *c = ctx.partialConstantInput(0);
       c && c->numElements() <= kMaxFoldedElements) {
     ctx.setConstantOutput(0, *c);
     return success();
@@ -471,8 +586,11 @@ LogicalResult convertIdentity(ImportContext &ctx) {
 }
 
 /// Inference: the identity. The mask output (all true in inference) is
-/// supported for static shapes.
+/// supported for static shapes. Before opset 7 the attribute `is_test` must
+/// be set: its default 0 is training mode (random dropout).
 LogicalResult convertDropout(ImportContext &ctx) {
+  if (ctx.opset() < 7 && ctx.attrInt("is_test", 0) == 0)
+    return ctx.unsupported("attribute 'is_test' = 0 (training mode)");
   if (ctx.opset() >= 12 && ctx.hasInput(2)) {
     const HostTensor *training = ctx.constantInput(2);
     if (!training)

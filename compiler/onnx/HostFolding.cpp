@@ -4,6 +4,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -147,6 +148,8 @@ int64_t productOf(ArrayRef<int64_t> dims) {
 double roundToElement(Type elementType, double value) {
   if (isFloat(elementType))
     return static_cast<double>(static_cast<float>(value));
+  if (std::isnan(value)) // an unknown integer stays unknown
+    return value;
   if (isBool(elementType))
     return value != 0.0 ? 1.0 : 0.0;
   if (elementType.isSignlessInteger(32)) {
@@ -213,6 +216,14 @@ std::optional<HostTensor> foldBinary(HostBinary fn, const HostTensor &a,
     double x = a.values[broadcastOffset(index, a.shape)];
     double y = b.values[broadcastOffset(index, b.shape)];
     double r;
+    if (!isFloat(operandType) && (std::isnan(x) || std::isnan(y))) {
+      // Arithmetic on an unknown integer is unknown; a comparison's result
+      // would be a boolean nobody knows: give up.
+      if (isComparison(fn))
+        ok = false;
+      result.values[flat] = unknownValue();
+      return;
+    }
     if (isFloat(operandType)) {
       r = floatBinary(fn, x, y);
     } else {
@@ -241,6 +252,8 @@ std::optional<HostTensor> foldUnary(HostUnary fn, const HostTensor &x) {
     return std::nullopt;
   HostTensor result = x;
   for (double &v : result.values) {
+    if (!isF && std::isnan(v)) // unknown stays unknown
+      continue;
     switch (fn) {
     case HostUnary::Neg:
       v = isF ? -v
@@ -277,7 +290,8 @@ std::optional<HostTensor> foldUnary(HostUnary fn, const HostTensor &x) {
 std::optional<HostTensor> foldSelect(const HostTensor &cond,
                                      const HostTensor &a,
                                      const HostTensor &b) {
-  if (!isBool(cond.elementType) || a.elementType != b.elementType)
+  if (!isBool(cond.elementType) || a.elementType != b.elementType ||
+      cond.hasUnknowns())
     return std::nullopt;
   auto shape = broadcastStaticShapes(cond.shape, a.shape);
   if (shape)
@@ -295,6 +309,9 @@ std::optional<HostTensor> foldSelect(const HostTensor &cond,
 }
 
 HostTensor foldCast(const HostTensor &x, Type elementType) {
+  assert((!x.hasUnknowns() || elementType.isSignlessInteger(32) ||
+          elementType.isSignlessInteger(64)) &&
+         "unknown entries only cast between integer types");
   HostTensor result = x;
   result.elementType = elementType;
   bool fromFloat = isFloat(x.elementType);
@@ -471,7 +488,7 @@ HostTensor foldReduce(HostReduce fn, const HostTensor &x,
 }
 
 std::optional<SmallVector<const HostTensor *>>
-allConstantInputs(ImportContext &ctx) {
+allConstantInputs(ImportContext &ctx, bool allowPartial) {
   SmallVector<const HostTensor *> inputs;
   bool any = false;
   for (int i = 0; i < ctx.numInputs(); ++i) {
@@ -479,7 +496,8 @@ allConstantInputs(ImportContext &ctx) {
       inputs.push_back(nullptr);
       continue;
     }
-    const HostTensor *t = ctx.constantInput(i);
+    const HostTensor *t =
+        allowPartial ? ctx.partialConstantInput(i) : ctx.constantInput(i);
     if (!t)
       return std::nullopt;
     inputs.push_back(t);
@@ -490,9 +508,20 @@ allConstantInputs(ImportContext &ctx) {
   return inputs;
 }
 
+LogicalResult unsupportedUnknownInput(ImportContext &ctx, int i,
+                                     StringRef what) {
+  const HostTensor *t = ctx.partialConstantInput(i);
+  assert(t && t->hasUnknowns() && "not a partially known input");
+  return ctx.unsupported("'" + what + "' input " + formatPartialInts(*t) +
+                         " derived from " + ctx.unknownOrigin(i) +
+                         " (not known at import time)");
+}
+
 FailureOr<std::vector<int64_t>> constantIntsInput(ImportContext &ctx, int i,
                                                   StringRef what) {
   const HostTensor *t = ctx.constantInput(i);
+  if (!t && ctx.partialConstantInput(i))
+    return unsupportedUnknownInput(ctx, i, what);
   if (!t)
     return ctx.unsupported("non-constant '" + what + "' input");
   if (isFloat(t->elementType))
@@ -504,6 +533,15 @@ std::string formatInts(ArrayRef<int64_t> values) {
   std::string s = "[";
   for (size_t i = 0; i < values.size(); ++i)
     s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+std::string formatPartialInts(const HostTensor &t) {
+  std::vector<int64_t> ints = t.asInts();
+  std::string s = "[";
+  for (size_t i = 0; i < ints.size(); ++i)
+    s += (i ? ", " : "") +
+         (t.isUnknown(i) ? std::string("?") : std::to_string(ints[i]));
   return s + "]";
 }
 

@@ -7,6 +7,13 @@
 // in int64 and wrapped to the element width, integer division truncating
 // toward zero, i1 as 0/1.
 //
+// Unknown integer entries (HostTensor::isUnknown: sizes of dynamic
+// dimensions) propagate: data movement (reshape, transpose, concat, slice,
+// gather, expand, integer casts) copies them, arithmetic on one gives one,
+// and what would need its value (a comparison, a select on it) gives up
+// (nullopt), so that the caller emits graph ops -- and fails there with a
+// diagnostic, as a partially known value has no graph value.
+//
 // Also: small helpers the converters share to read constant inputs.
 //
 //===----------------------------------------------------------------------===//
@@ -60,7 +67,8 @@ std::optional<HostTensor> foldUnary(HostUnary fn, const HostTensor &x);
 /// graph.select semantics: cond (i1) ? a : b, broadcasting.
 std::optional<HostTensor> foldSelect(const HostTensor &cond,
                                      const HostTensor &a, const HostTensor &b);
-/// graph.cast semantics (float to integer truncates toward zero).
+/// graph.cast semantics (float to integer truncates toward zero). A tensor
+/// with unknown entries may only be cast to i32 or i64.
 HostTensor foldCast(const HostTensor &x, mlir::Type elementType);
 
 HostTensor foldReshape(const HostTensor &x, llvm::ArrayRef<int64_t> shape);
@@ -88,17 +96,26 @@ HostTensor foldReduce(HostReduce fn, const HostTensor &x,
 
 /// The present inputs when all of them are known at import time (absent
 /// optional inputs are null entries); nullopt otherwise or when no input is
-/// present.
+/// present. With `allowPartial`, inputs with unknown entries count as known.
 std::optional<llvm::SmallVector<const HostTensor *>>
-allConstantInputs(ImportContext &ctx);
+allConstantInputs(ImportContext &ctx, bool allowPartial = false);
 
 /// The integer values of input `i`, which must be known at import time;
-/// otherwise reports "non-constant '<what>' input" as unsupported.
+/// otherwise reports "non-constant '<what>' input" as unsupported, or, for a
+/// partially known input, unsupportedUnknownInput.
 mlir::FailureOr<std::vector<int64_t>>
 constantIntsInput(ImportContext &ctx, int i, llvm::StringRef what);
 
+/// Reports the partially known input `i` as unsupported: "'<what>' input
+/// [?, 200] derived from dynamic dimension 0 of 'x' [?, 3] (not known at
+/// import time)".
+mlir::LogicalResult unsupportedUnknownInput(ImportContext &ctx, int i,
+                                            llvm::StringRef what);
+
 /// "[1, 2, 3]" for diagnostics.
 std::string formatInts(llvm::ArrayRef<int64_t> values);
+/// "[?, 200]" for diagnostics: integers with unknown entries as '?'.
+std::string formatPartialInts(const HostTensor &t);
 
 /// Name of an element type for diagnostics ("f32", "i64", ...).
 std::string typeName(mlir::Type type);

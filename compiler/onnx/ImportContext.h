@@ -28,15 +28,32 @@ namespace tfcc::onnx_import {
 
 /// A tensor whose value is known while importing: initializers, Constant
 /// nodes and folded shape computations. Element types: f32, i32, i64, i1.
+///
+/// Partially known values: an i32/i64 tensor may hold UNKNOWN entries, NaN in
+/// `values` (kUnknown), for the sizes of dynamic dimensions (Shape and Size of
+/// a tensor with dynamic dims, and what is folded from them). Only integer
+/// tensors carry them: in f32 a NaN is an ordinary value. Converters see
+/// partially known tensors only through partialConstantInput(); they can be
+/// neither read as numbers (constantInput() is null for them) nor
+/// materialized as graph values (input() reports that the value is needed at
+/// run time).
 struct HostTensor {
   mlir::Type elementType;
   std::vector<int64_t> shape;
   std::vector<double> values; // row-major; integers exact up to 2^53
 
   int64_t numElements() const;
+  /// Unknown entries are returned as -1: check hasUnknowns() first.
   std::vector<int64_t> asInts() const;
   mlir::RankedTensorType type() const;
+  /// Whether entry `i` is unknown (the size of a dynamic dimension).
+  bool isUnknown(int64_t i) const;
+  /// Whether any entry is unknown.
+  bool hasUnknowns() const;
 };
+
+/// The `values` entry of an unknown integer (see HostTensor).
+double unknownValue();
 
 class ImportContext {
 public:
@@ -60,10 +77,20 @@ public:
   }
   /// The input as a graph value; host tensors are materialized on demand
   /// (graph.constant, or graph.variable + graph.read for initializers).
-  /// Fails with a diagnostic when the input is missing or unsupported.
+  /// Fails with a diagnostic when the input is missing or unsupported, or
+  /// when it is partially known ("value derived from dynamic dimension ... is
+  /// needed at run time").
   virtual mlir::FailureOr<mlir::Value> input(int i) = 0;
-  /// The input's value when known at import time, else null.
+  /// The input's value when fully known at import time, else null (also for
+  /// partially known values).
   virtual const HostTensor *constantInput(int i) = 0;
+  /// The input's value when known at import time, possibly with unknown
+  /// entries (HostTensor::isUnknown), else null. For folding paths that
+  /// propagate unknowns.
+  virtual const HostTensor *partialConstantInput(int i) = 0;
+  /// For a partially known input: where its unknown entries come from, e.g.
+  /// "dynamic dimension 0 of 'x' [?, 3]". Empty otherwise.
+  virtual std::string unknownOrigin(int i) = 0;
   /// The input's type: from the graph value or host tensor, else from ONNX
   /// shape inference. Null when unknown.
   virtual mlir::RankedTensorType inputType(int i) = 0;
@@ -84,6 +111,9 @@ public:
 
   //===--- outputs --------------------------------------------------------===//
   virtual void setOutput(int i, mlir::Value value) = 0;
+  /// `value` may be partially known; its unknowns are then traced to the
+  /// first partially known input (or, for Shape/Size, to input 0's dynamic
+  /// dimensions) for diagnostics.
   virtual void setConstantOutput(int i, HostTensor value) = 0;
   int numOutputs() const { return node().output_size(); }
   /// False for optional outputs nobody reads (empty name).

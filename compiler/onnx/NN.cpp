@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -85,6 +86,29 @@ struct Window {
   bool explicitPad() const { return pads[0] || pads[1] || pads[2] || pads[3]; }
 };
 
+/// A window attribute (kernel_shape, strides, dilations, pads) of a 2-D
+/// window, `defaultValue` when absent. For a 1-D window (over [N, C, L],
+/// converted as a 2-D one over [N, C, 1, L]) the attribute is lifted: [s]
+/// becomes [1, s] and pads [b, e] become [0, b, 0, e]; other sizes are
+/// returned as they are (and rejected by the caller).
+std::vector<int64_t> windowAttr(ImportContext &ctx, llvm::StringRef name,
+                                std::vector<int64_t> defaultValue, bool is1D) {
+  if (!ctx.hasAttr(name))
+    return defaultValue;
+  std::vector<int64_t> v = ctx.attrInts(name);
+  if (!is1D)
+    return v;
+  if (name == "pads")
+    return v.size() == 2 ? std::vector<int64_t>{0, v[0], 0, v[1]} : v;
+  return v.size() == 1 ? std::vector<int64_t>{1, v[0]} : v;
+}
+
+/// The 2-D view [N, C, 1, L] of the 1-D NCL type `type`.
+RankedTensorType liftTo2D(RankedTensorType type) {
+  llvm::ArrayRef<int64_t> s = type.getShape();
+  return RankedTensorType::get({s[0], s[1], 1, s[2]}, type.getElementType());
+}
+
 /// Total SAME padding of one dimension (ONNX and TF agree on it).
 int64_t sameTotal(int64_t in, int64_t k, int64_t s, int64_t d) {
   int64_t out = (in + s - 1) / s;
@@ -92,12 +116,14 @@ int64_t sameTotal(int64_t in, int64_t k, int64_t s, int64_t d) {
 }
 
 /// Reads strides, dilations, pads and auto_pad for a 2-D window over the
-/// NCHW input `xType`. Explicit pads equal to TF's SAME become "same".
+/// NCHW input `xType` (a 1-D window's attributes lifted: `is1D`, xType
+/// [N, C, 1, L]). Explicit pads equal to TF's SAME become "same".
 FailureOr<Window> readWindow(ImportContext &ctx, RankedTensorType xType,
-                             llvm::ArrayRef<int64_t> kernel) {
+                             llvm::ArrayRef<int64_t> kernel,
+                             bool is1D = false) {
   Window w;
-  std::vector<int64_t> strides = ctx.attrInts("strides", {1, 1});
-  std::vector<int64_t> dilations = ctx.attrInts("dilations", {1, 1});
+  std::vector<int64_t> strides = windowAttr(ctx, "strides", {1, 1}, is1D);
+  std::vector<int64_t> dilations = windowAttr(ctx, "dilations", {1, 1}, is1D);
   if (strides.size() != 2 || strides[0] < 1 || strides[1] < 1)
     return ctx.unsupported("attribute 'strides' = " + listString(strides));
   if (dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1)
@@ -128,7 +154,7 @@ FailureOr<Window> readWindow(ImportContext &ctx, RankedTensorType xType,
       end[i] = total / 2;
     }
   } else if (autoPad == "NOTSET") {
-    std::vector<int64_t> pads = ctx.attrInts("pads", {0, 0, 0, 0});
+    std::vector<int64_t> pads = windowAttr(ctx, "pads", {0, 0, 0, 0}, is1D);
     if (pads.size() != 4 || llvm::any_of(pads, [](int64_t p) { return p < 0; }))
       return ctx.unsupported("attribute 'pads' = " + listString(pads));
     begin[0] = pads[0];
@@ -163,6 +189,20 @@ FailureOr<Window> readWindow(ImportContext &ctx, RankedTensorType xType,
   return w;
 }
 
+/// Defines output 0 as the NCHW `y`, or for a 1-D window as y [N, C, 1, L]
+/// reshaped to [N, C, L].
+LogicalResult setNCHWOutput(ImportContext &ctx, Value y, bool is1D) {
+  if (is1D) {
+    llvm::ArrayRef<int64_t> s = cast<RankedTensorType>(y.getType()).getShape();
+    FailureOr<Value> ncl = ctx.reshape(y, {s[0], s[1], s[3]});
+    if (failed(ncl))
+      return failure();
+    y = *ncl;
+  }
+  ctx.setOutput(0, y);
+  return success();
+}
+
 /// graph.pad of an NHWC value by the window's explicit pads.
 FailureOr<Value> padNHWC(ImportContext &ctx, Value x, const Window &w,
                          float value) {
@@ -178,24 +218,29 @@ FailureOr<Value> padNHWC(ImportContext &ctx, Value x, const Window &w,
 // Conv
 //===----------------------------------------------------------------------===//
 
+/// 1-D convolutions ([N, C, L]) are converted as 2-D ones over [N, C, 1, L].
 LogicalResult convertConv(ImportContext &ctx) {
   FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
   if (failed(xType))
     return failure();
-  if (xType->getRank() != 4)
+  bool is1D = xType->getRank() == 3;
+  if (xType->getRank() != 4 && !is1D)
     return ctx.unsupported(llvm::formatv("{0}-D convolution (input {1}); only "
-                                         "2-D convolutions are",
+                                         "1-D and 2-D convolutions are",
                                          xType->getRank() - 2, *xType)
                                .str());
-  FailureOr<RankedTensorType> wType = typeOfRank(ctx, 1, 4, "weight");
+  FailureOr<RankedTensorType> wType =
+      typeOfRank(ctx, 1, xType->getRank(), "weight");
   if (failed(wType))
     return failure();
   if (!wType->hasStaticShape())
     return ctx.unsupported(
         llvm::formatv("weight of dynamic type {0}", *wType).str());
-  llvm::ArrayRef<int64_t> oihw = wType->getShape();
+  RankedTensorType x4Type = is1D ? liftTo2D(*xType) : *xType;
+  RankedTensorType w4Type = is1D ? liftTo2D(*wType) : *wType;
+  llvm::ArrayRef<int64_t> oihw = w4Type.getShape();
   std::vector<int64_t> kernelShape =
-      ctx.attrInts("kernel_shape", {oihw[2], oihw[3]});
+      windowAttr(ctx, "kernel_shape", {oihw[2], oihw[3]}, is1D);
   if (kernelShape != std::vector<int64_t>{oihw[2], oihw[3]})
     return ctx.unsupported("attribute 'kernel_shape' = " +
                            listString(kernelShape) + " that differs from the "
@@ -203,13 +248,18 @@ LogicalResult convertConv(ImportContext &ctx) {
   int64_t group = ctx.attrInt("group", 1);
   if (group < 1)
     return ctx.unsupported("attribute 'group' = " + llvm::Twine(group));
-  FailureOr<Window> w = readWindow(ctx, *xType, {oihw[2], oihw[3]});
+  FailureOr<Window> w = readWindow(ctx, x4Type, {oihw[2], oihw[3]}, is1D);
   if (failed(w))
     return failure();
 
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
+  if (is1D) {
+    x = ctx.reshape(*x, x4Type.getShape());
+    if (failed(x))
+      return failure();
+  }
   Value nhwc = ctx.transpose(*x, kToNHWC);
   FailureOr<Value> padded = padNHWC(ctx, nhwc, *w, 0.0f);
   if (failed(padded))
@@ -220,11 +270,18 @@ LogicalResult convertConv(ImportContext &ctx) {
   Value kernel;
   const HostTensor *hostWeight = ctx.constantInput(1);
   if (hostWeight && hostWeight->elementType.isF32()) {
-    kernel = ctx.constant(hostTranspose(*hostWeight, kToHWIO));
+    HostTensor weight4 = *hostWeight;
+    weight4.shape.assign(oihw.begin(), oihw.end());
+    kernel = ctx.constant(hostTranspose(weight4, kToHWIO));
   } else {
     FailureOr<Value> weight = ctx.input(1);
     if (failed(weight))
       return failure();
+    if (is1D) {
+      weight = ctx.reshape(*weight, oihw);
+      if (failed(weight))
+        return failure();
+    }
     kernel = ctx.transpose(*weight, kToHWIO);
   }
   Value bias;
@@ -241,8 +298,7 @@ LogicalResult convertConv(ImportContext &ctx) {
       b.getStringAttr(w->padding), b.getI64IntegerAttr(group));
   if (failed(y))
     return failure();
-  ctx.setOutput(0, ctx.transpose(*y, kToNCHW));
-  return success();
+  return setNCHWOutput(ctx, ctx.transpose(*y, kToNCHW), is1D);
 }
 
 //===----------------------------------------------------------------------===//
@@ -260,13 +316,33 @@ LogicalResult convertGemm(ImportContext &ctx) {
   double alpha = ctx.attrFloat("alpha", 1.0f), beta = ctx.attrFloat("beta", 1.0f);
   bool transA = ctx.attrInt("transA", 0) != 0;
   bool transB = ctx.attrInt("transB", 0) != 0;
-  if (ctx.opset() < 7 && ctx.hasAttr("broadcast"))
-    return ctx.unsupported("attribute 'broadcast'");
   FailureOr<RankedTensorType> aType = typeOfRank(ctx, 0, 2, "input A");
   FailureOr<RankedTensorType> bType =
       succeeded(aType) ? typeOfRank(ctx, 1, 2, "input B") : aType;
   if (failed(bType))
     return failure();
+  // Before opset 7 C is [M, N] unless `broadcast` = 1, which broadcasts it
+  // to [M, N] as opset 7's unidirectional broadcasting does.
+  if (ctx.opset() < 7 && ctx.hasInput(2)) {
+    int64_t broadcast = ctx.attrInt("broadcast", 0);
+    if (broadcast != 0 && broadcast != 1)
+      return ctx.unsupported("attribute 'broadcast' = " +
+                             llvm::Twine(broadcast));
+    RankedTensorType cType = ctx.inputType(2);
+    int64_t m = aType->getDimSize(transA ? 1 : 0);
+    int64_t nDim = bType->getDimSize(transB ? 0 : 1);
+    if (broadcast == 0 && cType &&
+        (cType.getRank() != 2 ||
+         (!cType.isDynamicDim(0) && !ShapedType::isDynamic(m) &&
+          cType.getDimSize(0) != m) ||
+         (!cType.isDynamicDim(1) && !ShapedType::isDynamic(nDim) &&
+          cType.getDimSize(1) != nDim)))
+      return ctx.unsupported(
+          llvm::formatv("input C {0} that is not [M, N] without 'broadcast' "
+                        "= 1",
+                        cType)
+              .str());
+  }
   FailureOr<Value> a = ctx.input(0);
   if (failed(a))
     return failure();
@@ -406,6 +482,10 @@ LogicalResult convertBatchNormalization(ImportContext &ctx) {
     return ctx.unsupported("attribute 'training_mode' = 1");
   if (ctx.opset() < 9 && ctx.attrInt("spatial", 1) != 1)
     return ctx.unsupported("attribute 'spatial' = 0");
+  // Opset 6: `is_test` = 0 (the default) is training mode, which normalizes
+  // with the batch's statistics.
+  if (ctx.opset() < 7 && ctx.attrInt("is_test", 0) == 0)
+    return ctx.unsupported("attribute 'is_test' = 0 (training mode)");
   for (int i = 1; i < ctx.numOutputs(); ++i)
     if (ctx.hasOutput(i))
       return ctx.unsupported("output " + llvm::Twine(i) +
@@ -534,21 +614,27 @@ int64_t pooledSize(int64_t in, int64_t padTotal, int64_t k, int64_t s,
 LogicalResult convertPool(ImportContext &ctx, bool isMax) {
   if (isMax && ctx.hasOutput(1))
     return ctx.unsupported("output 1 (Indices)");
-  FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
-  if (failed(xType))
+  FailureOr<RankedTensorType> x3or4Type = typeOfRank(ctx, 0, -1, "input");
+  if (failed(x3or4Type))
     return failure();
-  if (xType->getRank() != 4)
+  bool is1D = x3or4Type->getRank() == 3;
+  if (x3or4Type->getRank() != 4 && !is1D)
     return ctx.unsupported(
-        llvm::formatv("{0}-D pooling (input {1}); only 2-D pooling is",
-                      xType->getRank() - 2, *xType)
+        llvm::formatv("{0}-D pooling (input {1}); only 1-D and 2-D pooling is",
+                      x3or4Type->getRank() - 2, *x3or4Type)
             .str());
-  std::vector<int64_t> kernel = ctx.attrInts("kernel_shape");
+  // 1-D pooling ([N, C, L]) is converted as 2-D pooling over [N, C, 1, L].
+  FailureOr<RankedTensorType> xType =
+      is1D ? liftTo2D(*x3or4Type) : *x3or4Type;
+  std::vector<int64_t> kernel = windowAttr(ctx, "kernel_shape", {}, is1D);
   if (kernel.size() != 2 || kernel[0] < 1 || kernel[1] < 1)
-    return ctx.unsupported("attribute 'kernel_shape' = " + listString(kernel));
-  std::vector<int64_t> dilations = ctx.attrInts("dilations", {1, 1});
+    return ctx.unsupported("attribute 'kernel_shape' = " +
+                           listString(ctx.attrInts("kernel_shape")));
+  std::vector<int64_t> dilations = windowAttr(ctx, "dilations", {1, 1}, is1D);
   if (dilations != std::vector<int64_t>{1, 1})
-    return ctx.unsupported("attribute 'dilations' = " + listString(dilations));
-  FailureOr<Window> w = readWindow(ctx, *xType, kernel);
+    return ctx.unsupported("attribute 'dilations' = " +
+                           listString(ctx.attrInts("dilations")));
+  FailureOr<Window> w = readWindow(ctx, *xType, kernel, is1D);
   if (failed(w))
     return failure();
   bool countIncludePad = !isMax && ctx.attrInt("count_include_pad", 0) != 0;
@@ -592,6 +678,11 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
+  if (is1D) {
+    x = ctx.reshape(*x, xType->getShape());
+    if (failed(x))
+      return failure();
+  }
   Value nhwc = ctx.transpose(*x, kToNHWC);
   FailureOr<Value> padded =
       padNHWC(ctx, nhwc, *w,
@@ -631,8 +722,7 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
     if (failed(y))
       return failure();
   }
-  ctx.setOutput(0, ctx.transpose(*y, kToNCHW));
-  return success();
+  return setNCHWOutput(ctx, ctx.transpose(*y, kToNCHW), is1D);
 }
 
 LogicalResult convertMaxPool(ImportContext &ctx) {
@@ -827,7 +917,14 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
   // Scales (per NCHW dim) or sizes.
   std::vector<double> scales;
   std::vector<int64_t> sizes;
-  if (isUpsample && ctx.opset() < 9) {
+  if (isUpsample && ctx.opset() < 7) {
+    // Upsample-1: `height_scale` and `width_scale` (required).
+    if (!ctx.hasAttr("height_scale") || !ctx.hasAttr("width_scale"))
+      return ctx.unsupported("Upsample without 'height_scale' and "
+                             "'width_scale'");
+    scales = {1.0, 1.0, ctx.attrFloat("height_scale", 1.0f),
+              ctx.attrFloat("width_scale", 1.0f)};
+  } else if (isUpsample && ctx.opset() < 9) {
     for (float s : ctx.attrFloats("scales"))
       scales.push_back(s);
   } else {
@@ -839,9 +936,14 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
       scales = s->values;
     }
     if (modern && scales.empty() && ctx.hasInput(3)) {
-      const HostTensor *s = ctx.constantInput(3);
+      // Partially known sizes: only N may be unknown (Concat(Shape(x)[0:2],
+      // [h, w]) with a dynamic batch), and the batch is not resized.
+      const HostTensor *s = ctx.partialConstantInput(3);
       if (!s)
         return ctx.unsupported("sizes that are not constant");
+      for (int64_t i = 0; i < s->numElements(); ++i)
+        if (s->isUnknown(i) && (i != 0 || !xType->isDynamicDim(0)))
+          return unsupportedUnknownInput(ctx, 3, "sizes");
       sizes = s->asInts();
     }
   }

@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace mlir;
@@ -51,8 +52,22 @@ std::vector<int64_t> HostTensor::asInts() const {
   std::vector<int64_t> ints;
   ints.reserve(values.size());
   for (double v : values)
-    ints.push_back(static_cast<int64_t>(v));
+    ints.push_back(std::isnan(v) ? -1 : static_cast<int64_t>(v));
   return ints;
+}
+
+bool HostTensor::isUnknown(int64_t i) const {
+  return !elementType.isF32() && std::isnan(values[i]);
+}
+
+bool HostTensor::hasUnknowns() const {
+  if (elementType.isF32())
+    return false;
+  return llvm::any_of(values, [](double v) { return std::isnan(v); });
+}
+
+double tfcc::onnx_import::unknownValue() {
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 RankedTensorType HostTensor::type() const {
@@ -256,12 +271,15 @@ struct ValueEntry {
   std::optional<HostTensor> host;           // value known at import time
   const onnx::TensorProto *initializer = nullptr; // not yet converted
   std::string undefinedReason; // set for outputs a converter did not define
+  std::string unknownOrigin;   // for partially known `host` values
 };
 
 class Importer final : public ImportContext {
 public:
-  Importer(MLIRContext &context, std::string path)
-      : mlirContext(context), b(&context), path(std::move(path)) {
+  Importer(MLIRContext &context, std::string path,
+           const std::map<std::string, std::vector<int64_t>> &inputShapes)
+      : mlirContext(context), b(&context), path(std::move(path)),
+        inputShapes(inputShapes) {
     fileLoc = FileLineColLoc::get(&context, this->path, 0, 0);
   }
 
@@ -275,6 +293,8 @@ public:
 
   FailureOr<Value> input(int i) override;
   const HostTensor *constantInput(int i) override;
+  const HostTensor *partialConstantInput(int i) override;
+  std::string unknownOrigin(int i) override;
   RankedTensorType inputType(int i) override;
   FailureOr<HostTensor> attrTensor(llvm::StringRef name) override;
   void setOutput(int i, Value value) override;
@@ -286,12 +306,15 @@ public:
   LogicalResult unsupported(const llvm::Twine &what) override;
 
 private:
+  /// "dynamic dimension 0 of 'x' [?, 3]" for input `i` of the current node.
+  std::string dynamicDimsOf(int i);
   InFlightDiagnostic error(const llvm::Twine &message) {
     return emitError(fileLoc, message);
   }
   LogicalResult parseModel();
   LogicalResult checkOpset();
   LogicalResult validateGraph();
+  LogicalResult applyInputShapes();
   void runShapeInference();
   FailureOr<ValueEntry *> lookup(const std::string &name);
   FailureOr<const HostTensor *> hostValue(ValueEntry &entry,
@@ -303,6 +326,7 @@ private:
   MLIRContext &mlirContext;
   OpBuilder b;
   std::string path;
+  std::map<std::string, std::vector<int64_t>> inputShapes;
   Location fileLoc = UnknownLoc::get(&mlirContext);
   Location currentLoc = UnknownLoc::get(&mlirContext);
   onnx::ModelProto model;
@@ -353,9 +377,9 @@ LogicalResult Importer::checkOpset() {
   if (!found)
     return error("cannot parse ONNX model '" + path +
                  "': it imports no version of the default ONNX domain");
-  if (opsetVersion < 7 || opsetVersion > 17)
+  if (opsetVersion < 6 || opsetVersion > 17)
     return error("unsupported opset " + llvm::Twine(opsetVersion) +
-                 " of the default ONNX domain (tfcc supports 7 to 17)");
+                 " of the default ONNX domain (tfcc supports 6 to 17)");
   return success();
 }
 
@@ -406,6 +430,59 @@ LogicalResult Importer::validateGraph() {
     if (!defined.contains(out.name()))
       return error("cannot parse ONNX model '" + path + "': graph output '" +
                    out.name() + "' is never defined");
+  return success();
+}
+
+/// Pins the dims of the graph inputs named in `inputShapes` (-1 keeps a dim
+/// dynamic), before ONNX shape inference so that it sees them.
+LogicalResult Importer::applyInputShapes() {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializers.insert(init.name());
+  for (const auto &[name, dims] : inputShapes) {
+    onnx::ValueInfoProto *input = nullptr;
+    for (onnx::ValueInfoProto &in : *graph.mutable_input())
+      if (in.name() == name && !initializers.contains(name))
+        input = &in;
+    std::string shape;
+    for (auto [i, d] : llvm::enumerate(dims))
+      shape += (i ? "x" : "") + (d < 0 ? std::string("?") : std::to_string(d));
+    if (!input) {
+      std::string names;
+      for (const onnx::ValueInfoProto &in : graph.input())
+        if (!initializers.contains(in.name()))
+          names += (names.empty() ? "'" : ", '") + in.name() + "'";
+      return error("input shape " + name + "=" + shape +
+                   ": the model has no graph input '" + name +
+                   "' (its inputs: " + names + ")");
+    }
+    if (!input->type().has_tensor_type())
+      return error("input shape " + name + "=" + shape + ": graph input '" +
+                   name + "' is not a tensor");
+    onnx::TypeProto_Tensor *tensor =
+        input->mutable_type()->mutable_tensor_type();
+    if (tensor->has_shape() &&
+        tensor->shape().dim_size() != static_cast<int>(dims.size()))
+      return error("input shape " + name + "=" + shape + " has rank " +
+                   llvm::Twine(dims.size()) + " but graph input '" + name +
+                   "' has rank " + llvm::Twine(tensor->shape().dim_size()));
+    if (!tensor->has_shape())
+      for (size_t i = 0; i < dims.size(); ++i)
+        tensor->mutable_shape()->add_dim();
+    for (auto [i, d] : llvm::enumerate(dims)) {
+      onnx::TensorShapeProto::Dimension *dim =
+          tensor->mutable_shape()->mutable_dim(i);
+      if (d < 0)
+        continue;
+      if (dim->has_dim_value() && dim->dim_value() != d)
+        return error("input shape " + name + "=" + shape + " sets dimension " +
+                     llvm::Twine(i) + " to " + llvm::Twine(d) +
+                     " but graph input '" + name + "' has the static size " +
+                     llvm::Twine(dim->dim_value()) + " there");
+      dim->set_dim_value(d);
+    }
+  }
   return success();
 }
 
@@ -557,6 +634,10 @@ FailureOr<Value> Importer::input(int i) {
   FailureOr<const HostTensor *> host = hostValue(e, name);
   if (failed(host) || !*host)
     return failure();
+  if ((*host)->hasUnknowns())
+    return unsupported("value '" + name + "' derived from " + e.unknownOrigin +
+                       " is needed at run time (only shape computations "
+                       "folded at import time may use it)");
   // Materialized at the first use, named after the initializer; the value
   // dominates later uses since the function has one block.
   e.value = materialize(**host, name);
@@ -564,6 +645,18 @@ FailureOr<Value> Importer::input(int i) {
 }
 
 const HostTensor *Importer::constantInput(int i) {
+  const HostTensor *t = partialConstantInput(i);
+  return t && !t->hasUnknowns() ? t : nullptr;
+}
+
+std::string Importer::unknownOrigin(int i) {
+  if (!hasInput(i))
+    return "";
+  FailureOr<ValueEntry *> entry = lookup(node().input(i));
+  return failed(entry) ? "" : (*entry)->unknownOrigin;
+}
+
+const HostTensor *Importer::partialConstantInput(int i) {
   if (!hasInput(i))
     return nullptr;
   const std::string &name = node().input(i);
@@ -640,9 +733,36 @@ void Importer::setOutput(int i, Value value) {
 void Importer::setConstantOutput(int i, HostTensor value) {
   if (!hasOutput(i))
     return;
+  std::string origin;
+  if (value.hasUnknowns()) {
+    for (int k = 0; k < numInputs() && origin.empty(); ++k)
+      origin = unknownOrigin(k);
+    if (origin.empty())
+      origin = dynamicDimsOf(0);
+  }
   ValueEntry &e = values[node().output(i)];
   e = ValueEntry();
   e.host = std::move(value);
+  e.unknownOrigin = std::move(origin);
+}
+
+std::string Importer::dynamicDimsOf(int i) {
+  RankedTensorType type = inputType(i);
+  if (!hasInput(i) || !type)
+    return "a dynamic dimension";
+  std::string dims, shape;
+  int n = 0;
+  for (auto [d, size] : llvm::enumerate(type.getShape())) {
+    shape += (d ? ", " : "") +
+             (ShapedType::isDynamic(size) ? std::string("?")
+                                          : std::to_string(size));
+    if (ShapedType::isDynamic(size)) {
+      dims += (n ? ", " : "") + std::to_string(d);
+      ++n;
+    }
+  }
+  return (n == 1 ? "dynamic dimension " : "dynamic dimensions ") + dims +
+         " of '" + node().input(i) + "' [" + shape + "]";
 }
 
 FailureOr<Value> Importer::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
@@ -731,7 +851,8 @@ LogicalResult Importer::unsupported(const llvm::Twine &what) {
 //===----------------------------------------------------------------------===//
 
 OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
-  if (failed(parseModel()) || failed(checkOpset()) || failed(validateGraph()))
+  if (failed(parseModel()) || failed(checkOpset()) ||
+      failed(validateGraph()) || failed(applyInputShapes()))
     return nullptr;
   runShapeInference();
   registerElementwiseConverters(converters);
@@ -837,6 +958,12 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
                            << "' is not defined";
         return nullptr;
       }
+      if ((*host)->hasUnknowns()) {
+        emitError(fileLoc) << "unsupported graph output '" << out.name()
+                           << "': value derived from " << e.unknownOrigin
+                           << " is needed at run time";
+        return nullptr;
+      }
       e.value = materialize(**host, out.name());
     }
     results.push_back(e.value);
@@ -852,10 +979,11 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   return owned;
 }
 
-OwningOpRef<ModuleOp> tfcc::importOnnxModel(const std::string &path,
-                                            MLIRContext &context,
-                                            const std::string &moduleName) {
+OwningOpRef<ModuleOp> tfcc::importOnnxModel(
+    const std::string &path, MLIRContext &context,
+    const std::string &moduleName,
+    const std::map<std::string, std::vector<int64_t>> &inputShapes) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
-  Importer importer(context, path);
+  Importer importer(context, path, inputShapes);
   return importer.run(moduleName);
 }

@@ -6,20 +6,30 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace tfcc {
 
-/// Imports an ONNX model (opsets 7 to 17 of the default domain) as a graph-IR
+/// Imports an ONNX model (opsets 6 to 17 of the default domain) as a graph-IR
 /// module named after `moduleName` (the file stem when empty), with one entry
 /// point `predict` whose arguments and results are the graph's inputs and
 /// outputs in ONNX order and layout. Weights become graph.variable ops with
 /// dense_resource values; node names become locations. Errors (a corrupt or
 /// truncated file, an unsupported op, opset or attribute) are emitted as
 /// diagnostics on the context and return null.
+///
+/// `inputShapes` pins the dims of graph inputs by name (-1 leaves a dim as the
+/// model has it, e.g. dynamic): models exported with dynamic H and W, say,
+/// compile for one image size. Naming an input the graph lacks, a different
+/// rank, or a static dim of another size is an error.
 mlir::OwningOpRef<mlir::ModuleOp>
 importOnnxModel(const std::string &path, mlir::MLIRContext &context,
-                const std::string &moduleName = "");
+                const std::string &moduleName = "",
+                const std::map<std::string, std::vector<int64_t>>
+                    &inputShapes = {});
 
 } // namespace tfcc
 

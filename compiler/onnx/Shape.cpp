@@ -4,7 +4,10 @@
 // Constant ConstantOfShape Shape Size Expand Range. Shape-typed inputs
 // (Reshape's shape, Slice's starts, ...) must be known at import time; the
 // shape subgraphs that compute them are folded here when their inputs are
-// (HostFolding.h).
+// (HostFolding.h). Shape and Size of a tensor with dynamic dims give
+// partially known values (unknown entries for the dynamic sizes) that fold
+// through the data-movement ops here; Reshape accepts an unknown entry where
+// it copies a dynamic input dimension (PyTorch's x.view(x.size(0), -1)).
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,9 +78,10 @@ LogicalResult setResult(ImportContext &ctx, FailureOr<Value> value) {
   return success();
 }
 
-/// Reshapes input 0 to `shape` (folded when the input is known).
+/// Reshapes input 0 to `shape` (folded when the input is known, possibly
+/// partially).
 LogicalResult reshapeInput(ImportContext &ctx, ArrayRef<int64_t> shape) {
-  if (const HostTensor *c = ctx.constantInput(0); small(c)) {
+  if (const HostTensor *c = ctx.partialConstantInput(0); small(c)) {
     ctx.setConstantOutput(0, foldReshape(*c, shape));
     return success();
   }
@@ -93,8 +97,17 @@ LogicalResult reshapeInput(ImportContext &ctx, ArrayRef<int64_t> shape) {
 
 //===--- Reshape, Flatten, Squeeze, Unsqueeze -----------------------------===//
 
+/// Reshape's 'shape' input, possibly partially known. An unknown entry is
+/// the size of a dynamic dimension; at position i it is taken to be the size
+/// of the input's dim i when that is dynamic (the batch in
+/// Reshape(x, Concat(Shape(x)[0:1], [-1]))): all dynamic dims of a graph-IR
+/// tensor stand for the same run-time size. Elsewhere it is unsupported.
 LogicalResult convertReshape(ImportContext &ctx) {
-  FailureOr<std::vector<int64_t>> target = constantIntsInput(ctx, 1, "shape");
+  const HostTensor *shapeInput = ctx.partialConstantInput(1);
+  FailureOr<std::vector<int64_t>> target =
+      shapeInput && !shapeInput->elementType.isF32()
+          ? FailureOr<std::vector<int64_t>>(shapeInput->asInts())
+          : constantIntsInput(ctx, 1, "shape");
   if (failed(target))
     return failure();
   FailureOr<RankedTensorType> inType = inputTypeOf(ctx, 0);
@@ -103,18 +116,30 @@ LogicalResult convertReshape(ImportContext &ctx) {
   ArrayRef<int64_t> in = inType->getShape();
   bool allowZero = ctx.attrInt("allowzero", 0) != 0;
 
+  // Positions that copy the input dim: 0 (unless allowzero) and unknowns.
+  SmallVector<bool> copies;
+  for (auto [i, t] : llvm::enumerate(*target)) {
+    bool unknown = shapeInput->isUnknown(i);
+    if (unknown && (i >= in.size() || in[i] != kDyn))
+      return ctx.unsupported(
+          "'shape' = " + formatPartialInts(*shapeInput) +
+          " whose entry " + llvm::Twine(i) + " is derived from " +
+          ctx.unknownOrigin(1) + " for the input shape " + formatShape(in) +
+          " (an unknown entry must be at the position of a dynamic input "
+          "dimension)");
+    copies.push_back(unknown || (t == 0 && !allowZero));
+  }
+
   SmallVector<int64_t> out;
   int64_t inferred = -1;
-  bool dynamicCopied = false; // a dynamic input dim copied to its position
   for (auto [i, t] : llvm::enumerate(*target)) {
-    if (t == 0 && !allowZero) {
+    if (copies[i]) {
       if (i >= in.size())
         return ctx.unsupported("'shape' = " + formatInts(*target) +
                                " copies dimension " + llvm::Twine(i) +
                                " of the rank-" + llvm::Twine(in.size()) +
                                " input");
       out.push_back(in[i]);
-      dynamicCopied |= in[i] == kDyn;
     } else if (t == -1 && inferred < 0) {
       inferred = i;
       out.push_back(kDyn);
@@ -133,7 +158,7 @@ LogicalResult convertReshape(ImportContext &ctx) {
         inKnown *= d;
         continue;
       }
-      allDynamicCopied &= i < target->size() && (*target)[i] == 0 && !allowZero;
+      allDynamicCopied &= i < target->size() && copies[i];
     }
     for (auto [i, d] : llvm::enumerate(out))
       if ((int64_t)i != inferred && d != kDyn)
@@ -145,7 +170,6 @@ LogicalResult convertReshape(ImportContext &ctx) {
       out[inferred] = inKnown / outKnown;
     }
   }
-  (void)dynamicCopied;
   if (llvm::count(out, kDyn) > 1)
     return ctx.unsupported("reshape of " + formatShape(in) + " to " +
                            formatShape(out) +
@@ -285,7 +309,7 @@ LogicalResult convertTranspose(ImportContext &ctx) {
   if (!valid)
     return ctx.unsupported("attribute 'perm' = " + formatInts(perm) +
                            " for rank " + llvm::Twine(rank));
-  if (const HostTensor *c = ctx.constantInput(0); small(c)) {
+  if (const HostTensor *c = ctx.partialConstantInput(0); small(c)) {
     ctx.setConstantOutput(0, foldTranspose(*c, perm));
     return success();
   }
@@ -308,7 +332,7 @@ LogicalResult convertConcat(ImportContext &ctx) {
       ctx, "attribute 'axis'", ctx.attrInt("axis", 0), firstType->getRank());
   if (failed(axis))
     return failure();
-  if (auto c = allConstantInputs(ctx)) {
+  if (auto c = allConstantInputs(ctx, /*allowPartial=*/true)) {
     int64_t total = 0;
     for (const HostTensor *t : *c)
       total += t ? t->numElements() : 0;
@@ -345,7 +369,7 @@ struct SliceSpec {
 /// with a negative step.
 FailureOr<std::optional<HostTensor>> foldOrNull(ImportContext &ctx,
                                                 const SliceSpec &spec) {
-  const HostTensor *c = ctx.constantInput(0);
+  const HostTensor *c = ctx.partialConstantInput(0);
   if (!c || llvm::is_contained(spec.counts, kDyn) ||
       productOf(spec.counts) > kMaxFoldedElements)
     return std::optional<HostTensor>();
@@ -642,7 +666,7 @@ LogicalResult convertGather(ImportContext &ctx) {
   if (failed(axis))
     return failure();
   int64_t dim = tableType->getDimSize(*axis);
-  const HostTensor *table = ctx.constantInput(0);
+  const HostTensor *table = ctx.partialConstantInput(0);
   const HostTensor *indices = ctx.constantInput(1);
   if (indices) {
     for (double raw : indices->values) {
@@ -723,7 +747,7 @@ LogicalResult convertExpand(ImportContext &ctx) {
   if (failed(out) || llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
     return ctx.unsupported("'shape' = " + formatInts(*shape) +
                            " not broadcastable with " + formatShape(in));
-  if (const HostTensor *c = ctx.constantInput(0);
+  if (const HostTensor *c = ctx.partialConstantInput(0);
       c && productOf(*out) <= kMaxFoldedElements)
     if (std::optional<HostTensor> folded = foldExpand(*c, *shape)) {
       ctx.setConstantOutput(0, std::move(*folded));
@@ -829,15 +853,14 @@ LogicalResult convertShape(ImportContext &ctx) {
   };
   int64_t start = clampIndex(ctx.attrInt("start", 0));
   int64_t end = clampIndex(ctx.attrInt("end", rank));
-  SmallVector<int64_t> dims;
-  for (int64_t i = start; i < end; ++i) {
-    if (inType->isDynamicDim(i))
-      return ctx.unsupported("Shape of " + formatShape(inType->getShape()) +
-                             " (dimension " + llvm::Twine(i) +
-                             " is dynamic)");
-    dims.push_back(inType->getDimSize(i));
-  }
-  ctx.setConstantOutput(0, makeI64Tensor(ctx.context(), dims));
+  // Dynamic dims are unknown entries (HostTensor::isUnknown).
+  HostTensor dims = makeI64Tensor(ctx.context(), {});
+  for (int64_t i = start; i < end; ++i)
+    dims.values.push_back(inType->isDynamicDim(i)
+                              ? unknownValue()
+                              : static_cast<double>(inType->getDimSize(i)));
+  dims.shape = {static_cast<int64_t>(dims.values.size())};
+  ctx.setConstantOutput(0, std::move(dims));
   return success();
 }
 
@@ -845,9 +868,12 @@ LogicalResult convertSize(ImportContext &ctx) {
   FailureOr<RankedTensorType> inType = inputTypeOf(ctx, 0);
   if (failed(inType))
     return failure();
-  if (!inType->hasStaticShape())
-    return ctx.unsupported("Size of " + formatShape(inType->getShape()) +
-                           " (dynamic dimensions)");
+  if (!inType->hasStaticShape()) {
+    HostTensor size = makeI64Tensor(ctx.context(), {0}, /*scalar=*/true);
+    size.values[0] = unknownValue();
+    ctx.setConstantOutput(0, std::move(size));
+    return success();
+  }
   ctx.setConstantOutput(
       0, makeI64Tensor(ctx.context(), {inType->getNumElements()},
                        /*scalar=*/true));
@@ -859,6 +885,8 @@ LogicalResult convertRange(ImportContext &ctx) {
   const HostTensor *values[3];
   for (int i = 0; i < 3; ++i) {
     values[i] = ctx.constantInput(i);
+    if (!values[i] && ctx.partialConstantInput(i))
+      return unsupportedUnknownInput(ctx, i, names[i]);
     if (!values[i])
       return ctx.unsupported(llvm::Twine("non-constant '") + names[i] +
                              "' input");

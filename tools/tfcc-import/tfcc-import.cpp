@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "tfcc-import: ONNX model (opsets 7 to 17) to graph IR\n\n"
+      "tfcc-import: ONNX model (opsets 6 to 17) to graph IR\n\n"
       "  tfcc-import MODEL.onnx -o MODEL.mlir\n");
 
   mlir::DialectRegistry registry;

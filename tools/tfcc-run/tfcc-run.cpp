@@ -58,6 +58,11 @@ static cl::opt<bool> printValues("print",
                                  cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of random inputs"),
                               cl::init(1), cl::cat(category));
+static cl::list<std::string> inputShapeSpecs(
+    "input-shape",
+    cl::desc("Pin the dims of an ONNX graph input, e.g. x=1x3x48x192 ('?' "
+             "keeps a dim dynamic); repeatable"),
+    cl::value_desc("NAME=DIMS"), cl::cat(category));
 static cl::opt<std::string> runtimeLib("runtime-lib",
                                        cl::desc("Runtime archive for compiling"),
                                        cl::value_desc("PATH"), cl::cat(category));
@@ -125,6 +130,12 @@ int main(int argc, char **argv) {
                     outputDir = ::outputDir, runtimeLib = ::runtimeLib;
   const std::vector<std::string> inputFiles(::inputFiles.begin(),
                                             ::inputFiles.end());
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  for (const std::string &spec : inputShapeSpecs) {
+    std::string error;
+    if (!parseInputShape(spec, inputShapes, error))
+      return fail(error);
+  }
   // A model the tools can parse or import (else a tfcc-built .so).
   bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir") ||
                 isOnnxPath(modelPath);
@@ -140,7 +151,7 @@ int main(int argc, char **argv) {
   ModelDiagnosticHandler diagnostics(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (isMlir) {
-    module = loadModelFile(modelPath, sourceMgr, context);
+    module = loadModelFile(modelPath, sourceMgr, context, inputShapes);
     if (!module)
       return 1;
   }
@@ -159,6 +170,7 @@ int main(int argc, char **argv) {
       options.inputPath = modelPath;
       options.outputPath = so.str().str();
       options.runtimeLibrary = runtimeLib;
+      options.inputShapes = inputShapes;
       auto start = Clock::now();
       if (compile(options) != 0)
         return 1;

