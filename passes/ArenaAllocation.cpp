@@ -112,7 +112,7 @@ private:
   FailureOr<BatchAffine> evaluateDim(Value source, std::optional<int64_t> index,
                                      int depth) {
     auto type = dyn_cast<MemRefType>(source.getType());
-    if (!type || !index)
+    if (!type || !index || *index < 0 || *index >= type.getRank())
       return failure();
     if (!type.isDynamicDim(*index))
       return BatchAffine{0, type.getDimSize(*index)};
@@ -141,7 +141,9 @@ private:
     if (auto collapse = source.getDefiningOp<memref::CollapseShapeOp>()) {
       // A collapsed dim is the product of its source dims.
       BatchAffine product{0, 1};
-      for (int64_t d : collapse.getReassociationIndices()[*index]) {
+      SmallVector<ReassociationIndices, 4> groups =
+          collapse.getReassociationIndices();
+      for (int64_t d : groups[*index]) {
         auto e = evaluateDim(collapse.getSrc(), d, depth + 1);
         if (failed(e))
           return failure();

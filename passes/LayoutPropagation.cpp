@@ -533,7 +533,8 @@ struct SinkTransposeThroughPad : OpRewritePattern<PadOp> {
     }
     Value inner = rewriter.create<PadOp>(
         op.getLoc(), permuteType(op.getType(), invert(perm)), transpose.getX(),
-        rewriter.getI64ArrayAttr(newPads), op.getValueAttr());
+        rewriter.getI64ArrayAttr(newPads), op.getValueAttr(),
+        op.getModeAttr());
     rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), inner,
                                              transpose.getPerm());
     return success();

@@ -13,6 +13,7 @@
 
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
+#include "compiler/onnx/NN3D.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -223,10 +224,12 @@ LogicalResult convertConv(ImportContext &ctx) {
   FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
   if (failed(xType))
     return failure();
+  if (xType->getRank() == 5)
+    return convertConv3D(ctx);
   bool is1D = xType->getRank() == 3;
   if (xType->getRank() != 4 && !is1D)
     return ctx.unsupported(llvm::formatv("{0}-D convolution (input {1}); only "
-                                         "1-D and 2-D convolutions are",
+                                         "1-D to 3-D convolutions are",
                                          xType->getRank() - 2, *xType)
                                .str());
   FailureOr<RankedTensorType> wType =
@@ -611,16 +614,158 @@ int64_t pooledSize(int64_t in, int64_t padTotal, int64_t k, int64_t s,
   return (ceil ? (span + s - 1) / s : span / s) + 1;
 }
 
+/// MaxPool and AveragePool with dilations > 1 over the NCHW `xType` (a 1-D
+/// pool lifted to [N, C, 1, L]), on the input padded with -inf (max) or 0
+/// (average). Output o reads x[o * s + t * d] for taps t < k. When d divides
+/// s in both dims, that is x'[o * (s / d) + t] of x' = x[::d], so a strided
+/// graph.slice feeds an undilated pool with strides s / d. Otherwise each of
+/// the kh * kw taps (at most 256) is a strided graph.slice, combined with
+/// graph.maximum or graph.add. Average pooling is then scaled to divide by the
+/// count of taps on real elements at each output position (all kh * kw with
+/// count_include_pad = 1). Needs an f32 input with a static height and width.
+LogicalResult convertDilatedPool(ImportContext &ctx, RankedTensorType xType,
+                                 llvm::ArrayRef<int64_t> kernel, bool is1D,
+                                 bool isMax) {
+  FailureOr<Window> w = readWindow(ctx, xType, kernel, is1D);
+  if (failed(w))
+    return failure();
+  int64_t in[2] = {xType.getDimSize(2), xType.getDimSize(3)};
+  if (ShapedType::isDynamic(in[0]) || ShapedType::isDynamic(in[1]))
+    return ctx.unsupported(
+        "attribute 'dilations' with a dynamic height or width");
+  if (!xType.getElementType().isF32())
+    return ctx.unsupported("attribute 'dilations' with a " +
+                           llvm::formatv("{0}", xType.getElementType()).str() +
+                           " input");
+  bool phased = w->stride[0] % w->dilation[0] == 0 &&
+                w->stride[1] % w->dilation[1] == 0;
+  if (!phased && kernel[0] * kernel[1] > 256)
+    return ctx.unsupported("attribute 'dilations' with a window of " +
+                           llvm::Twine(kernel[0] * kernel[1]) +
+                           " elements (at most 256 when the dilation does "
+                           "not divide the stride)");
+  bool explicitPads = ctx.attrString("auto_pad", "NOTSET") == "NOTSET";
+  int64_t begin[2], end[2], out[2];
+  for (int i = 0; i < 2; ++i) {
+    if (w->padding == "same") {
+      int64_t total = sameTotal(in[i], kernel[i], w->stride[i], w->dilation[i]);
+      begin[i] = total / 2;
+      end[i] = total - total / 2;
+    } else {
+      begin[i] = w->pads[2 * i];
+      end[i] = w->pads[2 * i + 1];
+    }
+    int64_t effective = (kernel[i] - 1) * w->dilation[i] + 1;
+    if (in[i] + begin[i] + end[i] < effective)
+      return ctx.unsupported("dilated window larger than the padded input");
+    out[i] = pooledSize(in[i], begin[i] + end[i], effective, w->stride[i],
+                        false);
+    if (explicitPads && ctx.attrInt("ceil_mode", 0) != 0 &&
+        pooledSize(in[i], begin[i] + end[i], effective, w->stride[i], true) !=
+            out[i])
+      return ctx.unsupported("attribute 'ceil_mode' = 1 (it changes the "
+                             "output size here)");
+  }
+
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  if (is1D) {
+    x = ctx.reshape(*x, xType.getShape());
+    if (failed(x))
+      return failure();
+  }
+  OpBuilder &b = ctx.builder();
+  if (begin[0] || end[0] || begin[1] || end[1]) {
+    float padValue = isMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+    x = ctx.create<graph::PadOp>(
+        *x, b.getI64ArrayAttr({0, 0, 0, 0, begin[0], end[0], begin[1], end[1]}),
+        b.getF32FloatAttr(padValue));
+    if (failed(x))
+      return failure();
+  }
+  FailureOr<Value> y = failure();
+  if (phased) {
+    int64_t extent[2];
+    for (int i = 0; i < 2; ++i)
+      extent[i] =
+          (out[i] - 1) * w->stride[i] + (kernel[i] - 1) * w->dilation[i] + 1;
+    FailureOr<Value> every = ctx.create<graph::SliceOp>(
+        *x, b.getI64ArrayAttr({0, 0, 0, 0}),
+        b.getI64ArrayAttr({-1, -1, extent[0], extent[1]}),
+        b.getI64ArrayAttr({1, 1, w->dilation[0], w->dilation[1]}));
+    if (failed(every))
+      return failure();
+    Value nhwc = ctx.transpose(*every, kToNHWC);
+    ArrayAttr window = b.getI64ArrayAttr(kernel);
+    ArrayAttr strides = b.getI64ArrayAttr(
+        {w->stride[0] / w->dilation[0], w->stride[1] / w->dilation[1]});
+    StringAttr valid = b.getStringAttr("valid");
+    y = isMax ? ctx.create<graph::MaxPool2DOp>(nhwc, window, strides, valid)
+              : ctx.create<graph::AvgPool2DOp>(nhwc, window, strides, valid);
+    if (failed(y))
+      return failure();
+    y = ctx.transpose(*y, kToNCHW);
+  }
+  for (int64_t r = 0; !phased && r < kernel[0]; ++r) {
+    for (int64_t c = 0; c < kernel[1]; ++c) {
+      int64_t h0 = r * w->dilation[0], w0 = c * w->dilation[1];
+      FailureOr<Value> tap = ctx.create<graph::SliceOp>(
+          *x, b.getI64ArrayAttr({0, 0, h0, w0}),
+          b.getI64ArrayAttr({-1, -1, h0 + (out[0] - 1) * w->stride[0] + 1,
+                             w0 + (out[1] - 1) * w->stride[1] + 1}),
+          b.getI64ArrayAttr({1, 1, w->stride[0], w->stride[1]}));
+      if (failed(tap))
+        return failure();
+      if (failed(y))
+        y = tap;
+      else if (isMax)
+        y = ctx.create<graph::MaximumOp>(*y, *tap);
+      else
+        y = ctx.create<graph::AddOp>(*y, *tap);
+      if (failed(y))
+        return failure();
+    }
+  }
+  if (!isMax) {
+    bool countIncludePad = ctx.attrInt("count_include_pad", 0) != 0;
+    HostTensor factor{b.getF32Type(), {1, 1, out[0], out[1]}, {}};
+    // The undilated avg_pool2d of the phased form divides by kh * kw.
+    double windowSize = static_cast<double>(kernel[0] * kernel[1]);
+    auto taps = [&](int i, int64_t o) {
+      if (countIncludePad)
+        return kernel[i];
+      int64_t n = 0;
+      for (int64_t t = 0; t < kernel[i]; ++t) {
+        int64_t at = o * w->stride[i] - begin[i] + t * w->dilation[i];
+        n += at >= 0 && at < in[i];
+      }
+      return std::max<int64_t>(n, 1);
+    };
+    for (int64_t h = 0; h < out[0]; ++h)
+      for (int64_t c = 0; c < out[1]; ++c)
+        factor.values.push_back(static_cast<float>(
+            (phased ? windowSize : 1.0) /
+            static_cast<double>(taps(0, h) * taps(1, c))));
+    y = ctx.create<graph::MulOp>(*y, ctx.constant(factor));
+    if (failed(y))
+      return failure();
+  }
+  return setNCHWOutput(ctx, *y, is1D);
+}
+
 LogicalResult convertPool(ImportContext &ctx, bool isMax) {
   if (isMax && ctx.hasOutput(1))
     return ctx.unsupported("output 1 (Indices)");
   FailureOr<RankedTensorType> x3or4Type = typeOfRank(ctx, 0, -1, "input");
   if (failed(x3or4Type))
     return failure();
+  if (x3or4Type->getRank() == 5)
+    return convertPool3D(ctx, isMax);
   bool is1D = x3or4Type->getRank() == 3;
   if (x3or4Type->getRank() != 4 && !is1D)
     return ctx.unsupported(
-        llvm::formatv("{0}-D pooling (input {1}); only 1-D and 2-D pooling is",
+        llvm::formatv("{0}-D pooling (input {1}); only 1-D to 3-D pooling is",
                       x3or4Type->getRank() - 2, *x3or4Type)
             .str());
   // 1-D pooling ([N, C, L]) is converted as 2-D pooling over [N, C, 1, L].
@@ -632,8 +777,7 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
                            listString(ctx.attrInts("kernel_shape")));
   std::vector<int64_t> dilations = windowAttr(ctx, "dilations", {1, 1}, is1D);
   if (dilations != std::vector<int64_t>{1, 1})
-    return ctx.unsupported("attribute 'dilations' = " +
-                           listString(ctx.attrInts("dilations")));
+    return convertDilatedPool(ctx, *xType, kernel, is1D, isMax);
   FailureOr<Window> w = readWindow(ctx, *xType, kernel, is1D);
   if (failed(w))
     return failure();

@@ -604,8 +604,10 @@ LogicalResult convertSlice(ImportContext &ctx) {
 //===--- Pad, Gather, Expand ----------------------------------------------===//
 
 LogicalResult convertPad(ImportContext &ctx) {
+  // constant, reflect and edge map to graph.pad's mode (an extension for
+  // ONNX, docs/decisions.md); wrap (opset 19) is not supported.
   std::string mode = ctx.attrString("mode", "constant");
-  if (mode != "constant")
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
     return ctx.unsupported("attribute 'mode' = \"" + mode + "\"");
   std::vector<int64_t> pads;
   double value = 0.0;
@@ -638,6 +640,8 @@ LogicalResult convertPad(ImportContext &ctx) {
                            llvm::Twine(rank));
   if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
     return ctx.unsupported("negative 'pads' = " + formatInts(pads));
+  if (mode != "constant")
+    value = 0.0; // ignored by reflect and edge
   if (static_cast<double>(static_cast<float>(value)) != value)
     return ctx.unsupported("pad value " + std::to_string(value) +
                            " not representable in f32");
@@ -651,9 +655,21 @@ LogicalResult convertPad(ImportContext &ctx) {
     graphPads.push_back(pads[d]);
     graphPads.push_back(pads[d + rank]);
   }
+  if (mode == "reflect") {
+    RankedTensorType type = typeOf(*x);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t dim = type.getDimSize(d);
+      if (dim != ShapedType::kDynamic &&
+          (pads[d] >= dim || pads[d + rank] >= dim))
+        return ctx.unsupported("reflect 'pads' = " + formatInts(pads) +
+                               " not smaller than dimension " +
+                               llvm::Twine(d) + " (" + llvm::Twine(dim) + ")");
+    }
+  }
   OpBuilder &b = ctx.builder();
   return setResult(ctx, ctx.create<PadOp>(*x, b.getI64ArrayAttr(graphPads),
-                                          b.getF32FloatAttr(value)));
+                                          b.getF32FloatAttr(value),
+                                          b.getStringAttr(mode)));
 }
 
 LogicalResult convertGather(ImportContext &ctx) {

@@ -3,9 +3,10 @@
 // reshape: collapse to 1-D, then expand to the result (views, no copy; the
 // one dynamic result dim is the element count over the static ones).
 // transpose: linalg.transpose. concat: tensor.insert_slice of each operand
-// into a tensor.empty. slice: tensor.extract_slice. pad: tensor.pad.
-// resize and gather: a linalg.generic over the result reading the source
-// with tensor.extract at computed (always in-bounds) positions.
+// into a tensor.empty. slice: tensor.extract_slice. pad: tensor.pad (constant
+// mode). reflect and edge pad, resize and gather: a linalg.generic over the
+// result reading the source with tensor.extract at computed (always
+// in-bounds) positions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -212,6 +213,94 @@ struct SliceLowering : OpRewritePattern<SliceOp> {
   }
 };
 
+/// Where result index `dst` of a reflect or edge pad reads along a dimension
+/// of `size` elements padded by `low` in front: src = dst - low, then edge
+/// clamps it to [0, size - 1] and reflect mirrors it about the edge elements
+/// as min(|src|, 2 * (size - 1) - |src|) (exact while the pads are < size).
+Value buildPadSource(OpBuilder &b, Location loc, Value dst, int64_t low,
+                     Value size, bool reflect) {
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  Value src = b.create<arith::SubIOp>(
+      loc, dst, b.create<arith::ConstantIndexOp>(loc, low));
+  Value last = b.create<arith::SubIOp>(loc, size, one);
+  if (!reflect)
+    return b.create<arith::MinSIOp>(
+        loc, b.create<arith::MaxSIOp>(loc, src, zero), last);
+  Value magnitude = b.create<arith::MaxSIOp>(
+      loc, src, b.create<arith::SubIOp>(loc, zero, src));
+  Value mirrored = b.create<arith::SubIOp>(
+      loc, b.create<arith::AddIOp>(loc, last, last), magnitude);
+  return b.create<arith::MinSIOp>(loc, magnitude, mirrored);
+}
+
+/// Reflect and edge padding: a linalg.generic over the result reading the
+/// input with tensor.extract at the mirrored or clamped position.
+LogicalResult lowerIndexedPad(PadOp op, ArrayRef<int64_t> pads,
+                              PatternRewriter &rewriter) {
+  bool reflect = op.getMode() == "reflect";
+  if (!reflect && op.getMode() != "edge")
+    return rewriter.notifyMatchFailure(op, "unknown pad mode");
+  Location loc = op.getLoc();
+  Value x = op.getX();
+  auto resultType = cast<RankedTensorType>(op.getType());
+  int64_t rank = resultType.getRank();
+  SmallVector<Value> inSizes;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    inSizes.push_back(getDimValue(rewriter, loc, x, dim));
+    if (!resultType.isDynamicDim(dim)) {
+      sizes.push_back(rewriter.getIndexAttr(resultType.getDimSize(dim)));
+      continue;
+    }
+    Value extra = rewriter.create<arith::ConstantIndexOp>(
+        loc, pads[2 * dim] + pads[2 * dim + 1]);
+    sizes.push_back(
+        rewriter.create<arith::AddIOp>(loc, inSizes[dim], extra).getResult());
+  }
+  // A dynamic dimension too small for its pads (reflect: size <= pad; edge:
+  // size 0) is reported at run time (code 2); reflect then clamps the read.
+  auto xType = cast<RankedTensorType>(x.getType());
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    int64_t widest = std::max(pads[2 * dim], pads[2 * dim + 1]);
+    if (!xType.isDynamicDim(dim) || widest == 0)
+      continue;
+    Value bound =
+        rewriter.create<arith::ConstantIndexOp>(loc, reflect ? widest : 0);
+    Value tooSmall = rewriter.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::sle, inSizes[dim], bound);
+    buildErrorReport(rewriter, loc, op, tooSmall, kErrorOutOfRange);
+  }
+  Value init = createEmpty(rewriter, loc, resultType, sizes);
+  Value result = buildGeneric(
+      rewriter, loc, ValueRange{}, {}, init,
+      rewriter.getMultiDimIdentityMap(rank), getIterators(rank),
+      [&](OpBuilder &b, Location l, ValueRange) -> Value {
+        SmallVector<Value> position;
+        for (int64_t dim = 0; dim < rank; ++dim) {
+          Value dst = b.create<linalg::IndexOp>(l, dim);
+          if (pads[2 * dim] == 0 && pads[2 * dim + 1] == 0) {
+            position.push_back(dst);
+            continue;
+          }
+          Value src = buildPadSource(b, l, dst, pads[2 * dim], inSizes[dim],
+                                     reflect);
+          if (reflect && xType.isDynamicDim(dim))
+            src = b.create<arith::MinSIOp>(
+                l,
+                b.create<arith::MaxSIOp>(
+                    l, src, b.create<arith::ConstantIndexOp>(l, 0)),
+                b.create<arith::SubIOp>(
+                    l, inSizes[dim], b.create<arith::ConstantIndexOp>(l, 1)));
+          position.push_back(src);
+        }
+        return b.create<tensor::ExtractOp>(l, x, position);
+      });
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
+/// constant: tensor.pad; reflect and edge: lowerIndexedPad.
 struct PadLowering : OpRewritePattern<PadOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -225,6 +314,8 @@ struct PadLowering : OpRewritePattern<PadOp> {
       low.push_back(rewriter.getIndexAttr(pads[2 * dim]));
       high.push_back(rewriter.getIndexAttr(pads[2 * dim + 1]));
     }
+    if (op.getMode() != "constant")
+      return lowerIndexedPad(op, pads, rewriter);
     // The f32 `value` converted to the element type (booleans: value != 0).
     Type elementType = resultType.getElementType();
     double value = op.getValue().convertToDouble();

@@ -85,3 +85,24 @@ func.func @output_is_batch(%in: memref<?x4xf32>, %out: memref<?x4xf32>) {
   memref.copy %a, %out : memref<?x4xf32> to memref<?x4xf32>
   return
 }
+
+// -----
+
+// Sizes are followed through collapse_shape/expand_shape views: 3 * batch * 126
+// floats collapsed, divided back by 126. Bytes per batch: 1512 -> 1536 and
+// 3 * 189 * 4 = 2268 -> 2304, 64-byte aligned.
+// CHECK-LABEL: func.func @through_views
+// CHECK-SAME: tfcc.arena_fixed = 0 : i64, tfcc.arena_per_batch = 3840 : i64
+func.func @through_views(%in: memref<?x3x5x6x7xf32>) {
+  %c126 = arith.constant 126 : index
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %in, %c0 : memref<?x3x5x6x7xf32>
+  %a = memref.alloc(%n) : memref<3x?x6x7x3xf32>
+  %flat = memref.collapse_shape %a [[0, 1, 2, 3, 4]] : memref<3x?x6x7x3xf32> into memref<?xf32>
+  %total = memref.dim %flat, %c0 : memref<?xf32>
+  %rows = arith.divui %total, %c126 : index
+  %e = memref.expand_shape %flat [[0, 1, 2, 3]] output_shape [%rows, 6, 7, 3] : memref<?xf32> into memref<?x6x7x3xf32>
+  %r = memref.dim %e, %c0 : memref<?x6x7x3xf32>
+  %b = memref.alloc(%r) : memref<?x7x9x3xf32>
+  return
+}

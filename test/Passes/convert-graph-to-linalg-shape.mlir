@@ -90,3 +90,43 @@ func.func @gather(%t: tensor<10x4xf32>, %i: tensor<2x3xi32>) -> tensor<2x3x4xf32
   %r = graph.gather %t, %i {axis = 0} : (tensor<10x4xf32>, tensor<2x3xi32>) -> tensor<2x3x4xf32>
   return %r : tensor<2x3x4xf32>
 }
+
+// -----
+
+// Reflect and edge pads read the input at a mirrored or clamped index: a
+// linalg.generic over the result with one tensor.extract; the unpadded
+// dimension 0 reads its own index.
+// CHECK-LABEL: func.func @pad_reflect
+// CHECK-NOT: tensor.pad
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x6xf32>)
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: %[[SRC:.*]] = arith.subi %[[J]], %{{.*}} : index
+// CHECK: %[[NEG:.*]] = arith.subi %{{.*}}, %[[SRC]] : index
+// CHECK: %[[ABS:.*]] = arith.maxsi %[[SRC]], %[[NEG]] : index
+// CHECK: %[[MIRROR:.*]] = arith.subi %{{.*}}, %[[ABS]] : index
+// CHECK: %[[COL:.*]] = arith.minsi %[[ABS]], %[[MIRROR]] : index
+// CHECK: tensor.extract %{{.*}}[%[[I]], %[[COL]]] : tensor<2x3xf32>
+func.func @pad_reflect(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  %r = graph.pad %x {pads = [0, 0, 2, 1], mode = "reflect"} : (tensor<2x3xf32>) -> tensor<2x6xf32>
+  return %r : tensor<2x6xf32>
+}
+
+// -----
+
+// Edge clamps the index to [0, size - 1]; a dynamic dimension is sized
+// as input + pads and checked at run time (size 0 reports code 2).
+// CHECK-LABEL: func.func @pad_edge_dynamic
+// CHECK: %[[SMALL:.*]] = arith.cmpi sle
+// CHECK: scf.if %[[SMALL]]
+// CHECK: call @tfcc_rt_report_error
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x3xf32>
+// CHECK: linalg.generic
+// CHECK: %[[SRC:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: %[[LOW:.*]] = arith.maxsi %[[SRC]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.minsi %[[LOW]], %{{.*}} : index
+// CHECK: tensor.extract %{{.*}}[%[[ROW]], %{{.*}}] : tensor<?x3xf32>
+func.func @pad_edge_dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %r = graph.pad %x {pads = [1, 2, 0, 0], mode = "edge"} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}

@@ -425,18 +425,31 @@ TEST(OnnxConverters, PadReordersPads) {
   EXPECT_EQ(count(ir, "-> tensor<1x6x9xf32>"), 1) << ir;
 }
 
-TEST(OnnxConverters, PadReflectIsUnsupported) {
+TEST(OnnxConverters, PadWrapIsUnsupported) {
   Model m(13);
   m.input("x", kF32, {1, 2, 3});
   m.initializer("pads", {0, 1, 2, 0, 3, 4});
-  setString(m.node("Pad", {"x", "pads"}, {"y"}), "mode", "reflect");
+  setString(m.node("Pad", {"x", "pads"}, {"y"}), "mode", "wrap");
   m.output("y", kF32);
   std::string diagnostics;
   EXPECT_TRUE(m.import(diagnostics).empty());
-  EXPECT_NE(diagnostics.find("unsupported attribute 'mode' = \"reflect\" in "
+  EXPECT_NE(diagnostics.find("unsupported attribute 'mode' = \"wrap\" in "
                              "Pad node 'Pad_1' (opset 13)"),
             std::string::npos)
       << diagnostics;
+}
+
+TEST(OnnxConverters, PadReflectKeepsTheMode) {
+  Model m(13);
+  m.input("x", kF32, {1, 4, 5});
+  m.initializer("pads", {0, 1, 2, 0, 1, 2});
+  setString(m.node("Pad", {"x", "pads"}, {"y"}), "mode", "reflect");
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  // ONNX [b0, b1, b2, e0, e1, e2] -> graph [l0, h0, l1, h1, l2, h2].
+  EXPECT_EQ(count(ir, "mode = \"reflect\", pads = [0, 0, 1, 1, 2, 2]"), 1) << ir;
 }
 
 TEST(OnnxConverters, SplitProducesSlices) {

@@ -956,4 +956,23 @@ TEST_F(SpecModelsTest, ModelsGiveProbabilities) {
   }
 }
 
+TEST_F(InterpreterTest, PadReflectAndEdge) {
+  std::vector<Tensor> r =
+      run(R"mlir(
+    func.func @f(%x: tensor<2x3xf32>) -> (tensor<3x6xf32>, tensor<3x6xf32>) {
+      %0 = graph.pad %x {pads = [1, 0, 2, 1], mode = "reflect"} : (tensor<2x3xf32>) -> tensor<3x6xf32>
+      %1 = graph.pad %x {pads = [1, 0, 2, 1], mode = "edge", value = 9.0 : f32} : (tensor<2x3xf32>) -> tensor<3x6xf32>
+      return %0, %1 : tensor<3x6xf32>, tensor<3x6xf32>
+    })mlir",
+          "f", {f32({2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_EQ(r.size(), 2u);
+  // Reflect: result row -1 reads row 1; columns -2, -1 read 2, 1 and column 3
+  // reads 1, so a row [a, b, c] becomes [c, b, a, b, c, b].
+  expectNear(r[0], {3, 6},
+             {6, 5, 4, 5, 6, 5, 3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5});
+  // Edge (value ignored): row -1 reads row 0; [a, b, c] -> [a, a, a, b, c, c].
+  expectNear(r[1], {3, 6},
+             {1, 1, 1, 2, 3, 3, 1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6});
+}
+
 } // namespace

@@ -332,10 +332,26 @@ def Graph_SliceOp : Graph_InferredOp<"slice"> {
 }
 
 def Graph_PadOp : Graph_InferredOp<"pad"> {
-  let summary = "constant padding, pads = [l0, h0, l1, h1, ...]";
+  let summary = "padding, pads = [l0, h0, l1, h1, ...]";
+  let description = [{
+    Without `mode` (or with `mode = "constant"`) the new elements hold
+    `value`, as the spec defines. Extension for ONNX Pad (docs/decisions.md):
+    `mode = "reflect"` mirrors the input about its edge element, which is not
+    repeated (NumPy/ONNX reflect; the pads of each side must be smaller than
+    the dimension), and `mode = "edge"` repeats the edge element. `value` is
+    ignored by both.
+  }];
   let arguments = (ins Graph_AnyTensor:$x, I64ArrayAttr:$pads,
-                       DefaultValuedAttr<F32Attr, "0.0">:$value);
+                       DefaultValuedAttr<F32Attr, "0.0">:$value,
+                       DefaultValuedAttr<StrAttr, "\"constant\"">:$mode);
   let results = (outs Graph_AnyTensor:$y);
+  let builders = [
+    // Constant padding (the spec's form).
+    OpBuilder<(ins "Type":$y, "Value":$x, "ArrayAttr":$pads,
+                   "FloatAttr":$value), [{
+      build($_builder, $_state, y, x, pads, value, StringAttr());
+    }]>
+  ];
 }
 
 def Graph_ResizeOp : Graph_InferredOp<"resize"> {

@@ -418,12 +418,24 @@ FailureOr<RankedTensorType> inferPad(PadOp op) {
     return op.emitOpError() << "attribute 'pads' needs " << 2 * x.getRank()
                             << " elements (low and high per dimension), got "
                             << pads.size();
+  StringRef mode = op.getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    return op.emitOpError() << "attribute 'mode' must be \"constant\", "
+                               "\"reflect\" or \"edge\", got \""
+                            << mode << "\"";
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < x.getRank(); ++i) {
     if (pads[2 * i] < 0 || pads[2 * i + 1] < 0)
       return op.emitOpError() << "attribute 'pads' must be non-negative, got "
                               << formatList(pads);
     int64_t d = x.getDimSize(i);
+    if (mode == "reflect" && d != kDyn &&
+        (pads[2 * i] >= d || pads[2 * i + 1] >= d))
+      return op.emitOpError()
+             << "reflect padding needs pads smaller than the dimension, got "
+             << formatList(pads) << " for " << x;
+    if (mode == "edge" && d == 0 && (pads[2 * i] > 0 || pads[2 * i + 1] > 0))
+      return op.emitOpError() << "edge padding of an empty dimension in " << x;
     shape.push_back(d == kDyn ? kDyn : d + pads[2 * i] + pads[2 * i + 1]);
   }
   return RankedTensorType::get(shape, x.getElementType());

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -144,8 +145,8 @@ FailureOr<Tensor> evaluate(SliceOp op, Operands operands, Report &report) {
 }
 
 FailureOr<Tensor> evaluate(PadOp op, Operands operands, Report &report) {
-  // pads = [low0, high0, low1, high1, ...]; new elements hold `value`
-  // (truncated toward zero for integer tensors, != 0 for i1).
+  // pads = [low0, high0, low1, high1, ...]; in constant mode new elements
+  // hold `value` (truncated toward zero for integer tensors, != 0 for i1).
   const Tensor &x = *operands[0];
   std::vector<int64_t> pads = toInts(op.getPads());
   if (static_cast<int64_t>(pads.size()) != 2 * x.rank())
@@ -156,6 +157,40 @@ FailureOr<Tensor> evaluate(PadOp op, Operands operands, Report &report) {
     if (pads[2 * d] < 0 || pads[2 * d + 1] < 0)
       return report.fail("pads must not be negative");
     shape.push_back(pads[2 * d] + x.shape[d] + pads[2 * d + 1]);
+  }
+  llvm::StringRef mode = op.getMode();
+  if (mode == "reflect" || mode == "edge") {
+    // Each output index reads the input index it mirrors (reflect: about the
+    // edge element, not repeating it) or the nearest one (edge).
+    for (int64_t d = 0; d < x.rank(); ++d) {
+      if (mode == "reflect" &&
+          (pads[2 * d] >= x.shape[d] || pads[2 * d + 1] >= x.shape[d]))
+        return report.fail(
+            "reflect padding needs pads smaller than dimension " +
+            llvm::Twine(d) + " of " + shapeToString(x.shape));
+      if (x.shape[d] == 0 && shape[d] != 0)
+        return report.fail("edge padding of an empty dimension " +
+                           llvm::Twine(d));
+    }
+    Tensor y = Tensor::zeros(x.kind, shape);
+    std::vector<int64_t> xStrides = stridesOf(x.shape);
+    for (int64_t i = 0; i < y.numElements(); ++i) {
+      std::vector<int64_t> index = unravel(i, shape);
+      int64_t offset = 0;
+      for (int64_t d = 0; d < x.rank(); ++d) {
+        int64_t n = x.shape[d];
+        int64_t src = index[d] - pads[2 * d];
+        if (mode == "edge")
+          src = std::clamp<int64_t>(src, 0, n - 1);
+        else if (src < 0)
+          src = -src;
+        else if (src >= n)
+          src = 2 * (n - 1) - src;
+        offset += src * xStrides[d];
+      }
+      y.data[i] = x.data[offset];
+    }
+    return y;
   }
   double value = op.getValue().convertToFloat();
   if (x.kind == ElementKind::I1)

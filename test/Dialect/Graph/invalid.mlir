@@ -1227,3 +1227,19 @@ func.func @constant_type() -> tensor<3xf32> {
   %0 = "graph.constant"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @pad_unknown_mode(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'graph.pad' op attribute 'mode' must be "constant", "reflect" or "edge", got "wrap"}}
+  %0 = graph.pad %x {pads = [0, 0, 1, 1], mode = "wrap"} : (tensor<2x3xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @pad_reflect_too_wide(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'graph.pad' op reflect padding needs pads smaller than the dimension, got [2, 0, 0, 0] for 'tensor<2x3xf32>'}}
+  %0 = graph.pad %x {pads = [2, 0, 0, 0], mode = "reflect"} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+  return
+}

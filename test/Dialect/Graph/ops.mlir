@@ -524,6 +524,19 @@ func.func @named(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
   return %0 : tensor<?x3xf32>
 }
 
+// The mode attribute (an extension for ONNX Pad) prints only when it is not
+// the default "constant".
+// CHECK-LABEL: func.func @pad_modes
+// CHECK: graph.pad %{{.*}} {pads = [1, 1, 2, 0]} : (tensor<2x3xf32>) -> tensor<4x5xf32>
+// CHECK: graph.pad %{{.*}} {mode = "reflect", pads = [1, 1, 2, 0]} : (tensor<2x3xf32>) -> tensor<4x5xf32>
+// CHECK: graph.pad %{{.*}} {mode = "edge", pads = [3, 0, 0, 4]} : (tensor<?x3xf32>) -> tensor<?x7xf32>
+func.func @pad_modes(%x: tensor<2x3xf32>, %d: tensor<?x3xf32>) -> tensor<4x5xf32> {
+  %0 = graph.pad %x {pads = [1, 1, 2, 0], mode = "constant"} : (tensor<2x3xf32>) -> tensor<4x5xf32>
+  %1 = graph.pad %x {pads = [1, 1, 2, 0], mode = "reflect"} : (tensor<2x3xf32>) -> tensor<4x5xf32>
+  %2 = graph.pad %d {pads = [3, 0, 0, 4], mode = "edge"} : (tensor<?x3xf32>) -> tensor<?x7xf32>
+  return %1 : tensor<4x5xf32>
+}
+
 }
 
 // The blob format: a 4-byte alignment word, then little-endian data

@@ -61,14 +61,40 @@ save(relu_graph("Frobnicate", "mystery"), "unknown_op.onnx")
 save(relu_graph(), "opset5.onnx", opset=5)
 save(relu_graph(), "opset18.onnx", opset=18)
 
-# An attribute the graph IR cannot express: MaxPool with dilations.
+# An attribute the graph IR cannot express: MaxPool with ceil_mode = 1 where it
+# changes the output size (3 rather than floor's 2).
 graph = helper.make_graph(
-    [helper.make_node("MaxPool", ["x"], ["y"], name="dilated_pool", kernel_shape=[2, 2],
-                      dilations=[2, 2])], "g",
-    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 6, 6])],
-    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 4, 4])])
+    [helper.make_node("MaxPool", ["x"], ["y"], name="ceil_pool", kernel_shape=[2, 2],
+                      strides=[2, 2], ceil_mode=1)], "g",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 3, 3])])
 save(graph, "bad_attribute.onnx", opset=12)
 
 # Not a protobuf at all.
 with open("corrupt.onnx", "wb") as f:
     f.write(bytes(range(7, 200)) * 3)
+
+
+def conv3d_model():
+    """3-D Conv (groups, strides, dilations, asymmetric pads), MaxPool and
+    AveragePool (pads, count_include_pad = 0) over NCDHW, decomposed by the
+    importer into 2-D ops."""
+    r = np.random.default_rng(3)
+    w = numpy_helper.from_array(r.standard_normal((4, 1, 3, 2, 3)).astype(np.float32), "conv.w")
+    b = numpy_helper.from_array(r.standard_normal(4).astype(np.float32), "conv.b")
+    nodes = [
+        helper.make_node("Conv", ["x", "conv.w", "conv.b"], ["c"], name="conv3d", group=2,
+                         strides=[2, 1, 2], dilations=[1, 2, 1], pads=[1, 0, 1, 2, 1, 0]),
+        helper.make_node("MaxPool", ["c"], ["m"], name="maxpool3d", kernel_shape=[2, 2, 2],
+                         pads=[1, 0, 1, 0, 1, 0]),
+        helper.make_node("AveragePool", ["m"], ["y"], name="avgpool3d", kernel_shape=[2, 3, 2],
+                         strides=[1, 2, 1], pads=[0, 1, 1, 1, 1, 0]),
+    ]
+    graph = helper.make_graph(
+        nodes, "conv3d",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2, 5, 6, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w, b])
+    save(graph, "conv3d.onnx")
+
+
+conv3d_model()
