@@ -52,6 +52,8 @@ constexpr const char *kImplPrefix = "__tfcc_impl_";
 std::optional<DType> dtypeOf(Type type) {
   if (type.isF32())
     return DType::F32;
+  if (type.isF64())
+    return DType::F64;
   if (type.isF16())
     return DType::F16;
   if (type.isBF16())

@@ -25,7 +25,8 @@ enum class DType {
   Bool = 4,
   F16 = 5,
   BF16 = 6,
-  I8 = 7
+  I8 = 7,
+  F64 = 8
 };
 
 /// A dynamic (batch) dimension in ArgSignature::dims (TFCC_DIM_DYNAMIC).
@@ -66,7 +67,8 @@ struct ModelSignature {
 };
 
 /// The C type of one element in generated headers ("float", "int32_t",
-/// "uint8_t" for bool, "uint16_t" for the raw bits of f16 and bf16, ...).
+/// "double", "uint8_t" for bool, "uint16_t" for the raw bits of f16 and bf16,
+/// ...).
 inline const char *cTypeName(DType dtype) {
   switch (dtype) {
   case DType::F32:
@@ -83,6 +85,8 @@ inline const char *cTypeName(DType dtype) {
     return "uint16_t";
   case DType::I8:
     return "int8_t";
+  case DType::F64:
+    return "double";
   }
   return "void";
 }
@@ -104,12 +108,14 @@ inline size_t byteSize(DType dtype) {
     return 2;
   case DType::I8:
     return 1;
+  case DType::F64:
+    return 8;
   }
   return 0;
 }
 
 /// Short name as in the IR and in diagnostics: "f32", "i32", "i64", "bool",
-/// "f16", "bf16", "i8".
+/// "f16", "bf16", "i8", "f64".
 inline const char *dtypeName(DType dtype) {
   switch (dtype) {
   case DType::F32:
@@ -126,6 +132,8 @@ inline const char *dtypeName(DType dtype) {
     return "bf16";
   case DType::I8:
     return "i8";
+  case DType::F64:
+    return "f64";
   }
   return "unknown";
 }

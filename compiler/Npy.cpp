@@ -35,6 +35,7 @@ struct DTypeCode {
 constexpr DTypeCode kDTypeCodes[] = {
     {DType::F32, "<f4"},  {DType::I32, "<i4"}, {DType::I64, "<i8"},
     {DType::Bool, "|b1"}, {DType::F16, "<f2"}, {DType::I8, "|i1"},
+    {DType::F64, "<f8"},
 };
 
 const char *descrOf(DType dtype) {

@@ -1,8 +1,8 @@
 //===- Npy.h - NumPy .npy reading and writing -----------------------------===//
 //
 // The NumPy .npy format, versions 1.0, 2.0 and 3.0, C order only, little-endian
-// data: dtypes '<f4' (f32), '<i4' (i32), '<i8' (i64), '|b1' (bool), '<f2' (f16)
-// and '|i1' (i8). Used for model inputs, outputs and weights in tools and
+// data: dtypes '<f4' (f32), '<f8' (f64), '<i4' (i32), '<i8' (i64), '|b1'
+// (bool), '<f2' (f16) and '|i1' (i8). Used for model inputs, outputs and weights in tools and
 // tests. No MLIR or LLVM.
 //
 //===----------------------------------------------------------------------===//

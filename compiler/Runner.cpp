@@ -174,6 +174,11 @@ double elementAsDouble(const NpyArray &a, int64_t i) {
     std::memcpy(&v, p + 4 * i, 4);
     return v;
   }
+  case DType::F64: {
+    double v;
+    std::memcpy(&v, p + 8 * i, 8);
+    return v;
+  }
   case DType::I32: {
     int32_t v;
     std::memcpy(&v, p + 4 * i, 4);
@@ -200,6 +205,9 @@ static void setElement(NpyArray &a, int64_t i, double v) {
     std::memcpy(p + 4 * i, &f, 4);
     return;
   }
+  case DType::F64:
+    std::memcpy(p + 8 * i, &v, 8);
+    return;
   case DType::I32: {
     int32_t x = int32_t(v);
     std::memcpy(p + 4 * i, &x, 4);
@@ -233,6 +241,8 @@ static std::optional<ref::ElementKind> kindOf(DType dtype) {
   switch (dtype) {
   case DType::F32:
     return ref::ElementKind::F32;
+  case DType::F64:
+    return ref::ElementKind::F64;
   case DType::I32:
     return ref::ElementKind::I32;
   case DType::I64:
@@ -248,6 +258,8 @@ static DType dtypeOf(ref::ElementKind kind) {
   switch (kind) {
   case ref::ElementKind::F32:
     return DType::F32;
+  case ref::ElementKind::F64:
+    return DType::F64;
   case ref::ElementKind::I32:
     return DType::I32;
   case ref::ElementKind::I64:
@@ -339,6 +351,7 @@ std::vector<NpyArray> makeRandomInputs(func::FuncOp func, int64_t batch,
       shape.push_back(ShapedType::isDynamic(d) ? batch : d);
     Type et = type.getElementType();
     DType dtype = et.isF32()           ? DType::F32
+                  : et.isF64()         ? DType::F64
                   : et.isInteger(32)   ? DType::I32
                   : et.isInteger(64)   ? DType::I64
                   : et.isInteger(1)    ? DType::Bool
@@ -350,7 +363,7 @@ std::vector<NpyArray> makeRandomInputs(func::FuncOp func, int64_t batch,
     std::uniform_int_distribution<int64_t> integer(
         domain.bound ? 0 : -5, domain.bound ? *domain.bound - 1 : 5);
     for (int64_t i = 0; i < a.numElements(); ++i) {
-      double v = dtype == DType::F32    ? real(rng)
+      double v = dtype == DType::F32 || dtype == DType::F64 ? real(rng)
                  : dtype == DType::Bool ? double(rng() & 1)
                                         : double(integer(rng));
       setElement(a, i, v);
@@ -366,8 +379,8 @@ std::vector<NpyArray> makeRandomInputs(func::FuncOp func, int64_t batch,
 
 Agreement compareArrays(const NpyArray &actual, const NpyArray &reference) {
   Agreement r;
-  r.exact = actual.dtype != DType::F32 && actual.dtype != DType::F16 &&
-            actual.dtype != DType::BF16;
+  r.exact = actual.dtype != DType::F32 && actual.dtype != DType::F64 &&
+            actual.dtype != DType::F16 && actual.dtype != DType::BF16;
   if (actual.shape != reference.shape || actual.dtype != reference.dtype) {
     r.shapeMismatch = true;
     return r;

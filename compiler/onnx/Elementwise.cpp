@@ -27,9 +27,9 @@ namespace {
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 Type elementOf(Value v) { return typeOf(v).getElementType(); }
 
-/// Fails with "input element type T" unless `v` is f32.
+/// Fails with "input element type T" unless `v` is f32 or f64.
 LogicalResult requireFloat(ImportContext &ctx, Value v) {
-  if (elementOf(v).isF32())
+  if (elementOf(v).isF32() || elementOf(v).isF64())
     return success();
   return ctx.unsupported("input element type " + typeName(elementOf(v)));
 }
@@ -549,7 +549,7 @@ LogicalResult convertCast(ImportContext &ctx) {
     return ctx.unsupported("missing attribute 'to'");
   int64_t to = ctx.attrInt("to", 0);
   Type type = elementTypeOf(ctx.context(), static_cast<int32_t>(to));
-  if (!type || !(type.isF32() || type.isSignlessInteger(1) ||
+  if (!type || !(type.isF32() || type.isF64() || type.isSignlessInteger(1) ||
                  type.isSignlessInteger(32) || type.isSignlessInteger(64))) {
     std::string name = onnx::TensorProto_DataType_IsValid(to)
                            ? onnx::TensorProto_DataType_Name(

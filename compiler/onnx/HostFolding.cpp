@@ -14,7 +14,7 @@ using namespace mlir;
 namespace tfcc::onnx_import {
 namespace {
 
-bool isFloat(Type t) { return t.isF32(); }
+bool isFloat(Type t) { return isa<FloatType>(t); }
 bool isBool(Type t) { return t.isSignlessInteger(1); }
 
 std::vector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
@@ -146,6 +146,8 @@ int64_t productOf(ArrayRef<int64_t> dims) {
 }
 
 double roundToElement(Type elementType, double value) {
+  if (elementType.isF64())
+    return value;
   if (isFloat(elementType))
     return static_cast<double>(static_cast<float>(value));
   if (std::isnan(value)) // an unknown integer stays unknown
@@ -525,7 +527,8 @@ FailureOr<std::vector<int64_t>> constantIntsInput(ImportContext &ctx, int i,
   if (!t)
     return ctx.unsupported("non-constant '" + what + "' input");
   if (isFloat(t->elementType))
-    return ctx.unsupported("'" + what + "' input of element type f32");
+    return ctx.unsupported("'" + what + "' input of element type " +
+                           (t->elementType.isF64() ? "f64" : "f32"));
   return t->asInts();
 }
 

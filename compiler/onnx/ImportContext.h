@@ -27,13 +27,14 @@
 namespace tfcc::onnx_import {
 
 /// A tensor whose value is known while importing: initializers, Constant
-/// nodes and folded shape computations. Element types: f32, i32, i64, i1.
+/// nodes and folded shape computations. Element types: f32, f64, i32, i64,
+/// i1.
 ///
 /// Partially known values: an i32/i64 tensor may hold UNKNOWN entries, NaN in
 /// `values` (kUnknown), for the sizes of dynamic dimensions (Shape and Size of
 /// a tensor with dynamic dims, and what is folded from them). Only integer
-/// tensors carry them: in f32 a NaN is an ordinary value. Converters see
-/// partially known tensors only through partialConstantInput(); they can be
+/// tensors carry them: in f32 and f64 a NaN is an ordinary value. Converters
+/// see partially known tensors only through partialConstantInput(); they can be
 /// neither read as numbers (constantInput() is null for them) nor
 /// materialized as graph values (input() reports that the value is needed at
 /// run time).
@@ -170,6 +171,9 @@ void registerNNConverters(ConverterTable &table);
 void registerShapeConverters(ConverterTable &table);
 /// ReduceMean ReduceSum ReduceMax ReduceMin ArgMax
 void registerReductionConverters(ConverterTable &table);
+/// Elu Selu Celu Softplus Softsign ThresholdedRelu PRelu Tile
+/// InstanceNormalization
+void registerActivationConverters(ConverterTable &table);
 
 /// Element type of an ONNX TensorProto data type, or null when the graph IR
 /// has none (double, uint8, ...).

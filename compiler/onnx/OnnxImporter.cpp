@@ -57,11 +57,11 @@ std::vector<int64_t> HostTensor::asInts() const {
 }
 
 bool HostTensor::isUnknown(int64_t i) const {
-  return !elementType.isF32() && std::isnan(values[i]);
+  return !isa<FloatType>(elementType) && std::isnan(values[i]);
 }
 
 bool HostTensor::hasUnknowns() const {
-  if (elementType.isF32())
+  if (isa<FloatType>(elementType))
     return false;
   return llvm::any_of(values, [](double v) { return std::isnan(v); });
 }
@@ -120,6 +120,8 @@ Type tfcc::onnx_import::elementTypeOf(MLIRContext *context,
   switch (onnxDataType) {
   case onnx::TensorProto::FLOAT:
     return b.getF32Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
   case onnx::TensorProto::INT32:
     return b.getI32Type();
   case onnx::TensorProto::INT64:
@@ -189,9 +191,10 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
   int32_t dt = tensor.data_type();
   if (tensor.has_raw_data()) {
     const std::string &raw = tensor.raw_data();
-    size_t width = dt == onnx::TensorProto::INT64 ? 8
-                   : dt == onnx::TensorProto::BOOL ? 1
-                                                   : 4;
+    size_t width =
+        dt == onnx::TensorProto::INT64 || dt == onnx::TensorProto::DOUBLE ? 8
+        : dt == onnx::TensorProto::BOOL                                   ? 1
+                                                                          : 4;
     if (raw.size() != static_cast<size_t>(n) * width) {
       error = "has " + std::to_string(raw.size()) + " bytes of raw data for " +
               std::to_string(n) + " elements";
@@ -201,6 +204,9 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
       switch (dt) {
       case onnx::TensorProto::FLOAT:
         host.values[i] = readRaw<float>(raw, i);
+        break;
+      case onnx::TensorProto::DOUBLE:
+        host.values[i] = readRaw<double>(raw, i);
         break;
       case onnx::TensorProto::INT32:
         host.values[i] = readRaw<int32_t>(raw, i);
@@ -228,6 +234,12 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
       return failure();
     for (int64_t i = 0; i < n; ++i)
       host.values[i] = tensor.float_data(i);
+    break;
+  case onnx::TensorProto::DOUBLE:
+    if (!check(tensor.double_data_size()))
+      return failure();
+    for (int64_t i = 0; i < n; ++i)
+      host.values[i] = tensor.double_data(i);
     break;
   case onnx::TensorProto::INT64:
     if (!check(tensor.int64_data_size()))
@@ -530,6 +542,8 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
     if (elementType.isF32()) {
       std::vector<float> data(value.values.begin(), value.values.end());
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(data));
+    } else if (elementType.isF64()) {
+      attr = DenseElementsAttr::get(type, llvm::ArrayRef<double>(value.values));
     } else if (elementType.isInteger(32)) {
       std::vector<int32_t> data;
       for (double v : value.values)
@@ -556,6 +570,9 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
     if (elementType.isF32()) {
       float f = static_cast<float>(v);
       append(&f, sizeof f);
+    } else if (elementType.isF64()) {
+      append(&v, sizeof v);
+      alignment = 8;
     } else if (elementType.isInteger(32)) {
       int32_t i = static_cast<int32_t>(v);
       append(&i, sizeof i);
@@ -859,6 +876,7 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   registerNNConverters(converters);
   registerShapeConverters(converters);
   registerReductionConverters(converters);
+  registerActivationConverters(converters);
 
   const onnx::GraphProto &graph = model.graph();
   std::string name = moduleName.empty()

@@ -104,13 +104,20 @@ struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
         xShape[1], outH, window[0], strides[0], padding.before[0]);
     SmallVector<int64_t> cols = countRealElements(
         xShape[2], outW, window[1], strides[1], padding.before[1]);
-    SmallVector<float> counts;
+    // Small integer counts: exact in every float type.
+    auto floatType = cast<FloatType>(elementType);
+    SmallVector<APFloat> counts;
     for (int64_t r : rows)
-      for (int64_t c : cols)
-        counts.push_back(static_cast<float>(r * c));
+      for (int64_t c : cols) {
+        APFloat count(static_cast<double>(r * c));
+        bool losesInfo;
+        count.convert(floatType.getFloatSemantics(),
+                      APFloat::rmNearestTiesToEven, &losesInfo);
+        counts.push_back(count);
+      }
     auto countsType = RankedTensorType::get({outH, outW, 1}, elementType);
     Value countsTensor = rewriter.create<arith::ConstantOp>(
-        loc, DenseElementsAttr::get(countsType, ArrayRef<float>(counts)));
+        loc, DenseElementsAttr::get(countsType, counts));
 
     SmallVector<OpFoldResult> sizes =
         getBroadcastSizes(rewriter, loc, resultType, *sums);

@@ -368,8 +368,11 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
     bool bilinear = op.getMode() == "bilinear";
     if (!bilinear && op.getMode() != "nearest")
       return rewriter.notifyMatchFailure(op, "unknown resize mode");
-    if (!resultType.getElementType().isF32() || resultType.getRank() != 4)
-      return rewriter.notifyMatchFailure(op, "expected an f32 NHWC image");
+    Type elementType = resultType.getElementType();
+    if (!(elementType.isF32() || elementType.isF64()) ||
+        resultType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op,
+                                         "expected an f32 or f64 NHWC image");
     bool halfPixel = op.getHalfPixelCenters();
     Type f32 = rewriter.getF32Type();
 
@@ -409,6 +412,9 @@ struct ResizeLowering : OpRewritePattern<ResizeOp> {
             upper[i] = roundToIndex<math::CeilOp>(b, l, source[i], inSizes[i]);
             lerp[i] = b.create<arith::SubFOp>(
                 l, source[i], b.create<math::FloorOp>(l, source[i]));
+            // Coordinates stay f32 like the reference; f64 images mix in f64.
+            if (elementType != f32)
+              lerp[i] = b.create<arith::ExtFOp>(l, elementType, lerp[i]);
           }
           auto mix = [&](Value from, Value to, Value weight) -> Value {
             Value delta = b.create<arith::SubFOp>(l, to, from);

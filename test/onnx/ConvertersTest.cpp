@@ -567,14 +567,14 @@ TEST(OnnxConverters, LogicalOpsOnBooleans) {
 // Diagnostics
 //===----------------------------------------------------------------------===//
 
-TEST(OnnxConverters, CastToDoubleIsUnsupported) {
+TEST(OnnxConverters, CastToFloat16IsUnsupported) {
   Model m(13);
   m.input("x", kF32, {2});
-  setInt(m.node("Cast", {"x"}, {"y"}), "to", onnx::TensorProto::DOUBLE);
-  m.output("y", onnx::TensorProto::DOUBLE);
+  setInt(m.node("Cast", {"x"}, {"y"}), "to", onnx::TensorProto::FLOAT16);
+  m.output("y", onnx::TensorProto::FLOAT16);
   std::string diagnostics;
   EXPECT_TRUE(m.import(diagnostics).empty());
-  EXPECT_NE(diagnostics.find("unsupported attribute 'to' = DOUBLE in Cast "
+  EXPECT_NE(diagnostics.find("unsupported attribute 'to' = FLOAT16 in Cast "
                              "node 'Cast_1' (opset 13)"),
             std::string::npos)
       << diagnostics;
@@ -685,6 +685,91 @@ TEST_F(HostFoldingTest, ReduceKeepsOrDropsAxes) {
   EXPECT_EQ(sum.values, (std::vector<double>{3, 12}));
   HostTensor prod = foldReduce(HostReduce::Prod, x, {true, false}, false);
   EXPECT_EQ(prod.values, (std::vector<double>{0, 4, 10}));
+}
+
+//===----------------------------------------------------------------------===//
+// Activations, PRelu, Tile, InstanceNormalization (Activations.cpp)
+//===----------------------------------------------------------------------===//
+
+TEST(OnnxConverters, TileConcatenatesCopiesAlongRepeatedDims) {
+  Model m(13);
+  m.input("x", kF32, {2, 3});
+  m.initializer("repeats", {2, 1});
+  m.node("Tile", {"x", "repeats"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.concat"), 1) << ir;
+  EXPECT_EQ(count(ir, "-> tensor<4x3xf32>"), 1) << ir;
+}
+
+TEST(OnnxConverters, TileWithRunTimeRepeatsIsReported) {
+  Model m(13);
+  m.input("x", kF32, {2, 3});
+  m.input("repeats", kI64, {2});
+  m.node("Tile", {"x", "repeats"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("non-constant 'repeats' input in Tile node"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(OnnxConverters, PReluOpset6AppliesAChannelSlopeOnDim1) {
+  // PyTorch's opset-6 exports: x [N, C, L], slope [C].
+  Model m(6);
+  m.input("x", kF32, {2, 3, 4});
+  m.input("slope", kF32, {3});
+  m.node("PRelu", {"x", "slope"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "-> tensor<3x1xf32>"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.select"), 1) << ir;
+}
+
+TEST(OnnxConverters, PReluSlopeMustBroadcastToTheInput) {
+  Model m(16);
+  m.input("x", kF32, {2, 3, 4});
+  m.input("slope", kF32, {3});
+  m.node("PRelu", {"x", "slope"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("'slope' shape [3] not broadcastable to input "
+                             "shape [2, 3, 4]"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(OnnxConverters, InstanceNormalizationReducesSpatialDims) {
+  Model m(6);
+  m.input("x", kF32, {2, 3, 4, 5});
+  m.input("scale", kF32, {3});
+  m.input("bias", kF32, {3});
+  setFloat(m.node("InstanceNormalization", {"x", "scale", "bias"}, {"y"}),
+           "epsilon", 1e-3f);
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.reduce_mean"), 2) << ir;
+  EXPECT_EQ(count(ir, "axes = [2, 3]"), 2) << ir;
+  EXPECT_EQ(count(ir, "-> tensor<3x1x1xf32>"), 2) << ir;
+}
+
+TEST(OnnxConverters, ThresholdedReluNeedsOpset10) {
+  Model m(9);
+  m.input("x", kF32, {4});
+  m.node("ThresholdedRelu", {"x"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("in ThresholdedRelu node"), std::string::npos)
+      << diagnostics;
 }
 
 } // namespace

@@ -218,6 +218,28 @@ TEST_F(InterpreterTest, CastTruncatesTowardZero) {
   expectExact(r[2], ElementKind::I1, {3}, {0, 1, 1}); // x != 0
 }
 
+TEST_F(InterpreterTest, F64KeepsDoublePrecision) {
+  // 1 + 1e-10 is 1 in f32; f64 results are not rounded to float, and casts
+  // between f64 and f32 round only on the way to f32.
+  std::vector<Tensor> r = run(R"mlir(
+    func.func @f(%a: tensor<2xf64>, %b: tensor<2xf64>)
+        -> (tensor<2xf64>, tensor<2xf32>, tensor<2xf64>) {
+      %c = graph.constant dense<[1.0e-10, 0.1]> : tensor<2xf64>
+      %0 = graph.add %a, %c : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+      %1 = graph.cast %0 : (tensor<2xf64>) -> tensor<2xf32>
+      %2 = graph.mul %a, %b : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+      return %0, %1, %2 : tensor<2xf64>, tensor<2xf32>, tensor<2xf64>
+    })mlir",
+                              "f",
+                              {makeTensor(ElementKind::F64, {2}, {1, 0.2}),
+                               makeTensor(ElementKind::F64, {2}, {3, 1e-300})});
+  ASSERT_EQ(r.size(), 3u);
+  expectExact(r[0], ElementKind::F64, {2}, {1.0 + 1e-10, 0.2 + 0.1});
+  expectExact(r[1], ElementKind::F32, {2},
+              {1.0, static_cast<double>(static_cast<float>(0.2 + 0.1))});
+  expectExact(r[2], ElementKind::F64, {2}, {3, 0.2 * 1e-300});
+}
+
 TEST_F(InterpreterTest, CompareAndSelect) {
   std::vector<Tensor> r =
       run(R"mlir(

@@ -80,6 +80,8 @@ TEST(NpyTest, RoundTripsEachDType) {
   roundTrip(makeArray<uint8_t>(DType::Bool, {3}, {1, 0, 1}), "bool");
   roundTrip(makeArray<uint16_t>(DType::F16, {2}, {0x3c00, 0xc000}), "f16");
   roundTrip(makeArray<int8_t>(DType::I8, {2}, {-128, 127}), "i8");
+  roundTrip(makeArray<double>(DType::F64, {3}, {1.0 + 1e-10, -0.0, 1e300}),
+            "f64");
   roundTrip(makeArray<float>(DType::F32, {}, {42.f}), "f32_scalar");
   roundTrip(makeArray<int64_t>(DType::I64, {}, {-7}), "i64_scalar");
   roundTrip(makeArray<int32_t>(DType::I32, {0, 5}, {}), "i32_empty");

@@ -157,7 +157,7 @@ std::string typeString(const NpyArray &a) {
 enum class ReadResult { Ok, Unsupported, Error };
 
 /// Reads a serialized onnx.TensorProto. Element types other than float,
-/// int32, int64 and bool are Unsupported (error names the type).
+/// double, int32, int64 and bool are Unsupported (error names the type).
 ReadResult readTensor(const std::string &path, NpyArray &out,
                       std::string &error) {
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
@@ -179,6 +179,9 @@ ReadResult readTensor(const std::string &path, NpyArray &out,
   switch (tensor.data_type()) {
   case onnx::TensorProto::FLOAT:
     out.dtype = DType::F32;
+    break;
+  case onnx::TensorProto::DOUBLE:
+    out.dtype = DType::F64;
     break;
   case onnx::TensorProto::INT32:
     out.dtype = DType::I32;
@@ -216,6 +219,11 @@ ReadResult readTensor(const std::string &path, NpyArray &out,
     if (tensor.float_data_size() != n)
       return wrongCount(tensor.float_data_size());
     std::memcpy(out.data.data(), tensor.float_data().data(), bytes);
+    break;
+  case DType::F64:
+    if (tensor.double_data_size() != n)
+      return wrongCount(tensor.double_data_size());
+    std::memcpy(out.data.data(), tensor.double_data().data(), bytes);
     break;
   case DType::I32:
     if (tensor.int32_data_size() != n)
@@ -266,7 +274,7 @@ std::vector<std::string> subdirectories(const std::string &dir,
 }
 
 bool hasNaN(const NpyArray &a) {
-  if (a.dtype != DType::F32)
+  if (a.dtype != DType::F32 && a.dtype != DType::F64)
     return false;
   for (int64_t i = 0; i < a.numElements(); ++i)
     if (std::isnan(elementAsDouble(a, i)))
@@ -276,23 +284,24 @@ bool hasNaN(const NpyArray &a) {
 
 /// ONNX's own backend test runner compares with NaN == NaN (numpy
 /// assert_allclose, equal_nan=True), so a reference NaN is matched by a NaN at
-/// the same position (docs/onnx-conformance.md). When `expected` is an f32
-/// array with NaNs and `actual` has its shape and type, replaces the NaNs of
+/// the same position (docs/onnx-conformance.md). When `expected` is an f32 or
+/// f64 array with NaNs and `actual` has its shape and type, replaces the NaNs of
 /// both by 0 where they coincide, so that compareArrays (which never matches a
 /// NaN) checks the other elements; a NaN on one side only is left for
 /// compareArrays to report. Returns whether anything was replaced.
 bool maskCoincidingNaNs(NpyArray &actual, NpyArray &expected) {
-  if (expected.dtype != DType::F32 || actual.dtype != DType::F32 ||
-      actual.shape != expected.shape || !hasNaN(expected))
+  if (expected.dtype != actual.dtype || actual.shape != expected.shape ||
+      !hasNaN(expected))
     return false;
   bool masked = false;
-  const float zero = 0.0f;
+  // Zero bits are 0.0 in f32 and f64 alike.
+  size_t width = byteSize(expected.dtype);
   for (int64_t i = 0; i < expected.numElements(); ++i) {
     if (!std::isnan(elementAsDouble(expected, i)) ||
         !std::isnan(elementAsDouble(actual, i)))
       continue;
-    std::memcpy(expected.data.data() + 4 * i, &zero, 4);
-    std::memcpy(actual.data.data() + 4 * i, &zero, 4);
+    std::memset(expected.data.data() + width * i, 0, width);
+    std::memset(actual.data.data() + width * i, 0, width);
     masked = true;
   }
   return masked;

@@ -105,6 +105,11 @@ std::vector<NpyArray> randomInputsFromTable(const tfcc_entry_info &e,
         float v = real(rng);
         std::memcpy(a.data.data() + 4 * k, &v, 4);
       }
+    if (a.dtype == DType::F64)
+      for (int64_t k = 0; k < a.numElements(); ++k) {
+        double v = real(rng);
+        std::memcpy(a.data.data() + 8 * k, &v, 8);
+      }
     inputs.push_back(std::move(a));
   }
   return inputs;

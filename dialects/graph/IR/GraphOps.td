@@ -53,8 +53,8 @@ def Graph_InitAttr : AttrDef<Graph_Dialect, "Init"> {
 class Graph_Op<string mnemonic, list<Trait> traits = []>
     : Op<Graph_Dialect, mnemonic, traits>;
 
-def Graph_AnyTensor : RankedTensorOf<[F32, F16, BF16, I1, I8, I32, I64]>;
-def Graph_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+def Graph_AnyTensor : RankedTensorOf<[F32, F64, F16, BF16, I1, I8, I32, I64]>;
+def Graph_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
 def Graph_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Graph_BoolTensor : RankedTensorOf<[I1]>;
 

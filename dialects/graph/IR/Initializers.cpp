@@ -4,7 +4,8 @@
 // splitmix64(s * 0x9E3779B97F4A7C15 + counter); a uniform u in [0, 1) is the
 // top 24 bits times 2^-24 (exact in f32). Normal draws use Box-Muller on two
 // uniforms and, like Keras' truncated_normal, redraw values beyond 2 stddev.
-// Values are computed in double and rounded to f32 once.
+// Values are computed in double and rounded to f32 once (other float types
+// convert that f32 value).
 //
 //===----------------------------------------------------------------------===//
 

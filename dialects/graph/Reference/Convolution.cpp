@@ -106,7 +106,7 @@ FailureOr<Tensor> pool(PoolOp op, const Tensor &x, bool isMax, Report &report) {
   auto [rows, cols] = *geometry;
   int64_t batch = x.shape[0], height = x.shape[1], width = x.shape[2],
           channels = x.shape[3];
-  Tensor y = Tensor::zeros(ElementKind::F32,
+  Tensor y = Tensor::zeros(x.kind,
                            {batch, rows.outSize, cols.outSize, channels});
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t oh = 0; oh < rows.outSize; ++oh)
@@ -143,7 +143,7 @@ FailureOr<Tensor> globalPool(const Tensor &x, bool isMax, Report &report) {
     return failure();
   int64_t batch = x.shape[0], height = x.shape[1], width = x.shape[2],
           channels = x.shape[3];
-  Tensor y = Tensor::zeros(ElementKind::F32, {batch, channels});
+  Tensor y = Tensor::zeros(x.kind, {batch, channels});
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t c = 0; c < channels; ++c) {
       double acc = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
@@ -193,7 +193,7 @@ FailureOr<Tensor> evaluate(MatmulOp op, Operands operands, Report &report) {
   std::vector<int64_t> shape = *batch;
   shape.push_back(m);
   shape.push_back(n);
-  Tensor c = Tensor::zeros(ElementKind::F32, shape);
+  Tensor c = Tensor::zeros(a.kind, shape);
   int64_t batchCount = numElementsOf(*batch);
   for (int64_t bi = 0; bi < batchCount; ++bi) {
     std::vector<int64_t> index = unravel(bi, *batch);
@@ -226,7 +226,7 @@ FailureOr<Tensor> evaluate(DenseOp, Operands operands, Report &report) {
     return failure();
   std::vector<int64_t> shape = x.shape;
   shape.back() = out;
-  Tensor y = Tensor::zeros(ElementKind::F32, shape);
+  Tensor y = Tensor::zeros(x.kind, shape);
   int64_t rows = numElementsOf(llvm::ArrayRef(x.shape).drop_back());
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < out; ++j) {
@@ -268,7 +268,7 @@ FailureOr<Tensor> evaluate(Conv2DOp op, Operands operands, Report &report) {
   auto [rows, cols] = *geometry;
   int64_t groupOut = out / groups;
   Tensor y =
-      Tensor::zeros(ElementKind::F32, {batch, rows.outSize, cols.outSize, out});
+      Tensor::zeros(x.kind, {batch, rows.outSize, cols.outSize, out});
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t oh = 0; oh < rows.outSize; ++oh)
       for (int64_t ow = 0; ow < cols.outSize; ++ow)
@@ -318,7 +318,7 @@ FailureOr<Tensor> evaluate(DepthwiseConv2DOp op, Operands operands,
     return failure();
   auto [rows, cols] = *geometry;
   Tensor y =
-      Tensor::zeros(ElementKind::F32, {batch, rows.outSize, cols.outSize, out});
+      Tensor::zeros(x.kind, {batch, rows.outSize, cols.outSize, out});
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t oh = 0; oh < rows.outSize; ++oh)
       for (int64_t ow = 0; ow < cols.outSize; ++ow)

@@ -1,7 +1,7 @@
 //===- Elementwise.cpp - evaluators of the elementwise graph ops ----------===//
 //
-// Binary ops broadcast like NumPy. Float math runs in double on the f32
-// inputs; integer math runs in int64 with two's complement wrap-around, and
+// Binary ops broadcast like NumPy. Float math runs in double on the f32 and
+// f64 inputs; integer math runs in int64 with two's complement wrap-around, and
 // the interpreter wraps the result to the element width afterwards.
 //
 //===----------------------------------------------------------------------===//
@@ -57,7 +57,7 @@ double hardSigmoid(double x) { return relu6(x + 3.0) / 6.0; }
 /// Integer part of a binary op: the result, or failure with a reason.
 using IntBinaryFn = FailureOr<int64_t> (*)(int64_t, int64_t, Report &);
 
-/// Broadcasts `lhs` and `rhs` and applies `floatFn` (f32) or `intFn`
+/// Broadcasts `lhs` and `rhs` and applies `floatFn` (f32, f64) or `intFn`
 /// (integers) to each pair of elements, in row-major order of the result.
 template <typename FloatFn>
 FailureOr<Tensor> broadcastBinary(Operation *op, Operands operands,
@@ -76,7 +76,7 @@ FailureOr<Tensor> broadcastBinary(Operation *op, Operands operands,
     std::vector<int64_t> index = unravel(i, result.shape);
     double a = lhs.data[broadcastOffset(index, lhs.shape)];
     double b = rhs.data[broadcastOffset(index, rhs.shape)];
-    if (lhs.kind == ElementKind::F32) {
+    if (isFloatKind(lhs.kind)) {
       result.data[i] = floatFn(a, b);
       continue;
     }
@@ -89,13 +89,13 @@ FailureOr<Tensor> broadcastBinary(Operation *op, Operands operands,
   return result;
 }
 
-/// Applies `fn` to each element of the f32 operand.
+/// Applies `fn` to each element of the float operand.
 template <typename Fn>
 FailureOr<Tensor> mapFloat(Operation *op, Operands operands, Report &report,
                            Fn fn) {
   const Tensor &x = *operands[0];
-  if (x.kind != ElementKind::F32)
-    return report.fail(op->getName().getStringRef() + " expects f32, got " +
+  if (!isFloatKind(x.kind))
+    return report.fail(op->getName().getStringRef() + " expects a float, got " +
                        toString(x.kind));
   Tensor result = x;
   for (double &value : result.data)
@@ -103,12 +103,12 @@ FailureOr<Tensor> mapFloat(Operation *op, Operands operands, Report &report,
   return result;
 }
 
-/// Applies `floatFn` to f32 elements and `intFn` to integer elements.
+/// Applies `floatFn` to float elements and `intFn` to integer elements.
 template <typename FloatFn, typename IntFn>
 FailureOr<Tensor> mapAny(Operands operands, FloatFn floatFn, IntFn intFn) {
   Tensor result = *operands[0];
   for (double &value : result.data)
-    value = result.kind == ElementKind::F32
+    value = isFloatKind(result.kind)
                 ? floatFn(value)
                 : static_cast<double>(intFn(static_cast<int64_t>(value)));
   return result;
@@ -317,13 +317,14 @@ FailureOr<Tensor> evaluate(CastOp op, Operands operands, Report &) {
   for (double &value : result.data) {
     switch (result.kind) {
     case ElementKind::F32:
+    case ElementKind::F64:
       break; // integers and 0/1 booleans convert exactly, then round to float
     case ElementKind::I1:
       value = value != 0.0 ? 1.0 : 0.0; // NaN != 0: true
       break;
     case ElementKind::I32:
     case ElementKind::I64: {
-      if (x.kind != ElementKind::F32)
+      if (!isFloatKind(x.kind))
         break; // integer to integer: wraps to the width afterwards
       // Float to integer: truncate toward zero; NaN gives 0 and values out
       // of range saturate (compiled code leaves both undefined).

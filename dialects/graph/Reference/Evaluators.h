@@ -3,8 +3,9 @@
 // Private to the reference interpreter. Each graph op has one evaluator,
 // `evaluate(XOp, operands, report)`, grouped by family in Elementwise.cpp,
 // Convolution.cpp, Reductions.cpp and Shape.cpp. Evaluators compute results
-// in double; the interpreter then rounds f32 results to float and wraps
-// integer results to their width (see docs/interpreter.md).
+// in double; the interpreter then rounds f32 results to float, keeps f64
+// results and wraps integer results to their width (see
+// docs/interpreter.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,8 +68,9 @@ std::vector<int64_t> unravel(int64_t linear, llvm::ArrayRef<int64_t> shape);
 int64_t broadcastOffset(llvm::ArrayRef<int64_t> index,
                         llvm::ArrayRef<int64_t> shape);
 
-/// `value` as a kind-`kind` element: rounded to float for f32, wrapped to 32
-/// bits for i32 (two's complement), saturated for i64, value & 1 for i1.
+/// `value` as a kind-`kind` element: rounded to float for f32, kept for f64,
+/// wrapped to 32 bits for i32 (two's complement), saturated for i64, value & 1
+/// for i1.
 double normalizeElement(double value, ElementKind kind);
 
 //===----------------------------------------------------------------------===//

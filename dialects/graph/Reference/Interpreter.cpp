@@ -3,7 +3,8 @@
 // Walks a function's ops in order, keeping one Tensor per SSA value, and
 // hands each graph op to its evaluator (Evaluators.h). After every op the
 // result is checked against the op's type and its elements are rounded to
-// the element kind (f32: to float; integers: wrapped to their width).
+// the element kind (f32: to float; f64: kept; integers: wrapped to their
+// width).
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,6 +72,9 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
     if (*kind == ElementKind::F32) {
       for (float value : dense.getValues<float>())
         tensor.data[i++] = value;
+    } else if (*kind == ElementKind::F64) {
+      for (double value : dense.getValues<double>())
+        tensor.data[i++] = value;
     } else {
       for (const APInt &value : dense.getValues<APInt>())
         tensor.data[i++] = *kind == ElementKind::I1
@@ -88,9 +92,10 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
       return failure();
     }
     ArrayRef<char> bytes = blob->getData();
-    size_t width = *kind == ElementKind::I1    ? 1
-                   : *kind == ElementKind::I64 ? 8
-                                               : 4;
+    size_t width = *kind == ElementKind::I1 ? 1
+                   : *kind == ElementKind::I64 || *kind == ElementKind::F64
+                       ? 8
+                       : 4;
     if (bytes.size() != width * tensor.data.size()) {
       why = "dense_resource blob '" + resource.getRawHandle().getKey().str() +
             "' has " + std::to_string(bytes.size()) + " bytes, expected " +
@@ -103,6 +108,12 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
       case ElementKind::F32: {
         float value;
         std::memcpy(&value, at, 4);
+        tensor.data[i] = value;
+        break;
+      }
+      case ElementKind::F64: {
+        double value;
+        std::memcpy(&value, at, 8);
         tensor.data[i] = value;
         break;
       }
@@ -227,7 +238,7 @@ FailureOr<std::vector<Tensor>> Interpreter::run(StringRef entry,
     for (double &value : argument.data) {
       double normalized = detail::normalizeElement(value, *kind);
       // f32 inputs are rounded to float; integers must already be exact.
-      if (*kind != ElementKind::F32 && normalized != value)
+      if (!isFloatKind(*kind) && normalized != value)
         return fail(name + " holds " + std::to_string(value) + ", not a " +
                     toString(*kind) + " value");
       value = normalized;

@@ -49,7 +49,7 @@ FailureOr<Tensor> reduce(const Tensor &x, ArrayAttr axesAttr, bool keepDims,
       resultShape.push_back(keptShape.back());
   }
 
-  bool isFloat = x.kind == ElementKind::F32;
+  bool isFloat = isFloatKind(x.kind);
   double lowest = isFloat                      ? -kInfinity
                   : x.kind == ElementKind::I32 ? -0x1p31
                   : x.kind == ElementKind::I64 ? -0x1p63

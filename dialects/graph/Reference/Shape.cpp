@@ -195,7 +195,7 @@ FailureOr<Tensor> evaluate(PadOp op, Operands operands, Report &report) {
   double value = op.getValue().convertToFloat();
   if (x.kind == ElementKind::I1)
     value = value != 0.0 ? 1.0 : 0.0;
-  else if (x.kind != ElementKind::F32)
+  else if (!isFloatKind(x.kind))
     value = std::trunc(value);
   Tensor y = Tensor::zeros(x.kind, shape);
   std::fill(y.data.begin(), y.data.end(), value);
@@ -262,7 +262,7 @@ FailureOr<Tensor> evaluate(ResizeOp op, Operands operands, Report &report) {
     return report.fail("resize of an empty image " + shapeToString(x.shape));
   float scaleH = static_cast<float>(inH) / static_cast<float>(outH);
   float scaleW = static_cast<float>(inW) / static_cast<float>(outW);
-  Tensor y = Tensor::zeros(ElementKind::F32, {batch, outH, outW, channels});
+  Tensor y = Tensor::zeros(x.kind, {batch, outH, outW, channels});
   auto at = [&](int64_t n, int64_t h, int64_t w, int64_t c) {
     return x.data[((n * inH + h) * inW + w) * channels + c];
   };

@@ -14,6 +14,8 @@ const char *toString(ElementKind kind) {
   switch (kind) {
   case ElementKind::F32:
     return "f32";
+  case ElementKind::F64:
+    return "f64";
   case ElementKind::I32:
     return "i32";
   case ElementKind::I64:
@@ -27,6 +29,8 @@ const char *toString(ElementKind kind) {
 std::optional<ElementKind> elementKindOf(mlir::Type elementType) {
   if (elementType.isF32())
     return ElementKind::F32;
+  if (elementType.isF64())
+    return ElementKind::F64;
   if (elementType.isSignlessInteger(32))
     return ElementKind::I32;
   if (elementType.isSignlessInteger(64))
@@ -132,6 +136,8 @@ double normalizeElement(double value, ElementKind kind) {
   switch (kind) {
   case ElementKind::F32:
     return static_cast<double>(static_cast<float>(value));
+  case ElementKind::F64:
+    return value;
   case ElementKind::I32:
     return static_cast<double>(static_cast<int32_t>(
         static_cast<uint32_t>(static_cast<int64_t>(value))));

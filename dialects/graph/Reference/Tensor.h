@@ -20,17 +20,23 @@
 namespace tfcc::ref {
 
 /// The element types the interpreter evaluates.
-enum class ElementKind { F32, I32, I64, I1 };
+enum class ElementKind { F32, F64, I32, I64, I1 };
 
-/// The MLIR spelling of `kind`: "f32", "i32", "i64" or "i1".
+/// The MLIR spelling of `kind`: "f32", "f64", "i32", "i64" or "i1".
 const char *toString(ElementKind kind);
+
+/// Whether `kind` is a floating-point kind (f32 or f64).
+inline bool isFloatKind(ElementKind kind) {
+  return kind == ElementKind::F32 || kind == ElementKind::F64;
+}
 
 /// The kind of an MLIR element type, or std::nullopt for types the interpreter
 /// does not evaluate (f16, bf16, i8, ...).
 std::optional<ElementKind> elementKindOf(mlir::Type elementType);
 
 /// A dense tensor. `data` holds numElements() values in row-major order:
-/// f32 values are exactly representable as float, integers are integral
+/// f32 values are exactly representable as float, f64 values are any
+/// double, integers are integral
 /// (i64 is exact up to 2^53), i1 is 0 or 1.
 struct Tensor {
   ElementKind kind = ElementKind::F32;

@@ -130,7 +130,7 @@ func.func @select_condition_not_i1(%c: tensor<2xi32>, %a: tensor<2xf32>) {
 
 // ODS constraints: float-only unary ops reject integers.
 func.func @exp_on_int(%a: tensor<2xi32>) {
-  // expected-error @+1 {{'graph.exp' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<2xi32>'}}
+  // expected-error @+1 {{'graph.exp' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<2xi32>'}}
   %0 = graph.exp %a : tensor<2xi32>
   return
 }
@@ -145,9 +145,9 @@ func.func @unranked(%a: tensor<*xf32>) {
 
 // -----
 
-func.func @unsupported_element_type(%a: tensor<2xf64>) {
+func.func @unsupported_element_type(%a: tensor<2xi16>) {
   // expected-error @+1 {{'graph.neg' op operand #0 must be ranked tensor of}}
-  %0 = graph.neg %a : tensor<2xf64>
+  %0 = graph.neg %a : tensor<2xi16>
   return
 }
 

@@ -66,7 +66,8 @@ typedef enum tfcc_dtype_t {
   TFCC_DTYPE_BOOL = 4, /* 1 byte, 0 or 1 */
   TFCC_DTYPE_F16 = 5,  /* IEEE half, raw bits in a uint16_t */
   TFCC_DTYPE_BF16 = 6, /* bfloat16, raw bits in a uint16_t */
-  TFCC_DTYPE_I8 = 7
+  TFCC_DTYPE_I8 = 7,
+  TFCC_DTYPE_F64 = 8
 } tfcc_dtype_t;
 
 /* A dynamic (batch) dimension in tfcc_arg_info.dims. */
