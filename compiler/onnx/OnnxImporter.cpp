@@ -905,7 +905,7 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
     if (!elementType) {
       error("graph input '" + in.name() + "' has unsupported element type " +
             dataTypeName(type.tensor_type().elem_type()) +
-            " (tfcc supports float, int32, int64 and bool)");
+            " (tfcc supports float, double, int32, int64 and bool)");
       return nullptr;
     }
     if (!type.tensor_type().has_shape()) {
