@@ -12,7 +12,8 @@ def ConvertGraphToLinalg : Pass<"tfcc-convert-graph-to-linalg", "ModuleOp"> {
     (one pattern file per op family under passes/GraphToLinalg/), replaces
     `graph.read` by an `arith.constant` holding the variable's initial value
     (computed at compile time, see Initializers.h) and erases the
-    `graph.variable` declarations. Dynamic dimensions are carried with
+    `graph.variable` declarations and the `graph.train_step` ops (training
+    entry points are not compiled yet). Dynamic dimensions are carried with
     `tensor.dim`. Example:
 
     ```mlir

@@ -74,7 +74,7 @@ struct ConvertGraphToLinalg
     // each other graph op it could not lower ("failed to legalize").
     ConversionTarget target(*ctx);
     target.addIllegalDialect<graph::GraphDialect>();
-    target.addLegalOp<graph::VariableOp>();
+    target.addLegalOp<graph::VariableOp, graph::TrainStepOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
@@ -82,6 +82,11 @@ struct ConvertGraphToLinalg
     for (auto variable :
          llvm::make_early_inc_range(module.getOps<graph::VariableOp>()))
       variable.erase();
+    // Training entry points are not compiled yet (that is the autodiff
+    // work): drop them so the inference functions still compile.
+    for (auto trainStep :
+         llvm::make_early_inc_range(module.getOps<graph::TrainStepOp>()))
+      trainStep.erase();
   }
 };
 

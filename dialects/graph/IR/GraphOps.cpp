@@ -5,6 +5,7 @@
 #include "dialects/graph/IR/Initializers.h"
 #include "dialects/graph/IR/ShapeInference.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
@@ -261,6 +262,74 @@ LogicalResult ReadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return emitOpError() << "result type " << getValue().getType()
                          << " differs from the type " << variable.getType()
                          << " of variable @" << getVariable();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// graph.train_step @name {loss = @f, optimizer = #graph.adam<...>, clip_norm = C : f32}
+//===----------------------------------------------------------------------===//
+
+ParseResult TrainStepOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  if (parser.parseSymbolName(name, SymbolTable::getSymbolAttrName(),
+                             result.attributes) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  return success();
+}
+
+void TrainStepOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p << ' ';
+  // The spec's key order (loss, optimizer, clip_norm) when those are all;
+  // otherwise the generic sorted dictionary.
+  size_t known = 3 + (getClipNormAttr() ? 1 : 0);
+  if ((*this)->getAttrs().size() != known) {
+    p.printOptionalAttrDict((*this)->getAttrs(),
+                            {SymbolTable::getSymbolAttrName()});
+    return;
+  }
+  p << "{loss = ";
+  p.printAttribute(getLossAttr());
+  p << ", optimizer = ";
+  p.printAttribute(getOptimizer());
+  if (FloatAttr clipNorm = getClipNormAttr()) {
+    p << ", clip_norm = ";
+    p.printAttribute(clipNorm);
+  }
+  p << '}';
+}
+
+LogicalResult TrainStepOp::verify() {
+  if (!isa<SgdAttr, AdamAttr>(getOptimizer()))
+    return emitOpError() << "optimizer must be #graph.sgd<...> or "
+                            "#graph.adam<...>, got "
+                         << getOptimizer();
+  if (std::optional<APFloat> clipNorm = getClipNorm();
+      clipNorm && !(clipNorm->convertToDouble() > 0.0))
+    return emitOpError() << "'clip_norm' must be positive, got "
+                         << getClipNormAttr();
+  return success();
+}
+
+LogicalResult
+TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto loss =
+      symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, getLossAttr());
+  if (!loss)
+    return emitOpError() << "loss " << getLossAttr()
+                         << " does not name a func.func";
+  TypeRange results = loss.getFunctionType().getResults();
+  auto scalarF32 = RankedTensorType::get({}, Float32Type::get(getContext()));
+  if (results.size() != 1 || results[0] != scalarF32) {
+    std::string written;
+    llvm::raw_string_ostream os(written);
+    llvm::interleaveComma(results, os);
+    return emitOpError() << "loss function @" << getLoss()
+                         << " must return exactly one tensor<f32>, got ("
+                         << written << ")";
+  }
   return success();
 }
 

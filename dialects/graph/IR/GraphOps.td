@@ -46,6 +46,38 @@ def Graph_InitAttr : AttrDef<Graph_Dialect, "Init"> {
   let genVerifyDecl = 1;
 }
 
+def Graph_SgdAttr : AttrDef<Graph_Dialect, "Sgd"> {
+  let mnemonic = "sgd";
+  let summary = "stochastic gradient descent optimizer (tf.keras.optimizers.SGD)";
+  let description = [{
+    `#graph.sgd<learning_rate = 1.0e-02, momentum = 0.0, nesterov = false>`:
+    keys in any order, each optional with Keras' default (shown); floats are
+    written with a decimal point. learning_rate > 0, momentum in [0, 1).
+  }];
+  let parameters = (ins APFloatParameter<"learning rate">:$learning_rate,
+                        APFloatParameter<"momentum">:$momentum,
+                        "bool":$nesterov);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Graph_AdamAttr : AttrDef<Graph_Dialect, "Adam"> {
+  let mnemonic = "adam";
+  let summary = "Adam optimizer (tf.keras.optimizers.Adam)";
+  let description = [{
+    `#graph.adam<learning_rate = 1.0e-03, beta1 = 0.9, beta2 = 0.999,
+    epsilon = 1.0e-07>`: keys in any order, each optional with Keras' default
+    (shown); floats are written with a decimal point. learning_rate > 0,
+    beta1 and beta2 in [0, 1), epsilon > 0.
+  }];
+  let parameters = (ins APFloatParameter<"learning rate">:$learning_rate,
+                        APFloatParameter<"first-moment decay">:$beta1,
+                        APFloatParameter<"second-moment decay">:$beta2,
+                        APFloatParameter<"denominator offset">:$epsilon);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Base classes
 //===----------------------------------------------------------------------===//
@@ -411,6 +443,28 @@ def Graph_MeanSquaredErrorOp : Graph_InferredOp<"mean_squared_error"> {
   let summary = "mean of (prediction - target)^2 over all elements";
   let arguments = (ins Graph_FloatTensor:$prediction, Graph_FloatTensor:$target);
   let results = (outs 0DTensorOf<[F32]>:$loss);
+}
+
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def Graph_TrainStepOp : Graph_Op<"train_step", [Symbol, HasParent<"ModuleOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "training entry point: a loss function and an optimizer";
+  let description = [{
+    `graph.train_step @name {loss = @loss, optimizer = #graph.adam<...>,
+    clip_norm = 1.0 : f32}` at module level. `loss` names a func.func that
+    returns exactly one tensor<f32>; `optimizer` is a #graph.sgd or
+    #graph.adam; `clip_norm` (optional, > 0) clips the global gradient norm.
+    The entry point takes the loss function's arguments, returns the loss and
+    updates every trainable variable in place (shared/spec/graph-ir.md,
+    "Training").
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$loss,
+                       AnyAttr:$optimizer, OptionalAttr<F32Attr>:$clip_norm);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
 }
 
 #endif // TFCC_GRAPH_OPS

@@ -1243,3 +1243,153 @@ func.func @pad_reflect_too_wide(%x: tensor<2x3xf32>) {
   %0 = graph.pad %x {pads = [2, 0, 0, 0], mode = "reflect"} : (tensor<2x3xf32>) -> tensor<4x3xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Training: #graph.sgd, #graph.adam, graph.train_step
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %0 = graph.reduce_mean %x {axes = [0]} : (tensor<4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+// expected-error @+1 {{duplicate #graph.adam key 'beta1'}}
+graph.train_step @t {loss = @loss, optimizer = #graph.adam<beta1 = 0.9, beta1 = 0.8>}
+
+// -----
+
+// expected-error @+1 {{unknown #graph.adam key 'momentum' (expected 'learning_rate', 'beta1', 'beta2' or 'epsilon')}}
+graph.train_step @t {loss = @loss, optimizer = #graph.adam<momentum = 0.9>}
+
+// -----
+
+// expected-error @+1 {{duplicate #graph.sgd key 'momentum'}}
+graph.train_step @t {loss = @loss, optimizer = #graph.sgd<momentum = 0.5, momentum = 0.5>}
+
+// -----
+
+// expected-error @+1 {{unknown #graph.sgd key 'beta1' (expected 'learning_rate', 'momentum' or 'nesterov')}}
+graph.train_step @t {loss = @loss, optimizer = #graph.sgd<beta1 = 0.9>}
+
+// -----
+
+// expected-error @+1 {{'nesterov' must be true or false, got 'yes'}}
+graph.train_step @t {loss = @loss, optimizer = #graph.sgd<nesterov = yes>}
+
+// -----
+
+// Floats are written with a decimal point.
+// expected-error @+2 {{unexpected decimal integer literal for a floating point value}}
+// expected-note @+1 {{add a trailing dot to make the literal a float}}
+graph.train_step @t {loss = @loss, optimizer = #graph.sgd<learning_rate = 1>}
+
+// -----
+
+// expected-error @+1 {{#graph.sgd 'learning_rate' must be positive, got 0.0}}
+graph.train_step @t {loss = @loss, optimizer = #graph.sgd<learning_rate = 0.0>}
+
+// -----
+
+// expected-error @+1 {{#graph.sgd 'momentum' must be in [0, 1), got 1.0}}
+graph.train_step @t {loss = @loss, optimizer = #graph.sgd<momentum = 1.0>}
+
+// -----
+
+// expected-error @+1 {{#graph.sgd 'momentum' must be in [0, 1), got -0.5}}
+graph.train_step @t {loss = @loss, optimizer = #graph.sgd<momentum = -0.5>}
+
+// -----
+
+// expected-error @+1 {{#graph.adam 'learning_rate' must be positive, got -0.001}}
+graph.train_step @t {loss = @loss, optimizer = #graph.adam<learning_rate = -1.0e-03>}
+
+// -----
+
+// expected-error @+1 {{#graph.adam 'beta1' must be in [0, 1), got 1.0}}
+graph.train_step @t {loss = @loss, optimizer = #graph.adam<beta1 = 1.0>}
+
+// -----
+
+// expected-error @+1 {{#graph.adam 'beta2' must be in [0, 1), got 1.5}}
+graph.train_step @t {loss = @loss, optimizer = #graph.adam<beta2 = 1.5>}
+
+// -----
+
+// expected-error @+1 {{#graph.adam 'epsilon' must be positive, got 0.0}}
+graph.train_step @t {loss = @loss, optimizer = #graph.adam<epsilon = 0.0>}
+
+// -----
+
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %0 = graph.reduce_mean %x {axes = [0]} : (tensor<4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+// expected-error @+1 {{'graph.train_step' op optimizer must be #graph.sgd<...> or #graph.adam<...>, got "adam"}}
+graph.train_step @t {loss = @loss, optimizer = "adam"}
+
+// -----
+
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %0 = graph.reduce_mean %x {axes = [0]} : (tensor<4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+// expected-error @+1 {{'graph.train_step' op 'clip_norm' must be positive, got 0.000000e+00 : f32}}
+graph.train_step @t {loss = @loss, optimizer = #graph.sgd<>, clip_norm = 0.0 : f32}
+
+// -----
+
+func.func @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %0 = graph.reduce_mean %x {axes = [0]} : (tensor<4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+// expected-error @+1 {{'graph.train_step' op attribute 'clip_norm' failed to satisfy constraint: 32-bit float attribute}}
+graph.train_step @t {loss = @loss, optimizer = #graph.sgd<>, clip_norm = 1.0}
+
+// -----
+
+// expected-error @+1 {{'graph.train_step' op requires attribute 'optimizer'}}
+graph.train_step @t {loss = @loss}
+
+// -----
+
+// expected-error @+1 {{'graph.train_step' op loss @missing does not name a func.func}}
+graph.train_step @t {loss = @missing, optimizer = #graph.adam<>}
+
+// -----
+
+graph.variable @w : tensor<2xf32> = dense<0.0>
+// expected-error @+1 {{'graph.train_step' op loss @w does not name a func.func}}
+graph.train_step @t {loss = @w, optimizer = #graph.adam<>}
+
+// -----
+
+func.func @logits(%x: tensor<?x10xf32>) -> tensor<?x10xf32> {
+  return %x : tensor<?x10xf32>
+}
+// expected-error @+1 {{'graph.train_step' op loss function @logits must return exactly one tensor<f32>, got (tensor<?x10xf32>)}}
+graph.train_step @t {loss = @logits, optimizer = #graph.adam<>}
+
+// -----
+
+func.func @two(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  return %x, %x : tensor<f32>, tensor<f32>
+}
+// expected-error @+1 {{'graph.train_step' op loss function @two must return exactly one tensor<f32>, got (tensor<f32>, tensor<f32>)}}
+graph.train_step @t {loss = @two, optimizer = #graph.adam<>}
+
+// -----
+
+func.func @f64_loss(%x: tensor<f64>) -> tensor<f64> {
+  return %x : tensor<f64>
+}
+// expected-error @+1 {{'graph.train_step' op loss function @f64_loss must return exactly one tensor<f32>, got (tensor<f64>)}}
+graph.train_step @t {loss = @f64_loss, optimizer = #graph.adam<>}
+
+// -----
+
+func.func @nested() {
+  // expected-error @+1 {{'graph.train_step' op expects parent op 'builtin.module'}}
+  graph.train_step @t {loss = @nested, optimizer = #graph.adam<>}
+  return
+}
