@@ -8,6 +8,7 @@
 #include "compiler/Compiler.h"
 
 #include "compiler/AbiEmitter.h"
+#include "compiler/ElementTypes.h"
 #include "compiler/Frontend.h"
 #include "compiler/HeaderEmitter.h"
 #include "compiler/Linker.h"
@@ -49,31 +50,11 @@ namespace {
 /// library names (ops.mlir has entries called `exp` and `log`).
 constexpr const char *kImplPrefix = "__tfcc_impl_";
 
-std::optional<DType> dtypeOf(Type type) {
-  if (type.isF32())
-    return DType::F32;
-  if (type.isF64())
-    return DType::F64;
-  if (type.isF16())
-    return DType::F16;
-  if (type.isBF16())
-    return DType::BF16;
-  if (type.isInteger(32))
-    return DType::I32;
-  if (type.isInteger(64))
-    return DType::I64;
-  if (type.isInteger(8))
-    return DType::I8;
-  if (type.isInteger(1))
-    return DType::Bool;
-  return std::nullopt;
-}
-
 FailureOr<ArgSignature> argSignature(Location loc, Type type, DictionaryAttr attrs,
                                      const std::string &fallbackName) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   std::optional<DType> dtype =
-      tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
+      tensor ? dtypeOfElementType(tensor.getElementType()) : std::nullopt;
   if (!dtype)
     return emitError(loc) << "entry point argument of type " << type
                           << " is not supported at the C interface";

@@ -2,6 +2,8 @@
 
 #include "compiler/Runner.h"
 
+#include "compiler/ElementTypes.h"
+
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/Reference/Interpreter.h"
 
@@ -350,12 +352,7 @@ std::vector<NpyArray> makeRandomInputs(func::FuncOp func, int64_t batch,
     for (int64_t d : type.getShape())
       shape.push_back(ShapedType::isDynamic(d) ? batch : d);
     Type et = type.getElementType();
-    DType dtype = et.isF32()           ? DType::F32
-                  : et.isF64()         ? DType::F64
-                  : et.isInteger(32)   ? DType::I32
-                  : et.isInteger(64)   ? DType::I64
-                  : et.isInteger(1)    ? DType::Bool
-                                       : DType::F32;
+    DType dtype = dtypeOfElementType(et).value_or(DType::F32);
     NpyArray a = makeArray(dtype, shape);
     Domain domain = domainOf(arg);
     std::uniform_real_distribution<double> real(domain.positive ? 0.1 : -1.0,
