@@ -1,0 +1,328 @@
+/* conv.c - NHWC convolution (implicit GEMM) and depthwise convolution.
+ *
+ * conv2d is a GEMM with M = output pixels, N = oc, K = kh*kw*c, run by the
+ * GEMM micro-kernel without an im2col buffer:
+ *  - 1x1, stride 1, unpadded: a plain GEMM on the input;
+ *  - otherwise each output row is cut into tiles of <= 14 pixels. Along an
+ *    output row the pixels of one tap sit at a uniform stride (stride_w * c),
+ *    so an interior tile reads the input in place, one kernel call summing
+ *    over a group of taps (tap offsets) and a block of channels ("direct");
+ *    a tile touching the zero padding (or with fewer than 16 channels) is
+ *    first gathered into a small [mr][taps*channels] stack buffer, zeros
+ *    included ("packed").
+ * K is blocked by (tap group, channel block) of <= TFCC_CONV_KC values; the
+ * B block of each K block (<= TFCC_NC_BYTES) stays in L2 while the task's
+ * rows stream past it. Threads split output rows and/or output panels. */
+#include "kernels_internal.h"
+
+#include <string.h>
+
+#ifndef TFCC_CONV_KC
+#define TFCC_CONV_KC 640
+#endif
+#ifndef TFCC_NC_BYTES
+#define TFCC_NC_BYTES (384 * 1024)
+#endif
+#define TFCC_CONV_MAX_TAPS 64
+#define TFCC_SERIAL_FLOPS 200000.0
+
+typedef struct conv_ctx {
+  const float* x;
+  int64_t n, h, w, c;
+  const float* wp;
+  int64_t oc, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow;
+  const float* bias;
+  const float* res;
+  int32_t act;
+  float alpha, beta;
+  float* y;
+  /* K blocking */
+  int64_t taps, tg, ntg, cb, ncb;
+  /* tiles along an output row */
+  int64_t ntile, tile;
+  /* task grid: row groups x panel groups */
+  int64_t rows, panels, gm, gn;
+  tfcc_uk_fn uk;
+} conv_ctx;
+
+static void conv_range(const conv_ctx* g, int64_t R0, int64_t R1, int64_t q0,
+                       int64_t q1) {
+  float abuf[TFCC_UK_MR * TFCC_CONV_KC];
+  int64_t toff[TFCC_CONV_MAX_TAPS];
+  int64_t poff[TFCC_CONV_MAX_TAPS];
+  const int64_t h = g->h, w = g->w, c = g->c, kh = g->kh, kw = g->kw;
+  const int64_t oc = g->oc, ow = g->ow, K = g->taps * c;
+  const int64_t nkb = g->ntg * g->ncb;
+  tfcc_uk_args u;
+  u.ldc = oc;
+  u.ldr = oc;
+  u.act = g->act;
+  u.alpha = g->alpha;
+  u.beta = g->beta;
+  u.b_tap_stride = c * TFCC_UK_NR;
+  for (int64_t kb = 0; kb < nkb; ++kb) {
+    const int64_t tgi = kb / g->ncb, cbi = kb % g->ncb;
+    const int64_t t0 = tgi * g->tg;
+    const int64_t t1 = t0 + g->tg < g->taps ? t0 + g->tg : g->taps;
+    const int64_t c0 = cbi * g->cb;
+    const int64_t cn = c0 + g->cb < c ? g->cb : c - c0;
+    const int64_t nt = t1 - t0;
+    const int64_t kc = nt * cn;
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t ti = t / kw, tj = t % kw;
+      toff[t - t0] = (ti * g->dh * w + tj * g->dw) * c;
+      poff[t - t0] = (t - t0) * cn;
+    }
+    u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) | (kb == nkb - 1 ? TFCC_UK_LAST : 0);
+    int64_t ncp = TFCC_NC_BYTES / (kc * TFCC_UK_NR * 4);
+    if (ncp < 1)
+      ncp = 1;
+    for (int64_t qb = q0; qb < q1; qb += ncp) {
+      const int64_t qe = qb + ncp < q1 ? qb + ncp : q1;
+      for (int64_t R = R0; R < R1; ++R) {
+        const int64_t b = R / g->oh, r = R % g->oh;
+        const int64_t y0 = r * g->sh - g->pt;
+        const int row_in = y0 >= 0 && y0 + (kh - 1) * g->dh < h;
+        const float* xb = g->x + b * h * w * c;
+        for (int64_t ti = 0; ti < g->ntile; ++ti) {
+          const int64_t s0 = ti * g->tile;
+          if (s0 >= ow)
+            break;
+          const int64_t mr = ow - s0 < g->tile ? ow - s0 : g->tile;
+          const int64_t x0 = s0 * g->sw - g->pl;
+          const int64_t xl = (s0 + mr - 1) * g->sw - g->pl + (kw - 1) * g->dw;
+          const int inside = row_in && x0 >= 0 && xl < w;
+          if (inside && cn >= 16) {
+            u.a = xb + (y0 * w + x0) * c + c0;
+            u.lda = g->sw * c;
+            u.toff = toff;
+            u.ntaps = nt;
+            u.kt = cn;
+          } else {
+            for (int64_t i = 0; i < mr; ++i) {
+              float* d = abuf + i * kc;
+              const int64_t xi = x0 + i * g->sw;
+              for (int64_t t = t0; t < t1; ++t, d += cn) {
+                const int64_t yy = y0 + (t / kw) * g->dh;
+                const int64_t xx = xi + (t % kw) * g->dw;
+                if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+                  memcpy(d, xb + (yy * w + xx) * c + c0,
+                         (size_t)cn * sizeof(float));
+                else
+                  memset(d, 0, (size_t)cn * sizeof(float));
+              }
+            }
+            u.a = abuf;
+            u.lda = kc;
+            if (cn == c) { /* taps contiguous in A and in B: one long tap */
+              u.toff = NULL;
+              u.ntaps = 1;
+              u.kt = kc;
+            } else {
+              u.toff = poff;
+              u.ntaps = nt;
+              u.kt = cn;
+            }
+          }
+          u.mr = mr;
+          const int64_t pix = R * ow + s0;
+          for (int64_t q = qb; q < qe; ++q) {
+            const int64_t n0 = q * TFCC_UK_NR;
+            u.nr = oc - n0 < TFCC_UK_NR ? oc - n0 : TFCC_UK_NR;
+            u.b = g->wp + (q * K + t0 * c + c0) * TFCC_UK_NR;
+            u.c = g->y + pix * oc + n0;
+            u.res = g->res ? g->res + pix * oc + n0 : NULL;
+            u.bias = g->bias ? g->bias + n0 : NULL;
+            g->uk(&u);
+          }
+        }
+      }
+    }
+  }
+}
+
+static void conv_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
+  const conv_ctx* g = (const conv_ctx*)ctx;
+  (void)thread;
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t mg = t / g->gn, ng = t % g->gn;
+    const int64_t R0 = mg * g->rows / g->gm, R1 = (mg + 1) * g->rows / g->gm;
+    const int64_t q0 = ng * g->panels / g->gn, q1 = (ng + 1) * g->panels / g->gn;
+    if (R0 < R1 && q0 < q1)
+      conv_range(g, R0, R1, q0, q1);
+  }
+}
+
+void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
+                        int64_t c, const float* packed_weights, int64_t oc,
+                        int64_t kh, int64_t kw, int64_t stride_h,
+                        int64_t stride_w, int64_t dil_h, int64_t dil_w,
+                        int64_t pad_top, int64_t pad_left, int64_t oh,
+                        int64_t ow, const float* bias, const float* residual,
+                        int32_t activation, float alpha, float beta, float* y) {
+  if (n <= 0 || oh <= 0 || ow <= 0 || oc <= 0)
+    return;
+  if (c <= 0 || kh <= 0 || kw <= 0) { /* empty reduction: epilogue of 0 */
+    tfcc_sgemm_impl(1, n * oh * ow, oc, 0, x, 0, 0, 0, packed_weights, 0, 0, 0,
+                    1, y, oc, 0, bias, residual, activation, alpha, beta);
+    return;
+  }
+  if (kh == 1 && kw == 1 && stride_h == 1 && stride_w == 1 && pad_top == 0 &&
+      pad_left == 0 && oh == h && ow == w) {
+    tfcc_sgemm_impl(1, n * h * w, oc, c, x, c, 0, 0, packed_weights, 0, 0, 0,
+                    1, y, oc, 0, bias, residual, activation, alpha, beta);
+    return;
+  }
+  conv_ctx g;
+  g.x = x;
+  g.n = n;
+  g.h = h;
+  g.w = w;
+  g.c = c;
+  g.wp = packed_weights;
+  g.oc = oc;
+  g.kh = kh;
+  g.kw = kw;
+  g.sh = stride_h;
+  g.sw = stride_w;
+  g.dh = dil_h;
+  g.dw = dil_w;
+  g.pt = pad_top;
+  g.pl = pad_left;
+  g.oh = oh;
+  g.ow = ow;
+  g.bias = bias;
+  g.res = residual;
+  g.act = activation;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.y = y;
+  g.uk = tfcc_kernels_isa() == TFCC_ISA_AVX512 ? tfcc_uk_avx512 : tfcc_uk_generic;
+  g.taps = kh * kw;
+  if (c >= TFCC_CONV_KC) {
+    g.tg = 1;
+    g.ncb = (c + TFCC_CONV_KC - 1) / TFCC_CONV_KC;
+    g.cb = (c + g.ncb - 1) / g.ncb;
+  } else {
+    g.cb = c;
+    g.ncb = 1;
+    g.tg = TFCC_CONV_KC / c;
+  }
+  if (g.tg > TFCC_CONV_MAX_TAPS)
+    g.tg = TFCC_CONV_MAX_TAPS;
+  if (g.tg > g.taps)
+    g.tg = g.taps;
+  g.ntg = (g.taps + g.tg - 1) / g.tg;
+  g.tg = (g.taps + g.ntg - 1) / g.ntg; /* balance the tap groups */
+  g.ntile = (ow + TFCC_UK_MR - 1) / TFCC_UK_MR;
+  g.tile = (ow + g.ntile - 1) / g.ntile;
+  g.rows = n * oh;
+  g.panels = (oc + TFCC_UK_NR - 1) / TFCC_UK_NR;
+  g.gm = 1;
+  g.gn = 1;
+  const double flops =
+      2.0 * (double)(n * oh * ow) * (double)oc * (double)(kh * kw * c);
+  const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
+  if (threads <= 1 || flops < TFCC_SERIAL_FLOPS) {
+    conv_range(&g, 0, g.rows, 0, g.panels);
+    return;
+  }
+  const int64_t want = 2 * (int64_t)threads;
+  const int64_t tiles = g.rows * g.ntile;
+  if (tiles >= 8 * want) {
+    g.gm = TFCC_MIN(want, g.rows);
+  } else {
+    g.gn = TFCC_MIN(want, g.panels);
+    g.gm = TFCC_MAX(1, TFCC_MIN(g.rows, (want + g.gn - 1) / g.gn));
+  }
+  tfcc_rt_parallel_for(g.gm * g.gn, conv_task, &g);
+}
+
+/* ---- depthwise ---------------------------------------------------------- */
+
+void tfcc_dw_row_generic(const tfcc_dw_args* p, int64_t b, int64_t r) {
+  const int64_t C = p->c * p->m;
+  const int64_t y0 = r * p->sh - p->pt;
+  const int64_t orow = (b * p->oh + r) * p->ow;
+  for (int64_t s = 0; s < p->ow; ++s) {
+    const int64_t x0 = s * p->sw - p->pl;
+    float* yo = p->y + (orow + s) * C;
+    const float* ro = p->res ? p->res + (orow + s) * C : NULL;
+    for (int64_t o = 0; o < C; ++o) {
+      const int64_t ci = o / p->m;
+      float acc = p->bias ? p->bias[o] : 0.0f;
+      for (int64_t i = 0; i < p->kh; ++i) {
+        const int64_t yy = y0 + i * p->dh;
+        if (yy < 0 || yy >= p->h)
+          continue;
+        for (int64_t j = 0; j < p->kw; ++j) {
+          const int64_t xx = x0 + j * p->dw;
+          if (xx < 0 || xx >= p->w)
+            continue;
+          acc += p->x[((b * p->h + yy) * p->w + xx) * p->c + ci] *
+                 p->wt[(i * p->kw + j) * C + o];
+        }
+      }
+      if (ro)
+        acc += ro[o];
+      yo[o] = tfcc_act_scalar(acc, p->act, p->alpha, p->beta);
+    }
+  }
+}
+
+typedef struct dw_ctx {
+  tfcc_dw_args a;
+  void (*row)(const tfcc_dw_args*, int64_t, int64_t);
+} dw_ctx;
+
+static void dw_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
+  const dw_ctx* d = (const dw_ctx*)ctx;
+  (void)thread;
+  for (int64_t R = begin; R < end; ++R)
+    d->row(&d->a, R / d->a.oh, R % d->a.oh);
+}
+
+void tfcc_rt_depthwise_conv2d_f32(
+    const float* x, int64_t n, int64_t h, int64_t w, int64_t c,
+    const float* weights, int64_t m, int64_t kh, int64_t kw, int64_t stride_h,
+    int64_t stride_w, int64_t dil_h, int64_t dil_w, int64_t pad_top,
+    int64_t pad_left, int64_t oh, int64_t ow, const float* bias,
+    const float* residual, int32_t activation, float alpha, float beta,
+    float* y) {
+  if (n <= 0 || oh <= 0 || ow <= 0 || c <= 0 || m <= 0)
+    return;
+  dw_ctx d;
+  d.a.x = x;
+  d.a.h = h;
+  d.a.w = w;
+  d.a.c = c;
+  d.a.wt = weights;
+  d.a.m = m;
+  d.a.kh = kh;
+  d.a.kw = kw;
+  d.a.sh = stride_h;
+  d.a.sw = stride_w;
+  d.a.dh = dil_h;
+  d.a.dw = dil_w;
+  d.a.pt = pad_top;
+  d.a.pl = pad_left;
+  d.a.oh = oh;
+  d.a.ow = ow;
+  d.a.bias = bias;
+  d.a.res = residual;
+  d.a.act = activation;
+  d.a.alpha = alpha;
+  d.a.beta = beta;
+  d.a.y = y;
+  /* the vector path handles m <= 16 (16 output lanes span <= 16 inputs) */
+  d.row = tfcc_kernels_isa() == TFCC_ISA_AVX512 && m <= 16 ? tfcc_dw_row_avx512
+                                                           : tfcc_dw_row_generic;
+  const double flops = 2.0 * (double)(n * oh * ow) * (double)(c * m) *
+                       (double)(kh > 0 && kw > 0 ? kh * kw : 1);
+  const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
+  if (threads <= 1 || flops < TFCC_SERIAL_FLOPS || n * oh == 1) {
+    dw_task(&d, 0, n * oh, 0);
+    return;
+  }
+  tfcc_rt_parallel_for(n * oh, dw_task, &d);
+}

@@ -1,0 +1,330 @@
+/* gemm.c - ISA dispatch, the portable micro-kernel and the GEMM driver.
+ *
+ * Blocking (GotoBLAS/BLIS style, with the packed B operand as the cache
+ * resident block):
+ *   for each K block (kc <= TFCC_KC values, balanced):
+ *     for each block of B panels (kc x ncp*32 floats, ~TFCC_NC_BYTES, in L2):
+ *       [B not pre-packed: pack that block into a stack buffer]
+ *       for each MR-row tile of A (in L1: used for every panel of the block):
+ *         A rows read in place ("direct": rows at a stride that does not
+ *         alias in L1) or copied into a [mr][kc] stack buffer;
+ *         for each panel: micro-kernel (epilogue fused into the last K block).
+ * Threads split the (batch, row tiles, panels) grid; every output element
+ * is reduced in the same order whatever the split, so results are identical
+ * for any thread count. */
+#include "kernels_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define TFCC_X86 1
+#endif
+
+#ifndef TFCC_KC
+#define TFCC_KC 256 /* K block: an A tile (14 x kc floats) stays in L1 */
+#endif
+#ifndef TFCC_NC_BYTES
+#define TFCC_NC_BYTES (384 * 1024) /* B block kept in L2 */
+#endif
+/* Stack buffer for a run-time packed block of B (floats). */
+#define TFCC_BBUF_FLOATS (TFCC_KC * 4 * TFCC_UK_NR)
+/* Below this many FLOPs a call runs on the calling thread only. */
+#define TFCC_SERIAL_FLOPS 200000.0
+
+/* ---- ISA dispatch ------------------------------------------------------- */
+
+static int g_isa = -1;    /* detected */
+static int g_forced = -1; /* testing hook */
+
+static int detect_isa(void) {
+#if TFCC_X86
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d))
+    return TFCC_ISA_GENERIC;
+  if (!(c & (1u << 27)) || !(c & (1u << 12))) /* OSXSAVE, FMA */
+    return TFCC_ISA_GENERIC;
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  (void)hi;
+  if ((lo & 0xe6) != 0xe6) /* SSE, AVX, opmask, ZMM state enabled by the OS */
+    return TFCC_ISA_GENERIC;
+  if (__get_cpuid_max(0, NULL) < 7)
+    return TFCC_ISA_GENERIC;
+  __cpuid_count(7, 0, a, b, c, d);
+  const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
+  /* avx512f, avx512dq, avx512bw, avx512vl */
+  if ((b & need) != need)
+    return TFCC_ISA_GENERIC;
+  return TFCC_ISA_AVX512;
+#else
+  return TFCC_ISA_GENERIC;
+#endif
+}
+
+int tfcc_kernels_isa(void) {
+  int isa = __atomic_load_n(&g_isa, __ATOMIC_RELAXED);
+  if (isa < 0) {
+    isa = detect_isa();
+    __atomic_store_n(&g_isa, isa, __ATOMIC_RELAXED);
+  }
+  int forced = __atomic_load_n(&g_forced, __ATOMIC_RELAXED);
+  if (forced >= 0 && forced <= isa)
+    return forced;
+  return isa;
+}
+
+void tfcc_rt_kernels_force_isa(int isa) {
+  __atomic_store_n(&g_forced, isa, __ATOMIC_RELAXED);
+}
+
+/* ---- portable path ------------------------------------------------------ */
+
+float tfcc_act_scalar(float v, int32_t act, float alpha, float beta) {
+  switch (act) {
+  case TFCC_ACT_RELU:
+    return v > 0.0f ? v : 0.0f;
+  case TFCC_ACT_CLIP:
+    v = v > alpha ? v : alpha;
+    return v < beta ? v : beta;
+  case TFCC_ACT_LEAKY_RELU:
+    return v > 0.0f ? v : alpha * v;
+  case TFCC_ACT_HARD_SWISH: {
+    float t = v + 3.0f;
+    t = t > 0.0f ? t : 0.0f;
+    t = t < 6.0f ? t : 6.0f;
+    return v * t / 6.0f;
+  }
+  case TFCC_ACT_SIGMOID:
+    return 1.0f / (1.0f + expf(-v));
+  default:
+    return v;
+  }
+}
+
+void tfcc_uk_generic(const tfcc_uk_args* p) {
+  float acc[TFCC_UK_MR][TFCC_UK_NR];
+  const int64_t mr = p->mr, nr = p->nr;
+  for (int64_t i = 0; i < mr; ++i) {
+    for (int64_t j = 0; j < TFCC_UK_NR; ++j) {
+      float v = 0.0f;
+      if (j < nr) {
+        if (!(p->flags & TFCC_UK_FIRST))
+          v = p->c[i * p->ldc + j];
+        else if (p->res)
+          v = p->res[i * p->ldr + j];
+      }
+      acc[i][j] = v;
+    }
+  }
+  for (int64_t t = 0; t < p->ntaps; ++t) {
+    const float* a = p->a + (p->toff ? p->toff[t] : 0);
+    const float* b = p->b + t * p->b_tap_stride;
+    for (int64_t k = 0; k < p->kt; ++k) {
+      const float* bk = b + k * TFCC_UK_NR;
+      for (int64_t i = 0; i < mr; ++i) {
+        const float av = a[i * p->lda + k];
+        for (int64_t j = 0; j < TFCC_UK_NR; ++j)
+          acc[i][j] += av * bk[j];
+      }
+    }
+  }
+  for (int64_t i = 0; i < mr; ++i) {
+    for (int64_t j = 0; j < nr; ++j) {
+      float v = acc[i][j];
+      if (p->flags & TFCC_UK_LAST) {
+        if (p->bias)
+          v += p->bias[j];
+        v = tfcc_act_scalar(v, p->act, p->alpha, p->beta);
+      }
+      p->c[i * p->ldc + j] = v;
+    }
+  }
+}
+
+/* ---- GEMM driver -------------------------------------------------------- */
+
+typedef struct gemm_ctx {
+  int64_t M, N, K;
+  const float* A;
+  int64_t lda, stride_a;
+  int32_t trans_a;
+  const float* B;
+  int64_t ldb, stride_b;
+  int32_t trans_b, b_packed;
+  float* C;
+  int64_t ldc, stride_c;
+  const float* bias;
+  const float* res;
+  int32_t act;
+  float alpha, beta;
+  int64_t tiles_m, panels, gm, gn; /* task grid per batch: gm x gn */
+  tfcc_uk_fn uk;
+} gemm_ctx;
+
+/* Rows [r0, r1) (in one batch) and panels [q0, q1). */
+static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
+                       int64_t q0, int64_t q1) {
+  float abuf[TFCC_UK_MR * TFCC_KC];
+  float bbuf[TFCC_BBUF_FLOATS];
+  const int64_t K = g->K, N = g->N;
+  const float* A = g->A + bi * g->stride_a;
+  const float* B = g->B + bi * g->stride_b;
+  float* C = g->C + bi * g->stride_c;
+  const float* R = g->res ? g->res + bi * g->stride_c : NULL;
+  const int64_t nkb = K > 0 ? (K + TFCC_KC - 1) / TFCC_KC : 1;
+  const int64_t kcs = K > 0 ? (K + nkb - 1) / nkb : 0;
+  /* A rows in place unless transposed or at a stride that aliases in L1. */
+  const int direct =
+      !g->trans_a && ((g->lda * 4) % 2048 != 0 || r1 - r0 == 1);
+  tfcc_uk_args u;
+  u.toff = NULL;
+  u.ntaps = 1;
+  u.b_tap_stride = 0;
+  u.ldc = g->ldc;
+  u.ldr = g->ldc;
+  u.act = g->act;
+  u.alpha = g->alpha;
+  u.beta = g->beta;
+  for (int64_t kb = 0; kb < nkb; ++kb) {
+    const int64_t k0 = kb * kcs;
+    const int64_t kc = K - k0 < kcs ? K - k0 : kcs;
+    u.kt = kc;
+    u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) | (kb == nkb - 1 ? TFCC_UK_LAST : 0);
+    int64_t ncp;
+    if (g->b_packed) {
+      ncp = TFCC_NC_BYTES / (TFCC_MAX(kc, 1) * TFCC_UK_NR * 4);
+    } else {
+      ncp = TFCC_BBUF_FLOATS / (TFCC_MAX(kc, 1) * TFCC_UK_NR);
+    }
+    if (ncp < 1)
+      ncp = 1;
+    for (int64_t qb = q0; qb < q1; qb += ncp) {
+      const int64_t qe = qb + ncp < q1 ? qb + ncp : q1;
+      if (!g->b_packed && kc > 0)
+        tfcc_pack_b_block(N, B, g->ldb, g->trans_b, k0, kc, qb, qe - qb, bbuf);
+      for (int64_t mt = r0; mt < r1; mt += TFCC_UK_MR) {
+        const int64_t mr = r1 - mt < TFCC_UK_MR ? r1 - mt : TFCC_UK_MR;
+        if (direct) {
+          u.a = A + mt * g->lda + k0;
+          u.lda = g->lda;
+        } else {
+          if (!g->trans_a) {
+            for (int64_t i = 0; i < mr; ++i)
+              memcpy(abuf + i * kc, A + (mt + i) * g->lda + k0,
+                     (size_t)kc * sizeof(float));
+          } else {
+            for (int64_t k = 0; k < kc; ++k) {
+              const float* s = A + (k0 + k) * g->lda + mt;
+              for (int64_t i = 0; i < mr; ++i)
+                abuf[i * kc + k] = s[i];
+            }
+          }
+          u.a = abuf;
+          u.lda = kc;
+        }
+        u.mr = mr;
+        for (int64_t q = qb; q < qe; ++q) {
+          const int64_t n0 = q * TFCC_UK_NR;
+          u.nr = N - n0 < TFCC_UK_NR ? N - n0 : TFCC_UK_NR;
+          u.b = g->b_packed ? B + (q * K + k0) * TFCC_UK_NR
+                            : bbuf + (q - qb) * kc * TFCC_UK_NR;
+          u.c = C + mt * g->ldc + n0;
+          u.res = R ? R + mt * g->ldc + n0 : NULL;
+          u.bias = g->bias ? g->bias + n0 : NULL;
+          g->uk(&u);
+        }
+      }
+    }
+  }
+}
+
+static void gemm_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
+  const gemm_ctx* g = (const gemm_ctx*)ctx;
+  (void)thread;
+  const int64_t per = g->gm * g->gn;
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t bi = t / per, rem = t % per;
+    const int64_t mg = rem / g->gn, ng = rem % g->gn;
+    const int64_t t0 = mg * g->tiles_m / g->gm, t1 = (mg + 1) * g->tiles_m / g->gm;
+    const int64_t q0 = ng * g->panels / g->gn, q1 = (ng + 1) * g->panels / g->gn;
+    const int64_t r0 = t0 * TFCC_UK_MR;
+    const int64_t r1 = t1 * TFCC_UK_MR < g->M ? t1 * TFCC_UK_MR : g->M;
+    if (r0 < r1 && q0 < q1)
+      gemm_range(g, bi, r0, r1, q0, q1);
+  }
+}
+
+void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
+                     const float* A, int64_t lda, int64_t stride_a,
+                     int32_t trans_a, const float* B, int64_t ldb,
+                     int64_t stride_b, int32_t trans_b, int32_t b_packed,
+                     float* C, int64_t ldc, int64_t stride_c, const float* bias,
+                     const float* residual, int32_t act, float alpha,
+                     float beta) {
+  if (batch <= 0 || M <= 0 || N <= 0)
+    return;
+  if (K < 0)
+    K = 0;
+  gemm_ctx g;
+  g.M = M;
+  g.N = N;
+  g.K = K;
+  g.A = A;
+  g.lda = lda;
+  g.stride_a = stride_a;
+  g.trans_a = trans_a;
+  g.B = B;
+  g.ldb = ldb;
+  g.stride_b = stride_b;
+  g.trans_b = trans_b;
+  g.b_packed = b_packed;
+  g.C = C;
+  g.ldc = ldc;
+  g.stride_c = stride_c;
+  g.bias = bias;
+  g.res = residual;
+  g.act = act;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.uk = tfcc_kernels_isa() == TFCC_ISA_AVX512 ? tfcc_uk_avx512 : tfcc_uk_generic;
+  g.tiles_m = (M + TFCC_UK_MR - 1) / TFCC_UK_MR;
+  g.panels = (N + TFCC_UK_NR - 1) / TFCC_UK_NR;
+  g.gm = 1;
+  g.gn = 1;
+  const double flops = 2.0 * (double)batch * (double)M * (double)N * (double)K;
+  const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
+  if (threads <= 1 || flops < TFCC_SERIAL_FLOPS) {
+    for (int64_t bi = 0; bi < batch; ++bi)
+      gemm_range(&g, bi, 0, M, 0, g.panels);
+    return;
+  }
+  /* Aim for >= 2 tasks per thread (dynamic balance) unless the batch alone
+   * gives them: split rows when there are enough row tiles (each task keeps
+   * >= 4 tiles so its A reads and B reuse stay efficient), else panels. */
+  const int64_t want = 2 * (int64_t)threads;
+  if (batch < want) {
+    int64_t need = (want + batch - 1) / batch;
+    if (g.tiles_m >= 4 * need) {
+      g.gm = need;
+    } else {
+      g.gm = TFCC_MAX(1, TFCC_MIN(need, g.tiles_m / 4));
+      int64_t rest = (need + g.gm - 1) / g.gm;
+      g.gn = TFCC_MAX(1, TFCC_MIN(rest, g.panels));
+    }
+  }
+  tfcc_rt_parallel_for(batch * g.gm * g.gn, gemm_task, &g);
+}
+
+void tfcc_rt_sgemm(int64_t batch, int64_t M, int64_t N, int64_t K,
+                   const float* A, int64_t lda, int64_t stride_a,
+                   int32_t trans_a, const float* B, int64_t ldb,
+                   int64_t stride_b, int32_t trans_b, int32_t b_packed,
+                   float* C, int64_t ldc, int64_t stride_c, const float* bias,
+                   const float* residual, int32_t activation, float alpha,
+                   float beta) {
+  tfcc_sgemm_impl(batch, M, N, K, A, lda, stride_a, trans_a, B, ldb, stride_b,
+                  trans_b, b_packed, C, ldc, stride_c, bias, residual,
+                  activation, alpha, beta);
+}

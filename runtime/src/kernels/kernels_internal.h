@@ -1,0 +1,101 @@
+/* kernels_internal.h - shared pieces of the tfcc micro-kernel library.
+ *
+ * The one register-blocked micro-kernel (ukernel) computes an MR x 32 tile
+ * (MR <= TFCC_UK_MR) of C from
+ *   - A rows at a + i*lda (+ toff[t] for tap t): "direct" A (a row-major
+ *     matrix, or the pixels of an NHWC convolution, which sit at a uniform
+ *     stride along an output row) or a packed [mr][kc] buffer;
+ *   - one 32-wide panel of packed B ([k][32]), tap t starting at
+ *     b + t*b_tap_stride;
+ * accumulating over ntaps taps of kt values each. It fuses the epilogue.
+ */
+#ifndef TFCC_KERNELS_INTERNAL_H_
+#define TFCC_KERNELS_INTERNAL_H_
+
+#include "tfcc/tfcc_kernels.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TFCC_INTERNAL TFCC_RT_API
+
+#define TFCC_UK_MR 14 /* rows of the register tile */
+#define TFCC_UK_NR 32 /* columns of the register tile = packed panel width */
+
+/* flags */
+#define TFCC_UK_FIRST 1 /* start from 0 (or the residual) instead of C */
+#define TFCC_UK_LAST 2  /* add the bias, apply the activation */
+
+typedef struct tfcc_uk_args {
+  const float* a;
+  int64_t lda;
+  const int64_t* toff; /* ntaps offsets (floats) added to a; NULL: all 0 */
+  int64_t ntaps;
+  int64_t kt; /* K values per tap */
+  const float* b;
+  int64_t b_tap_stride; /* floats between taps in b */
+  float* c;
+  int64_t ldc;
+  int64_t mr, nr; /* 1..TFCC_UK_MR, 1..TFCC_UK_NR */
+  int32_t flags;
+  const float* bias; /* at the tile's first column, or NULL */
+  const float* res;  /* at the tile's origin, or NULL (only read with FIRST) */
+  int64_t ldr;
+  int32_t act;
+  float alpha, beta;
+} tfcc_uk_args;
+
+typedef void (*tfcc_uk_fn)(const tfcc_uk_args* p);
+
+/* ISA selection: 0 = portable C, 1 = AVX-512. */
+enum { TFCC_ISA_GENERIC = 0, TFCC_ISA_AVX512 = 1 };
+TFCC_INTERNAL int tfcc_kernels_isa(void);
+/* Testing hook: -1 = auto (CPUID), else force an ISA (never one the CPU
+ * lacks: AVX-512 is only honoured when supported). */
+TFCC_INTERNAL void tfcc_rt_kernels_force_isa(int isa);
+
+TFCC_INTERNAL void tfcc_uk_generic(const tfcc_uk_args* p);
+TFCC_INTERNAL void tfcc_uk_avx512(const tfcc_uk_args* p);
+
+/* Packs rows [k0, k0+kc) and panels [p0, p0+np) of B (K x N, see
+ * tfcc_rt_sgemm_pack_b) into dst as [np][kc][32], zero padded in n. */
+TFCC_INTERNAL void tfcc_pack_b_block(int64_t N, const float* B, int64_t ldb,
+                                     int32_t trans_b, int64_t k0, int64_t kc,
+                                     int64_t p0, int64_t np, float* dst);
+
+/* Scalar epilogue (the portable path and the references use the same math). */
+TFCC_INTERNAL float tfcc_act_scalar(float v, int32_t act, float alpha,
+                                    float beta);
+
+/* Depthwise: one output row (b, r) of every channel. */
+typedef struct tfcc_dw_args {
+  const float* x;
+  int64_t h, w, c;
+  const float* wt;
+  int64_t m, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow;
+  const float* bias;
+  const float* res;
+  int32_t act;
+  float alpha, beta;
+  float* y;
+} tfcc_dw_args;
+TFCC_INTERNAL void tfcc_dw_row_generic(const tfcc_dw_args* p, int64_t b,
+                                       int64_t r);
+TFCC_INTERNAL void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b,
+                                      int64_t r);
+
+/* GEMM core used by tfcc_rt_sgemm and the 1x1 convolution. */
+TFCC_INTERNAL void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N,
+                                   int64_t K, const float* A, int64_t lda,
+                                   int64_t stride_a, int32_t trans_a,
+                                   const float* B, int64_t ldb,
+                                   int64_t stride_b, int32_t trans_b,
+                                   int32_t b_packed, float* C, int64_t ldc,
+                                   int64_t stride_c, const float* bias,
+                                   const float* residual, int32_t act,
+                                   float alpha, float beta);
+
+#define TFCC_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define TFCC_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif /* TFCC_KERNELS_INTERNAL_H_ */

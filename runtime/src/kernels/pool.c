@@ -1,0 +1,246 @@
+/* pool.c - the persistent thread pool of the kernel library.
+ *
+ * num_threads - 1 workers wait for a job generation counter to change: they
+ * spin for a short while (so back-to-back kernel calls dispatch in well under
+ * a microsecond or two), then sleep on a futex (a condition variable off
+ * Linux). A job is (fn, ctx, n, chunk); threads claim chunks of [0, n) with a
+ * compare-and-swap on one 64-bit word that holds (generation, next index), so
+ * a late worker can never claim a chunk of a later job. The submitting thread
+ * works too and returns when the count of finished indices reaches n.
+ * Only tfcc_rt_pool_create mallocs. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE
+#endif
+#include "kernels_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define TFCC_USE_FUTEX 1
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TFCC_PAUSE() _mm_pause()
+#else
+#define TFCC_PAUSE() ((void)0)
+#endif
+
+#define LD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LDX(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* Spins (pause instructions) a worker makes before sleeping: ~50-100 us. */
+#define TFCC_POOL_SPIN 4000
+/* Stack of each worker (kernels need TFCC_RT_KERNEL_STACK_BYTES). */
+#define TFCC_POOL_STACK (4u << 20)
+
+typedef void (*tfcc_pf_fn)(void*, int64_t, int64_t, int32_t);
+
+typedef struct tfcc_worker {
+  struct tfcc_rt_pool* pool;
+  int32_t index;
+  pthread_t thread;
+} tfcc_worker;
+
+struct tfcc_rt_pool {
+  int32_t num_threads;
+  int32_t num_started;
+  tfcc_worker* workers;
+  /* the job (written by the submitter before the generation is bumped) */
+  tfcc_pf_fn fn;
+  void* ctx;
+  int64_t n;
+  int64_t chunk;
+  char pad0[64];
+  uint64_t claim; /* (generation << 32) | next index (index < 2^32) */
+  char pad1[64];
+  int64_t done; /* indices finished in the current job */
+  char pad2[64];
+  uint32_t gen; /* futex word: job generation */
+  int32_t sleepers;
+  int32_t stop;
+  int32_t busy; /* a submitter owns the pool */
+#if !TFCC_USE_FUTEX
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+#endif
+};
+
+static __thread tfcc_rt_pool* tls_pool;
+static __thread int32_t tls_in_job; /* inside fn on this thread */
+static __thread int32_t tls_index;  /* thread index while in a job */
+
+static void pool_wait(tfcc_rt_pool* p, uint32_t seen) {
+#if TFCC_USE_FUTEX
+  syscall(SYS_futex, &p->gen, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+#else
+  pthread_mutex_lock(&p->mu);
+  while (__atomic_load_n(&p->gen, __ATOMIC_SEQ_CST) == seen)
+    pthread_cond_wait(&p->cv, &p->mu);
+  pthread_mutex_unlock(&p->mu);
+#endif
+}
+
+static void pool_wake(tfcc_rt_pool* p) {
+#if TFCC_USE_FUTEX
+  syscall(SYS_futex, &p->gen, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+#else
+  pthread_mutex_lock(&p->mu);
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+#endif
+}
+
+/* Claims and runs chunks of job `gen` until none is left. */
+static void pool_work(tfcc_rt_pool* p, uint32_t gen, int32_t index) {
+  tfcc_pf_fn fn = LDX(&p->fn);
+  void* ctx = LDX(&p->ctx);
+  int64_t n = LDX(&p->n), chunk = LDX(&p->chunk);
+  uint64_t cur = LD(&p->claim);
+  for (;;) {
+    if ((uint32_t)(cur >> 32) != gen)
+      return;
+    int64_t begin = (int64_t)(cur & 0xffffffffu);
+    if (begin >= n)
+      return;
+    int64_t end = begin + chunk < n ? begin + chunk : n;
+    uint64_t next = ((uint64_t)gen << 32) | (uint64_t)end;
+    if (!__atomic_compare_exchange_n(&p->claim, &cur, next, 1,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      continue; /* cur reloaded */
+    tls_in_job = 1;
+    tls_index = index;
+    fn(ctx, begin, end, index);
+    tls_in_job = 0;
+    __atomic_fetch_add(&p->done, end - begin, __ATOMIC_RELEASE);
+    cur = LD(&p->claim);
+  }
+}
+
+static void* pool_main(void* arg) {
+  tfcc_worker* wk = (tfcc_worker*)arg;
+  tfcc_rt_pool* p = wk->pool;
+  uint32_t seen = 0;
+  for (;;) {
+    uint32_t g = LD(&p->gen);
+    for (int i = 0; g == seen && i < TFCC_POOL_SPIN; ++i) {
+      TFCC_PAUSE();
+      g = LD(&p->gen);
+    }
+    if (g == seen) {
+      __atomic_fetch_add(&p->sleepers, 1, __ATOMIC_SEQ_CST);
+      while ((g = __atomic_load_n(&p->gen, __ATOMIC_SEQ_CST)) == seen)
+        pool_wait(p, seen);
+      __atomic_fetch_sub(&p->sleepers, 1, __ATOMIC_SEQ_CST);
+    }
+    seen = g;
+    if (LD(&p->stop))
+      break;
+    pool_work(p, g, wk->index);
+  }
+  return NULL;
+}
+
+tfcc_rt_pool* tfcc_rt_pool_create(int32_t num_threads) {
+  if (num_threads < 1)
+    return NULL;
+  tfcc_rt_pool* p = (tfcc_rt_pool*)calloc(1, sizeof(tfcc_rt_pool));
+  if (!p)
+    return NULL;
+  p->num_threads = num_threads;
+#if !TFCC_USE_FUTEX
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+#endif
+  if (num_threads > 1) {
+    p->workers = (tfcc_worker*)calloc((size_t)num_threads, sizeof(tfcc_worker));
+    if (!p->workers) {
+      tfcc_rt_pool_destroy(p);
+      return NULL;
+    }
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, TFCC_POOL_STACK);
+    for (int32_t i = 1; i < num_threads; ++i) {
+      p->workers[i].pool = p;
+      p->workers[i].index = i;
+      if (pthread_create(&p->workers[i].thread, &attr, pool_main,
+                         &p->workers[i]) != 0) {
+        pthread_attr_destroy(&attr);
+        tfcc_rt_pool_destroy(p);
+        return NULL;
+      }
+      p->num_started = i;
+    }
+    pthread_attr_destroy(&attr);
+  }
+  return p;
+}
+
+void tfcc_rt_pool_destroy(tfcc_rt_pool* p) {
+  if (!p)
+    return;
+  if (p->num_started > 0) {
+    ST(&p->stop, 1);
+    __atomic_fetch_add(&p->gen, 1, __ATOMIC_SEQ_CST);
+    pool_wake(p);
+    for (int32_t i = 1; i <= p->num_started; ++i)
+      pthread_join(p->workers[i].thread, NULL);
+  }
+  if (tls_pool == p)
+    tls_pool = NULL;
+#if !TFCC_USE_FUTEX
+  pthread_cond_destroy(&p->cv);
+  pthread_mutex_destroy(&p->mu);
+#endif
+  free(p->workers);
+  free(p);
+}
+
+int32_t tfcc_rt_pool_num_threads(const tfcc_rt_pool* p) {
+  return p ? p->num_threads : 1;
+}
+
+void tfcc_rt_set_current_pool(tfcc_rt_pool* p) { tls_pool = p; }
+tfcc_rt_pool* tfcc_rt_get_current_pool(void) { return tls_pool; }
+
+void tfcc_rt_parallel_for(int64_t n, tfcc_pf_fn fn, void* ctx) {
+  if (n <= 0)
+    return;
+  tfcc_rt_pool* p = tls_pool;
+  int32_t t = p ? p->num_threads : 1;
+  if (t <= 1 || n == 1 || tls_in_job || n > 0xffffffffLL ||
+      __atomic_exchange_n(&p->busy, 1, __ATOMIC_ACQUIRE)) {
+    int32_t saved = tls_in_job;
+    int32_t index = saved ? tls_index : 0;
+    tls_in_job = 1;
+    tls_index = index;
+    fn(ctx, 0, n, index);
+    tls_in_job = saved;
+    return;
+  }
+  int64_t chunks = (int64_t)t * 4;
+  int64_t chunk = (n + chunks - 1) / chunks;
+  if (n <= t)
+    chunk = 1;
+  p->fn = fn;
+  p->ctx = ctx;
+  p->n = n;
+  p->chunk = chunk;
+  __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
+  uint32_t gen = LDX(&p->gen) + 1;
+  if (gen == 0)
+    gen = 1; /* workers start with seen = 0 */
+  __atomic_store_n(&p->claim, (uint64_t)gen << 32, __ATOMIC_RELEASE);
+  __atomic_store_n(&p->gen, gen, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0)
+    pool_wake(p);
+  pool_work(p, gen, 0);
+  while (LD(&p->done) != n)
+    TFCC_PAUSE();
+  ST(&p->busy, 0);
+}

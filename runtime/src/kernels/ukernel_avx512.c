@@ -1,0 +1,325 @@
+/* ukernel_avx512.c - AVX-512 micro-kernels (selected at run time).
+ *
+ * Every function here carries a target attribute, so the file builds with the
+ * baseline flags and the code only runs after tfcc_kernels_isa() saw AVX-512.
+ *
+ * GEMM micro-kernel: MR x 32 register tile (MR <= 14: 28 zmm accumulators),
+ * per k two 16-float loads of the packed B panel and MR broadcast-FMAs from
+ * the A rows (broadcasts fold into the FMA's memory operand). Columns past nr
+ * are masked on the loads/stores of C, the residual and the bias (packed B is
+ * zero padded, so the extra lanes just compute zeros). */
+#include "kernels_internal.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#include <math.h>
+
+#define TGT __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma")))
+#define INL static inline __attribute__((always_inline)) TGT
+
+/* ---- vector epilogue ---------------------------------------------------- */
+
+/* exp(x) for x in [-88, 88]: Cody-Waite range reduction + degree-6
+ * polynomial (~1-2 ulp), then scaling by 2^n. */
+INL __m512 v_exp(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)),
+                    _mm512_set1_ps(88.3f));
+  __m512 n = _mm512_roundscale_ps(
+      _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500E-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507E-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073E-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894E-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459E-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201E-1f));
+  __m512 r2 = _mm512_mul_ps(r, r);
+  p = _mm512_fmadd_ps(p, r2, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  return _mm512_scalef_ps(p, n);
+}
+
+INL __m512 v_act(__m512 v, int32_t act, float alpha, float beta) {
+  switch (act) {
+  case TFCC_ACT_RELU:
+    return _mm512_max_ps(v, _mm512_setzero_ps());
+  case TFCC_ACT_CLIP:
+    return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
+                         _mm512_set1_ps(beta));
+  case TFCC_ACT_LEAKY_RELU: {
+    __mmask16 pos = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
+    return _mm512_mask_mov_ps(_mm512_mul_ps(v, _mm512_set1_ps(alpha)), pos, v);
+  }
+  case TFCC_ACT_HARD_SWISH: {
+    __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
+    t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()),
+                      _mm512_set1_ps(6.0f));
+    return _mm512_div_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(6.0f));
+  }
+  case TFCC_ACT_SIGMOID: {
+    __m512 e = v_exp(_mm512_sub_ps(_mm512_setzero_ps(), v));
+    return _mm512_div_ps(_mm512_set1_ps(1.0f),
+                         _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+  }
+  default:
+    return v;
+  }
+}
+
+/* ---- GEMM micro-kernel -------------------------------------------------- */
+
+INL void uk_body(const int MR, const tfcc_uk_args* p) {
+  __m512 c0[TFCC_UK_MR], c1[TFCC_UK_MR];
+  const int64_t lda = p->lda, kt = p->kt, ntaps = p->ntaps;
+  const int64_t nr = p->nr, ldc = p->ldc;
+  const __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
+  const __mmask16 m1 =
+      nr >= 32 ? 0xffff : nr > 16 ? (__mmask16)((1u << (nr - 16)) - 1) : 0;
+  float* c = p->c;
+  const int32_t flags = p->flags;
+
+  if (flags & TFCC_UK_FIRST) {
+    if (p->res) {
+      const float* r = p->res;
+      const int64_t ldr = p->ldr;
+#pragma unroll
+      for (int i = 0; i < MR; ++i) {
+        c0[i] = _mm512_maskz_loadu_ps(m0, r + i * ldr);
+        c1[i] = _mm512_maskz_loadu_ps(m1, r + i * ldr + 16);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < MR; ++i) {
+        c0[i] = _mm512_setzero_ps();
+        c1[i] = _mm512_setzero_ps();
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < MR; ++i) {
+      c0[i] = _mm512_maskz_loadu_ps(m0, c + i * ldc);
+      c1[i] = _mm512_maskz_loadu_ps(m1, c + i * ldc + 16);
+    }
+  }
+
+  const float* b = p->b;
+  for (int64_t t = 0; t < ntaps; ++t) {
+    const float* a = p->a + (p->toff ? p->toff[t] : 0);
+    const float* bt = b + t * p->b_tap_stride;
+    if (MR == 1) {
+      /* One row: split k over two accumulator pairs to hide FMA latency. */
+      __m512 d0 = _mm512_setzero_ps(), d1 = _mm512_setzero_ps();
+      int64_t k = 0;
+      for (; k + 2 <= kt; k += 2) {
+        __m512 a0 = _mm512_set1_ps(a[k]), a1 = _mm512_set1_ps(a[k + 1]);
+        c0[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32), c0[0]);
+        c1[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32 + 16), c1[0]);
+        d0 = _mm512_fmadd_ps(a1, _mm512_loadu_ps(bt + k * 32 + 32), d0);
+        d1 = _mm512_fmadd_ps(a1, _mm512_loadu_ps(bt + k * 32 + 48), d1);
+      }
+      if (k < kt) {
+        __m512 a0 = _mm512_set1_ps(a[k]);
+        c0[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32), c0[0]);
+        c1[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32 + 16), c1[0]);
+      }
+      c0[0] = _mm512_add_ps(c0[0], d0);
+      c1[0] = _mm512_add_ps(c1[0], d1);
+      continue;
+    }
+    /* Two row bases keep the addressing to base + index*scale forms. */
+    const float* pa = a;
+    const float* pb = a + 7 * lda;
+    for (int64_t k = 0; k < kt; ++k) {
+      __m512 b0 = _mm512_loadu_ps(bt);
+      __m512 b1 = _mm512_loadu_ps(bt + 16);
+      bt += 32;
+#pragma unroll
+      for (int i = 0; i < MR; ++i) {
+        const float* row = i < 7 ? pa + i * lda : pb + (i - 7) * lda;
+        __m512 av = _mm512_set1_ps(row[k]);
+        c0[i] = _mm512_fmadd_ps(av, b0, c0[i]);
+        c1[i] = _mm512_fmadd_ps(av, b1, c1[i]);
+      }
+    }
+  }
+
+  if (flags & TFCC_UK_LAST) {
+    if (p->bias) {
+      __m512 bb0 = _mm512_maskz_loadu_ps(m0, p->bias);
+      __m512 bb1 = _mm512_maskz_loadu_ps(m1, p->bias + 16);
+#pragma unroll
+      for (int i = 0; i < MR; ++i) {
+        c0[i] = _mm512_add_ps(c0[i], bb0);
+        c1[i] = _mm512_add_ps(c1[i], bb1);
+      }
+    }
+    const int32_t act = p->act;
+    if (act != TFCC_ACT_NONE) {
+      const float al = p->alpha, be = p->beta;
+#pragma unroll
+      for (int i = 0; i < MR; ++i) {
+        c0[i] = v_act(c0[i], act, al, be);
+        c1[i] = v_act(c1[i], act, al, be);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < MR; ++i) {
+    _mm512_mask_storeu_ps(c + i * ldc, m0, c0[i]);
+    _mm512_mask_storeu_ps(c + i * ldc + 16, m1, c1[i]);
+  }
+}
+
+#define UK(MR)                                                                 \
+  static TGT __attribute__((noinline)) void uk_##MR(const tfcc_uk_args* p) {   \
+    uk_body(MR, p);                                                            \
+  }
+UK(1)
+UK(2)
+UK(3)
+UK(4)
+UK(5)
+UK(6)
+UK(7)
+UK(8)
+UK(9)
+UK(10)
+UK(11)
+UK(12)
+UK(13)
+UK(14)
+
+TGT void tfcc_uk_avx512(const tfcc_uk_args* p) {
+  switch (p->mr) {
+  case 1: uk_1(p); break;
+  case 2: uk_2(p); break;
+  case 3: uk_3(p); break;
+  case 4: uk_4(p); break;
+  case 5: uk_5(p); break;
+  case 6: uk_6(p); break;
+  case 7: uk_7(p); break;
+  case 8: uk_8(p); break;
+  case 9: uk_9(p); break;
+  case 10: uk_10(p); break;
+  case 11: uk_11(p); break;
+  case 12: uk_12(p); break;
+  case 13: uk_13(p); break;
+  default: uk_14(p); break;
+  }
+}
+
+/* ---- depthwise ---------------------------------------------------------- */
+
+/* Loads the 16 input values output channels [o, o+16) read (masked by `mo`,
+ * the valid output lanes): x[ci] with ci = (o + lane) / m. */
+INL __m512 dw_in(const float* px, int64_t o, int64_t m, __m512i idx,
+                 __mmask16 mi, __mmask16 mo) {
+  if (m == 1)
+    return _mm512_maskz_loadu_ps(mo, px + o);
+  __m512 v = _mm512_maskz_loadu_ps(mi, px + o / m);
+  return _mm512_maskz_permutexvar_ps(mo, idx, v);
+}
+
+TGT void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
+  const int64_t h = p->h, w = p->w, c = p->c, m = p->m, kh = p->kh,
+                kw = p->kw, sw = p->sw, dh = p->dh, dw = p->dw, pl = p->pl,
+                ow = p->ow;
+  const int64_t C = c * m;
+  const int64_t y0 = r * p->sh - p->pt;
+  /* taps rows i with 0 <= y0 + i*dh < h */
+  int64_t i0 = 0, i1 = kh;
+  while (i0 < kh && y0 + i0 * dh < 0)
+    ++i0;
+  while (i1 > i0 && y0 + (i1 - 1) * dh >= h)
+    --i1;
+  /* interior columns: all taps in [0, w) */
+  int64_t s_lo = pl > 0 ? (pl + sw - 1) / sw : 0;
+  int64_t s_hi = (w - 1 - (kw - 1) * dw + pl); /* s*sw <= this */
+  s_hi = s_hi < 0 ? 0 : s_hi / sw + 1;
+  if (s_hi > ow)
+    s_hi = ow;
+  if (s_lo > s_hi)
+    s_lo = s_hi;
+  const float* xb = p->x + b * h * w * c;
+  const int64_t orow = (b * p->oh + r) * ow;
+  float* yrow = p->y + orow * C;
+  const float* rrow = p->res ? p->res + orow * C : NULL;
+  const float* wt = p->wt;
+  const int32_t act = p->act;
+  const float al = p->alpha, be = p->beta;
+
+  for (int64_t o = 0; o < C; o += 16) {
+    const int64_t lanes = C - o < 16 ? C - o : 16;
+    const __mmask16 mo = (__mmask16)((1u << lanes) - 1);
+    __m512i idx = _mm512_setzero_si512();
+    __mmask16 mi = 0;
+    if (m > 1) {
+      int32_t id[16];
+      int64_t cbase = o / m;
+      for (int l = 0; l < 16; ++l)
+        id[l] = (int32_t)((o + l) / m - cbase);
+      idx = _mm512_loadu_si512(id);
+      int64_t span = (o + lanes - 1) / m - cbase + 1;
+      mi = (__mmask16)((1u << span) - 1);
+    }
+    const __m512 bias =
+        p->bias ? _mm512_maskz_loadu_ps(mo, p->bias + o) : _mm512_setzero_ps();
+    int64_t s = 0;
+    /* border and interior pixels, one or four at a time */
+    while (s < ow) {
+      if (s >= s_lo && s + 4 <= s_hi) {
+        __m512 a0 = bias, a1 = bias, a2 = bias, a3 = bias;
+        const int64_t st = sw * c;
+        for (int64_t i = i0; i < i1; ++i) {
+          const float* xr = xb + ((y0 + i * dh) * w + s * sw - pl) * c;
+          const float* wr = wt + i * kw * C + o;
+          for (int64_t j = 0; j < kw; ++j) {
+            __m512 wv = _mm512_maskz_loadu_ps(mo, wr + j * C);
+            const float* px = xr + j * dw * c;
+            a0 = _mm512_fmadd_ps(dw_in(px, o, m, idx, mi, mo), wv, a0);
+            a1 = _mm512_fmadd_ps(dw_in(px + st, o, m, idx, mi, mo), wv, a1);
+            a2 = _mm512_fmadd_ps(dw_in(px + 2 * st, o, m, idx, mi, mo), wv, a2);
+            a3 = _mm512_fmadd_ps(dw_in(px + 3 * st, o, m, idx, mi, mo), wv, a3);
+          }
+        }
+        __m512 acc[4] = {a0, a1, a2, a3};
+        for (int q = 0; q < 4; ++q) {
+          __m512 v = acc[q];
+          if (rrow)
+            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mo, rrow + (s + q) * C + o));
+          v = v_act(v, act, al, be);
+          _mm512_mask_storeu_ps(yrow + (s + q) * C + o, mo, v);
+        }
+        s += 4;
+        continue;
+      }
+      const int64_t x0 = s * sw - pl;
+      int64_t j0 = 0, j1 = kw;
+      while (j0 < kw && x0 + j0 * dw < 0)
+        ++j0;
+      while (j1 > j0 && x0 + (j1 - 1) * dw >= w)
+        --j1;
+      __m512 a0 = bias;
+      for (int64_t i = i0; i < i1; ++i) {
+        const float* xr = xb + ((y0 + i * dh) * w + x0) * c;
+        const float* wr = wt + i * kw * C + o;
+        for (int64_t j = j0; j < j1; ++j)
+          a0 = _mm512_fmadd_ps(dw_in(xr + j * dw * c, o, m, idx, mi, mo),
+                               _mm512_maskz_loadu_ps(mo, wr + j * C), a0);
+      }
+      if (rrow)
+        a0 = _mm512_add_ps(a0, _mm512_maskz_loadu_ps(mo, rrow + s * C + o));
+      a0 = v_act(a0, act, al, be);
+      _mm512_mask_storeu_ps(yrow + s * C + o, mo, a0);
+      ++s;
+    }
+  }
+}
+
+#else /* not x86-64: never selected */
+void tfcc_uk_avx512(const tfcc_uk_args* p) { tfcc_uk_generic(p); }
+void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
+  tfcc_dw_row_generic(p, b, r);
+}
+#endif

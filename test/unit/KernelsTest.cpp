@@ -1,0 +1,671 @@
+//===- KernelsTest.cpp - Tests of the runtime's float32 micro-kernels -----===//
+//
+// Every kernel (sgemm, conv2d, depthwise conv2d) against a naive
+// double-precision reference over many shapes and options, on the portable C
+// path and the AVX-512 path (when the CPU has it), at 1 and 2 threads; and the
+// thread pool itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfcc/tfcc_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+// Internal testing hooks of the kernel library (runtime/src/kernels).
+extern "C" int tfcc_kernels_isa(void);
+extern "C" void tfcc_rt_kernels_force_isa(int isa);
+
+namespace {
+
+std::vector<float> randomVector(size_t n, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+double actRef(double v, int act, double alpha, double beta) {
+  switch (act) {
+  case TFCC_ACT_RELU:
+    return v > 0 ? v : 0;
+  case TFCC_ACT_CLIP:
+    return std::min(std::max(v, alpha), beta);
+  case TFCC_ACT_LEAKY_RELU:
+    return v > 0 ? v : alpha * v;
+  case TFCC_ACT_HARD_SWISH:
+    return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
+  case TFCC_ACT_SIGMOID:
+    return 1.0 / (1.0 + std::exp(-v));
+  default:
+    return v;
+  }
+}
+
+// An expected output: the exact value and the sum of the magnitudes of what
+// was added up (the scale of the rounding error).
+struct Expected {
+  double value = 0;
+  double scale = 0;
+};
+
+// Compares `got` against `want` at `count` positions given by `index`;
+// tolerance ~1e-5 relative, growing with the reduction length k.
+template <typename IndexFn>
+::testing::AssertionResult compareOutputs(const float *got,
+                                          const std::vector<Expected> &want,
+                                          IndexFn index, int64_t k) {
+  double tolRel = 1e-5 * (1.0 + static_cast<double>(k) / 64.0);
+  for (size_t i = 0; i < want.size(); ++i) {
+    double g = got[index(i)];
+    double tol = tolRel * (want[i].scale + 1.0);
+    if (!(std::fabs(g - want[i].value) <= tol)) // also catches NaN
+      return ::testing::AssertionFailure()
+             << "element " << i << ": got " << g << ", want " << want[i].value
+             << " (tolerance " << tol << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Runs with a pool of `threads` threads current on this thread and the given
+// ISA forced; restores both.
+class KernelEnv {
+public:
+  KernelEnv(int isa, int threads) {
+    tfcc_rt_kernels_force_isa(isa);
+    pool_ = tfcc_rt_pool_create(threads);
+    tfcc_rt_set_current_pool(pool_);
+  }
+  ~KernelEnv() {
+    tfcc_rt_set_current_pool(nullptr);
+    tfcc_rt_pool_destroy(pool_);
+    tfcc_rt_kernels_force_isa(-1);
+  }
+  bool ok() const { return pool_ != nullptr; }
+
+private:
+  tfcc_rt_pool *pool_;
+};
+
+bool haveAvx512() {
+  tfcc_rt_kernels_force_isa(-1);
+  return tfcc_kernels_isa() == 1;
+}
+
+// ---- sgemm ----------------------------------------------------------------
+
+struct GemmCase {
+  int64_t batch, M, N, K;
+  bool transA, transB, packed, sharedB;
+  bool bias, residual, inPlace;
+  int act;
+  int64_t padLd; // extra leading-dimension elements
+};
+
+std::string describe(const GemmCase &c) {
+  return "batch=" + std::to_string(c.batch) + " M=" + std::to_string(c.M) +
+         " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K) +
+         " tA=" + std::to_string(c.transA) + " tB=" + std::to_string(c.transB) +
+         " packed=" + std::to_string(c.packed) +
+         " sharedB=" + std::to_string(c.sharedB) +
+         " bias=" + std::to_string(c.bias) +
+         " res=" + std::to_string(c.residual) +
+         " inplace=" + std::to_string(c.inPlace) +
+         " act=" + std::to_string(c.act) + " pad=" + std::to_string(c.padLd);
+}
+
+::testing::AssertionResult runGemm(const GemmCase &c, std::mt19937 &rng) {
+  const float alpha = c.act == TFCC_ACT_CLIP ? -0.5f : 0.1f;
+  const float beta = c.act == TFCC_ACT_CLIP ? 0.75f : 0.0f;
+  const int64_t lda = (c.transA ? c.M : c.K) + c.padLd;
+  const int64_t ldb = (c.transB ? c.K : c.N) + c.padLd;
+  const int64_t ldc = c.N + c.padLd;
+  const int64_t aRows = c.transA ? c.K : c.M;
+  const int64_t bRows = c.transB ? c.N : c.K;
+  const int64_t strideA = aRows * lda + 3;
+  const int64_t strideB = bRows * ldb + 5;
+  const int64_t strideC = c.M * ldc + 7;
+  const int64_t bBatches = c.sharedB ? 1 : c.batch;
+  std::vector<float> A = randomVector(strideA * c.batch + 1, rng);
+  std::vector<float> B = randomVector(strideB * bBatches + 1, rng);
+  std::vector<float> bias = randomVector(c.N, rng);
+  std::vector<float> res = randomVector(strideC * c.batch + 1, rng);
+  std::vector<float> C(strideC * c.batch + 1, 12345.0f);
+  if (c.inPlace)
+    C = res;
+
+  auto a = [&](int64_t b, int64_t m, int64_t k) -> double {
+    return A[b * strideA + (c.transA ? k * lda + m : m * lda + k)];
+  };
+  auto bAt = [&](int64_t b, int64_t k, int64_t n) -> double {
+    int64_t base = c.sharedB ? 0 : b * strideB;
+    return B[base + (c.transB ? n * ldb + k : k * ldb + n)];
+  };
+  std::vector<Expected> want;
+  want.reserve(c.batch * c.M * c.N);
+  for (int64_t b = 0; b < c.batch; ++b)
+    for (int64_t m = 0; m < c.M; ++m)
+      for (int64_t n = 0; n < c.N; ++n) {
+        Expected e;
+        for (int64_t k = 0; k < c.K; ++k) {
+          double p = a(b, m, k) * bAt(b, k, n);
+          e.value += p;
+          e.scale += std::fabs(p);
+        }
+        if (c.bias) {
+          e.value += bias[n];
+          e.scale += std::fabs(bias[n]);
+        }
+        if (c.residual) {
+          double r = res[b * strideC + m * ldc + n];
+          e.value += r;
+          e.scale += std::fabs(r);
+        }
+        e.value = actRef(e.value, c.act, alpha, beta);
+        want.push_back(e);
+      }
+
+  std::vector<float> packed;
+  const float *bArg = B.data();
+  int64_t strideBArg = c.sharedB ? 0 : strideB;
+  if (c.packed) {
+    int64_t size = tfcc_rt_sgemm_packed_b_size(c.K, c.N);
+    packed.assign(size * bBatches + 1, -7.0f);
+    for (int64_t b = 0; b < bBatches; ++b)
+      tfcc_rt_sgemm_pack_b(c.K, c.N, B.data() + b * strideB, ldb, c.transB,
+                           packed.data() + b * size);
+    bArg = packed.data();
+    strideBArg = c.sharedB ? 0 : size;
+  }
+  tfcc_rt_sgemm(c.batch, c.M, c.N, c.K, A.data(), lda, strideA, c.transA, bArg,
+                ldb, strideBArg, c.transB, c.packed, C.data(), ldc, strideC,
+                c.bias ? bias.data() : nullptr,
+                c.residual ? (c.inPlace ? C.data() : res.data()) : nullptr,
+                c.act, alpha, beta);
+  auto result = compareOutputs(
+      C.data(), want,
+      [&](size_t i) {
+        int64_t b = i / (c.M * c.N), m = (i / c.N) % c.M, n = i % c.N;
+        return b * strideC + m * ldc + n;
+      },
+      c.K);
+  if (!result)
+    return result << " [" << describe(c) << "]";
+  // Nothing outside the outputs was written.
+  for (int64_t b = 0; b < c.batch; ++b)
+    for (int64_t m = 0; m < c.M; ++m)
+      for (int64_t n = c.N; n < ldc; ++n) {
+        float expect = c.inPlace ? res[b * strideC + m * ldc + n] : 12345.0f;
+        if (C[b * strideC + m * ldc + n] != expect)
+          return ::testing::AssertionFailure()
+                 << "wrote past N at b=" << b << " m=" << m << " n=" << n
+                 << " [" << describe(c) << "]";
+      }
+  return ::testing::AssertionSuccess();
+}
+
+class KernelsTest : public ::testing::TestWithParam<std::tuple<int, int>> {
+protected:
+  void SetUp() override {
+    isa_ = std::get<0>(GetParam());
+    threads_ = std::get<1>(GetParam());
+    if (isa_ == 1 && !haveAvx512())
+      GTEST_SKIP() << "no AVX-512 on this CPU";
+  }
+  int isa_ = 0, threads_ = 1;
+};
+
+TEST_P(KernelsTest, GemmEdgeShapes) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(1);
+  const int64_t dims[] = {1, 2, 7, 14, 15, 31, 32, 33, 100};
+  for (int64_t M : dims)
+    for (int64_t N : dims)
+      for (int64_t K : {1, 9, 33, 100}) {
+        GemmCase c{1, M, N, K, false, false, (M + N + K) % 2 == 0, false,
+                   false, false, false, TFCC_ACT_NONE, 0};
+        ASSERT_TRUE(runGemm(c, rng));
+      }
+}
+
+TEST_P(KernelsTest, GemmOptions) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(2);
+  const int64_t dims[] = {1, 31, 33, 100};
+  int i = 0;
+  for (bool transA : {false, true})
+    for (bool transB : {false, true})
+      for (bool packed : {false, true})
+        for (int act = TFCC_ACT_NONE; act <= TFCC_ACT_SIGMOID; ++act) {
+          ++i;
+          GemmCase c{1 + i % 3,
+                     dims[i % 4],
+                     dims[(i / 4) % 4],
+                     dims[(i / 2 + 1) % 4],
+                     transA,
+                     transB,
+                     packed,
+                     i % 5 == 0,
+                     i % 2 == 0,
+                     i % 3 != 0,
+                     i % 6 == 1,
+                     act,
+                     i % 4 == 3 ? 5 : 0};
+          ASSERT_TRUE(runGemm(c, rng));
+        }
+}
+
+TEST_P(KernelsTest, GemmRandomShapes) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> dim(1, 300), bit(0, 1), act(0, 5);
+  for (int i = 0; i < 25; ++i) {
+    GemmCase c{1 + (i % 4 == 0),
+               dim(rng),
+               dim(rng),
+               dim(rng),
+               bit(rng) && bit(rng),
+               bit(rng) && bit(rng),
+               bit(rng) != 0,
+               bit(rng) != 0,
+               bit(rng) != 0,
+               bit(rng) != 0,
+               bit(rng) && bit(rng),
+               act(rng),
+               bit(rng) ? 0 : 3};
+    ASSERT_TRUE(runGemm(c, rng));
+  }
+}
+
+TEST_P(KernelsTest, GemmLargeBlocks) {
+  // Several K blocks, several B blocks, power-of-two leading dimensions (the
+  // A rows are copied), in-place residual across K blocks.
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(4);
+  ASSERT_TRUE(runGemm({1, 130, 1100, 600, false, false, true, false, true,
+                       true, true, TFCC_ACT_RELU, 0},
+                      rng));
+  ASSERT_TRUE(runGemm({1, 64, 512, 1024, false, false, false, false, true,
+                       true, false, TFCC_ACT_NONE, 0},
+                      rng));
+  ASSERT_TRUE(runGemm({2, 45, 200, 700, true, true, false, false, false, true,
+                       true, TFCC_ACT_HARD_SWISH, 0},
+                      rng));
+}
+
+TEST_P(KernelsTest, GemmZeroK) {
+  KernelEnv env(isa_, threads_);
+  std::mt19937 rng(5);
+  ASSERT_TRUE(runGemm({2, 5, 40, 0, false, false, false, false, true, true,
+                       false, TFCC_ACT_RELU, 0},
+                      rng));
+}
+
+// ---- conv2d ---------------------------------------------------------------
+
+struct ConvCase {
+  int64_t n, h, w, c, oc, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr;
+  bool bias, residual, inPlace;
+  int act;
+};
+
+::testing::AssertionResult runConv(const ConvCase &c, std::mt19937 &rng) {
+  const int64_t oh = (c.h + c.pt + c.pb - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
+  const int64_t ow = (c.w + c.pl + c.pr - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
+  std::vector<float> x = randomVector(c.n * c.h * c.w * c.c, rng);
+  std::vector<float> wt = randomVector(c.kh * c.kw * c.c * c.oc, rng);
+  std::vector<float> bias = randomVector(c.oc, rng);
+  std::vector<float> res = randomVector(c.n * oh * ow * c.oc, rng);
+  std::vector<float> y(c.n * oh * ow * c.oc, 999.0f);
+  if (c.inPlace)
+    y = res;
+  const int64_t K = c.kh * c.kw * c.c;
+  std::vector<float> packed(tfcc_rt_sgemm_packed_b_size(K, c.oc));
+  tfcc_rt_sgemm_pack_b(K, c.oc, wt.data(), c.oc, 0, packed.data());
+  std::vector<Expected> want;
+  for (int64_t b = 0; b < c.n; ++b)
+    for (int64_t r = 0; r < oh; ++r)
+      for (int64_t s = 0; s < ow; ++s)
+        for (int64_t o = 0; o < c.oc; ++o) {
+          Expected e;
+          for (int64_t i = 0; i < c.kh; ++i)
+            for (int64_t j = 0; j < c.kw; ++j) {
+              int64_t yy = r * c.sh - c.pt + i * c.dh;
+              int64_t xx = s * c.sw - c.pl + j * c.dw;
+              if (yy < 0 || yy >= c.h || xx < 0 || xx >= c.w)
+                continue;
+              for (int64_t ci = 0; ci < c.c; ++ci) {
+                double p = static_cast<double>(
+                               x[((b * c.h + yy) * c.w + xx) * c.c + ci]) *
+                           wt[((i * c.kw + j) * c.c + ci) * c.oc + o];
+                e.value += p;
+                e.scale += std::fabs(p);
+              }
+            }
+          if (c.bias) {
+            e.value += bias[o];
+            e.scale += std::fabs(bias[o]);
+          }
+          if (c.residual) {
+            double rv = res[((b * oh + r) * ow + s) * c.oc + o];
+            e.value += rv;
+            e.scale += std::fabs(rv);
+          }
+          e.value = actRef(e.value, c.act, 0.1, 0.0);
+          want.push_back(e);
+        }
+  tfcc_rt_conv2d_f32(x.data(), c.n, c.h, c.w, c.c, packed.data(), c.oc, c.kh,
+                     c.kw, c.sh, c.sw, c.dh, c.dw, c.pt, c.pl, oh, ow,
+                     c.bias ? bias.data() : nullptr,
+                     c.residual ? (c.inPlace ? y.data() : res.data()) : nullptr,
+                     c.act, 0.1f, 0.0f, y.data());
+  auto result = compareOutputs(
+      y.data(), want, [](size_t i) { return static_cast<int64_t>(i); }, K);
+  if (!result)
+    result << " [conv n=" << c.n << " h=" << c.h << " w=" << c.w
+           << " c=" << c.c << " oc=" << c.oc << " k=" << c.kh << "x" << c.kw
+           << " s=" << c.sh << "," << c.sw << " d=" << c.dh << "," << c.dw
+           << " pad=" << c.pt << "," << c.pb << "," << c.pl << "," << c.pr
+           << "]";
+  return result;
+}
+
+TEST_P(KernelsTest, Conv2d) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(6);
+  const ConvCase cases[] = {
+      // n  h   w   c   oc kh kw sh sw dh dw pt pb pl pr bias res inpl act
+      {1, 8, 8, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 1},
+      {2, 9, 11, 20, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true, false, 0},
+      {1, 12, 12, 17, 33, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, false, true, true, 4},
+      {1, 10, 9, 32, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, true, true, true, 2},
+      {3, 7, 5, 24, 70, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, true, false, false, 3},
+      {1, 23, 21, 3, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, true, false, false, 1},
+      {1, 6, 6, 64, 31, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, false, false, false, 5},
+      {1, 30, 17, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+      {1, 9, 9, 700, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 0},
+      {2, 5, 8, 128, 40, 3, 3, 1, 2, 1, 1, 0, 2, 1, 0, true, false, false, 0},
+      {1, 12, 12, 8, 8, 5, 3, 1, 1, 1, 1, 2, 2, 1, 1, false, false, false, 0},
+      {1, 4, 40, 16, 16, 1, 9, 1, 1, 1, 1, 0, 0, 4, 4, true, false, false, 0},
+      {1, 3, 3, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+  };
+  for (const ConvCase &c : cases)
+    ASSERT_TRUE(runConv(c, rng));
+}
+
+// ---- depthwise ------------------------------------------------------------
+
+struct DwCase {
+  int64_t n, h, w, c, m, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr;
+  bool bias, residual, inPlace;
+  int act;
+};
+
+::testing::AssertionResult runDw(const DwCase &c, std::mt19937 &rng) {
+  const int64_t oh = (c.h + c.pt + c.pb - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
+  const int64_t ow = (c.w + c.pl + c.pr - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
+  const int64_t C = c.c * c.m;
+  std::vector<float> x = randomVector(c.n * c.h * c.w * c.c, rng);
+  std::vector<float> wt = randomVector(c.kh * c.kw * C, rng);
+  std::vector<float> bias = randomVector(C, rng);
+  std::vector<float> res = randomVector(c.n * oh * ow * C, rng);
+  std::vector<float> y(c.n * oh * ow * C, 999.0f);
+  if (c.inPlace)
+    y = res;
+  std::vector<Expected> want;
+  for (int64_t b = 0; b < c.n; ++b)
+    for (int64_t r = 0; r < oh; ++r)
+      for (int64_t s = 0; s < ow; ++s)
+        for (int64_t o = 0; o < C; ++o) {
+          Expected e;
+          for (int64_t i = 0; i < c.kh; ++i)
+            for (int64_t j = 0; j < c.kw; ++j) {
+              int64_t yy = r * c.sh - c.pt + i * c.dh;
+              int64_t xx = s * c.sw - c.pl + j * c.dw;
+              if (yy < 0 || yy >= c.h || xx < 0 || xx >= c.w)
+                continue;
+              double p = static_cast<double>(
+                             x[((b * c.h + yy) * c.w + xx) * c.c + o / c.m]) *
+                         wt[(i * c.kw + j) * C + o];
+              e.value += p;
+              e.scale += std::fabs(p);
+            }
+          if (c.bias) {
+            e.value += bias[o];
+            e.scale += std::fabs(bias[o]);
+          }
+          if (c.residual) {
+            double rv = res[((b * oh + r) * ow + s) * C + o];
+            e.value += rv;
+            e.scale += std::fabs(rv);
+          }
+          e.value = actRef(e.value, c.act, 0.0, 6.0);
+          want.push_back(e);
+        }
+  tfcc_rt_depthwise_conv2d_f32(
+      x.data(), c.n, c.h, c.w, c.c, wt.data(), c.m, c.kh, c.kw, c.sh, c.sw,
+      c.dh, c.dw, c.pt, c.pl, oh, ow, c.bias ? bias.data() : nullptr,
+      c.residual ? (c.inPlace ? y.data() : res.data()) : nullptr, c.act, 0.0f,
+      6.0f, y.data());
+  auto result = compareOutputs(
+      y.data(), want, [](size_t i) { return static_cast<int64_t>(i); },
+      c.kh * c.kw);
+  if (!result)
+    result << " [dw n=" << c.n << " h=" << c.h << " w=" << c.w << " c=" << c.c
+           << " m=" << c.m << " k=" << c.kh << "x" << c.kw << " s=" << c.sh
+           << "," << c.sw << " d=" << c.dh << "," << c.dw << " pad=" << c.pt
+           << "," << c.pb << "," << c.pl << "," << c.pr << "]";
+  return result;
+}
+
+TEST_P(KernelsTest, Depthwise) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(7);
+  const DwCase cases[] = {
+      // n  h   w   c  m kh kw sh sw dh dw pt pb pl pr bias res inpl act
+      {1, 12, 13, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 2},
+      {2, 11, 10, 40, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true, false, 0},
+      {1, 9, 14, 19, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true, true, 1},
+      {1, 8, 8, 7, 3, 3, 3, 2, 1, 1, 1, 0, 1, 1, 0, true, false, false, 4},
+      {1, 15, 16, 16, 1, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, true, false, false, 5},
+      {1, 10, 20, 33, 1, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, true, false, false, 3},
+      {1, 4, 4, 5, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, false, false, false, 0},
+      {1, 3, 3, 24, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+      {2, 7, 30, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, false, 0},
+      {1, 28, 28, 48, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 2},
+  };
+  for (const DwCase &c : cases)
+    ASSERT_TRUE(runDw(c, rng));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    IsaThreads, KernelsTest,
+    ::testing::Combine(::testing::Values(0, 1), ::testing::Values(1, 2)),
+    [](const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
+      return std::string(std::get<0>(info.param) ? "avx512" : "generic") +
+             "_" + std::to_string(std::get<1>(info.param)) + "threads";
+    });
+
+// The comparison really detects a wrong result (the tests can fail).
+TEST(KernelsCheck, ComparisonCatchesErrors) {
+  std::vector<Expected> want(4);
+  std::vector<float> got(4, 0.0f);
+  for (int i = 0; i < 4; ++i) {
+    want[i].value = i;
+    want[i].scale = 1.0 + i;
+    got[i] = static_cast<float>(i);
+  }
+  auto id = [](size_t i) { return static_cast<int64_t>(i); };
+  EXPECT_TRUE(compareOutputs(got.data(), want, id, 10));
+  got[2] += 1e-3f;
+  EXPECT_FALSE(compareOutputs(got.data(), want, id, 10));
+  got[2] = NAN;
+  EXPECT_FALSE(compareOutputs(got.data(), want, id, 10));
+}
+
+TEST(KernelsCheck, PackLayout) {
+  // element (k, n) at packed[((n / 32) * K + k) * 32 + n % 32], zero padded
+  const int64_t K = 3, N = 40;
+  std::vector<float> B(K * N), Bt(N * K);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      Bt[n * K + k] = B[k * N + n] = static_cast<float>(k * 100 + n);
+  ASSERT_EQ(tfcc_rt_sgemm_packed_b_size(K, N), 2 * K * 32);
+  std::vector<float> p(2 * K * 32, -1.0f), pt(2 * K * 32, -1.0f);
+  tfcc_rt_sgemm_pack_b(K, N, B.data(), N, 0, p.data());
+  tfcc_rt_sgemm_pack_b(K, N, Bt.data(), K, 1, pt.data());
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < 64; ++n) {
+      float want = n < N ? static_cast<float>(k * 100 + n) : 0.0f;
+      EXPECT_EQ(p[((n / 32) * K + k) * 32 + n % 32], want);
+      EXPECT_EQ(pt[((n / 32) * K + k) * 32 + n % 32], want);
+    }
+}
+
+TEST(KernelsCheck, ThreadCountDoesNotChangeResults) {
+  std::mt19937 rng(8);
+  const int64_t M = 200, N = 150, K = 700;
+  std::vector<float> A = randomVector(M * K, rng), B = randomVector(K * N, rng);
+  std::vector<float> C1(M * N), C2(M * N);
+  tfcc_rt_sgemm(1, M, N, K, A.data(), K, 0, 0, B.data(), N, 0, 0, 0, C1.data(),
+                N, 0, nullptr, nullptr, 0, 0, 0);
+  tfcc_rt_pool *pool = tfcc_rt_pool_create(2);
+  ASSERT_NE(pool, nullptr);
+  tfcc_rt_set_current_pool(pool);
+  tfcc_rt_sgemm(1, M, N, K, A.data(), K, 0, 0, B.data(), N, 0, 0, 0, C2.data(),
+                N, 0, nullptr, nullptr, 0, 0, 0);
+  tfcc_rt_set_current_pool(nullptr);
+  tfcc_rt_pool_destroy(pool);
+  EXPECT_EQ(0, std::memcmp(C1.data(), C2.data(), C1.size() * sizeof(float)));
+}
+
+// ---- thread pool ----------------------------------------------------------
+
+struct Coverage {
+  std::vector<std::atomic<int>> hits;
+  std::atomic<int> badThread{0};
+  int threads = 1;
+  explicit Coverage(size_t n) : hits(n) {}
+};
+
+void countFn(void *ctx, int64_t begin, int64_t end, int32_t thread) {
+  auto *cov = static_cast<Coverage *>(ctx);
+  if (thread < 0 || thread >= cov->threads)
+    cov->badThread++;
+  for (int64_t i = begin; i < end; ++i)
+    cov->hits[i]++;
+}
+
+TEST(ThreadPool, CoversEachIndexOnce) {
+  for (int threads : {1, 2, 3, 4}) {
+    tfcc_rt_pool *pool = tfcc_rt_pool_create(threads);
+    ASSERT_NE(pool, nullptr);
+    EXPECT_EQ(tfcc_rt_pool_num_threads(pool), threads);
+    tfcc_rt_set_current_pool(pool);
+    EXPECT_EQ(tfcc_rt_get_current_pool(), pool);
+    for (int64_t n : {0, 1, 2, 3, 5, 7, 16, 100, 1000, 4097}) {
+      for (int rep = 0; rep < 20; ++rep) {
+        Coverage cov(n);
+        cov.threads = threads;
+        tfcc_rt_parallel_for(n, countFn, &cov);
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(cov.hits[i].load(), 1)
+              << "threads=" << threads << " n=" << n << " i=" << i;
+        ASSERT_EQ(cov.badThread.load(), 0);
+      }
+    }
+    tfcc_rt_set_current_pool(nullptr);
+    tfcc_rt_pool_destroy(pool);
+  }
+}
+
+TEST(ThreadPool, ManySmallJobs) {
+  tfcc_rt_pool *pool = tfcc_rt_pool_create(2);
+  ASSERT_NE(pool, nullptr);
+  tfcc_rt_set_current_pool(pool);
+  Coverage cov(8);
+  cov.threads = 2;
+  for (int rep = 0; rep < 20000; ++rep)
+    tfcc_rt_parallel_for(8, countFn, &cov);
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(cov.hits[i].load(), 20000);
+  tfcc_rt_set_current_pool(nullptr);
+  tfcc_rt_pool_destroy(pool);
+}
+
+struct Nested {
+  Coverage inner{50 * 30};
+  std::atomic<int> outerHits{0};
+};
+
+void outerFn(void *ctx, int64_t begin, int64_t end, int32_t thread) {
+  (void)thread;
+  auto *nested = static_cast<Nested *>(ctx);
+  for (int64_t r = begin; r < end; ++r) {
+    nested->outerHits++;
+    // A nested call runs serially on this thread; hits row r's 30 slots.
+    struct Row {
+      Nested *n;
+      int64_t r;
+    } row{nested, r};
+    tfcc_rt_parallel_for(
+        30,
+        [](void *c, int64_t b, int64_t e, int32_t) {
+          auto *rw = static_cast<Row *>(c);
+          for (int64_t i = b; i < e; ++i)
+            rw->n->inner.hits[rw->r * 30 + i]++;
+        },
+        &row);
+  }
+}
+
+TEST(ThreadPool, NestedCallsRunSerially) {
+  tfcc_rt_pool *pool = tfcc_rt_pool_create(2);
+  ASSERT_NE(pool, nullptr);
+  tfcc_rt_set_current_pool(pool);
+  Nested nested;
+  tfcc_rt_parallel_for(50, outerFn, &nested);
+  EXPECT_EQ(nested.outerHits.load(), 50);
+  for (int i = 0; i < 50 * 30; ++i)
+    ASSERT_EQ(nested.inner.hits[i].load(), 1) << i;
+  tfcc_rt_set_current_pool(nullptr);
+  tfcc_rt_pool_destroy(pool);
+}
+
+TEST(ThreadPool, NullAndSingleThread) {
+  tfcc_rt_pool_destroy(nullptr);
+  EXPECT_EQ(tfcc_rt_pool_num_threads(nullptr), 1);
+  EXPECT_EQ(tfcc_rt_pool_create(0), nullptr);
+  tfcc_rt_set_current_pool(nullptr);
+  EXPECT_EQ(tfcc_rt_get_current_pool(), nullptr);
+  Coverage cov(10);
+  tfcc_rt_parallel_for(10, countFn, &cov); // no pool: serial
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(cov.hits[i].load(), 1);
+  tfcc_rt_pool *one = tfcc_rt_pool_create(1);
+  ASSERT_NE(one, nullptr);
+  EXPECT_EQ(tfcc_rt_pool_num_threads(one), 1);
+  tfcc_rt_set_current_pool(one);
+  Coverage cov1(10);
+  tfcc_rt_parallel_for(10, countFn, &cov1);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(cov1.hits[i].load(), 1);
+  tfcc_rt_set_current_pool(nullptr);
+  tfcc_rt_pool_destroy(one);
+}
+
+} // namespace
