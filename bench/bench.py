@@ -1,0 +1,697 @@
+#!/usr/bin/python3
+"""tfcc against ONNX Runtime, PyTorch and oneDNN on the same models, weights and inputs.
+
+Run it through bench/run.sh, which installs the peers and builds the harnesses; see
+bench/README.md. This script only orchestrates:
+
+  1. exports the workloads of bench/models.py (ONNX + frozen TorchScript, cached),
+  2. compiles every ONNX model with tfcc,
+  3. per workload and thread count starts one harness process per system (tfcc, ONNX Runtime,
+     PyTorch, and oneDNN sgemm for the matmuls), checks that their outputs agree with ONNX
+     Runtime's on identical random inputs, then times them: warm-up, then R repeats of K
+     back-to-back runs, the systems interleaved within each repeat (one computes at a time),
+  4. prints a table and writes RESULTS/latest.md, latest.csv and latest.png.
+"""
+import argparse
+import csv
+import datetime
+import hashlib
+import json
+import os
+import platform
+import select
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+PY = "/usr/bin/python3"
+OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
+
+QUICK_SKIP = {"matmul1024", "matmul2048"}
+SYSTEMS = ["tfcc", "ort", "torch", "onednn"]
+LABEL = {"tfcc": "tfcc", "ort": "ORT", "torch": "PyTorch", "onednn": "oneDNN"}
+
+
+def log(msg):
+    print("bench: " + msg, flush=True)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+# --- Harness processes ----------------------------------------------------------------------
+
+class Harness:
+    """One harness process speaking the line protocol of bench/harness/common.h."""
+
+    def __init__(self, system, argv, env, timeout):
+        self.system = system
+        self.argv = argv
+        self.note = ""
+        self.error = None
+        self.stderr_path = None
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env, text=True, bufsize=1)
+        line = self._readline(timeout)
+        if line is None:
+            self.error = "did not start within %d s" % timeout
+        elif line.startswith("ready"):
+            self.note = line[len("ready"):].strip()
+        else:
+            self.error = line.strip() or ("exited: " + self._stderr_tail())
+
+    def _stderr_tail(self):
+        try:
+            self.proc.wait(timeout=5)
+            err = self.proc.stderr.read()
+        except Exception:  # noqa: BLE001
+            err = ""
+        lines = [l for l in err.splitlines() if l.strip()]
+        return lines[-1] if lines else "no output (status %s)" % self.proc.returncode
+
+    def _readline(self, timeout):
+        fd = self.proc.stdout
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            return None
+        line = fd.readline()
+        if not line:
+            return ""
+        return line.rstrip("\n")
+
+    def command(self, cmd, timeout):
+        """Sends cmd; returns the reply after "ok", or raises RuntimeError."""
+        if self.error:
+            raise RuntimeError(self.error)
+        try:
+            self.proc.stdin.write(cmd + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.error = "exited: " + self._stderr_tail()
+            raise RuntimeError(self.error)
+        line = self._readline(timeout)
+        if line is None:
+            self.error = "'%s' timed out after %d s" % (cmd.split()[0], timeout)
+            self.kill()
+            raise RuntimeError(self.error)
+        if line == "":
+            self.error = "exited: " + self._stderr_tail()
+            raise RuntimeError(self.error)
+        if line.startswith("ok"):
+            return line[2:].strip()
+        raise RuntimeError(line[len("error"):].strip() if line.startswith("error") else line)
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=10)
+            except Exception:  # noqa: BLE001
+                self.kill()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# --- Models and compilation -----------------------------------------------------------------
+
+def file_hash(*paths):
+    h = hashlib.sha256()
+    for p in paths:
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def export_models(names, model_dir):
+    """Runs bench/models.py for the workloads whose files are missing or stale."""
+    os.makedirs(model_dir, exist_ok=True)
+    stamp = file_hash(os.path.join(HERE, "models.py"))
+    stale = []
+    for n in names:
+        meta = os.path.join(model_dir, n + ".json")
+        ok = all(os.path.exists(os.path.join(model_dir, n + ext))
+                 for ext in (".onnx", ".pt", ".in.bin", ".json"))
+        if ok:
+            with open(meta) as f:
+                ok = json.load(f).get("stamp") == stamp
+        if not ok:
+            stale.append(n)
+    if stale:
+        log("exporting %s (PyTorch -> ONNX + TorchScript)" % ", ".join(stale))
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        r = subprocess.run([PY, os.path.join(HERE, "models.py"), model_dir, "--only",
+                            ",".join(stale)], env=env)
+        if r.returncode != 0:
+            sys.exit("bench: bench/models.py failed")
+        for n in stale:
+            p = os.path.join(model_dir, n + ".json")
+            with open(p) as f:
+                meta = json.load(f)
+            meta["stamp"] = stamp
+            with open(p, "w") as f:
+                json.dump(meta, f, indent=1)
+    metas = {}
+    for n in names:
+        with open(os.path.join(model_dir, n + ".json")) as f:
+            metas[n] = json.load(f)
+    return metas
+
+
+def compile_tfcc(tfcc, cc, name, model_dir, so_dir, extra):
+    """Returns (so path or None, seconds, error line)."""
+    os.makedirs(so_dir, exist_ok=True)
+    so = os.path.join(so_dir, name + ".so")
+    for stale in (so, os.path.join(so_dir, name + ".h")):
+        if os.path.exists(stale):
+            os.remove(stale)
+    t0 = time.time()
+    r = sh([tfcc, os.path.join(model_dir, name + ".onnx"), "--name", name, "-o", so] + extra)
+    dt = time.time() - t0
+    with open(os.path.join(so_dir, name + ".log"), "w") as f:
+        f.write(r.stdout)
+    if r.returncode != 0 or not os.path.exists(so):
+        lines = [l.strip() for l in r.stdout.splitlines() if "error" in l.lower()] or \
+                [l.strip() for l in r.stdout.splitlines() if l.strip()] or ["exit %d" % r.returncode]
+        return None, dt, lines[0]
+    # The harness is built against the model's own header (see tfcc_bench.c).
+    exe = os.path.join(so_dir, name + ".bench")
+    r = sh([cc, "-O2", "-std=c11", "-Wall", "-I" + os.path.join(REPO, "runtime", "include"),
+            '-DTFCC_MODEL_HEADER="%s"' % os.path.join(so_dir, name + ".h"),
+            os.path.join(HERE, "harness", "tfcc_bench.c"), "-o", exe, "-ldl"])
+    if r.returncode != 0:
+        return None, dt, "harness build failed: " + (r.stdout.strip().splitlines() or ["?"])[0]
+    return so, dt, ""
+
+
+def onnx_weight(model_path, out_path):
+    """Writes the single 2-D initializer of a matmul model (its B) as raw float32."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(model_path)
+    inits = [numpy_helper.to_array(i) for i in m.graph.initializer if len(i.dims) == 2]
+    if len(inits) != 1:
+        raise RuntimeError("expected one 2-D initializer, found %d" % len(inits))
+    np.ascontiguousarray(inits[0], dtype=np.float32).tofile(out_path)
+
+
+# --- Correctness ----------------------------------------------------------------------------
+
+def compare(out_path, ref_path, rtol, atol):
+    """(normalized max error max|a-b|/max|b|, ok) for two raw float32 files."""
+    import numpy as np
+    a = np.fromfile(out_path, dtype=np.float32)
+    b = np.fromfile(ref_path, dtype=np.float32)
+    if a.shape != b.shape:
+        return float("inf"), False, "%d vs %d values" % (a.size, b.size)
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return float("inf"), False, "non-finite values"
+    diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+    scale = float(np.abs(b).max()) if b.size else 0.0
+    err = float(diff.max() / scale) if scale > 0 else float(diff.max(initial=0.0))
+    ok = bool(np.all(diff <= rtol * np.abs(b) + atol * max(1.0, scale)))
+    return err, ok, ""
+
+
+# --- One workload at one thread count -------------------------------------------------------
+
+def run_workload(args, name, meta, threads, so, paths):
+    row = {"workload": name, "threads": threads, "description": meta["description"],
+           "flops": meta.get("flops"), "notes": [], "load1": os.getloadavg()[0]}
+    # Every system gets N threads. PyTorch's BLAS is OpenBLAS' OpenMP build (bench/run.sh
+    # installs it), which shares libgomp's pool with PyTorch: OPENBLAS_NUM_THREADS=N then
+    # does not oversubscribe (with the pthread build it would, hence the usual advice of 1).
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               MKL_NUM_THREADS=str(threads))
+    torch_env = dict(env)
+    if os.path.isdir(OPENBLAS_OPENMP):
+        torch_env["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP + (
+            ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    batch = str(meta["batch"])
+    model_dir = paths["models"]
+    harnesses = {}
+    cmds = {}
+    if so:
+        cmds["tfcc"] = [so[:-3] + ".bench", so, name, str(threads), batch]
+    cmds["ort"] = [paths["ort_bench"], paths["ort_lib"], os.path.join(model_dir, name + ".onnx"),
+                   str(threads), batch]
+    shapes = ";".join("x".join(str(d) for d in i["shape"]) for i in meta["inputs"])
+    cmds["torch"] = [PY, os.path.join(HERE, "harness", "torch_worker.py"),
+                     os.path.join(model_dir, name + ".pt"), str(threads), shapes]
+    if meta.get("flops") and paths.get("dnnl_bench"):
+        n = meta["inputs"][0]["shape"][0]
+        wpath = os.path.join(model_dir, name + ".B.bin")
+        if not os.path.exists(wpath):
+            onnx_weight(os.path.join(model_dir, name + ".onnx"), wpath)
+        cmds["onednn"] = [paths["dnnl_bench"], str(n), wpath]
+
+    status = {}
+    for s in SYSTEMS:
+        if s not in cmds:
+            continue
+        h = Harness(s, cmds[s], torch_env if s == "torch" else env, timeout=300)
+        harnesses[s] = h
+        if h.error:
+            status[s] = "load failed: " + h.error
+        row[s + "_note"] = h.note
+    if "tfcc" in harnesses and "unsupported" in harnesses["tfcc"].note and threads > 1:
+        row["notes"].append("tfcc threads unsupported (ran 1 thread)")
+
+    # Correctness: same inputs to everyone, ORT is the reference.
+    in_path = os.path.join(model_dir, name + ".in.bin")
+    out_dir = os.path.join(paths["work"], "out")
+    os.makedirs(out_dir, exist_ok=True)
+    outs = {}
+    for s, h in harnesses.items():
+        if s in status:
+            continue
+        out = os.path.join(out_dir, "%s.t%d.%s.bin" % (name, threads, s))
+        try:
+            h.command("check %s %s" % (in_path, out), timeout=args.timeout)
+            outs[s] = out
+        except RuntimeError as e:
+            status[s] = "run failed: %s" % e
+    ref = "ort" if "ort" in outs else ("torch" if "torch" in outs else None)
+    row["reference"] = ref
+    for s in outs:
+        if s == ref:
+            row[s + "_err"] = 0.0
+            continue
+        err, ok, why = compare(outs[s], outs[ref], args.rtol, args.atol)
+        row[s + "_err"] = err
+        if not ok:
+            status[s] = "FAILED: outputs differ from %s (max rel err %.2e%s)" % (
+                LABEL[ref], err, ", " + why if why else "")
+
+    # Calibration: a second untimed-quality run gives the per-iteration time.
+    live = [s for s in harnesses if s not in status]
+    plan = {}
+    for s in live:
+        try:
+            t1 = float(harnesses[s].command("time 1", timeout=args.timeout))
+        except RuntimeError as e:
+            status[s] = "run failed: %s" % e
+            continue
+        k = max(1, min(args.max_iters, int(round(args.target / max(t1, 1e-7)))))
+        reps = args.repeats
+        if t1 * k * reps > args.budget:  # a slow system gets fewer repeats (at least 2)
+            reps = max(min(2, args.repeats), int(args.budget // (t1 * k)))
+        plan[s] = (k, reps)
+        if k > 1:  # warm up at the timed size too
+            try:
+                harnesses[s].command("time %d" % k, timeout=args.timeout)
+            except RuntimeError as e:
+                status[s] = "run failed: %s" % e
+    live = [s for s in live if s not in status]
+    samples = {s: [] for s in live}
+    order = list(live)
+    for r in range(args.repeats):
+        for s in order:
+            if s in status or len(samples[s]) >= plan[s][1]:
+                continue
+            time.sleep(args.pause)  # let the previous system's spinning threads go idle
+            k = plan[s][0]
+            try:
+                secs = float(harnesses[s].command("time %d" % k, timeout=args.timeout))
+                samples[s].append(secs / k * 1e3)
+            except RuntimeError as e:
+                status[s] = "run failed: %s" % e
+        order = order[1:] + order[:1]  # rotate who goes first
+    for h in harnesses.values():
+        h.close()
+
+    for s in SYSTEMS:
+        if s not in cmds:
+            continue
+        if s in status:
+            row[s + "_status"] = status[s]
+            continue
+        ms = samples[s]
+        row[s + "_ms"] = statistics.median(ms)
+        row[s + "_min"] = min(ms)
+        row[s + "_max"] = max(ms)
+        row[s + "_k"], row[s + "_reps"] = plan[s][0], len(ms)
+        row[s + "_status"] = "ok"
+    return row
+
+
+# --- Reports --------------------------------------------------------------------------------
+
+def fmt_ms(v):
+    if v is None:
+        return "-"
+    if v >= 100:
+        return "%.0f" % v
+    if v >= 10:
+        return "%.1f" % v
+    if v >= 1:
+        return "%.2f" % v
+    return "%.3f" % v
+
+
+def ratio(row, a, b):
+    if row.get(a + "_ms") and row.get(b + "_ms"):
+        return row[a + "_ms"] / row[b + "_ms"]
+    return None
+
+
+def gflops(row, s):
+    if row.get("flops") and row.get(s + "_ms"):
+        return row["flops"] / (row[s + "_ms"] * 1e-3) / 1e9
+    return None
+
+
+def cell(row, s):
+    st = row.get(s + "_status")
+    if st is None:
+        return "-"
+    if st == "ok":
+        return fmt_ms(row[s + "_ms"])
+    if st.startswith("FAILED"):
+        return "FAILED"
+    if st.startswith("unsupported"):
+        return "unsupported"
+    return "error"
+
+
+def table_rows(rows):
+    out = []
+    for r in rows:
+        tfcc_ok = r.get("tfcc_status") == "ok"
+        ro = ratio(r, "tfcc", "ort") if tfcc_ok else None
+        rt = ratio(r, "tfcc", "torch") if tfcc_ok else None
+        gf = " / ".join("%.1f" % gflops(r, s) if gflops(r, s) else "-"
+                        for s in ("tfcc", "ort", "torch", "onednn")) if r.get("flops") else ""
+        errs = []
+        for s in ("tfcc", "torch", "onednn"):
+            if r.get(s + "_err") is not None:
+                errs.append("%s %.1e" % (LABEL[s], r[s + "_err"]))
+        notes = list(r["notes"])
+        for s in SYSTEMS:
+            st = r.get(s + "_status")
+            if st and st != "ok":
+                notes.append("%s: %s" % (LABEL[s], st))
+        out.append([r["workload"], str(r["threads"]), cell(r, "tfcc"), cell(r, "ort"),
+                    cell(r, "torch"), cell(r, "onednn") if r.get("flops") else "",
+                    "%.2f" % ro if ro else "-", "%.2f" % rt if rt else "-", gf,
+                    ", ".join(errs), "; ".join(notes)])
+    return out
+
+
+HEADER = ["workload", "thr", "tfcc ms", "ORT ms", "PyTorch ms", "oneDNN ms", "tfcc/ORT",
+          "tfcc/PyTorch", "GFLOP/s tfcc / ORT / PyTorch / oneDNN", "max rel err vs ORT", "notes"]
+
+
+def print_table(rows):
+    body = table_rows(rows)
+    shown = [h for h in HEADER]
+    widths = [max(len(shown[i]), *(len(b[i]) for b in body)) if body else len(shown[i])
+              for i in range(len(shown) - 1)]
+    fmt = "  ".join("%%-%ds" % w for w in widths)
+    print(fmt % tuple(shown[:-1]))
+    for b in body:
+        print(fmt % tuple(b[:-1]) + ("  " + b[-1] if b[-1] else ""))
+
+
+def machine_info():
+    info = {}
+    r = sh(["lscpu"])
+    for line in r.stdout.splitlines():
+        k, _, v = line.partition(":")
+        info[k.strip()] = v.strip()
+    flags = set(info.get("Flags", "").split())
+    interesting = ["avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16",
+                   "amx_tile"]
+    return {
+        "cpu": info.get("Model name", platform.processor()),
+        "cpus": info.get("CPU(s)", str(os.cpu_count())),
+        "threads_per_core": info.get("Thread(s) per core", "?"),
+        "flags": " ".join(f for f in interesting if f in flags),
+        "hypervisor": info.get("Hypervisor vendor", ""),
+        "kernel": platform.release(),
+        "memory_gb": "%.0f" % (os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30),
+    }
+
+
+def versions(rows, args):
+    v = {}
+    for r in rows:
+        for key, sys_ in (("ort", "ort"), ("torch", "torch"), ("onednn", "onednn")):
+            note = r.get(sys_ + "_note") or ""
+            for tok in note.split():
+                if tok.startswith(key + "="):
+                    v[key] = tok.split("=", 1)[1]
+    sha = sh(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"]).stdout.strip()
+    dirty = sh(["git", "-C", REPO, "status", "--porcelain", "--", "compiler", "passes", "runtime",
+                "dialects", "tools"]).stdout.strip()
+    v["tfcc"] = sha + (" + uncommitted changes in compiler/passes/runtime/dialects/tools"
+                       if dirty else "")
+    try:
+        mtime = os.path.getmtime(args.tfcc)
+        v["tfcc_binary"] = "%s (built %s)" % (os.path.relpath(args.tfcc, REPO),
+                                              datetime.datetime.fromtimestamp(mtime)
+                                              .strftime("%Y-%m-%d %H:%M"))
+    except OSError:
+        pass
+    return v
+
+
+def write_csv(path, rows):
+    cols = ["workload", "threads", "description", "flops"]
+    for s in SYSTEMS:
+        cols += [s + "_ms", s + "_min", s + "_max", s + "_k", s + "_reps", s + "_err",
+                 s + "_status"]
+    cols += ["tfcc_over_ort", "tfcc_over_torch", "tfcc_gflops", "ort_gflops", "torch_gflops",
+             "onednn_gflops", "tfcc_compile_s", "load1", "notes"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for r in rows:
+            rec = dict(r)
+            rec["tfcc_over_ort"] = ratio(r, "tfcc", "ort") if r.get("tfcc_status") == "ok" else None
+            rec["tfcc_over_torch"] = (ratio(r, "tfcc", "torch")
+                                      if r.get("tfcc_status") == "ok" else None)
+            for s in ("tfcc", "ort", "torch", "onednn"):
+                rec[s + "_gflops"] = gflops(r, s)
+            rec["notes"] = "; ".join(r["notes"])
+
+            def val(c):
+                x = rec.get(c)
+                if x is None:
+                    return ""
+                if isinstance(x, float):
+                    return "%.6g" % x
+                return str(x)
+            w.writerow([val(c) for c in cols])
+
+
+def write_png(path, rows):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    labels, r_ort, r_torch = [], [], []
+    for r in rows:
+        if r.get("tfcc_status") != "ok":
+            continue
+        labels.append("%s t%d" % (r["workload"], r["threads"]))
+        r_ort.append(ratio(r, "tfcc", "ort") or float("nan"))
+        r_torch.append(ratio(r, "tfcc", "torch") or float("nan"))
+    if not labels:
+        return False
+    fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(labels) + 2), 5.5))
+    x = range(len(labels))
+    w = 0.4
+    ax.bar([i - w / 2 for i in x], r_ort, w, label="tfcc / ONNX Runtime")
+    ax.bar([i + w / 2 for i in x], r_torch, w, label="tfcc / PyTorch")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_ylabel("latency ratio (log; > 1: tfcc slower)")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
+    ax.set_title("tfcc latency relative to peers (median, same machine, same run)")
+    ax.legend()
+    ax.grid(axis="y", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def write_md(path, rows, compiles, args, started, elapsed, load):
+    m = machine_info()
+    v = versions(rows, args)
+    lines = ["# tfcc benchmark results", "",
+             "Generated by `bash bench/run.sh %s` on %s (UTC), suite took %.0f s."
+             % (" ".join(args.argv_echo), started.strftime("%Y-%m-%d %H:%M"), elapsed), "",
+             "## Machine and versions", "",
+             "| | |", "|---|---|",
+             "| CPU | %s (%s logical CPUs, %s thread(s) per core%s) |"
+             % (m["cpu"], m["cpus"], m["threads_per_core"],
+                ", " + m["hypervisor"] + " guest" if m["hypervisor"] else ""),
+             "| ISA flags | %s |" % m["flags"],
+             "| memory, kernel | %s GiB, Linux %s |" % (m["memory_gb"], m["kernel"]),
+             "| load average (1 min) at start / end | %s / %s |" % (load[0], load[1]),
+             "| tfcc | git %s; %s |" % (v.get("tfcc", "?"), v.get("tfcc_binary", "")),
+             "| ONNX Runtime | %s (npm onnxruntime-node, C API; intra-op threads = N, inter-op 1, "
+             "sequential, ORT_ENABLE_ALL) |" % v.get("ort", "?"),
+             "| PyTorch | %s (Debian; TorchScript trace + freeze, inference_mode, "
+             "set_num_threads(N), OPENBLAS_NUM_THREADS=1) |" % v.get("torch", "?"),
+             "| oneDNN | %s (Debian libdnnl, dnnl_sgemm, OMP_NUM_THREADS=N) |"
+             % v.get("onednn", "?"),
+             "| method | per workload and thread count: outputs checked against ORT first "
+             "(|a-b| <= %g|b| + %g max(1,max|b|)); then per system a warm-up and K back-to-back "
+             "runs per repeat (K chosen for ~%.2f s per repeat), %d repeats with the systems "
+             "interleaved (one computes at a time); the median over repeats, in ms per run |"
+             % (args.rtol, args.atol, args.target, args.repeats), "",
+             "## Results", "",
+             "Ratios are tfcc latency / peer latency: below 1 tfcc is faster. Max rel err is "
+             "max|a-b| / max|b| against ONNX Runtime's outputs on the same inputs.", ""]
+    lines.append("| " + " | ".join(HEADER) + " |")
+    lines.append("|" + "---|" * len(HEADER))
+    for b in table_rows(rows):
+        lines.append("| " + " | ".join(c.replace("|", "/") for c in b) + " |")
+    lines += ["", "## tfcc compile times", "", "| workload | seconds | result |", "|---|---|---|"]
+    for n, (so, dt, err) in compiles.items():
+        lines.append("| %s | %.1f | %s |" % (n, dt, "ok" if so else "unsupported: " + err))
+    lines += ["", "## Spread (min - max over repeats, ms; K runs per repeat x repeats)", "",
+              "| workload | thr | " + " | ".join(LABEL[s] for s in SYSTEMS) + " |",
+              "|---|---|" + "---|" * len(SYSTEMS)]
+    for r in rows:
+        cells = []
+        for s in SYSTEMS:
+            if r.get(s + "_status") == "ok":
+                cells.append("%s - %s (%dx%d)" % (fmt_ms(r[s + "_min"]), fmt_ms(r[s + "_max"]),
+                                                  r[s + "_k"], r[s + "_reps"]))
+            else:
+                cells.append("-")
+        lines.append("| %s | %d | %s |" % (r["workload"], r["threads"], " | ".join(cells)))
+    lines += ["", "Workloads:", ""]
+    seen = set()
+    for r in rows:
+        if r["workload"] not in seen:
+            seen.add(r["workload"])
+            lines.append("- `%s`: %s" % (r["workload"], r["description"]))
+    lines.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+# --- Main -----------------------------------------------------------------------------------
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--build-dir", default=os.path.join(REPO, "build"))
+    p.add_argument("--tfcc", default=None, help="tfcc binary (default BUILD/bin/tfcc)")
+    p.add_argument("--tfcc-flags", default="", help="extra tfcc options, e.g. '-O3'")
+    p.add_argument("--ort-lib", required=True, help="libonnxruntime.so.1")
+    p.add_argument("--cc", default="cc", help="C compiler for the per-model tfcc harness")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--repeats", type=int, default=None)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--only", default="")
+    p.add_argument("--skip", default="")
+    p.add_argument("--target", type=float, default=None,
+                   help="seconds per repeat per system (sets K; default 0.25, quick 0.06)")
+    p.add_argument("--budget", type=float, default=None,
+                   help="seconds of timed runs per system and row before repeats are cut "
+                        "(default 40, quick 10)")
+    p.add_argument("--wait-idle", type=float, default=0,
+                   help="wait up to this many seconds for the 1-minute load average to drop "
+                        "below 0.5 before timing (other work on the machine skews timings)")
+    p.add_argument("--max-iters", type=int, default=100000)
+    p.add_argument("--pause", type=float, default=0.05)
+    p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--rtol", type=float, default=1e-3)
+    p.add_argument("--atol", type=float, default=1e-4)
+    p.add_argument("--results", default=os.path.join(HERE, "results"))
+    p.add_argument("--name", default="latest", help="results file stem (default latest)")
+    p.add_argument("--argv-echo", default="", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    args.argv_echo = shlex.split(args.argv_echo)
+    args.tfcc = args.tfcc or os.path.join(args.build_dir, "bin", "tfcc")
+    args.repeats = args.repeats or (3 if args.quick else 7)
+    args.target = args.target or (0.06 if args.quick else 0.25)
+    args.budget = args.budget or (10.0 if args.quick else 40.0)
+    threads = [int(t) for t in args.threads.split(",") if t]
+
+    work = os.path.join(args.build_dir, "bench")
+    paths = {"work": work, "models": os.path.join(work, "models"),
+             "ort_bench": os.path.join(work, "bin", "ort_bench"),
+             "dnnl_bench": os.path.join(work, "bin", "dnnl_bench"),
+             "ort_lib": args.ort_lib}
+    if not os.path.exists(paths["dnnl_bench"]):
+        paths["dnnl_bench"] = None
+
+    listing = sh([PY, os.path.join(HERE, "models.py"), "--list"]).stdout.split("\n")
+    known = [l.split()[0] for l in listing if l.strip()]
+    names = [n for n in args.only.split(",") if n] or \
+        [n for n in known if not (args.quick and n in QUICK_SKIP)]
+    names = [n for n in names if n not in set(args.skip.split(","))]
+    for n in names:
+        if n not in known:
+            sys.exit("bench: unknown workload %r; known: %s" % (n, ", ".join(known)))
+
+    started = datetime.datetime.utcnow()
+    t_start = time.time()
+    metas = export_models(names, paths["models"])
+
+    log("compiling %d models with %s" % (len(names), args.tfcc))
+    compiles = {}
+    for n in names:
+        compiles[n] = compile_tfcc(args.tfcc, args.cc, n, paths["models"], os.path.join(work, "so"),
+                                   shlex.split(args.tfcc_flags))
+        so, dt, err = compiles[n]
+        log("  %-13s %s (%.1f s)" % (n, "ok" if so else "tfcc: unsupported (%s)" % err, dt))
+
+    if args.wait_idle > 0:
+        deadline = time.time() + args.wait_idle
+        while os.getloadavg()[0] >= 0.5 and time.time() < deadline:
+            log("waiting for an idle machine (load %.2f)" % os.getloadavg()[0])
+            time.sleep(min(30, max(1, deadline - time.time())))
+    load_start = "%.2f" % os.getloadavg()[0]
+    if float(load_start) >= 0.5:
+        log("warning: load average %s: other work on this machine will skew the timings"
+            % load_start)
+
+    rows = []
+    for n in names:
+        for t in threads:
+            t0 = time.time()
+            row = run_workload(args, n, metas[n], t, compiles[n][0], paths)
+            row["tfcc_compile_s"] = compiles[n][1]
+            if not compiles[n][0]:
+                row["tfcc_status"] = "unsupported (%s)" % compiles[n][2]
+            rows.append(row)
+            b = table_rows([row])[0]
+            log("%-13s t%d  tfcc %s  ORT %s  PyTorch %s%s  tfcc/ORT %s  tfcc/PyTorch %s  [%.0f s]%s"
+                % (n, t, b[2], b[3], b[4], "  oneDNN " + b[5] if b[5] else "", b[6], b[7],
+                   time.time() - t0, "  (" + b[10] + ")" if b[10] else ""))
+
+    elapsed = time.time() - t_start
+    load_end = "%.2f" % os.getloadavg()[0]
+    print()
+    print_table(rows)
+    print()
+    os.makedirs(args.results, exist_ok=True)
+    md = os.path.join(args.results, args.name + ".md")
+    write_md(md, rows, compiles, args, started, elapsed, (load_start, load_end))
+    write_csv(os.path.join(args.results, args.name + ".csv"), rows)
+    png_ok = write_png(os.path.join(args.results, args.name + ".png"), rows)
+    log("wrote %s, %s.csv%s (%.0f s)" % (os.path.relpath(md), args.name,
+                                          ", %s.png" % args.name if png_ok else "", elapsed))
+    failed = [r for r in rows if any(str(r.get(s + "_status", "")).startswith("FAILED")
+                                     for s in SYSTEMS)]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

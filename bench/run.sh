@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The benchmark suite: tfcc against ONNX Runtime, PyTorch and oneDNN on identical models,
+# weights and inputs, in one run. See bench/README.md.
+#
+#   bash bench/run.sh [--quick] [--threads 1,2] [--repeats N] [--only NAME,...] [--skip NAME,...]
+#                     [--tfcc PATH] [--tfcc-flags '...'] [--build-dir DIR] [--results DIR]
+#                     [--name STEM] [--target SECONDS] [--budget SECONDS] [--wait-idle SECONDS]
+#                     [--no-install] [--list]
+#
+# Installs what is missing (apt-get: libdnnl-dev, python3-torch, python3-torchvision,
+# python3-onnx, python3-matplotlib, libopenblas0-openmp; npm: onnxruntime-node 1.30.0 and the
+# ONNX Runtime C headers), builds tfcc when BUILD/bin/tfcc is missing (.ci/build.sh), builds
+# the harnesses into BUILD/bench/bin, then runs bench/bench.py. Downloads go to BUILD/bench
+# (never committed). Writes bench/results/latest.{md,csv,png} unless --results/--name say
+# otherwise.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(dirname "$HERE")
+BUILD_DIR=$REPO/build
+TFCC=""
+INSTALL=1
+PASS=()
+ECHO=("$@")
+
+die() { echo "bench/run.sh: error: $*" >&2; exit 2; }
+log() { echo "bench/run.sh: $*"; }
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) PASS+=(--quick) ;;
+    --threads|--repeats|--only|--skip|--tfcc-flags|--results|--name|--target|--budget|--wait-idle)
+      [ $# -ge 2 ] || die "$1 needs a value"; PASS+=("$1" "$2"); shift ;;
+    --threads=*|--repeats=*|--only=*|--skip=*|--tfcc-flags=*|--results=*|--name=*|--target=*|--budget=*|--wait-idle=*)
+      PASS+=("$1") ;;
+    --tfcc) [ $# -ge 2 ] || die "--tfcc needs a path"; TFCC=$(realpath "$2"); shift ;;
+    --tfcc=*) TFCC=$(realpath "${1#--tfcc=}") ;;
+    --build-dir) [ $# -ge 2 ] || die "--build-dir needs a path"; BUILD_DIR=$(realpath -m "$2"); shift ;;
+    --build-dir=*) BUILD_DIR=$(realpath -m "${1#--build-dir=}") ;;
+    --no-install) INSTALL=0 ;;
+    --list) exec /usr/bin/python3 "$HERE/models.py" --list ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option $1 (see --help)" ;;
+  esac
+  shift
+done
+
+# --- Debian packages ---------------------------------------------------------------------------
+# libopenblas0-openmp: PyTorch's BLAS. Without an optimized BLAS, Debian's torch falls back to
+# the reference netlib libblas (a 512^3 matmul then runs ~20x slower); the OpenMP build shares
+# libgomp's thread pool with PyTorch, so OPENBLAS_NUM_THREADS=N does not oversubscribe.
+PACKAGES=(python3 python3-numpy python3-torch python3-torchvision python3-onnx python3-matplotlib
+          libdnnl-dev libopenblas0-openmp)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
+command -v clang-19 >/dev/null 2>&1 || command -v cc >/dev/null 2>&1 || PACKAGES+=(clang-19)
+if [ "$INSTALL" = 1 ]; then
+  missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "apt-get install ${missing[*]}"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -q
+    $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+# --- tfcc ------------------------------------------------------------------------------------
+if [ -z "$TFCC" ]; then
+  TFCC=$BUILD_DIR/bin/tfcc
+  if [ ! -x "$TFCC" ]; then
+    [ "$BUILD_DIR" = "$REPO/build" ] || die "$TFCC not found (build it or pass --tfcc)"
+    log "no $TFCC: building tfcc (.ci/build.sh)"
+    bash "$REPO/.ci/build.sh"
+  fi
+fi
+[ -x "$TFCC" ] || die "$TFCC is not an executable"
+
+# --- ONNX Runtime (npm) ----------------------------------------------------------------------
+WORK=$BUILD_DIR/bench
+ORT_PKG=onnxruntime-node@1.30.0
+HDR_PKG=com.github.asus4.onnxruntime@0.4.9
+ORT_LIB=$WORK/npm/node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime.so.1
+HDR_SUB="package/Plugins/iOS~/onnxruntime.xcframework/ios-arm64_x86_64-simulator/onnxruntime.framework/Headers"
+ORT_INC=$WORK/ort-headers/$HDR_SUB
+NPM_FLAGS=(--no-audit --no-fund --loglevel=error)
+mkdir -p "$WORK/npm" "$WORK/ort-headers" "$WORK/bin"
+if [ ! -f "$ORT_LIB" ]; then
+  command -v npm >/dev/null 2>&1 || die "npm not found (Debian: apt-get install npm)"
+  log "npm install $ORT_PKG (CPU only) into $WORK/npm"
+  [ -f "$WORK/npm/package.json" ] || echo '{"name":"tfcc-bench","private":true}' >"$WORK/npm/package.json"
+  # A plain install runs a script that downloads the CUDA provider; skip it.
+  (cd "$WORK/npm" && ONNXRUNTIME_NODE_INSTALL=skip npm install "${NPM_FLAGS[@]}" "$ORT_PKG") \
+    || die "npm install $ORT_PKG failed (is the npm registry reachable?)"
+  [ -f "$ORT_LIB" ] || die "$ORT_PKG has no $ORT_LIB (not linux x64?)"
+fi
+if [ ! -f "$ORT_INC/onnxruntime_c_api.h" ]; then
+  log "npm pack $HDR_PKG (150 MB; only the C headers are kept)"
+  rm -rf "$WORK/ort-headers" && mkdir -p "$WORK/ort-headers"
+  tgz=$(cd "$WORK/ort-headers" && npm pack "${NPM_FLAGS[@]}" "$HDR_PKG" | tail -n 1) \
+    || die "npm pack $HDR_PKG failed"
+  tar -xzf "$WORK/ort-headers/$tgz" -C "$WORK/ort-headers" --wildcards "$HDR_SUB/*.h" \
+    || die "cannot untar the headers from $tgz"
+  rm -f "$WORK/ort-headers/$tgz"
+  [ -f "$ORT_INC/onnxruntime_c_api.h" ] || die "$HDR_PKG has no onnxruntime_c_api.h"
+fi
+
+# --- Harnesses -------------------------------------------------------------------------------
+CC=${CC:-$(command -v clang-19 || command -v cc)}
+CFLAGS=(-O2 -std=c11 -Wall -Wextra -Werror)
+H=$HERE/harness
+# tfcc_bench.c is built per model by bench.py, against the header tfcc writes for it.
+"$CC" "${CFLAGS[@]}" -I"$ORT_INC" "$H/ort_bench.c" -o "$WORK/bin/ort_bench" -ldl
+if [ -f /usr/include/dnnl.h ]; then
+  "$CC" "${CFLAGS[@]}" "$H/dnnl_bench.c" -o "$WORK/bin/dnnl_bench" -ldnnl
+else
+  log "no oneDNN headers (libdnnl-dev): the matmul rows go without oneDNN"
+  rm -f "$WORK/bin/dnnl_bench"
+fi
+
+# --- Run -------------------------------------------------------------------------------------
+exec /usr/bin/python3 "$HERE/bench.py" --build-dir "$BUILD_DIR" --tfcc "$TFCC" \
+  --ort-lib "$ORT_LIB" --cc "$CC" --argv-echo="${ECHO[*]:-}" "${PASS[@]}"
