@@ -539,7 +539,8 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
                 ", " + m["hypervisor"] + " guest" if m["hypervisor"] else ""),
              "| ISA flags | %s |" % m["flags"],
              "| memory, kernel | %s GiB, Linux %s |" % (m["memory_gb"], m["kernel"]),
-             "| load average (1 min) at start / end | %s / %s |" % (load[0], load[1]),
+             "| load average (1 min) at start / end | %s / %s (2 CPUs: anything above ~0.3 "
+             "means other work competed with the measurements) |" % (load[0], load[1]),
              "| tfcc | git %s; %s |" % (v.get("tfcc", "?"), v.get("tfcc_binary", "")),
              "| ONNX Runtime | %s (npm onnxruntime-node, C API; intra-op threads = N, inter-op 1, "
              "sequential, ORT_ENABLE_ALL) |" % v.get("ort", "?"),
@@ -563,8 +564,8 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
     for n, (so, dt, err) in compiles.items():
         lines.append("| %s | %.1f | %s |" % (n, dt, "ok" if so else "unsupported: " + err))
     lines += ["", "## Spread (min - max over repeats, ms; K runs per repeat x repeats)", "",
-              "| workload | thr | " + " | ".join(LABEL[s] for s in SYSTEMS) + " |",
-              "|---|---|" + "---|" * len(SYSTEMS)]
+              "| workload | thr | " + " | ".join(LABEL[s] for s in SYSTEMS) + " | load |",
+              "|---|---|" + "---|" * (len(SYSTEMS) + 1)]
     for r in rows:
         cells = []
         for s in SYSTEMS:
@@ -573,7 +574,8 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
                                                   r[s + "_k"], r[s + "_reps"]))
             else:
                 cells.append("-")
-        lines.append("| %s | %d | %s |" % (r["workload"], r["threads"], " | ".join(cells)))
+        lines.append("| %s | %d | %s | %.2f |" % (r["workload"], r["threads"], " | ".join(cells),
+                                                 r["load1"]))
     lines += ["", "Workloads:", ""]
     seen = set()
     for r in rows:
