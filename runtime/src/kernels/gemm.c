@@ -28,8 +28,15 @@
 #ifndef TFCC_NC_BYTES
 #define TFCC_NC_BYTES (384 * 1024) /* B block kept in L2 */
 #endif
-/* Stack buffer for a run-time packed block of B (floats). */
+/* Run-time packed block of B (floats): 4 panels of a full K block. */
 #define TFCC_BBUF_FLOATS (TFCC_KC * 4 * TFCC_UK_NR)
+#ifndef TFCC_MC_TILES
+#define TFCC_MC_TILES 4 /* packed A tiles sharing one B block (pre-packed B) */
+#endif
+/* The one stack buffer of a GEMM call (floats). */
+#define TFCC_BUF_FLOATS                                                        \
+  TFCC_MAX(TFCC_BBUF_FLOATS + TFCC_UK_MR * TFCC_KC,                            \
+           TFCC_MC_TILES * TFCC_UK_MR * TFCC_KC)
 /* Below this many FLOPs a call runs on the calling thread only. */
 #define TFCC_SERIAL_FLOPS 200000.0
 
@@ -163,11 +170,29 @@ typedef struct gemm_ctx {
   tfcc_uk_fn uk;
 } gemm_ctx;
 
+/* Copies rows [mt, mt+mr) x columns [k0, k0+kc) of op(A) into dst [mr][kc]. */
+static void pack_a_tile(const gemm_ctx* g, const float* A, int64_t mt,
+                        int64_t mr, int64_t k0, int64_t kc, float* dst) {
+  if (!g->trans_a) {
+    for (int64_t i = 0; i < mr; ++i)
+      memcpy(dst + i * kc, A + (mt + i) * g->lda + k0,
+             (size_t)kc * sizeof(float));
+  } else {
+    for (int64_t k = 0; k < kc; ++k) {
+      const float* s = A + (k0 + k) * g->lda + mt;
+      for (int64_t i = 0; i < mr; ++i)
+        dst[i * kc + k] = s[i];
+    }
+  }
+}
+
 /* Rows [r0, r1) (in one batch) and panels [q0, q1). */
 static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
                        int64_t q0, int64_t q1) {
-  float abuf[TFCC_UK_MR * TFCC_KC];
-  float bbuf[TFCC_BBUF_FLOATS];
+  /* Pre-packed B: up to TFCC_MC_TILES packed A tiles (one K block), so that
+   * each B block loaded into L2 serves several tiles and A is copied once
+   * per K block. Run-time packed B: the B block, then one A tile. */
+  float buf[TFCC_BUF_FLOATS];
   const int64_t K = g->K, N = g->N;
   const float* A = g->A + bi * g->stride_a;
   const float* B = g->B + bi * g->stride_b;
@@ -178,6 +203,9 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
   /* A rows in place unless transposed or at a stride that aliases in L1. */
   const int direct =
       !g->trans_a && ((g->lda * 4) % 2048 != 0 || r1 - r0 == 1);
+  const int64_t group = g->b_packed && !direct ? TFCC_MC_TILES : 1;
+  float* const bbuf = buf;
+  float* const abuf = g->b_packed ? buf : buf + TFCC_BBUF_FLOATS;
   tfcc_uk_args u;
   u.toff = NULL;
   u.ntaps = 1;
@@ -190,6 +218,7 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
   for (int64_t kb = 0; kb < nkb; ++kb) {
     const int64_t k0 = kb * kcs;
     const int64_t kc = K - k0 < kcs ? K - k0 : kcs;
+    const int64_t tsz = TFCC_UK_MR * kc; /* floats of one packed A tile */
     u.kt = kc;
     u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) | (kb == nkb - 1 ? TFCC_UK_LAST : 0);
     int64_t ncp;
@@ -200,40 +229,42 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
     }
     if (ncp < 1)
       ncp = 1;
-    for (int64_t qb = q0; qb < q1; qb += ncp) {
-      const int64_t qe = qb + ncp < q1 ? qb + ncp : q1;
-      if (!g->b_packed && kc > 0)
-        tfcc_pack_b_block(N, B, g->ldb, g->trans_b, k0, kc, qb, qe - qb, bbuf);
-      for (int64_t mt = r0; mt < r1; mt += TFCC_UK_MR) {
-        const int64_t mr = r1 - mt < TFCC_UK_MR ? r1 - mt : TFCC_UK_MR;
-        if (direct) {
-          u.a = A + mt * g->lda + k0;
-          u.lda = g->lda;
-        } else {
-          if (!g->trans_a) {
-            for (int64_t i = 0; i < mr; ++i)
-              memcpy(abuf + i * kc, A + (mt + i) * g->lda + k0,
-                     (size_t)kc * sizeof(float));
+    for (int64_t mg = r0; mg < r1; mg += group * TFCC_UK_MR) {
+      const int64_t mge =
+          mg + group * TFCC_UK_MR < r1 ? mg + group * TFCC_UK_MR : r1;
+      if (group > 1)
+        for (int64_t mt = mg; mt < mge; mt += TFCC_UK_MR)
+          pack_a_tile(g, A, mt, TFCC_MIN(TFCC_UK_MR, mge - mt), k0, kc,
+                      abuf + (mt - mg) / TFCC_UK_MR * tsz);
+      for (int64_t qb = q0; qb < q1; qb += ncp) {
+        const int64_t qe = qb + ncp < q1 ? qb + ncp : q1;
+        if (!g->b_packed && kc > 0)
+          tfcc_pack_b_block(N, B, g->ldb, g->trans_b, k0, kc, qb, qe - qb,
+                            bbuf);
+        for (int64_t mt = mg; mt < mge; mt += TFCC_UK_MR) {
+          const int64_t mr = mge - mt < TFCC_UK_MR ? mge - mt : TFCC_UK_MR;
+          if (direct) {
+            u.a = A + mt * g->lda + k0;
+            u.lda = g->lda;
+          } else if (group > 1) {
+            u.a = abuf + (mt - mg) / TFCC_UK_MR * tsz;
+            u.lda = kc;
           } else {
-            for (int64_t k = 0; k < kc; ++k) {
-              const float* s = A + (k0 + k) * g->lda + mt;
-              for (int64_t i = 0; i < mr; ++i)
-                abuf[i * kc + k] = s[i];
-            }
+            pack_a_tile(g, A, mt, mr, k0, kc, abuf);
+            u.a = abuf;
+            u.lda = kc;
           }
-          u.a = abuf;
-          u.lda = kc;
-        }
-        u.mr = mr;
-        for (int64_t q = qb; q < qe; ++q) {
-          const int64_t n0 = q * TFCC_UK_NR;
-          u.nr = N - n0 < TFCC_UK_NR ? N - n0 : TFCC_UK_NR;
-          u.b = g->b_packed ? B + (q * K + k0) * TFCC_UK_NR
-                            : bbuf + (q - qb) * kc * TFCC_UK_NR;
-          u.c = C + mt * g->ldc + n0;
-          u.res = R ? R + mt * g->ldc + n0 : NULL;
-          u.bias = g->bias ? g->bias + n0 : NULL;
-          g->uk(&u);
+          u.mr = mr;
+          for (int64_t q = qb; q < qe; ++q) {
+            const int64_t n0 = q * TFCC_UK_NR;
+            u.nr = N - n0 < TFCC_UK_NR ? N - n0 : TFCC_UK_NR;
+            u.b = g->b_packed ? B + (q * K + k0) * TFCC_UK_NR
+                              : bbuf + (q - qb) * kc * TFCC_UK_NR;
+            u.c = C + mt * g->ldc + n0;
+            u.res = R ? R + mt * g->ldc + n0 : NULL;
+            u.bias = g->bias ? g->bias + n0 : NULL;
+            g->uk(&u);
+          }
         }
       }
     }

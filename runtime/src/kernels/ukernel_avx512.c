@@ -79,28 +79,28 @@ INL void uk_body(const int MR, const tfcc_uk_args* p) {
   float* c = p->c;
   const int32_t flags = p->flags;
 
-  if (flags & TFCC_UK_FIRST) {
-    if (p->res) {
-      const float* r = p->res;
-      const int64_t ldr = p->ldr;
-#pragma unroll
-      for (int i = 0; i < MR; ++i) {
-        c0[i] = _mm512_maskz_loadu_ps(m0, r + i * ldr);
-        c1[i] = _mm512_maskz_loadu_ps(m1, r + i * ldr + 16);
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < MR; ++i) {
-        c0[i] = _mm512_setzero_ps();
-        c1[i] = _mm512_setzero_ps();
-      }
-    }
-  } else {
+  /* Accumulate from zero; what the tile adds to (C from the previous K
+   * block, or the residual) is prefetched now and added at the end, so its
+   * cache misses overlap the FMAs. */
+  const float* prev = NULL;
+  int64_t ldp = ldc;
+  if (!(flags & TFCC_UK_FIRST)) {
+    prev = c;
+  } else if (p->res) {
+    prev = p->res;
+    ldp = p->ldr;
+  }
+  if (prev) {
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
-      c0[i] = _mm512_maskz_loadu_ps(m0, c + i * ldc);
-      c1[i] = _mm512_maskz_loadu_ps(m1, c + i * ldc + 16);
+      _mm_prefetch((const char*)(prev + i * ldp), _MM_HINT_T0);
+      _mm_prefetch((const char*)(prev + i * ldp + 31), _MM_HINT_T0);
     }
+  }
+#pragma unroll
+  for (int i = 0; i < MR; ++i) {
+    c0[i] = _mm512_setzero_ps();
+    c1[i] = _mm512_setzero_ps();
   }
 
   const float* b = p->b;
@@ -133,6 +133,10 @@ INL void uk_body(const int MR, const tfcc_uk_args* p) {
     for (int64_t k = 0; k < kt; ++k) {
       __m512 b0 = _mm512_loadu_ps(bt);
       __m512 b1 = _mm512_loadu_ps(bt + 16);
+#ifdef TFCC_B_PREFETCH
+      _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH), _MM_HINT_T0);
+      _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH + 16), _MM_HINT_T0);
+#endif
       bt += 32;
 #pragma unroll
       for (int i = 0; i < MR; ++i) {
@@ -144,6 +148,13 @@ INL void uk_body(const int MR, const tfcc_uk_args* p) {
     }
   }
 
+  if (prev) {
+#pragma unroll
+    for (int i = 0; i < MR; ++i) {
+      c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, prev + i * ldp));
+      c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, prev + i * ldp + 16));
+    }
+  }
   if (flags & TFCC_UK_LAST) {
     if (p->bias) {
       __m512 bb0 = _mm512_maskz_loadu_ps(m0, p->bias);
