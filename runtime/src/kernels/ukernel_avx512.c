@@ -232,6 +232,76 @@ INL __m512 dw_in(const float* px, int64_t o, int64_t m, __m512i idx,
   return _mm512_maskz_permutexvar_ps(mo, idx, v);
 }
 
+static TGT __attribute__((noinline)) void act_row(float* y, int64_t n,
+                                                   int32_t act, float al,
+                                                   float be) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(y + i, v_act(_mm512_loadu_ps(y + i), act, al, be));
+  if (i < n) {
+    __mmask16 mk = (__mmask16)((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, mk,
+                          v_act(_mm512_maskz_loadu_ps(mk, y + i), act, al, be));
+  }
+}
+
+/* One pixel at s with the tap range clipped to the image (any position). */
+INL void dw_pixel(const tfcc_dw_args* p, const float* xb, int64_t y0,
+                  int64_t i0, int64_t i1, int64_t s, int64_t o, __m512 bias,
+                  __m512i idx, __mmask16 mi, __mmask16 mo, const float* rrow,
+                  float* yrow) {
+  const int64_t w = p->w, c = p->c, m = p->m, kw = p->kw, dw = p->dw;
+  const int64_t C = c * m;
+  const int64_t x0 = s * p->sw - p->pl;
+  int64_t j0 = 0, j1 = kw;
+  while (j0 < kw && x0 + j0 * dw < 0)
+    ++j0;
+  while (j1 > j0 && x0 + (j1 - 1) * dw >= w)
+    --j1;
+  __m512 a0 = bias;
+  for (int64_t i = i0; i < i1; ++i) {
+    const float* xr = xb + ((y0 + i * p->dh) * w + x0) * c;
+    const float* wr = p->wt + i * kw * C + o;
+    for (int64_t j = j0; j < j1; ++j)
+      a0 = _mm512_fmadd_ps(dw_in(xr + j * dw * c, o, m, idx, mi, mo),
+                           _mm512_maskz_loadu_ps(mo, wr + j * C), a0);
+  }
+  if (rrow)
+    a0 = _mm512_add_ps(a0, _mm512_maskz_loadu_ps(mo, rrow + s * C + o));
+  _mm512_mask_storeu_ps(yrow + s * C + o, mo, a0);
+}
+
+/* NP interior pixels from s (multiplier 1): the taps in a table, the pixels
+ * unrolled at stride st from two base pointers. */
+INL void dw_group(const int NP, const float* px, int64_t st, int64_t nt,
+                  const int64_t* toff, const float* wo, const int64_t* wofs,
+                  __m512 bias, __mmask16 mo, const float* ro, float* yo,
+                  int64_t C) {
+  __m512 acc[8];
+#pragma unroll
+  for (int q = 0; q < NP; ++q)
+    acc[q] = bias;
+  for (int64_t t = 0; t < nt; ++t) {
+    const float* pa = px + toff[t];
+    const float* pb = pa + 4 * st;
+    const __m512 wv = _mm512_maskz_loadu_ps(mo, wo + wofs[t]);
+#pragma unroll
+    for (int q = 0; q < NP; ++q) {
+      const float* a = q < 4 ? pa + q * st : pb + (q - 4) * st;
+      acc[q] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mo, a), wv, acc[q]);
+    }
+  }
+#pragma unroll
+  for (int q = 0; q < NP; ++q) {
+    __m512 v = acc[q];
+    if (ro)
+      v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mo, ro + q * C));
+    _mm512_mask_storeu_ps(yo + q * C, mo, v);
+  }
+}
+
+#define TFCC_DW_MAX_TAPS 64
+
 TGT void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
   const int64_t h = p->h, w = p->w, c = p->c, m = p->m, kh = p->kh,
                 kw = p->kw, sw = p->sw, dh = p->dh, dw = p->dw, pl = p->pl,
@@ -244,21 +314,31 @@ TGT void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
     ++i0;
   while (i1 > i0 && y0 + (i1 - 1) * dh >= h)
     --i1;
-  /* interior columns: all taps in [0, w) */
+  /* interior columns [s_lo, s_hi): all taps in [0, w) */
   int64_t s_lo = pl > 0 ? (pl + sw - 1) / sw : 0;
   int64_t s_hi = (w - 1 - (kw - 1) * dw + pl); /* s*sw <= this */
   s_hi = s_hi < 0 ? 0 : s_hi / sw + 1;
   if (s_hi > ow)
     s_hi = ow;
-  if (s_lo > s_hi)
-    s_lo = s_hi;
+  if (s_lo > ow)
+    s_lo = ow;
+  if (s_hi < s_lo)
+    s_hi = s_lo;
   const float* xb = p->x + b * h * w * c;
   const int64_t orow = (b * p->oh + r) * ow;
   float* yrow = p->y + orow * C;
   const float* rrow = p->res ? p->res + orow * C : NULL;
-  const float* wt = p->wt;
-  const int32_t act = p->act;
-  const float al = p->alpha, be = p->beta;
+  /* tap table of this row (multiplier 1, interior pixels) */
+  int64_t toff[TFCC_DW_MAX_TAPS], wofs[TFCC_DW_MAX_TAPS];
+  int64_t nt = 0;
+  const int table = m == 1 && (i1 - i0) * kw <= TFCC_DW_MAX_TAPS;
+  if (table)
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t j = 0; j < kw; ++j, ++nt) {
+        toff[nt] = (i * dh * w + j * dw) * c;
+        wofs[nt] = (i * kw + j) * C;
+      }
+  const int64_t st = sw * c;
 
   for (int64_t o = 0; o < C; o += 16) {
     const int64_t lanes = C - o < 16 ? C - o : 16;
@@ -277,55 +357,29 @@ TGT void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
     const __m512 bias =
         p->bias ? _mm512_maskz_loadu_ps(mo, p->bias + o) : _mm512_setzero_ps();
     int64_t s = 0;
-    /* border and interior pixels, one or four at a time */
-    while (s < ow) {
-      if (s >= s_lo && s + 4 <= s_hi) {
-        __m512 a0 = bias, a1 = bias, a2 = bias, a3 = bias;
-        const int64_t st = sw * c;
-        for (int64_t i = i0; i < i1; ++i) {
-          const float* xr = xb + ((y0 + i * dh) * w + s * sw - pl) * c;
-          const float* wr = wt + i * kw * C + o;
-          for (int64_t j = 0; j < kw; ++j) {
-            __m512 wv = _mm512_maskz_loadu_ps(mo, wr + j * C);
-            const float* px = xr + j * dw * c;
-            a0 = _mm512_fmadd_ps(dw_in(px, o, m, idx, mi, mo), wv, a0);
-            a1 = _mm512_fmadd_ps(dw_in(px + st, o, m, idx, mi, mo), wv, a1);
-            a2 = _mm512_fmadd_ps(dw_in(px + 2 * st, o, m, idx, mi, mo), wv, a2);
-            a3 = _mm512_fmadd_ps(dw_in(px + 3 * st, o, m, idx, mi, mo), wv, a3);
-          }
-        }
-        __m512 acc[4] = {a0, a1, a2, a3};
-        for (int q = 0; q < 4; ++q) {
-          __m512 v = acc[q];
-          if (rrow)
-            v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mo, rrow + (s + q) * C + o));
-          v = v_act(v, act, al, be);
-          _mm512_mask_storeu_ps(yrow + (s + q) * C + o, mo, v);
-        }
+    for (; s < s_lo; ++s)
+      dw_pixel(p, xb, y0, i0, i1, s, o, bias, idx, mi, mo, rrow, yrow);
+    if (table) {
+      const float* px0 = xb + (y0 * w - pl) * c + o;
+      for (; s + 8 <= s_hi; s += 8)
+        dw_group(8, px0 + s * st, st, nt, toff, p->wt + o, wofs, bias, mo,
+                 rrow ? rrow + s * C + o : NULL, yrow + s * C + o, C);
+      if (s + 4 <= s_hi) {
+        dw_group(4, px0 + s * st, st, nt, toff, p->wt + o, wofs, bias, mo,
+                 rrow ? rrow + s * C + o : NULL, yrow + s * C + o, C);
         s += 4;
-        continue;
       }
-      const int64_t x0 = s * sw - pl;
-      int64_t j0 = 0, j1 = kw;
-      while (j0 < kw && x0 + j0 * dw < 0)
-        ++j0;
-      while (j1 > j0 && x0 + (j1 - 1) * dw >= w)
-        --j1;
-      __m512 a0 = bias;
-      for (int64_t i = i0; i < i1; ++i) {
-        const float* xr = xb + ((y0 + i * dh) * w + x0) * c;
-        const float* wr = wt + i * kw * C + o;
-        for (int64_t j = j0; j < j1; ++j)
-          a0 = _mm512_fmadd_ps(dw_in(xr + j * dw * c, o, m, idx, mi, mo),
-                               _mm512_maskz_loadu_ps(mo, wr + j * C), a0);
-      }
-      if (rrow)
-        a0 = _mm512_add_ps(a0, _mm512_maskz_loadu_ps(mo, rrow + s * C + o));
-      a0 = v_act(a0, act, al, be);
-      _mm512_mask_storeu_ps(yrow + s * C + o, mo, a0);
-      ++s;
+      for (; s < s_hi; ++s)
+        dw_group(1, px0 + s * st, st, nt, toff, p->wt + o, wofs, bias, mo,
+                 rrow ? rrow + s * C + o : NULL, yrow + s * C + o, C);
     }
+    for (; s < ow; ++s)
+      dw_pixel(p, xb, y0, i0, i1, s, o, bias, idx, mi, mo, rrow, yrow);
   }
+  /* The activation, over the whole output row (still in L1/L2), keeps the
+   * hot loops free of it. */
+  if (p->act != TFCC_ACT_NONE)
+    act_row(yrow, ow * C, p->act, p->alpha, p->beta);
 }
 
 #else /* not x86-64: never selected */
