@@ -45,6 +45,62 @@ typedef struct conv_ctx {
   tfcc_uk_fn uk;
 } conv_ctx;
 
+static inline void copy_floats(float* d, const float* s, int64_t n) {
+  if (n >= 32) {
+    memcpy(d, s, (size_t)n * sizeof(float));
+  } else {
+    for (int64_t k = 0; k < n; ++k)
+      d[k] = s[k];
+  }
+}
+
+static inline void zero_floats(float* d, int64_t n) {
+  for (int64_t k = 0; k < n; ++k)
+    d[k] = 0.0f;
+}
+
+/* Gathers taps [t0, t1) x channels [c0, c0+cn) of the output pixel whose
+ * first tap reads input (y0, xi) into d (zeros for the padding). */
+static void pack_pixel(const conv_ctx* g, const float* xb, int64_t y0,
+                       int64_t xi, int64_t t0, int64_t t1, int64_t c0,
+                       int64_t cn, float* d) {
+  const int64_t h = g->h, w = g->w, c = g->c, kw = g->kw, dw = g->dw;
+  const int contiguous = cn == c && dw == 1; /* a tap row is one run */
+  for (int64_t t = t0; t < t1;) {
+    const int64_t ti = t / kw, tj = t % kw;
+    const int64_t yy = y0 + ti * g->dh;
+    const int64_t te = (ti + 1) * kw < t1 ? (ti + 1) * kw : t1; /* row end */
+    if (yy < 0 || yy >= h) {
+      zero_floats(d, (te - t) * cn);
+      d += (te - t) * cn;
+      t = te;
+      continue;
+    }
+    const float* xr = xb + yy * w * c + c0;
+    if (contiguous) {
+      const int64_t xa = xi + tj, xe = xi + tj + (te - t); /* [xa, xe) */
+      const int64_t va = xa < 0 ? 0 : xa, ve = xe > w ? w : xe;
+      if (va >= ve) {
+        zero_floats(d, (xe - xa) * c);
+      } else {
+        zero_floats(d, (va - xa) * c);
+        copy_floats(d + (va - xa) * c, xr + va * c, (ve - va) * c);
+        zero_floats(d + (ve - xa) * c, (xe - ve) * c);
+      }
+      d += (te - t) * c;
+      t = te;
+      continue;
+    }
+    for (; t < te; ++t, d += cn) {
+      const int64_t xx = xi + (t % kw) * dw;
+      if (xx >= 0 && xx < w)
+        copy_floats(d, xr + xx * c, cn);
+      else
+        zero_floats(d, cn);
+    }
+  }
+}
+
 static void conv_range(const conv_ctx* g, int64_t R0, int64_t R1, int64_t q0,
                        int64_t q1) {
   float abuf[TFCC_UK_MR * TFCC_CONV_KC];
@@ -99,19 +155,9 @@ static void conv_range(const conv_ctx* g, int64_t R0, int64_t R1, int64_t q0,
             u.ntaps = nt;
             u.kt = cn;
           } else {
-            for (int64_t i = 0; i < mr; ++i) {
-              float* d = abuf + i * kc;
-              const int64_t xi = x0 + i * g->sw;
-              for (int64_t t = t0; t < t1; ++t, d += cn) {
-                const int64_t yy = y0 + (t / kw) * g->dh;
-                const int64_t xx = xi + (t % kw) * g->dw;
-                if (yy >= 0 && yy < h && xx >= 0 && xx < w)
-                  memcpy(d, xb + (yy * w + xx) * c + c0,
-                         (size_t)cn * sizeof(float));
-                else
-                  memset(d, 0, (size_t)cn * sizeof(float));
-              }
-            }
+            for (int64_t i = 0; i < mr; ++i)
+              pack_pixel(g, xb, y0, x0 + i * g->sw, t0, t1, c0, cn,
+                         abuf + i * kc);
             u.a = abuf;
             u.lda = kc;
             if (cn == c) { /* taps contiguous in A and in B: one long tap */
