@@ -14,6 +14,7 @@
 #include "kernels_internal.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -240,7 +241,12 @@ void tfcc_rt_parallel_for(int64_t n, tfcc_pf_fn fn, void* ctx) {
   if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0)
     pool_wake(p);
   pool_work(p, gen, 0);
-  while (LD(&p->done) != n)
+  /* Wait for the chunks other threads claimed; yield now and then in case a
+   * worker was preempted (an oversubscribed machine). */
+  for (uint32_t spins = 0; LD(&p->done) != n; ++spins) {
     TFCC_PAUSE();
+    if ((spins & 0x3fff) == 0x3fff)
+      sched_yield();
+  }
   ST(&p->busy, 0);
 }

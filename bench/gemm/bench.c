@@ -1,0 +1,260 @@
+/* bench/gemm/bench.c - tfcc micro-kernels vs oneDNN (see README.md).
+ *
+ * sgemm (B pre-packed for tfcc; plain row-major dnnl_sgemm for oneDNN) at
+ * 1 and 2 threads, interleaved repeats, medians; then tfcc conv2d and
+ * depthwise GFLOP/s on ResNet-18 / MobileNetV2 shapes. */
+#define _GNU_SOURCE
+#include "tfcc/tfcc_kernels.h"
+
+#include <dnnl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void omp_set_num_threads(int);
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static float* falloc(size_t n) {
+  float* p = NULL;
+  if (posix_memalign((void**)&p, 64, (n ? n : 1) * sizeof(float)))
+    abort();
+  return p;
+}
+
+static void fill(float* p, size_t n, unsigned seed) {
+  for (size_t i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    p[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+  }
+}
+
+static int cmpd(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+static double median(double* v, int n) {
+  qsort(v, n, sizeof(double), cmpd);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+typedef struct {
+  int64_t M, N, K;
+  float *A, *B, *Bp, *C, *C2;
+} gemm_case;
+
+/* Seconds per call: repeat until >= min_s elapsed. */
+static double time_tfcc(gemm_case* g, double min_s) {
+  int iters = 0;
+  double t0 = now(), t;
+  do {
+    tfcc_rt_sgemm(1, g->M, g->N, g->K, g->A, g->K, 0, 0, g->Bp, 0, 0, 0, 1,
+                  g->C, g->N, 0, NULL, NULL, TFCC_ACT_NONE, 0.f, 0.f);
+    ++iters;
+  } while ((t = now() - t0) < min_s);
+  return t / iters;
+}
+static double time_dnnl(gemm_case* g, double min_s) {
+  int iters = 0;
+  double t0 = now(), t;
+  do {
+    dnnl_sgemm('N', 'N', g->M, g->N, g->K, 1.f, g->A, g->K, g->B, g->N, 0.f,
+               g->C2, g->N);
+    ++iters;
+  } while ((t = now() - t0) < min_s);
+  return t / iters;
+}
+
+static void quiet(void) { usleep(10000); } /* let both pools go to sleep */
+
+int main(int argc, char** argv) {
+  int reps = 5;
+  double min_s = 0.2;
+  int only_gemm = 0, only_conv = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--min-time") && i + 1 < argc)
+      min_s = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--gemm"))
+      only_gemm = 1;
+    else if (!strcmp(argv[i], "--conv"))
+      only_conv = 1;
+  }
+  const int threads[2] = {1, 2};
+  if (!only_conv) {
+    const int64_t sizes[] = {256, 512, 1024, 2048};
+    printf("sgemm MxNxK (B pre-packed for tfcc), GFLOP/s, median of %d\n", reps);
+    printf("%-16s %3s %9s %9s %7s %10s\n", "shape", "thr", "tfcc", "oneDNN",
+           "ratio", "maxdiff");
+    for (int ti = 0; ti < 2; ++ti) {
+      int T = threads[ti];
+      tfcc_rt_pool* pool = tfcc_rt_pool_create(T);
+      tfcc_rt_set_current_pool(pool);
+      omp_set_num_threads(T);
+      for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); ++si) {
+        gemm_case g;
+        g.M = g.N = g.K = sizes[si];
+        g.A = falloc(g.M * g.K);
+        g.B = falloc(g.K * g.N);
+        g.Bp = falloc(tfcc_rt_sgemm_packed_b_size(g.K, g.N));
+        g.C = falloc(g.M * g.N);
+        g.C2 = falloc(g.M * g.N);
+        fill(g.A, g.M * g.K, 1);
+        fill(g.B, g.K * g.N, 2);
+        tfcc_rt_sgemm_pack_b(g.K, g.N, g.B, g.N, 0, g.Bp);
+        time_tfcc(&g, 0.05);
+        time_dnnl(&g, 0.05);
+        double maxd = 0;
+        for (int64_t i = 0; i < g.M * g.N; ++i)
+          maxd = fmax(maxd, fabs(g.C[i] - g.C2[i]));
+        double tt[64], td[64];
+        int r = reps > 64 ? 64 : reps;
+        for (int k = 0; k < r; ++k) {
+          quiet();
+          tt[k] = time_tfcc(&g, min_s);
+          quiet();
+          td[k] = time_dnnl(&g, min_s);
+        }
+        double fl = 2.0 * g.M * g.N * g.K;
+        double gt = fl / median(tt, r) * 1e-9, gd = fl / median(td, r) * 1e-9;
+        char shape[64];
+        snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)g.M,
+                 (long long)g.N, (long long)g.K);
+        printf("%-16s %3d %9.1f %9.1f %6.1f%% %10.2e\n", shape, T, gt, gd,
+               100.0 * gt / gd, maxd);
+        fflush(stdout);
+        free(g.A);
+        free(g.B);
+        free(g.Bp);
+        free(g.C);
+        free(g.C2);
+      }
+      tfcc_rt_set_current_pool(NULL);
+      tfcc_rt_pool_destroy(pool);
+    }
+  }
+  if (!only_gemm) {
+    /* h, w, c, oc, k, stride, pad */
+    const int64_t convs[][7] = {
+        {56, 56, 64, 64, 3, 1, 1},   {28, 28, 128, 128, 3, 1, 1},
+        {14, 14, 256, 256, 3, 1, 1}, {7, 7, 512, 512, 3, 1, 1},
+        {224, 224, 3, 64, 7, 2, 3},  {56, 56, 64, 128, 1, 2, 0},
+        {56, 56, 64, 256, 1, 1, 0},
+    };
+    /* h, w, c, stride */
+    const int64_t dws[][4] = {{112, 112, 32, 1}, {112, 112, 96, 2},
+                              {56, 56, 144, 1},  {28, 28, 192, 1},
+                              {14, 14, 384, 1},  {14, 14, 576, 1},
+                              {7, 7, 960, 1}};
+    printf("\nconv2d NHWC (batch 1), GFLOP/s, median of %d\n", reps);
+    printf("%-28s %9s %9s\n", "shape", "1 thr", "2 thr");
+    for (size_t ci = 0; ci < sizeof(convs) / sizeof(convs[0]); ++ci) {
+      const int64_t* s = convs[ci];
+      int64_t h = s[0], w = s[1], c = s[2], oc = s[3], k = s[4], st = s[5],
+              pad = s[6];
+      int64_t oh = (h + 2 * pad - k) / st + 1, ow = (w + 2 * pad - k) / st + 1;
+      float* x = falloc(h * w * c);
+      float* wt = falloc(k * k * c * oc);
+      float* wp = falloc(tfcc_rt_sgemm_packed_b_size(k * k * c, oc));
+      float* y = falloc(oh * ow * oc);
+      float* bias = falloc(oc);
+      fill(x, h * w * c, 3);
+      fill(wt, k * k * c * oc, 4);
+      fill(bias, oc, 5);
+      tfcc_rt_sgemm_pack_b(k * k * c, oc, wt, oc, 0, wp);
+      double fl = 2.0 * oh * ow * oc * k * k * c;
+      double g[2];
+      for (int ti = 0; ti < 2; ++ti) {
+        tfcc_rt_pool* pool = tfcc_rt_pool_create(threads[ti]);
+        tfcc_rt_set_current_pool(pool);
+        double tt[64];
+        int r = reps > 64 ? 64 : reps;
+        for (int q = 0; q < r; ++q) {
+          quiet();
+          int iters = 0;
+          double t0 = now(), t;
+          do {
+            tfcc_rt_conv2d_f32(x, 1, h, w, c, wp, oc, k, k, st, st, 1, 1, pad,
+                               pad, oh, ow, bias, NULL, TFCC_ACT_RELU, 0, 0, y);
+            ++iters;
+          } while ((t = now() - t0) < min_s / 2);
+          tt[q] = t / iters;
+        }
+        g[ti] = fl / median(tt, r) * 1e-9;
+        tfcc_rt_set_current_pool(NULL);
+        tfcc_rt_pool_destroy(pool);
+      }
+      char shape[64];
+      snprintf(shape, sizeof shape, "%lldx%lldx%lld->%lld k%lld s%lld",
+               (long long)h, (long long)w, (long long)c, (long long)oc,
+               (long long)k, (long long)st);
+      printf("%-28s %9.1f %9.1f\n", shape, g[0], g[1]);
+      fflush(stdout);
+      free(x);
+      free(wt);
+      free(wp);
+      free(y);
+      free(bias);
+    }
+    printf("\ndepthwise 3x3 NHWC (batch 1, pad 1, m 1), GFLOP/s and GB/s "
+           "(in+out), median of %d\n",
+           reps);
+    printf("%-22s %9s %9s %9s %9s\n", "shape", "1 thr", "GB/s", "2 thr", "GB/s");
+    for (size_t di = 0; di < sizeof(dws) / sizeof(dws[0]); ++di) {
+      const int64_t* s = dws[di];
+      int64_t h = s[0], w = s[1], c = s[2], st = s[3];
+      int64_t oh = (h + 2 - 3) / st + 1, ow = (w + 2 - 3) / st + 1;
+      float* x = falloc(h * w * c);
+      float* wt = falloc(9 * c);
+      float* y = falloc(oh * ow * c);
+      float* bias = falloc(c);
+      fill(x, h * w * c, 6);
+      fill(wt, 9 * c, 7);
+      fill(bias, c, 8);
+      double fl = 2.0 * oh * ow * c * 9;
+      double bytes = 4.0 * (h * w * c + oh * ow * c);
+      double g[2], bw[2];
+      for (int ti = 0; ti < 2; ++ti) {
+        tfcc_rt_pool* pool = tfcc_rt_pool_create(threads[ti]);
+        tfcc_rt_set_current_pool(pool);
+        double tt[64];
+        int r = reps > 64 ? 64 : reps;
+        for (int q = 0; q < r; ++q) {
+          quiet();
+          int iters = 0;
+          double t0 = now(), t;
+          do {
+            tfcc_rt_depthwise_conv2d_f32(x, 1, h, w, c, wt, 1, 3, 3, st, st, 1,
+                                         1, 1, 1, oh, ow, bias, NULL,
+                                         TFCC_ACT_CLIP, 0.f, 6.f, y);
+            ++iters;
+          } while ((t = now() - t0) < min_s / 4);
+          tt[q] = t / iters;
+        }
+        double med = median(tt, r);
+        g[ti] = fl / med * 1e-9;
+        bw[ti] = bytes / med * 1e-9;
+        tfcc_rt_set_current_pool(NULL);
+        tfcc_rt_pool_destroy(pool);
+      }
+      char shape[64];
+      snprintf(shape, sizeof shape, "%lldx%lldx%lld s%lld", (long long)h,
+               (long long)w, (long long)c, (long long)st);
+      printf("%-22s %9.1f %9.1f %9.1f %9.1f\n", shape, g[0], bw[0], g[1], bw[1]);
+      fflush(stdout);
+      free(x);
+      free(wt);
+      free(y);
+      free(bias);
+    }
+  }
+  return 0;
+}
