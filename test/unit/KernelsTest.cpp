@@ -303,6 +303,14 @@ TEST_P(KernelsTest, GemmLargeBlocks) {
   ASSERT_TRUE(runGemm({2, 45, 200, 700, true, true, false, false, false, true,
                        true, TFCC_ACT_HARD_SWISH, 0},
                       rng));
+  // GEMV-like rows (no K blocking when A is read in place), then with rows
+  // that must be copied (lda = 1024).
+  ASSERT_TRUE(runGemm({1, 3, 70, 1000, false, false, true, false, true, true,
+                       false, TFCC_ACT_NONE, 0},
+                      rng));
+  ASSERT_TRUE(runGemm({2, 2, 40, 1024, false, false, true, true, false, true,
+                       true, TFCC_ACT_LEAKY_RELU, 0},
+                      rng));
 }
 
 TEST_P(KernelsTest, GemmZeroK) {

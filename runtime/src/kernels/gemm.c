@@ -198,11 +198,16 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
   const float* B = g->B + bi * g->stride_b;
   float* C = g->C + bi * g->stride_c;
   const float* R = g->res ? g->res + bi * g->stride_c : NULL;
-  const int64_t nkb = K > 0 ? (K + TFCC_KC - 1) / TFCC_KC : 1;
-  const int64_t kcs = K > 0 ? (K + nkb - 1) / nkb : 0;
   /* A rows in place unless transposed or at a stride that aliases in L1. */
   const int direct =
       !g->trans_a && ((g->lda * 4) % 2048 != 0 || r1 - r0 == 1);
+  /* A few rows (GEMV-like, bandwidth bound on B): no K blocking, so every
+   * panel of pre-packed B is one long sequential stream. Depends on M only,
+   * never on the thread split. */
+  const int64_t kmax =
+      g->b_packed && g->M <= 4 && direct ? TFCC_MAX(K, 1) : TFCC_KC;
+  const int64_t nkb = K > 0 ? (K + kmax - 1) / kmax : 1;
+  const int64_t kcs = K > 0 ? (K + nkb - 1) / nkb : 0;
   const int64_t group = g->b_packed && !direct ? TFCC_MC_TILES : 1;
   float* const bbuf = buf;
   float* const abuf = g->b_packed ? buf : buf + TFCC_BBUF_FLOATS;

@@ -69,7 +69,8 @@ INL __m512 v_act(__m512 v, int32_t act, float alpha, float beta) {
 
 /* ---- GEMM micro-kernel -------------------------------------------------- */
 
-INL void uk_body(const int MR, const tfcc_uk_args* p) {
+/* NH: 16-float halves of the panel computed (1 when nr <= 16). */
+INL void uk_body(const int MR, const int NH, const tfcc_uk_args* p) {
   __m512 c0[TFCC_UK_MR], c1[TFCC_UK_MR];
   const int64_t lda = p->lda, kt = p->kt, ntaps = p->ntaps;
   const int64_t nr = p->nr, ldc = p->ldc;
@@ -94,7 +95,7 @@ INL void uk_body(const int MR, const tfcc_uk_args* p) {
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
       _mm_prefetch((const char*)(prev + i * ldp), _MM_HINT_T0);
-      _mm_prefetch((const char*)(prev + i * ldp + 31), _MM_HINT_T0);
+      _mm_prefetch((const char*)(prev + i * ldp + 16 * NH - 1), _MM_HINT_T0);
     }
   }
 #pragma unroll
@@ -108,23 +109,29 @@ INL void uk_body(const int MR, const tfcc_uk_args* p) {
     const float* a = p->a + (p->toff ? p->toff[t] : 0);
     const float* bt = b + t * p->b_tap_stride;
     if (MR == 1) {
-      /* One row: split k over two accumulator pairs to hide FMA latency. */
+      /* One row: split k over two accumulator sets to hide FMA latency. */
       __m512 d0 = _mm512_setzero_ps(), d1 = _mm512_setzero_ps();
       int64_t k = 0;
       for (; k + 2 <= kt; k += 2) {
         __m512 a0 = _mm512_set1_ps(a[k]), a1 = _mm512_set1_ps(a[k + 1]);
+        _mm_prefetch((const char*)(bt + k * 32 + 1024), _MM_HINT_T0);
+        _mm_prefetch((const char*)(bt + k * 32 + 1024 + 32), _MM_HINT_T0);
         c0[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32), c0[0]);
-        c1[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32 + 16), c1[0]);
         d0 = _mm512_fmadd_ps(a1, _mm512_loadu_ps(bt + k * 32 + 32), d0);
-        d1 = _mm512_fmadd_ps(a1, _mm512_loadu_ps(bt + k * 32 + 48), d1);
+        if (NH == 2) {
+          c1[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32 + 16), c1[0]);
+          d1 = _mm512_fmadd_ps(a1, _mm512_loadu_ps(bt + k * 32 + 48), d1);
+        }
       }
       if (k < kt) {
         __m512 a0 = _mm512_set1_ps(a[k]);
         c0[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32), c0[0]);
-        c1[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32 + 16), c1[0]);
+        if (NH == 2)
+          c1[0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(bt + k * 32 + 16), c1[0]);
       }
       c0[0] = _mm512_add_ps(c0[0], d0);
-      c1[0] = _mm512_add_ps(c1[0], d1);
+      if (NH == 2)
+        c1[0] = _mm512_add_ps(c1[0], d1);
       continue;
     }
     /* Two row bases keep the addressing to base + index*scale forms. */
@@ -132,7 +139,7 @@ INL void uk_body(const int MR, const tfcc_uk_args* p) {
     const float* pb = a + 7 * lda;
     for (int64_t k = 0; k < kt; ++k) {
       __m512 b0 = _mm512_loadu_ps(bt);
-      __m512 b1 = _mm512_loadu_ps(bt + 16);
+      __m512 b1 = NH == 2 ? _mm512_loadu_ps(bt + 16) : b0;
 #ifdef TFCC_B_PREFETCH
       _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH), _MM_HINT_T0);
       _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH + 16), _MM_HINT_T0);
@@ -143,7 +150,8 @@ INL void uk_body(const int MR, const tfcc_uk_args* p) {
         const float* row = i < 7 ? pa + i * lda : pb + (i - 7) * lda;
         __m512 av = _mm512_set1_ps(row[k]);
         c0[i] = _mm512_fmadd_ps(av, b0, c0[i]);
-        c1[i] = _mm512_fmadd_ps(av, b1, c1[i]);
+        if (NH == 2)
+          c1[i] = _mm512_fmadd_ps(av, b1, c1[i]);
       }
     }
   }
@@ -152,17 +160,20 @@ INL void uk_body(const int MR, const tfcc_uk_args* p) {
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
       c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, prev + i * ldp));
-      c1[i] = _mm512_add_ps(c1[i], _mm512_maskz_loadu_ps(m1, prev + i * ldp + 16));
+      if (NH == 2)
+        c1[i] = _mm512_add_ps(c1[i],
+                              _mm512_maskz_loadu_ps(m1, prev + i * ldp + 16));
     }
   }
   if (flags & TFCC_UK_LAST) {
     if (p->bias) {
       __m512 bb0 = _mm512_maskz_loadu_ps(m0, p->bias);
-      __m512 bb1 = _mm512_maskz_loadu_ps(m1, p->bias + 16);
+      __m512 bb1 = NH == 2 ? _mm512_maskz_loadu_ps(m1, p->bias + 16) : bb0;
 #pragma unroll
       for (int i = 0; i < MR; ++i) {
         c0[i] = _mm512_add_ps(c0[i], bb0);
-        c1[i] = _mm512_add_ps(c1[i], bb1);
+        if (NH == 2)
+          c1[i] = _mm512_add_ps(c1[i], bb1);
       }
     }
     const int32_t act = p->act;
@@ -171,20 +182,25 @@ INL void uk_body(const int MR, const tfcc_uk_args* p) {
 #pragma unroll
       for (int i = 0; i < MR; ++i) {
         c0[i] = v_act(c0[i], act, al, be);
-        c1[i] = v_act(c1[i], act, al, be);
+        if (NH == 2)
+          c1[i] = v_act(c1[i], act, al, be);
       }
     }
   }
 #pragma unroll
   for (int i = 0; i < MR; ++i) {
     _mm512_mask_storeu_ps(c + i * ldc, m0, c0[i]);
-    _mm512_mask_storeu_ps(c + i * ldc + 16, m1, c1[i]);
+    if (NH == 2)
+      _mm512_mask_storeu_ps(c + i * ldc + 16, m1, c1[i]);
   }
 }
 
 #define UK(MR)                                                                 \
   static TGT __attribute__((noinline)) void uk_##MR(const tfcc_uk_args* p) {   \
-    uk_body(MR, p);                                                            \
+    uk_body(MR, 2, p);                                                         \
+  }                                                                            \
+  static TGT __attribute__((noinline)) void uk_##MR##h(const tfcc_uk_args* p) { \
+    uk_body(MR, 1, p);                                                         \
   }
 UK(1)
 UK(2)
@@ -202,22 +218,13 @@ UK(13)
 UK(14)
 
 TGT void tfcc_uk_avx512(const tfcc_uk_args* p) {
-  switch (p->mr) {
-  case 1: uk_1(p); break;
-  case 2: uk_2(p); break;
-  case 3: uk_3(p); break;
-  case 4: uk_4(p); break;
-  case 5: uk_5(p); break;
-  case 6: uk_6(p); break;
-  case 7: uk_7(p); break;
-  case 8: uk_8(p); break;
-  case 9: uk_9(p); break;
-  case 10: uk_10(p); break;
-  case 11: uk_11(p); break;
-  case 12: uk_12(p); break;
-  case 13: uk_13(p); break;
-  default: uk_14(p); break;
-  }
+  static const tfcc_uk_fn full[TFCC_UK_MR] = {uk_1,  uk_2,  uk_3,  uk_4,  uk_5,
+                                              uk_6,  uk_7,  uk_8,  uk_9,  uk_10,
+                                              uk_11, uk_12, uk_13, uk_14};
+  static const tfcc_uk_fn half[TFCC_UK_MR] = {
+      uk_1h, uk_2h, uk_3h,  uk_4h,  uk_5h,  uk_6h,  uk_7h,
+      uk_8h, uk_9h, uk_10h, uk_11h, uk_12h, uk_13h, uk_14h};
+  (p->nr <= 16 ? half : full)[p->mr - 1](p);
 }
 
 /* ---- depthwise ---------------------------------------------------------- */
