@@ -292,7 +292,7 @@ def run_workload(args, name, meta, threads, so, paths):
             status[s] = "FAILED: outputs differ from %s (max rel err %.2e%s)" % (
                 LABEL[ref], err, ", " + why if why else "")
 
-    # Calibration: a second untimed-quality run gives the per-iteration time.
+    # Calibration: one timed run (after the check run, which warmed up) sets K and repeats.
     live = [s for s in harnesses if s not in status]
     plan = {}
     for s in live:
@@ -582,6 +582,10 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
         if r["workload"] not in seen:
             seen.add(r["workload"])
             lines.append("- `%s`: %s" % (r["workload"], r["description"]))
+    if args.append and os.path.exists(args.append):
+        with open(args.append) as f:
+            lines += ["", "## Kernel level (bench/gemm/run.sh)", "", "```", f.read().rstrip(),
+                      "```"]
     lines.append("")
     with open(path, "w") as f:
         f.write("\n".join(lines))
@@ -616,6 +620,8 @@ def main():
     p.add_argument("--atol", type=float, default=1e-4)
     p.add_argument("--results", default=os.path.join(HERE, "results"))
     p.add_argument("--name", default="latest", help="results file stem (default latest)")
+    p.add_argument("--append", default=None,
+                   help="a text file (bench/gemm output) to include in the .md")
     p.add_argument("--argv-echo", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
     args.argv_echo = shlex.split(args.argv_echo)

@@ -5,14 +5,15 @@
 #   bash bench/run.sh [--quick] [--threads 1,2] [--repeats N] [--only NAME,...] [--skip NAME,...]
 #                     [--tfcc PATH] [--tfcc-flags '...'] [--build-dir DIR] [--results DIR]
 #                     [--name STEM] [--target SECONDS] [--budget SECONDS] [--wait-idle SECONDS]
-#                     [--no-install] [--list]
+#                     [--gemm] [--no-install] [--list]
 #
 # Installs what is missing (apt-get: libdnnl-dev, python3-torch, python3-torchvision,
 # python3-onnx, python3-matplotlib, libopenblas0-openmp; npm: onnxruntime-node 1.30.0 and the
 # ONNX Runtime C headers), builds tfcc when BUILD/bin/tfcc is missing (.ci/build.sh), builds
 # the harnesses into BUILD/bench/bin, then runs bench/bench.py. Downloads go to BUILD/bench
 # (never committed). Writes bench/results/latest.{md,csv,png} unless --results/--name say
-# otherwise.
+# otherwise. --gemm also runs bench/gemm/run.sh (kernel-level GEMM/conv GFLOP/s against
+# oneDNN, owned by bench/gemm) first and puts its output into the .md.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,6 +21,7 @@ REPO=$(dirname "$HERE")
 BUILD_DIR=$REPO/build
 TFCC=""
 INSTALL=1
+GEMM=0
 PASS=()
 ECHO=("$@")
 
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
     --build-dir) [ $# -ge 2 ] || die "--build-dir needs a path"; BUILD_DIR=$(realpath -m "$2"); shift ;;
     --build-dir=*) BUILD_DIR=$(realpath -m "${1#--build-dir=}") ;;
     --no-install) INSTALL=0 ;;
+    --gemm) GEMM=1 ;;
     --list) exec /usr/bin/python3 "$HERE/models.py" --list ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
@@ -121,5 +124,15 @@ else
 fi
 
 # --- Run -------------------------------------------------------------------------------------
+if [ "$GEMM" = 1 ]; then
+  if [ -x "$HERE/gemm/run.sh" ] || [ -f "$HERE/gemm/run.sh" ]; then
+    log "bench/gemm/run.sh (kernel level)"
+    TFCC_BENCH_DIR=$WORK/gemm bash "$HERE/gemm/run.sh" --reps 3 | tee "$WORK/gemm.txt" \
+      || die "bench/gemm/run.sh failed"
+    PASS+=(--append "$WORK/gemm.txt")
+  else
+    log "no bench/gemm/run.sh: --gemm ignored"
+  fi
+fi
 exec /usr/bin/python3 "$HERE/bench.py" --build-dir "$BUILD_DIR" --tfcc "$TFCC" \
   --ort-lib "$ORT_LIB" --cc "$CC" --argv-echo="${ECHO[*]:-}" "${PASS[@]}"
