@@ -26,7 +26,7 @@
 #define TFCC_KC 256 /* K block: an A tile (14 x kc floats) stays in L1 */
 #endif
 #ifndef TFCC_NC_BYTES
-#define TFCC_NC_BYTES (384 * 1024) /* B block kept in L2 */
+#define TFCC_NC_BYTES (512 * 1024) /* B block kept in L2 */
 #endif
 /* Run-time packed block of B (floats): 4 panels of a full K block. */
 #define TFCC_BBUF_FLOATS (TFCC_KC * 4 * TFCC_UK_NR)
@@ -192,7 +192,7 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
   /* Pre-packed B: up to TFCC_MC_TILES packed A tiles (one K block), so that
    * each B block loaded into L2 serves several tiles and A is copied once
    * per K block. Run-time packed B: the B block, then one A tile. */
-  float buf[TFCC_BUF_FLOATS];
+  float buf[TFCC_BUF_FLOATS] __attribute__((aligned(64)));
   const int64_t K = g->K, N = g->N;
   const float* A = g->A + bi * g->stride_a;
   const float* B = g->B + bi * g->stride_b;
