@@ -498,6 +498,7 @@ def write_png(path, rows):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker  # noqa: F401
     labels, r_ort, r_torch = [], [], []
     for r in rows:
         if r.get("tfcc_status") != "ok":
@@ -506,14 +507,23 @@ def write_png(path, rows):
         r_ort.append(ratio(r, "tfcc", "ort") or float("nan"))
         r_torch.append(ratio(r, "tfcc", "torch") or float("nan"))
     if not labels:
+        if os.path.exists(path):
+            os.remove(path)  # no stale chart beside fresh tables
         return False
     fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(labels) + 2), 5.5))
     x = range(len(labels))
     w = 0.4
-    ax.bar([i - w / 2 for i in x], r_ort, w, label="tfcc / ONNX Runtime")
-    ax.bar([i + w / 2 for i in x], r_torch, w, label="tfcc / PyTorch")
+    for off, vals, lab in ((-w / 2, r_ort, "tfcc / ONNX Runtime"), (w / 2, r_torch, "tfcc / PyTorch")):
+        # Bars start at 1 (parity): up when tfcc is slower, down when it is faster.
+        bars = ax.bar([i + off for i in x], [v - 1 for v in vals], w, bottom=1.0, label=lab)
+        for b, v in zip(bars, vals):
+            if v == v:  # not NaN
+                ax.annotate("%.2g" % v, (b.get_x() + b.get_width() / 2, v), ha="center",
+                            va="bottom" if v >= 1 else "top", fontsize=6,
+                            xytext=(0, 1 if v >= 1 else -1), textcoords="offset points")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda y, _: "%g" % y))
     ax.set_ylabel("latency ratio (log; > 1: tfcc slower)")
     ax.set_xticks(list(x))
     ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
