@@ -224,6 +224,26 @@ def compare(out_path, ref_path, rtol, atol):
 
 # --- One workload at one thread count -------------------------------------------------------
 
+def cpu_snapshot():
+    """(seconds of busy CPU on the whole machine, CPU seconds of this process and its reaped
+    children, wall time): the difference between two snapshots tells how much CPU other
+    processes used meanwhile."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    busy = (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    t = os.times()
+    return busy, t.user + t.system + t.children_user + t.children_system, time.time()
+
+
+def other_cpus(before, after):
+    """Average number of CPUs other processes kept busy between two cpu_snapshot()s."""
+    wall = after[2] - before[2]
+    if wall <= 0:
+        return 0.0
+    return max(0.0, ((after[0] - before[0]) - (after[1] - before[1])) / wall)
+
+
 def run_workload(args, name, meta, threads, so, paths):
     row = {"workload": name, "threads": threads, "description": meta["description"],
            "flops": meta.get("flops"), "notes": [], "load1": os.getloadavg()[0]}
@@ -254,6 +274,7 @@ def run_workload(args, name, meta, threads, so, paths):
             onnx_weight(os.path.join(model_dir, name + ".onnx"), wpath)
         cmds["onednn"] = [paths["dnnl_bench"], str(n), wpath]
 
+    snap = cpu_snapshot()
     status = {}
     for s in SYSTEMS:
         if s not in cmds:
@@ -328,6 +349,9 @@ def run_workload(args, name, meta, threads, so, paths):
         order = order[1:] + order[:1]  # rotate who goes first
     for h in harnesses.values():
         h.close()
+    row["other_cpus"] = other_cpus(snap, cpu_snapshot())
+    if row["other_cpus"] >= 0.25:
+        row["notes"].append("busy machine: other processes used %.1f CPUs" % row["other_cpus"])
 
     for s in SYSTEMS:
         if s not in cmds:
@@ -471,7 +495,7 @@ def write_csv(path, rows):
         cols += [s + "_ms", s + "_min", s + "_max", s + "_k", s + "_reps", s + "_err",
                  s + "_status"]
     cols += ["tfcc_over_ort", "tfcc_over_torch", "tfcc_gflops", "ort_gflops", "torch_gflops",
-             "onednn_gflops", "tfcc_compile_s", "load1", "notes"]
+             "onednn_gflops", "tfcc_compile_s", "load1", "other_cpus", "notes"]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -574,7 +598,8 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
     for n, (so, dt, err) in compiles.items():
         lines.append("| %s | %.1f | %s |" % (n, dt, "ok" if so else "unsupported: " + err))
     lines += ["", "## Spread (min - max over repeats, ms; K runs per repeat x repeats)", "",
-              "| workload | thr | " + " | ".join(LABEL[s] for s in SYSTEMS) + " | load |",
+              "| workload | thr | " + " | ".join(LABEL[s] for s in SYSTEMS) +
+              " | CPUs used by other processes |",
               "|---|---|" + "---|" * (len(SYSTEMS) + 1)]
     for r in rows:
         cells = []
@@ -585,7 +610,7 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
             else:
                 cells.append("-")
         lines.append("| %s | %d | %s | %.2f |" % (r["workload"], r["threads"], " | ".join(cells),
-                                                 r["load1"]))
+                                                 r.get("other_cpus", 0.0)))
     lines += ["", "Workloads:", ""]
     seen = set()
     for r in rows:
