@@ -31,10 +31,20 @@ void populateGraphNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphShapeToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
+/// graph.fused_conv2d, graph.fused_dense and float32 graph.matmul to calls of
+/// the runtime micro-kernels (declared by declareKernelFunctions first).
+void populateGraphKernelsToCallsPatterns(RewritePatternSet &patterns);
+void declareKernelFunctions(ModuleOp module);
+void eraseUnusedKernelFunctions(ModuleOp module);
 
 /// Patterns sinking graph.transpose toward its uses through layout-agnostic
 /// ops and composing consecutive transposes (tfcc-layout-propagation).
 void populateLayoutPropagationPatterns(RewritePatternSet &patterns);
+
+/// Patterns of tfcc-fuse-ops: spec convolutions and dense layers to fused
+/// ops, and the fused ops growing over pads, biases, batch norms, residual
+/// adds and activations.
+void populateFuseOpsPatterns(RewritePatternSet &patterns);
 
 /// Name of the external function generated code calls to report a runtime
 /// error (e.g. a gather index out of range): void(i32 code).

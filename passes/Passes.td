@@ -73,4 +73,30 @@ def LayoutPropagation : Pass<"tfcc-layout-propagation", "func::FuncOp"> {
   }];
 }
 
+def FuseOps : Pass<"tfcc-fuse-ops", "func::FuncOp"> {
+  let summary = "Fuse convolutions and dense layers with pads, biases, batch norms, residual adds and activations";
+  let description = [{
+    Rewrites each float32 `graph.conv2d` (groups = 1), `graph.depthwise_conv2d`,
+    `graph.dense` and `graph.matmul` by a constant matrix into
+    `graph.fused_conv2d` / `graph.fused_dense`, then grows them: a zero
+    `graph.pad` of H and W becomes the kernel's padding; an add of a
+    per-channel constant joins the bias; an inference `graph.batch_norm`
+    with constant parameters is folded into the weights and bias at compile
+    time; an add of a same-shaped tensor becomes the residual; relu, relu6,
+    clip, leaky_relu, hard_swish and sigmoid become the activation. Only an
+    op whose result has no other user grows. Example:
+
+    ```mlir
+    %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0]} : ...
+    %c = graph.conv2d %p, %k : ...
+    %b = graph.batch_norm %c, %gamma, %beta, %mean, %var : ...
+    %s = graph.add %b, %shortcut : ...
+    %r = graph.relu %s : ...
+    ```
+    becomes one `graph.fused_conv2d %x, %k2 bias %b2 residual %shortcut
+    {pads = [1, 1, 1, 1], activation = "relu", ...}` with `%k2`, `%b2` new
+    constants.
+  }];
+}
+
 #endif // TFCC_PASSES

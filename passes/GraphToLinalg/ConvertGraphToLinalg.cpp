@@ -59,7 +59,9 @@ struct ConvertGraphToLinalg
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
 
+    declareKernelFunctions(module);
     RewritePatternSet patterns(ctx);
+    populateGraphKernelsToCallsPatterns(patterns);
     patterns.add<ReadLowering, ConstantLowering>(ctx);
     populateGraphElementwiseToLinalgPatterns(patterns);
     populateGraphLinalgOpsToLinalgPatterns(patterns);
@@ -79,6 +81,7 @@ struct ConvertGraphToLinalg
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
+    eraseUnusedKernelFunctions(module);
     for (auto variable :
          llvm::make_early_inc_range(module.getOps<graph::VariableOp>()))
       variable.erase();

@@ -1,23 +1,26 @@
 // RUN: tfcc-opt %s -tfcc-convert-graph-to-linalg -split-input-file | FileCheck %s
 
+// Float32 products call the runtime's GEMM kernel
+// (convert-graph-to-linalg-kernels.mlir); the linalg path below serves f64
+// and broadcast batch dims.
 // CHECK-LABEL: func.func @matmul_2d
 // CHECK: %[[ZERO:.*]] = linalg.fill
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32>) outs(%[[ZERO]] : tensor<2x4xf32>)
-func.func @matmul_2d(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
-  %r = graph.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
-  return %r : tensor<2x4xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x3xf64>, tensor<3x4xf64>) outs(%[[ZERO]] : tensor<2x4xf64>)
+func.func @matmul_2d(%a: tensor<2x3xf64>, %b: tensor<3x4xf64>) -> tensor<2x4xf64> {
+  %r = graph.matmul %a, %b : (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
+  return %r : tensor<2x4xf64>
 }
 
 // -----
 
 // A rank-2 rhs applies to every batch: collapse, one matmul, expand.
 // CHECK-LABEL: func.func @matmul_shared_rhs
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x2x3xf32> into tensor<?x3xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x2x3xf64> into tensor<?x3xf64>
 // CHECK: linalg.matmul
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape
-func.func @matmul_shared_rhs(%a: tensor<?x2x3xf32>, %b: tensor<3x4xf32>) -> tensor<?x2x4xf32> {
-  %r = graph.matmul %a, %b : (tensor<?x2x3xf32>, tensor<3x4xf32>) -> tensor<?x2x4xf32>
-  return %r : tensor<?x2x4xf32>
+func.func @matmul_shared_rhs(%a: tensor<?x2x3xf64>, %b: tensor<3x4xf64>) -> tensor<?x2x4xf64> {
+  %r = graph.matmul %a, %b : (tensor<?x2x3xf64>, tensor<3x4xf64>) -> tensor<?x2x4xf64>
+  return %r : tensor<?x2x4xf64>
 }
 
 // -----

@@ -335,3 +335,94 @@ TrainStepOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 
 #define GET_OP_CLASSES
 #include "dialects/graph/IR/GraphOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Compiler-internal fused ops
+//===----------------------------------------------------------------------===//
+
+static SmallVector<int64_t> getI64Values(ArrayAttr array) {
+  SmallVector<int64_t> values;
+  for (Attribute a : array)
+    values.push_back(cast<IntegerAttr>(a).getInt());
+  return values;
+}
+
+/// The checks both fused ops share: a known activation, a bias of the
+/// result's channel count and a residual of the result's type.
+static LogicalResult verifyEpilogue(Operation *op, StringRef activation,
+                                    Value bias, Value residual,
+                                    RankedTensorType resultType) {
+  static constexpr StringLiteral kActivations[] = {
+      "none", "relu", "clip", "leaky_relu", "hard_swish", "sigmoid"};
+  if (!llvm::is_contained(kActivations, activation))
+    return op->emitOpError() << "unknown activation \"" << activation << "\"";
+  int64_t channels = resultType.getShape().back();
+  if (bias) {
+    auto biasType = cast<RankedTensorType>(bias.getType());
+    if (biasType.getRank() != 1 || biasType.getDimSize(0) != channels)
+      return op->emitOpError() << "bias " << biasType << " must be tensor<"
+                               << channels << "xf32>";
+  }
+  if (residual && residual.getType() != resultType)
+    return op->emitOpError() << "residual " << residual.getType()
+                             << " must have the result type " << resultType;
+  return success();
+}
+
+LogicalResult FusedConv2DOp::verify() {
+  auto xType = getX().getType();
+  auto kernelType = getKernel().getType();
+  auto resultType = getType();
+  if (xType.getRank() != 4 || kernelType.getRank() != 4 ||
+      resultType.getRank() != 4 || !kernelType.hasStaticShape())
+    return emitOpError("expected NHWC input and result and a static 4-D kernel");
+  SmallVector<int64_t> strides = getI64Values(getStrides());
+  SmallVector<int64_t> dilations = getI64Values(getDilations());
+  SmallVector<int64_t> pads = getI64Values(getPads());
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
+      llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(dilations, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return emitOpError("expected 2 strides and dilations >= 1 and 4 pads >= 0");
+  int64_t inChannels = kernelType.getDimSize(2);
+  int64_t outChannels = getDepthwise()
+                            ? inChannels * kernelType.getDimSize(3)
+                            : kernelType.getDimSize(3);
+  if (xType.getDimSize(3) != inChannels ||
+      resultType.getDimSize(3) != outChannels)
+    return emitOpError() << "kernel " << kernelType << " does not map "
+                         << xType << " to " << resultType;
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t in = xType.getDimSize(1 + i), out = resultType.getDimSize(1 + i);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out))
+      return emitOpError("expected static spatial sizes");
+    int64_t span = dilations[i] * (kernelType.getDimSize(i) - 1) + 1;
+    int64_t padded = in + pads[2 * i] + pads[2 * i + 1];
+    if (padded < span || (padded - span) / strides[i] + 1 != out)
+      return emitOpError() << "spatial dim " << i << " of the result is "
+                           << out << ", expected "
+                           << (padded < span ? 0
+                                             : (padded - span) / strides[i] + 1);
+  }
+  if (xType.getDimSize(0) != resultType.getDimSize(0))
+    return emitOpError("input and result batch differ");
+  return verifyEpilogue(*this, getActivation(), getBias(), getResidual(),
+                        resultType);
+}
+
+LogicalResult FusedDenseOp::verify() {
+  auto xType = getX().getType();
+  auto kernelType = getKernel().getType();
+  auto resultType = getType();
+  if (kernelType.getRank() != 2 || !kernelType.hasStaticShape() ||
+      xType.getRank() < 1 || resultType.getRank() != xType.getRank())
+    return emitOpError("expected x [..., k], a static kernel [k, n] and a "
+                       "result [..., n]");
+  if (xType.getShape().back() != kernelType.getDimSize(0) ||
+      resultType.getShape().back() != kernelType.getDimSize(1) ||
+      xType.getShape().drop_back() != resultType.getShape().drop_back())
+    return emitOpError() << "kernel " << kernelType << " does not map "
+                         << xType << " to " << resultType;
+  return verifyEpilogue(*this, getActivation(), getBias(), getResidual(),
+                        resultType);
+}

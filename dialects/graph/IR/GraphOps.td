@@ -467,4 +467,60 @@ def Graph_TrainStepOp : Graph_Op<"train_step", [Symbol, HasParent<"ModuleOp">,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Compiler-internal fused ops (made by tfcc-fuse-ops; not in the spec)
+//===----------------------------------------------------------------------===//
+
+def Graph_F32Tensor : RankedTensorOf<[F32]>;
+
+class Graph_FusedOp<string mnemonic> : Graph_Op<mnemonic,
+    [Pure, AttrSizedOperandSegments]> {
+  let assemblyFormat = [{
+    $x `,` $kernel (`bias` $bias^)? (`residual` $residual^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_FusedConv2DOp : Graph_FusedOp<"fused_conv2d"> {
+  let summary = "conv2d or depthwise_conv2d with explicit zero padding and an epilogue";
+  let description = [{
+    What tfcc-fuse-ops turns a float32 `graph.conv2d` (groups = 1) or
+    `graph.depthwise_conv2d` into, together with what it absorbed: a zero
+    `graph.pad` of its input (`pads = [top, bottom, left, right]`), a
+    following bias add or inference batch_norm (folded into `kernel` and
+    `bias`), a residual add of a same-shaped tensor and an activation.
+    result = activation(conv(x, kernel) + bias + residual), where
+    `activation` is "none", "relu", "clip" (min(max(v, alpha), beta)),
+    "leaky_relu" (v > 0 ? v : alpha * v), "hard_swish" or "sigmoid". It
+    lowers to one call of the runtime's convolution micro-kernel.
+  }];
+  let arguments = (ins Graph_F32Tensor:$x, Graph_F32Tensor:$kernel,
+                       Optional<Graph_F32Tensor>:$bias, Optional<Graph_F32Tensor>:$residual,
+                       I64ArrayAttr:$strides, I64ArrayAttr:$dilations,
+                       I64ArrayAttr:$pads,
+                       DefaultValuedAttr<BoolAttr, "false">:$depthwise,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$activation,
+                       DefaultValuedAttr<F32Attr, "0.0">:$alpha,
+                       DefaultValuedAttr<F32Attr, "0.0">:$beta);
+  let results = (outs Graph_F32Tensor:$result);
+}
+
+def Graph_FusedDenseOp : Graph_FusedOp<"fused_dense"> {
+  let summary = "dense (x [..., k] @ kernel [k, n]) with an epilogue";
+  let description = [{
+    A float32 `graph.dense`, or `graph.matmul` by a constant matrix, with
+    what tfcc-fuse-ops absorbed after it: bias add, residual add of a
+    same-shaped tensor, activation (as for `graph.fused_conv2d`). Lowers to
+    one call of the runtime's GEMM micro-kernel with the kernel packed at
+    compile time.
+  }];
+  let arguments = (ins Graph_F32Tensor:$x, Graph_F32Tensor:$kernel,
+                       Optional<Graph_F32Tensor>:$bias, Optional<Graph_F32Tensor>:$residual,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$activation,
+                       DefaultValuedAttr<F32Attr, "0.0">:$alpha,
+                       DefaultValuedAttr<F32Attr, "0.0">:$beta);
+  let results = (outs Graph_F32Tensor:$result);
+}
+
 #endif // TFCC_GRAPH_OPS

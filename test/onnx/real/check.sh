@@ -155,7 +155,7 @@ count_transposes() {
 const text = require("fs").readFileSync(0, "utf8");
 const defs = new Map();  // SSA name -> op index
 const ops = [];          // {name, operands, line}
-const isConv = (n) => /^graph\.(conv2d|depthwise_conv2d|conv[\w]*)$/.test(n);
+const isConv = (n) => /^graph\.(fused_conv2d|conv2d|depthwise_conv2d|conv[\w]*)$/.test(n);
 const lines = text.split("\n");
 const end = lines.findIndex((l) => l.startsWith("{-#"));  // dialect_resources: weight blobs
 lines.slice(0, end < 0 ? lines.length : end).forEach((raw, lineNo) => {

@@ -1,0 +1,364 @@
+//===- Kernels.cpp - fused ops and matmuls to runtime micro-kernel calls --===//
+//
+// graph.fused_conv2d, graph.fused_dense and float32 graph.matmul become calls
+// of the runtime's micro-kernels (runtime/include/tfcc/tfcc_kernels.h):
+// tiled, vectorized, multi-threaded loops that beat what linalg's scalar
+// loops compile to by two orders of magnitude. Tensors cross into the call as
+// pointers: bufferization.to_memref of each operand (read-only), a fresh
+// memref.alloc for the result (placed in the arena later) handed back with
+// bufferization.to_tensor. Constant weights are packed into the kernel's
+// layout at compile time by the runtime's own packing function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/IR/GraphOps.h"
+#include "passes/ConstantValues.h"
+#include "passes/GraphToLinalg/Utils.h"
+#include "passes/Passes.h"
+
+#include "tfcc/tfcc_kernels.h"
+
+using namespace mlir;
+using namespace mlir::tfcc;
+using namespace mlir::graph;
+
+namespace {
+
+constexpr const char *kGemm = "tfcc_rt_sgemm";
+constexpr const char *kPackB = "tfcc_rt_sgemm_pack_b";
+constexpr const char *kConv = "tfcc_rt_conv2d_f32";
+constexpr const char *kDepthwise = "tfcc_rt_depthwise_conv2d_f32";
+
+/// Builds the argument list of one kernel call.
+class CallBuilder {
+public:
+  CallBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  /// A 64-bit integer argument.
+  CallBuilder &i64(int64_t value) {
+    args.push_back(b.create<arith::ConstantIntOp>(loc, value, 64));
+    return *this;
+  }
+  /// An index value (a dynamic size) as a 64-bit integer.
+  CallBuilder &i64(Value index) {
+    args.push_back(
+        b.create<arith::IndexCastOp>(loc, b.getI64Type(), index).getResult());
+    return *this;
+  }
+  CallBuilder &i32(int32_t value) {
+    args.push_back(b.create<arith::ConstantIntOp>(loc, value, 32));
+    return *this;
+  }
+  CallBuilder &f32(float value) {
+    args.push_back(b.create<arith::ConstantFloatOp>(loc, APFloat(value),
+                                                    b.getF32Type()));
+    return *this;
+  }
+  /// The address of a memref's first element (identity layout), or 0 for a
+  /// null memref.
+  CallBuilder &pointer(Value memref) {
+    if (!memref)
+      return i64(0);
+    Value address =
+        b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
+    return i64(address);
+  }
+  /// The address of a tensor's buffer, or 0 for a null tensor.
+  CallBuilder &tensorPointer(Value tensor) {
+    return pointer(tensor ? toMemref(b, loc, tensor) : Value());
+  }
+
+  void call(StringRef callee) {
+    b.create<func::CallOp>(loc, callee, TypeRange{}, args);
+  }
+
+  /// The read-only buffer of `tensor`, with the identity layout the kernels
+  /// need (bufferization copies when the tensor lives in a strided view).
+  static Value toMemref(OpBuilder &b, Location loc, Value tensor) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    return b.create<bufferization::ToMemrefOp>(
+        loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+        /*read_only=*/true);
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  SmallVector<Value> args;
+};
+
+/// A fresh buffer for a result of `type` whose dynamic dims come from
+/// `sizes` (in order).
+Value allocResult(OpBuilder &b, Location loc, RankedTensorType type,
+                  ValueRange dynamicSizes) {
+  return b.create<memref::AllocOp>(
+      loc, MemRefType::get(type.getShape(), type.getElementType()),
+      dynamicSizes, b.getI64IntegerAttr(64));
+}
+
+/// The result tensor of a kernel that wrote `buffer`.
+Value toResultTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                     Value buffer) {
+  return b.create<bufferization::ToTensorOp>(loc, type, buffer,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
+}
+
+/// Dynamic sizes of a result of `type` whose dynamic dims equal those of
+/// `source` at the same positions.
+SmallVector<Value> getDynamicSizes(OpBuilder &b, Location loc,
+                                   RankedTensorType type, Value source) {
+  SmallVector<Value> sizes;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    if (type.isDynamicDim(dim))
+      sizes.push_back(b.create<tensor::DimOp>(loc, source, dim));
+  return sizes;
+}
+
+/// The GEMM "B" operand of a [k, n] weight matrix in the micro-kernel's
+/// packed layout: packed at compile time when constant, else by a kernel
+/// call into a fresh buffer. Returns the packed buffer (a memref).
+Value packWeights(OpBuilder &b, Location loc, Value weights, int64_t k,
+                  int64_t n) {
+  int64_t size = tfcc_rt_sgemm_packed_b_size(k, n);
+  auto packedType = RankedTensorType::get({size}, b.getF32Type());
+  if (std::optional<std::vector<float>> values = getConstantFloats(weights)) {
+    std::vector<float> packed(size);
+    tfcc_rt_sgemm_pack_b(k, n, values->data(), n, /*trans_b=*/0,
+                         packed.data());
+    Value constant = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(packedType, ArrayRef<float>(packed)));
+    return CallBuilder::toMemref(b, loc, constant);
+  }
+  Value buffer = allocResult(b, loc, packedType, {});
+  CallBuilder(b, loc)
+      .i64(k)
+      .i64(n)
+      .tensorPointer(weights)
+      .i64(n)
+      .i32(0)
+      .pointer(buffer)
+      .call(kPackB);
+  return buffer;
+}
+
+int32_t getActivationCode(StringRef name) {
+  return llvm::StringSwitch<int32_t>(name)
+      .Case("relu", TFCC_ACT_RELU)
+      .Case("clip", TFCC_ACT_CLIP)
+      .Case("leaky_relu", TFCC_ACT_LEAKY_RELU)
+      .Case("hard_swish", TFCC_ACT_HARD_SWISH)
+      .Case("sigmoid", TFCC_ACT_SIGMOID)
+      .Default(TFCC_ACT_NONE);
+}
+
+struct FusedConv2DLowering : OpRewritePattern<FusedConv2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FusedConv2DOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto xType = cast<RankedTensorType>(op.getX().getType());
+    auto kernelType = cast<RankedTensorType>(op.getKernel().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    SmallVector<int64_t> dilations = getIntegers(op.getDilations());
+    SmallVector<int64_t> pads = getIntegers(op.getPads());
+    ArrayRef<int64_t> kernelShape = kernelType.getShape();
+    int64_t channels = xType.getDimSize(3);
+
+    Value weights;
+    if (op.getDepthwise())
+      weights = CallBuilder::toMemref(rewriter, loc, op.getKernel());
+    else
+      weights = packWeights(rewriter, loc, op.getKernel(),
+                            kernelShape[0] * kernelShape[1] * channels,
+                            kernelShape[3]);
+    Value batch = getDimValue(rewriter, loc, op.getX(), 0);
+    Value output = allocResult(rewriter, loc, resultType,
+                               getDynamicSizes(rewriter, loc, resultType,
+                                               op.getX()));
+    CallBuilder call(rewriter, loc);
+    call.tensorPointer(op.getX())
+        .i64(batch)
+        .i64(xType.getDimSize(1))
+        .i64(xType.getDimSize(2))
+        .i64(channels)
+        .pointer(weights)
+        .i64(kernelShape[3])
+        .i64(kernelShape[0])
+        .i64(kernelShape[1])
+        .i64(strides[0])
+        .i64(strides[1])
+        .i64(dilations[0])
+        .i64(dilations[1])
+        .i64(pads[0])
+        .i64(pads[2])
+        .i64(resultType.getDimSize(1))
+        .i64(resultType.getDimSize(2))
+        .tensorPointer(op.getBias())
+        .tensorPointer(op.getResidual())
+        .i32(getActivationCode(op.getActivation()))
+        .f32(op.getAlpha().convertToFloat())
+        .f32(op.getBeta().convertToFloat())
+        .pointer(output)
+        .call(op.getDepthwise() ? kDepthwise : kConv);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
+/// x [..., k] @ kernel [k, n] as one [m, k] @ [k, n] GEMM, m the product of
+/// the leading dims.
+struct FusedDenseLowering : OpRewritePattern<FusedDenseOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FusedDenseOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto xType = cast<RankedTensorType>(op.getX().getType());
+    auto kernelType = cast<RankedTensorType>(op.getKernel().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t k = kernelType.getDimSize(0), n = kernelType.getDimSize(1);
+    SmallVector<int64_t> leading = llvm::to_vector(
+        llvm::seq<int64_t>(0, xType.getRank() - 1));
+    Value m = getDimsProduct(rewriter, loc, op.getX(), leading);
+    Value packed = packWeights(rewriter, loc, op.getKernel(), k, n);
+    Value output = allocResult(rewriter, loc, resultType,
+                               getDynamicSizes(rewriter, loc, resultType,
+                                               op.getX()));
+    CallBuilder(rewriter, loc)
+        .i64(1)
+        .i64(m)
+        .i64(n)
+        .i64(k)
+        .tensorPointer(op.getX())
+        .i64(k)
+        .i64(0)
+        .i32(0)
+        .pointer(packed)
+        .i64(n)
+        .i64(0)
+        .i32(0)
+        .i32(1)
+        .pointer(output)
+        .i64(n)
+        .i64(0)
+        .tensorPointer(op.getBias())
+        .tensorPointer(op.getResidual())
+        .i32(getActivationCode(op.getActivation()))
+        .f32(op.getAlpha().convertToFloat())
+        .f32(op.getBeta().convertToFloat())
+        .call(kGemm);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
+/// A float32 graph.matmul whose operands share their batch dims (or whose
+/// rhs is one matrix): one batched GEMM call, transposes done by the kernel.
+/// Broadcast batch dims are left to the linalg lowering.
+struct MatmulToKernel : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t rank = resultType.getRank();
+    if (!lhsType.getElementType().isF32() || rank < 2 ||
+        lhsType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "not a float32 product");
+    bool sharedRhs = rhsType.getRank() == 2;
+    if (!sharedRhs &&
+        (rhsType.getRank() != rank ||
+         lhsType.getShape().drop_back(2) != rhsType.getShape().drop_back(2)))
+      return rewriter.notifyMatchFailure(op, "broadcast batch dims");
+    // The last two dims of each operand are what the kernel needs static.
+    for (RankedTensorType type : {lhsType, rhsType, resultType})
+      if (ShapedType::isDynamicShape(type.getShape().take_back(2)))
+        return rewriter.notifyMatchFailure(op, "dynamic matrix sizes");
+    if (!sharedRhs && ShapedType::isDynamicShape(rhsType.getShape()))
+      return rewriter.notifyMatchFailure(op, "dynamic rhs batch");
+
+    Location loc = op.getLoc();
+    bool transA = op.getTransposeA(), transB = op.getTransposeB();
+    int64_t lhsRows = lhsType.getDimSize(rank - 2);
+    int64_t lhsCols = lhsType.getDimSize(rank - 1);
+    int64_t rhsRows = rhsType.getShape()[rhsType.getRank() - 2];
+    int64_t rhsCols = rhsType.getShape()[rhsType.getRank() - 1];
+    int64_t m = transA ? lhsCols : lhsRows, k = transA ? lhsRows : lhsCols;
+    int64_t n = transB ? rhsRows : rhsCols;
+    SmallVector<int64_t> batchDims =
+        llvm::to_vector(llvm::seq<int64_t>(0, rank - 2));
+    Value batch = getDimsProduct(rewriter, loc, op.getLhs(), batchDims);
+    Value output = allocResult(rewriter, loc, resultType,
+                               getDynamicSizes(rewriter, loc, resultType,
+                                               op.getLhs()));
+    CallBuilder(rewriter, loc)
+        .i64(batch)
+        .i64(m)
+        .i64(n)
+        .i64(k)
+        .tensorPointer(op.getLhs())
+        .i64(lhsCols)
+        .i64(m * k)
+        .i32(transA)
+        .tensorPointer(op.getRhs())
+        .i64(rhsCols)
+        .i64(sharedRhs ? 0 : k * n)
+        .i32(transB)
+        .i32(0)
+        .pointer(output)
+        .i64(n)
+        .i64(m * n)
+        .i64(0)
+        .i64(0)
+        .i32(TFCC_ACT_NONE)
+        .f32(0)
+        .f32(0)
+        .call(kGemm);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToStart(module.getBody());
+  Type i64 = b.getI64Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto declare = [&](StringRef name, ArrayRef<Type> inputs) {
+    if (module.lookupSymbol(name))
+      return;
+    auto func = b.create<func::FuncOp>(module.getLoc(), name,
+                                       b.getFunctionType(inputs, {}));
+    func.setPrivate();
+  };
+  declare(kGemm, {i64, i64, i64, i64, i64, i64, i64, i32, i64, i64, i64, i32,
+                  i32, i64, i64, i64, i64, i64, i32, f32, f32});
+  declare(kPackB, {i64, i64, i64, i64, i32, i64});
+  SmallVector<Type> conv = {i64, i64, i64, i64, i64, i64, i64, i64,
+                            i64, i64, i64, i64, i64, i64, i64, i64,
+                            i64, i64, i64, i32, f32, f32, i64};
+  declare(kConv, conv);
+  declare(kDepthwise, conv);
+}
+
+void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
+  for (StringRef name : {kGemm, kPackB, kConv, kDepthwise}) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (func && SymbolTable::symbolKnownUseEmpty(func, module))
+      func.erase();
+  }
+}
+
+void mlir::tfcc::populateGraphKernelsToCallsPatterns(
+    RewritePatternSet &patterns) {
+  // Above the linalg lowering of graph.matmul, which stays for the cases
+  // the kernel does not take.
+  patterns.add<FusedConv2DLowering, FusedDenseLowering>(patterns.getContext());
+  patterns.add<MatmulToKernel>(patterns.getContext(), /*benefit=*/2);
+}

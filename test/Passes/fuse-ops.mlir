@@ -1,0 +1,116 @@
+// RUN: tfcc-opt %s -tfcc-fuse-ops -split-input-file | FileCheck %s
+
+// A plain convolution becomes a fused op with explicit SAME padding (the odd
+// row/column at the bottom/right, as TF does).
+// CHECK-LABEL: func.func @conv_same
+// CHECK: %[[R:.*]] = graph.fused_conv2d %arg0, %arg1 {dilations = [1, 1], pads = [0, 1, 0, 1], strides = [2, 2]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x4x4x4xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @conv_same(%x: tensor<?x8x8x3xf32>, %k: tensor<3x3x3x4xf32>) -> tensor<?x4x4x4xf32> {
+  %0 = graph.conv2d %x, %k {padding = "same", strides = [2, 2]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x4x4x4xf32>
+  return %0 : tensor<?x4x4x4xf32>
+}
+
+// -----
+
+// pad -> conv -> add(bias) -> relu: the pad becomes the kernel's padding, the
+// constant add the bias, the relu the activation.
+// CHECK-LABEL: func.func @pad_conv_bias_relu
+// CHECK-DAG: %[[BIAS:.*]] = graph.constant dense<[1.500000e+00, 2.500000e+00]> : tensor<2xf32>
+// CHECK: %[[R:.*]] = graph.fused_conv2d %arg0, %arg1 bias %[[BIAS]] {activation = "relu", {{.*}}pads = [1, 2, 3, 0]{{.*}}} : (tensor<1x4x4x1xf32>, tensor<1x1x1x2xf32>, tensor<2xf32>) -> tensor<1x7x7x2xf32>
+// CHECK-NOT: graph.pad
+// CHECK-NOT: graph.add
+// CHECK-NOT: graph.relu
+// CHECK: return %[[R]]
+func.func @pad_conv_bias_relu(%x: tensor<1x4x4x1xf32>, %k: tensor<1x1x1x2xf32>) -> tensor<1x7x7x2xf32> {
+  %b0 = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b1 = graph.constant dense<[[[[0.5, 0.5]]]]> : tensor<1x1x1x2xf32>
+  %p = graph.pad %x {pads = [0, 0, 1, 2, 3, 0, 0, 0]} : (tensor<1x4x4x1xf32>) -> tensor<1x7x7x1xf32>
+  %c = graph.conv2d %p, %k, %b0 : (tensor<1x7x7x1xf32>, tensor<1x1x1x2xf32>, tensor<2xf32>) -> tensor<1x7x7x2xf32>
+  %a = graph.add %c, %b1 : (tensor<1x7x7x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x7x7x2xf32>
+  %r = graph.relu %a : tensor<1x7x7x2xf32>
+  return %r : tensor<1x7x7x2xf32>
+}
+
+// -----
+
+// batch_norm after a convolution with constant weights folds into them:
+// scale = gamma / sqrt(var + eps) = [2, 0.5]; kernel * scale per output
+// channel; bias = (0 - mean) * scale + beta = [-2 + 1, -1.5 + 0] = [-1, -1.5].
+// The residual add of a same-shaped tensor then relu6 complete the epilogue.
+// CHECK-LABEL: func.func @conv_bn_residual_relu6
+// CHECK-DAG: %[[K:.*]] = graph.constant dense<{{\[\[\[\[}}2.000000e+00, 5.000000e-01], [4.000000e+00, 1.000000e+00]]]]> : tensor<1x1x2x2xf32>
+// CHECK-DAG: %[[B:.*]] = graph.constant dense<[-1.000000e+00, -1.500000e+00]> : tensor<2xf32>
+// CHECK: %[[R:.*]] = graph.fused_conv2d %arg0, %[[K]] bias %[[B]] residual %arg1 {activation = "clip", beta = 6.000000e+00 : f32
+// CHECK-NOT: graph.batch_norm
+// CHECK: return %[[R]]
+func.func @conv_bn_residual_relu6(%x: tensor<?x3x3x2xf32>, %shortcut: tensor<?x3x3x2xf32>) -> tensor<?x3x3x2xf32> {
+  %k = graph.constant dense<[[[[1.0, 1.0], [2.0, 2.0]]]]> : tensor<1x1x2x2xf32>
+  %gamma = graph.constant dense<[4.0, 1.0]> : tensor<2xf32>
+  %beta = graph.constant dense<[1.0, 0.0]> : tensor<2xf32>
+  %mean = graph.constant dense<[1.0, 3.0]> : tensor<2xf32>
+  %var = graph.constant dense<[3.5, 3.5]> : tensor<2xf32>
+  %c = graph.conv2d %x, %k : (tensor<?x3x3x2xf32>, tensor<1x1x2x2xf32>) -> tensor<?x3x3x2xf32>
+  %n = graph.batch_norm %c, %gamma, %beta, %mean, %var {epsilon = 0.5 : f32} : (tensor<?x3x3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<?x3x3x2xf32>
+  %s = graph.add %shortcut, %n : (tensor<?x3x3x2xf32>, tensor<?x3x3x2xf32>) -> tensor<?x3x3x2xf32>
+  %r = graph.relu6 %s : tensor<?x3x3x2xf32>
+  return %r : tensor<?x3x3x2xf32>
+}
+
+// -----
+
+// Depthwise: the output channel c * m + mi is innermost in the kernel too, so
+// batch_norm scales kernel[..., c, mi] by scale[c * m + mi].
+// CHECK-LABEL: func.func @depthwise_bn_hard_swish
+// CHECK-DAG: %[[K:.*]] = graph.constant dense<{{\[\[\[\[}}2.000000e+00, 6.000000e+00], [1.500000e+01, 2.800000e+01]]]]> : tensor<1x1x2x2xf32>
+// CHECK: graph.fused_conv2d %arg0, %[[K]] bias %{{.*}} {activation = "hard_swish", {{.*}}depthwise = true
+func.func @depthwise_bn_hard_swish(%x: tensor<1x5x5x2xf32>) -> tensor<1x5x5x4xf32> {
+  %k = graph.constant dense<[[[[1.0, 2.0], [3.0, 4.0]]]]> : tensor<1x1x2x2xf32>
+  %gamma = graph.constant dense<[2.0, 3.0, 5.0, 7.0]> : tensor<4xf32>
+  %zero = graph.constant dense<0.0> : tensor<4xf32>
+  %one = graph.constant dense<1.0> : tensor<4xf32>
+  %c = graph.depthwise_conv2d %x, %k : (tensor<1x5x5x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x5x5x4xf32>
+  %n = graph.batch_norm %c, %gamma, %zero, %zero, %one {epsilon = 0.0 : f32} : (tensor<1x5x5x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x5x5x4xf32>
+  %h = graph.hard_swish %n : tensor<1x5x5x4xf32>
+  return %h : tensor<1x5x5x4xf32>
+}
+
+// -----
+
+// Dense with its bias add and activation; a matmul by a constant transposed
+// matrix becomes a dense with the matrix transposed at compile time.
+// CHECK-LABEL: func.func @dense_and_matmul
+// CHECK: %[[T:.*]] = graph.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK: %[[D:.*]] = graph.fused_dense %arg0, %arg1 bias %arg2 {activation = "leaky_relu", alpha = 1.000000e-01 : f32
+// CHECK: graph.fused_dense %[[D]], %[[T]] {activation = "sigmoid"
+func.func @dense_and_matmul(%x: tensor<?x3xf32>, %k: tensor<3x2xf32>, %b: tensor<2xf32>) -> tensor<?x2xf32> {
+  %w = graph.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %d = graph.dense %x, %k, %b : (tensor<?x3xf32>, tensor<3x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+  %l = graph.leaky_relu %d {alpha = 0.1 : f32} : tensor<?x2xf32>
+  %m = graph.matmul %l, %w {transpose_b = true} : (tensor<?x2xf32>, tensor<2x2xf32>) -> tensor<?x2xf32>
+  %s = graph.sigmoid %m : tensor<?x2xf32>
+  return %s : tensor<?x2xf32>
+}
+
+// -----
+
+// What must not fuse: a conv result with a second user keeps its epilogue
+// empty (the relu stays), a non-zero pad stays, grouped convolutions, f64,
+// and a matmul of two activations stay as they are.
+// CHECK-LABEL: func.func @not_fused
+// CHECK: graph.pad
+// CHECK: %[[C:.*]] = graph.fused_conv2d %0, %arg1 {dilations
+// CHECK: graph.relu %[[C]]
+// CHECK: graph.conv2d {{.*}}groups = 2
+// CHECK: graph.dense {{.*}}f64
+// CHECK: graph.matmul
+func.func @not_fused(%x: tensor<1x4x4x2xf32>, %k: tensor<1x1x2x2xf32>, %kg: tensor<1x1x1x2xf32>,
+                     %xd: tensor<1x2xf64>, %kd: tensor<2x2xf64>, %a: tensor<2x2xf32>, %b: tensor<2x2xf32>)
+    -> (tensor<1x6x6x2xf32>, tensor<1x6x6x2xf32>, tensor<1x4x4x2xf32>, tensor<1x2xf64>, tensor<2x2xf32>) {
+  %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0], value = 1.0 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x6x6x2xf32>
+  %c = graph.conv2d %p, %k : (tensor<1x6x6x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x6x6x2xf32>
+  %r = graph.relu %c : tensor<1x6x6x2xf32>
+  %g = graph.conv2d %x, %kg {groups = 2} : (tensor<1x4x4x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x4x4x2xf32>
+  %d = graph.dense %xd, %kd : (tensor<1x2xf64>, tensor<2x2xf64>) -> tensor<1x2xf64>
+  %m = graph.matmul %a, %b : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %c, %r, %g, %d, %m : tensor<1x6x6x2xf32>, tensor<1x6x6x2xf32>, tensor<1x4x4x2xf32>, tensor<1x2xf64>, tensor<2x2xf32>
+}
