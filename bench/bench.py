@@ -247,11 +247,12 @@ def other_cpus(before, after):
 def run_workload(args, name, meta, threads, so, paths):
     row = {"workload": name, "threads": threads, "description": meta["description"],
            "flops": meta.get("flops"), "notes": [], "load1": os.getloadavg()[0]}
-    # Every system gets N threads. PyTorch's BLAS is OpenBLAS' OpenMP build (bench/run.sh
-    # installs it), which shares libgomp's pool with PyTorch: OPENBLAS_NUM_THREADS=N then
-    # does not oversubscribe (with the pthread build it would, hence the usual advice of 1).
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-               MKL_NUM_THREADS=str(threads))
+    # Every system gets N threads (OMP_NUM_THREADS: PyTorch, oneDNN). PyTorch's BLAS is
+    # OpenBLAS' OpenMP build (bench/run.sh installs it): it shares libgomp's pool with PyTorch
+    # and follows omp_get_max_threads() at each call, so its GEMMs do use N threads;
+    # OPENBLAS_NUM_THREADS=1 only guards against a pthread build oversubscribing the cores.
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
     torch_env = dict(env)
     if os.path.isdir(OPENBLAS_OPENMP):
         torch_env["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP + (
