@@ -146,9 +146,60 @@ struct Conv2DToFused : OpRewritePattern<Conv2DOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(Conv2DOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getGroups() != 1)
+    if (op.getGroups() == 1)
+      return rewriteConvolution(op, /*depthwise=*/false, rewriter);
+    // One group per input channel (ONNX's depthwise form): the kernel
+    // [kh, kw, 1, c * m] is the depthwise kernel [kh, kw, c, m], same
+    // row-major order (output channel ci * m + mi reads channel ci).
+    auto xType = cast<RankedTensorType>(op.getX().getType());
+    auto kernelType = cast<RankedTensorType>(op.getKernel().getType());
+    int64_t channels = xType.getRank() == 4 ? xType.getDimSize(3) : -1;
+    if (channels <= 1 || static_cast<int64_t>(op.getGroups()) != channels ||
+        kernelType.getRank() != 4 || !kernelType.hasStaticShape() ||
+        kernelType.getDimSize(2) != 1 ||
+        kernelType.getDimSize(3) % channels != 0)
       return rewriter.notifyMatchFailure(op, "grouped convolution");
-    return rewriteConvolution(op, /*depthwise=*/false, rewriter);
+    ArrayRef<int64_t> k = kernelType.getShape();
+    auto depthwiseType = RankedTensorType::get(
+        {k[0], k[1], channels, k[3] / channels}, kernelType.getElementType());
+    Value kernel =
+        rewriter.create<ReshapeOp>(op.getLoc(), depthwiseType, op.getKernel());
+    auto depthwise = rewriter.create<DepthwiseConv2DOp>(
+        op.getLoc(), op.getType(), op.getX(), kernel, op.getBias(),
+        op.getStrides(), op.getDilations(), op.getPaddingAttr());
+    rewriter.replaceOp(op, depthwise.getResult());
+    return success();
+  }
+};
+
+/// transpose(pad(x)) -> pad(transpose(x)): a pad of an NCHW model input
+/// moves to the NHWC side, where the convolution absorbs it.
+struct SinkPadThroughTranspose : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto pad = op.getX().getDefiningOp<PadOp>();
+    if (!pad || !pad->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "input is not a pad");
+    SmallVector<int64_t> perm = tfcc::getIntegers(op.getPerm());
+    SmallVector<int64_t> pads = tfcc::getIntegers(pad.getPads());
+    auto inputType = cast<RankedTensorType>(pad.getX().getType());
+    if (pads.size() != 2 * perm.size())
+      return failure();
+    SmallVector<int64_t> shape, newPads;
+    for (int64_t dim : perm) {
+      shape.push_back(inputType.getDimSize(dim));
+      newPads.push_back(pads[2 * dim]);
+      newPads.push_back(pads[2 * dim + 1]);
+    }
+    Location loc = op.getLoc();
+    Value transposed = rewriter.create<TransposeOp>(
+        loc, RankedTensorType::get(shape, inputType.getElementType()),
+        pad.getX(), op.getPerm());
+    rewriter.replaceOpWithNewOp<PadOp>(
+        op, op.getType(), transposed, rewriter.getI64ArrayAttr(newPads),
+        pad.getValueAttr(), pad.getModeAttr());
+    return success();
   }
 };
 
@@ -440,7 +491,7 @@ struct FuseOps : tfcc::impl::FuseOpsBase<FuseOps> {
 
 void mlir::tfcc::populateFuseOpsPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<Conv2DToFused, DepthwiseToFused, DenseToFused,
+  patterns.add<Conv2DToFused, SinkPadThroughTranspose, DepthwiseToFused, DenseToFused,
                ConstantMatmulToFused, FoldPadIntoConv, FoldBatchNorm>(ctx);
   // A constant addend is a bias before it could be a residual.
   patterns.add<FoldBiasAdd>(ctx, /*benefit=*/2);

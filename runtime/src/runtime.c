@@ -421,21 +421,35 @@ static tfcc_rt_strided_view tfcc_rt_view_of(const tfcc_rt_unranked_memref* m,
 
 void memrefCopy(int64_t elem_size, tfcc_rt_unranked_memref* src,
                 tfcc_rt_unranked_memref* dst) {
-  int64_t rank = src->rank, d, total = 1;
+  int64_t rank = src->rank, d, outer = 1, chunk = elem_size, inner_rank;
   tfcc_rt_strided_view s = tfcc_rt_view_of(src, elem_size);
   tfcc_rt_strided_view t = tfcc_rt_view_of(dst, elem_size);
   int64_t index[16] = {0};
+  int64_t contiguous = 1;
   if (rank > 16) return; /* the compiler never emits copies of rank > 16 */
-  for (d = 0; d < rank; ++d) total *= s.sizes[d];
-  while (total-- > 0) {
+  for (d = 0; d < rank; ++d)
+    if (s.sizes[d] == 0) return;
+  /* The innermost dims that are dense in both buffers move as one memcpy
+   * (a pad's interior row, a whole buffer): element by element is slow. */
+  inner_rank = rank;
+  for (d = rank - 1; d >= 0; --d) {
+    if (s.sizes[d] != 1 &&
+        (s.strides[d] != contiguous || t.strides[d] != contiguous))
+      break;
+    contiguous *= s.sizes[d];
+    inner_rank = d;
+  }
+  chunk = contiguous * elem_size;
+  for (d = 0; d < inner_rank; ++d) outer *= s.sizes[d];
+  while (outer-- > 0) {
     int64_t src_offset = 0, dst_offset = 0;
-    for (d = 0; d < rank; ++d) {
+    for (d = 0; d < inner_rank; ++d) {
       src_offset += index[d] * s.strides[d];
       dst_offset += index[d] * t.strides[d];
     }
     memcpy(t.data + dst_offset * elem_size, s.data + src_offset * elem_size,
-           (size_t)elem_size);
-    for (d = rank - 1; d >= 0; --d) {
+           (size_t)chunk);
+    for (d = inner_rank - 1; d >= 0; --d) {
       if (++index[d] < s.sizes[d]) break;
       index[d] = 0;
     }

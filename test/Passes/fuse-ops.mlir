@@ -94,7 +94,8 @@ func.func @dense_and_matmul(%x: tensor<?x3xf32>, %k: tensor<3x2xf32>, %b: tensor
 // -----
 
 // What must not fuse: a conv result with a second user keeps its epilogue
-// empty (the relu stays), a non-zero pad stays, grouped convolutions, f64,
+// empty (the relu stays), a non-zero pad stays, grouped convolutions with
+// several channels per group, f64,
 // and a matmul of two activations stay as they are.
 // CHECK-LABEL: func.func @not_fused
 // CHECK: graph.pad
@@ -103,14 +104,32 @@ func.func @dense_and_matmul(%x: tensor<?x3xf32>, %k: tensor<3x2xf32>, %b: tensor
 // CHECK: graph.conv2d {{.*}}groups = 2
 // CHECK: graph.dense {{.*}}f64
 // CHECK: graph.matmul
-func.func @not_fused(%x: tensor<1x4x4x2xf32>, %k: tensor<1x1x2x2xf32>, %kg: tensor<1x1x1x2xf32>,
+func.func @not_fused(%x: tensor<1x4x4x2xf32>, %k: tensor<1x1x2x2xf32>, %xg: tensor<1x4x4x4xf32>, %kg: tensor<1x1x2x4xf32>,
                      %xd: tensor<1x2xf64>, %kd: tensor<2x2xf64>, %a: tensor<2x2xf32>, %b: tensor<2x2xf32>)
-    -> (tensor<1x6x6x2xf32>, tensor<1x6x6x2xf32>, tensor<1x4x4x2xf32>, tensor<1x2xf64>, tensor<2x2xf32>) {
+    -> (tensor<1x6x6x2xf32>, tensor<1x6x6x2xf32>, tensor<1x4x4x4xf32>, tensor<1x2xf64>, tensor<2x2xf32>) {
   %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0], value = 1.0 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x6x6x2xf32>
   %c = graph.conv2d %p, %k : (tensor<1x6x6x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x6x6x2xf32>
   %r = graph.relu %c : tensor<1x6x6x2xf32>
-  %g = graph.conv2d %x, %kg {groups = 2} : (tensor<1x4x4x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x4x4x2xf32>
+  %g = graph.conv2d %xg, %kg {groups = 2} : (tensor<1x4x4x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x4x4x4xf32>
   %d = graph.dense %xd, %kd : (tensor<1x2xf64>, tensor<2x2xf64>) -> tensor<1x2xf64>
   %m = graph.matmul %a, %b : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
-  return %c, %r, %g, %d, %m : tensor<1x6x6x2xf32>, tensor<1x6x6x2xf32>, tensor<1x4x4x2xf32>, tensor<1x2xf64>, tensor<2x2xf32>
+  return %c, %r, %g, %d, %m : tensor<1x6x6x2xf32>, tensor<1x6x6x2xf32>, tensor<1x4x4x4xf32>, tensor<1x2xf64>, tensor<2x2xf32>
+}
+
+// -----
+
+// ONNX's depthwise form (one group per input channel, kernel [kh, kw, 1,
+// c * m]) becomes a depthwise fused op on the kernel reshaped to [kh, kw, c,
+// m]; a pad of the NCHW input moves through the layout transpose into the
+// kernel's padding.
+// CHECK-LABEL: func.func @grouped_depthwise_and_nchw_pad
+// CHECK: %[[T:.*]] = graph.transpose %arg0 {perm = [0, 2, 3, 1]} : (tensor<1x3x4x4xf32>) -> tensor<1x4x4x3xf32>
+// CHECK: %[[K:.*]] = graph.reshape %arg1 : (tensor<3x3x1x6xf32>) -> tensor<3x3x3x2xf32>
+// CHECK: graph.fused_conv2d %[[T]], %[[K]] {depthwise = true, dilations = [1, 1], pads = [1, 1, 2, 0], strides = [1, 1]} : (tensor<1x4x4x3xf32>, tensor<3x3x3x2xf32>) -> tensor<1x4x4x6xf32>
+// CHECK-NOT: graph.pad
+func.func @grouped_depthwise_and_nchw_pad(%x: tensor<1x3x4x4xf32>, %k: tensor<3x3x1x6xf32>) -> tensor<1x4x4x6xf32> {
+  %p = graph.pad %x {pads = [0, 0, 0, 0, 1, 1, 2, 0]} : (tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32>
+  %t = graph.transpose %p {perm = [0, 2, 3, 1]} : (tensor<1x3x6x6xf32>) -> tensor<1x6x6x3xf32>
+  %c = graph.conv2d %t, %k {groups = 3} : (tensor<1x6x6x3xf32>, tensor<3x3x1x6xf32>) -> tensor<1x4x4x6xf32>
+  return %c : tensor<1x4x4x6xf32>
 }
