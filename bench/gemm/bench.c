@@ -22,6 +22,12 @@ static double now(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static float* falloc(size_t n) {
   float* p = NULL;
   if (posix_memalign((void**)&p, 64, (n ? n : 1) * sizeof(float)))
@@ -74,10 +80,197 @@ static double time_dnnl(gemm_case* g, double min_s) {
 
 static void quiet(void) { usleep(10000); } /* let both pools go to sleep */
 
+/* ---- small / odd shapes (--small) ----------------------------------------
+ * Timed with the calling thread's CPU time (robust on a shared machine: time
+ * the thread is descheduled does not count; at 2 threads the caller waits for
+ * the worker by spinning, so a slow split still shows), best of `reps`
+ * repeats of >= min_s each. */
+typedef void (*call_fn)(void* ctx);
+static double best_time(call_fn fn, void* ctx, int reps, double min_s) {
+  double best = 1e30;
+  fn(ctx);
+  for (int r = 0; r < reps; ++r) {
+    int iters = 0;
+    double t0 = cpu_now(), t;
+    do {
+      fn(ctx);
+      ++iters;
+    } while ((t = cpu_now() - t0) < min_s);
+    if (t / iters < best)
+      best = t / iters;
+  }
+  return best;
+}
+
+typedef struct {
+  int64_t n, h, w, c, oc, kh, kw, sh, sw, pt, pl, oh, ow;
+  float *x, *wp, *y, *bias;
+} conv_case;
+static void conv_call(void* ctx) {
+  conv_case* k = (conv_case*)ctx;
+  tfcc_rt_conv2d_f32(k->x, k->n, k->h, k->w, k->c, k->wp, k->oc, k->kh, k->kw,
+                     k->sh, k->sw, 1, 1, k->pt, k->pl, k->oh, k->ow, k->bias,
+                     NULL, TFCC_ACT_RELU, 0, 0, k->y);
+}
+typedef struct {
+  int64_t M, N, K;
+  float *A, *Bp, *C, *bias;
+} mm_case;
+static void mm_call(void* ctx) {
+  mm_case* k = (mm_case*)ctx;
+  tfcc_rt_sgemm(1, k->M, k->N, k->K, k->A, k->K, 0, 0, k->Bp, 0, 0, 0, 1, k->C,
+                k->N, 0, k->bias, NULL, TFCC_ACT_RELU, 0.f, 0.f);
+}
+typedef struct {
+  int64_t h, w, c;
+  float *x, *wt, *y, *bias;
+} dw_case;
+static void dw_call(void* ctx) {
+  dw_case* k = (dw_case*)ctx;
+  tfcc_rt_depthwise_conv2d_f32(k->x, 1, k->h, k->w, k->c, k->wt, 1, 3, 3, 1, 1,
+                               1, 1, 1, 1, k->h, k->w, k->bias, NULL,
+                               TFCC_ACT_CLIP, 0.f, 6.f, k->y);
+}
+
+static void print_row(const char* name, double fl, double bytes, double t1,
+                      double t2) {
+  printf("%-34s %9.2f %8.1f %8.1f %9.2f %8.1f %6.2fx", name, t1 * 1e6,
+         fl / t1 * 1e-9, bytes / t1 * 1e-9, t2 * 1e6, fl / t2 * 1e-9, t1 / t2);
+  printf("\n");
+  fflush(stdout);
+}
+
+static void run_small(int reps, double min_s) {
+  tfcc_rt_pool* pools[2] = {tfcc_rt_pool_create(1), tfcc_rt_pool_create(2)};
+  printf("small/odd shapes: calling-thread CPU time, best of %d\n", reps);
+  printf("%-34s %9s %8s %8s %9s %8s %7s\n", "shape", "1thr us", "GFLOP/s",
+         "GB/s", "2thr us", "GFLOP/s", "speedup");
+  /* n, h, w, c, oc, k, stride, pad */
+  const int64_t convs[][8] = {
+      {1, 32, 32, 1, 6, 5, 1, 0},     {1, 14, 14, 6, 16, 5, 1, 0},
+      {64, 32, 32, 1, 6, 5, 1, 0},    {64, 14, 14, 6, 16, 5, 1, 0},
+      {1, 28, 28, 1, 32, 3, 1, 0},    {1, 13, 13, 32, 64, 3, 1, 0},
+      {64, 28, 28, 1, 32, 3, 1, 0},   {64, 13, 13, 32, 64, 3, 1, 0},
+      {1, 224, 224, 3, 64, 7, 2, 3},  {1, 224, 224, 3, 32, 3, 2, 1},
+      {1, 56, 56, 64, 64, 3, 1, 1},   {1, 28, 28, 128, 128, 3, 1, 1},
+      {1, 14, 14, 256, 256, 3, 1, 1}, {1, 7, 7, 512, 512, 3, 1, 1},
+      {1, 56, 56, 64, 128, 1, 2, 0},  {1, 56, 56, 64, 256, 1, 1, 0},
+  };
+  for (size_t ci = 0; ci < sizeof(convs) / sizeof(convs[0]); ++ci) {
+    const int64_t* s = convs[ci];
+    conv_case k;
+    k.n = s[0], k.h = s[1], k.w = s[2], k.c = s[3], k.oc = s[4];
+    k.kh = k.kw = s[5];
+    k.sh = k.sw = s[6];
+    k.pt = k.pl = s[7];
+    k.oh = (k.h + 2 * k.pt - k.kh) / k.sh + 1;
+    k.ow = (k.w + 2 * k.pl - k.kw) / k.sw + 1;
+    const int64_t K = k.kh * k.kw * k.c;
+    float* wt = falloc(K * k.oc);
+    k.x = falloc(k.n * k.h * k.w * k.c);
+    k.wp = falloc(tfcc_rt_sgemm_packed_b_size(K, k.oc));
+    k.y = falloc(k.n * k.oh * k.ow * k.oc);
+    k.bias = falloc(k.oc);
+    fill(k.x, k.n * k.h * k.w * k.c, 3);
+    fill(wt, K * k.oc, 4);
+    fill(k.bias, k.oc, 5);
+    tfcc_rt_sgemm_pack_b(K, k.oc, wt, k.oc, 0, k.wp);
+    double fl = 2.0 * k.n * k.oh * k.ow * k.oc * K;
+    double bytes = 4.0 * (k.n * k.h * k.w * k.c + k.n * k.oh * k.ow * k.oc +
+                          K * k.oc);
+    double t[2];
+    for (int ti = 0; ti < 2; ++ti) {
+      tfcc_rt_set_current_pool(pools[ti]);
+      quiet();
+      t[ti] = best_time(conv_call, &k, reps, min_s);
+    }
+    tfcc_rt_set_current_pool(NULL);
+    char name[96];
+    snprintf(name, sizeof name, "conv n%lld %lldx%lldx%lld->%lld k%lld s%lld",
+             (long long)k.n, (long long)k.h, (long long)k.w, (long long)k.c,
+             (long long)k.oc, (long long)k.kh, (long long)k.sh);
+    print_row(name, fl, bytes, t[0], t[1]);
+    free(wt);
+    free(k.x);
+    free(k.wp);
+    free(k.y);
+    free(k.bias);
+  }
+  /* M, N, K */
+  const int64_t mms[][3] = {{1, 120, 400},  {1, 84, 120},    {1, 10, 84},
+                            {1, 64, 1600},  {1, 1000, 512},  {1, 768, 256},
+                            {1, 3072, 768}, {128, 768, 256}, {128, 768, 768},
+                            {64, 120, 400}, {64, 64, 1600},  {1024, 1024, 1024},
+                            {2048, 2048, 2048}};
+  for (size_t mi = 0; mi < sizeof(mms) / sizeof(mms[0]); ++mi) {
+    mm_case k;
+    k.M = mms[mi][0], k.N = mms[mi][1], k.K = mms[mi][2];
+    float* B = falloc(k.K * k.N);
+    k.A = falloc(k.M * k.K);
+    k.Bp = falloc(tfcc_rt_sgemm_packed_b_size(k.K, k.N));
+    k.C = falloc(k.M * k.N);
+    k.bias = falloc(k.N);
+    fill(k.A, k.M * k.K, 1);
+    fill(B, k.K * k.N, 2);
+    fill(k.bias, k.N, 3);
+    tfcc_rt_sgemm_pack_b(k.K, k.N, B, k.N, 0, k.Bp);
+    double fl = 2.0 * k.M * k.N * k.K;
+    double bytes = 4.0 * (k.M * k.K + k.M * k.N +
+                          (double)tfcc_rt_sgemm_packed_b_size(k.K, k.N));
+    double t[2];
+    for (int ti = 0; ti < 2; ++ti) {
+      tfcc_rt_set_current_pool(pools[ti]);
+      quiet();
+      t[ti] = best_time(mm_call, &k, reps, k.M >= 1024 ? 2 * min_s : min_s);
+    }
+    tfcc_rt_set_current_pool(NULL);
+    char name[96];
+    snprintf(name, sizeof name, "sgemm M%lld N%lld K%lld", (long long)k.M,
+             (long long)k.N, (long long)k.K);
+    print_row(name, fl, bytes, t[0], t[1]);
+    free(B);
+    free(k.A);
+    free(k.Bp);
+    free(k.C);
+    free(k.bias);
+  }
+  const int64_t dws[][3] = {{7, 7, 960}, {14, 14, 576}, {56, 56, 144}};
+  for (size_t di = 0; di < sizeof(dws) / sizeof(dws[0]); ++di) {
+    dw_case k;
+    k.h = dws[di][0], k.w = dws[di][1], k.c = dws[di][2];
+    k.x = falloc(k.h * k.w * k.c);
+    k.wt = falloc(9 * k.c);
+    k.y = falloc(k.h * k.w * k.c);
+    k.bias = falloc(k.c);
+    fill(k.x, k.h * k.w * k.c, 6);
+    fill(k.wt, 9 * k.c, 7);
+    fill(k.bias, k.c, 8);
+    double fl = 2.0 * k.h * k.w * k.c * 9;
+    double bytes = 4.0 * (2 * k.h * k.w * k.c + 10 * k.c);
+    double t[2];
+    for (int ti = 0; ti < 2; ++ti) {
+      tfcc_rt_set_current_pool(pools[ti]);
+      quiet();
+      t[ti] = best_time(dw_call, &k, reps, min_s);
+    }
+    tfcc_rt_set_current_pool(NULL);
+    char name[96];
+    snprintf(name, sizeof name, "depthwise 3x3 %lldx%lldx%lld", (long long)k.h,
+             (long long)k.w, (long long)k.c);
+    print_row(name, fl, bytes, t[0], t[1]);
+    free(k.x);
+    free(k.wt);
+    free(k.y);
+    free(k.bias);
+  }
+  tfcc_rt_pool_destroy(pools[0]);
+  tfcc_rt_pool_destroy(pools[1]);
+}
+
 int main(int argc, char** argv) {
   int reps = 5;
   double min_s = 0.2;
-  int only_gemm = 0, only_conv = 0;
+  int only_gemm = 0, only_conv = 0, small = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
@@ -87,6 +280,12 @@ int main(int argc, char** argv) {
       only_gemm = 1;
     else if (!strcmp(argv[i], "--conv"))
       only_conv = 1;
+    else if (!strcmp(argv[i], "--small"))
+      small = 1;
+  }
+  if (small) {
+    run_small(reps, min_s);
+    return 0;
   }
   const int threads[2] = {1, 2};
   if (!only_conv) {

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Before/after on one machine: builds bench.c (this tree) against the kernel
+# sources of git revision REF (default HEAD) and of the working tree, then runs
+# both binaries alternately (ROUNDS times, default 2) with the given benchmark
+# arguments (default: --small --reps 5 --min-time 0.05).
+#   bench/gemm/compare.sh [REF] [-- bench args...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+ref=HEAD
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then ref=$1; shift; fi
+[ "${1:-}" = "--" ] && shift
+args=("$@")
+[ ${#args[@]} -eq 0 ] && args=(--small --reps 5 --min-time 0.05)
+out=${TFCC_BENCH_DIR:-${TMPDIR:-/tmp}/tfcc-gemm-compare}
+mkdir -p "$out/base/kernels" "$out/base/include/tfcc"
+CC=${CC:-clang-19}
+for f in $(git -C "$root" ls-tree --name-only "$ref" runtime/src/kernels/); do
+  git -C "$root" show "$ref:$f" > "$out/base/kernels/$(basename "$f")"
+done
+git -C "$root" show "$ref:runtime/include/tfcc/tfcc_kernels.h" \
+  > "$out/base/include/tfcc/tfcc_kernels.h"
+build() { # dest, kernel dir, include dir
+  "$CC" -std=gnu99 -O3 -fvisibility=hidden -I"$3" "$here/bench.c" "$2"/*.c \
+    -ldnnl -lgomp -lm -lpthread -o "$1"
+}
+build "$out/bench-base" "$out/base/kernels" "$out/base/include"
+build "$out/bench-new" "$root/runtime/src/kernels" "$root/runtime/include"
+echo "machine: $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+for r in $(seq "${ROUNDS:-2}"); do
+  echo "== base ($ref), round $r"; "$out/bench-base" "${args[@]}"
+  echo "== new (working tree), round $r"; "$out/bench-new" "${args[@]}"
+done
