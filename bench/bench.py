@@ -470,7 +470,8 @@ def machine_info():
 def versions(rows, args):
     v = {}
     for r in rows:
-        for key, sys_ in (("ort", "ort"), ("torch", "torch"), ("onednn", "onednn")):
+        for key, sys_ in (("ort", "ort"), ("torch", "torch"), ("onednn", "onednn"),
+                          ("blas", "torch")):
             note = r.get(sys_ + "_note") or ""
             for tok in note.split():
                 if tok.startswith(key + "="):
@@ -561,6 +562,15 @@ def write_png(path, rows):
     return True
 
 
+def tfcc_threads_note(rows):
+    multi = [r for r in rows if r["threads"] > 1 and r.get("tfcc_note")]
+    if not multi:
+        return "one thread"
+    if any("unsupported" in r["tfcc_note"] for r in multi):
+        return "no `<p>_create_with_threads` in the .so: tfcc ran on 1 thread in every row"
+    return "threads through `<p>_create_with_threads(max_batch, N, &ctx)`"
+
+
 def write_md(path, rows, compiles, args, started, elapsed, load):
     m = machine_info()
     v = versions(rows, args)
@@ -574,20 +584,28 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
                 ", " + m["hypervisor"] + " guest" if m["hypervisor"] else ""),
              "| ISA flags | %s |" % m["flags"],
              "| memory, kernel | %s GiB, Linux %s |" % (m["memory_gb"], m["kernel"]),
-             "| load average (1 min) at start / end | %s / %s (2 CPUs: anything above ~0.3 "
-             "means other work competed with the measurements) |" % (load[0], load[1]),
-             "| tfcc | git %s; %s |" % (v.get("tfcc", "?"), v.get("tfcc_binary", "")),
+             "| other work on the machine | load average %s before the run; other processes "
+             "kept %s CPUs busy on average during the rows (per row below; 0 on a quiet "
+             "machine) |" % (load[0], "%.2f" % (sum(r.get("other_cpus", 0) for r in rows)
+                                                / max(1, len(rows)))),
+             "| tfcc | git %s; %s; %s |" % (v.get("tfcc", "?"), v.get("tfcc_binary", ""),
+                                            tfcc_threads_note(rows)),
              "| ONNX Runtime | %s (npm onnxruntime-node, C API; intra-op threads = N, inter-op 1, "
              "sequential, ORT_ENABLE_ALL) |" % v.get("ort", "?"),
              "| PyTorch | %s (Debian; TorchScript trace + freeze, inference_mode, "
-             "set_num_threads(N), OPENBLAS_NUM_THREADS=1) |" % v.get("torch", "?"),
+             "set_num_threads(N), OPENBLAS_NUM_THREADS=1; BLAS: %s) |"
+             % (v.get("torch", "?"), v.get("blas", "?")),
              "| oneDNN | %s (Debian libdnnl, dnnl_sgemm, OMP_NUM_THREADS=N) |"
-             % v.get("onednn", "?"),
-             "| method | per workload and thread count: outputs checked against ORT first "
-             "(|a-b| <= %g|b| + %g max(1,max|b|)); then per system a warm-up and K back-to-back "
-             "runs per repeat (K chosen for ~%.2f s per repeat), %d repeats with the systems "
-             "interleaved (one computes at a time); the median over repeats, in ms per run |"
-             % (args.rtol, args.atol, args.target, args.repeats), "",
+             % v.get("onednn", "not run (no matmul rows)"),
+             "", "Method: per workload and thread count N (the same N for every system), each "
+             "system runs the same random input once and its outputs are compared with ONNX "
+             "Runtime's (a system is FAILED, and not timed, when |a-b| > %g·|b| + %g·max(1, "
+             "max|b|) anywhere); then per system a calibration run, a warm-up of K runs and up "
+             "to %d repeats of K back-to-back runs (K chosen for ~%.2f s per repeat), the "
+             "systems interleaved within each repeat so that one computes at a time. Reported: "
+             "the median over repeats of the time per run. Model loading and tfcc's compile "
+             "time are excluded. See bench/README.md."
+             % (args.rtol, args.atol, args.repeats, args.target), "",
              "## Results", "",
              "Ratios are tfcc latency / peer latency: below 1 tfcc is faster. Max rel err is "
              "max|a-b| / max|b| against ONNX Runtime's outputs on the same inputs.", ""]
