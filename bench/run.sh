@@ -5,6 +5,7 @@
 #   bash bench/run.sh [--quick] [--threads 1,2] [--repeats N] [--only NAME,...] [--skip NAME,...]
 #                     [--tfcc PATH] [--tfcc-flags '...'] [--build-dir DIR] [--results DIR]
 #                     [--name STEM] [--target SECONDS] [--budget SECONDS] [--wait-idle SECONDS]
+#                     [--nice N]
 #                     [--gemm] [--no-install] [--list]
 #
 # Installs what is missing (apt-get: libdnnl-dev, python3-torch, python3-torchvision,
@@ -31,9 +32,9 @@ log() { echo "bench/run.sh: $*"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) PASS+=(--quick) ;;
-    --threads|--repeats|--only|--skip|--tfcc-flags|--results|--name|--target|--budget|--wait-idle)
+    --threads|--repeats|--only|--skip|--tfcc-flags|--results|--name|--target|--budget|--wait-idle|--nice)
       [ $# -ge 2 ] || die "$1 needs a value"; PASS+=("$1" "$2"); shift ;;
-    --threads=*|--repeats=*|--only=*|--skip=*|--tfcc-flags=*|--results=*|--name=*|--target=*|--budget=*|--wait-idle=*)
+    --threads=*|--repeats=*|--only=*|--skip=*|--tfcc-flags=*|--results=*|--name=*|--target=*|--budget=*|--wait-idle=*|--nice=*)
       PASS+=("$1") ;;
     --tfcc) [ $# -ge 2 ] || die "--tfcc needs a path"; TFCC=$(realpath "$2"); shift ;;
     --tfcc=*) TFCC=$(realpath "${1#--tfcc=}") ;;
