@@ -414,6 +414,47 @@ TEST_P(KernelsTest, Conv2d) {
     ASSERT_TRUE(runConv(c, rng));
 }
 
+TEST_P(KernelsTest, Conv2dFewChannels) {
+  // Few input channels (row mode: a whole kernel row per micro-kernel tap,
+  // zero-padded patches at the borders) and one input channel with few
+  // output channels (vectorized over output pixels).
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(9);
+  const ConvCase cases[] = {
+      // n  h   w   c   oc kh kw sh sw dh dw pt pb pl pr bias res inpl act
+      {1, 32, 32, 1, 6, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, true, false, false, 1},
+      {1, 14, 14, 6, 16, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, true, false, false, 1},
+      {2, 28, 28, 1, 32, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, true, false, false, 1},
+      {2, 13, 13, 32, 64, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, true, false, false, 1},
+      {1, 29, 31, 3, 32, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, true, false, false, 2},
+      {1, 40, 37, 3, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, true, true, false, 1},
+      {1, 30, 40, 15, 20, 11, 11, 1, 1, 1, 1, 5, 5, 5, 5, true, true, true, 3},
+      {1, 17, 19, 4, 40, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, false, false, false, 4},
+      {1, 20, 21, 2, 24, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, true, false, false, 5},
+      {1, 20, 21, 5, 24, 3, 2, 1, 2, 1, 1, 0, 1, 1, 0, true, true, false, 0},
+      {3, 9, 50, 1, 13, 3, 5, 1, 1, 1, 1, 1, 1, 2, 2, true, true, false, 1},
+      {1, 19, 23, 1, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, false, 1},
+      {1, 19, 23, 1, 3, 3, 3, 1, 1, 1, 2, 1, 1, 2, 2, true, false, false, 1},
+      {1, 5, 7, 8, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 2},
+  };
+  for (const ConvCase &c : cases)
+    ASSERT_TRUE(runConv(c, rng));
+  // One input channel, 1..8 output channels: output widths around the
+  // 16-pixel blocks, padding on every side, strides and dilation in h,
+  // residual (also in place) and every activation.
+  int i = 0;
+  for (int64_t oc = 1; oc <= 8; ++oc)
+    for (int64_t w : {3, 16, 17, 33, 70}) {
+      ++i;
+      const int64_t k = 1 + 2 * (i % 3), p = i % 4 == 0 ? 0 : k / 2 + i % 2;
+      ConvCase c{1 + i % 2, 6 + i % 5, w, 1, oc, k, k + (i % 2) * 2,
+                 1 + (i % 3 == 2), 1, 1 + (i % 5 == 4), 1, p, p, p,
+                 p + (i % 7 == 3), i % 4 != 1, i % 3 == 0, i % 6 == 0, i % 6};
+      ASSERT_TRUE(runConv(c, rng));
+    }
+}
+
 // ---- depthwise ------------------------------------------------------------
 
 struct DwCase {

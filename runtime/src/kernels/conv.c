@@ -40,6 +40,11 @@ typedef struct conv_ctx {
   int64_t taps, tg, ntg, cb, ncb;
   /* tiles along an output row */
   int64_t ntile, tile;
+  /* row mode (few channels, dw == 1): a ukernel "tap" is a whole kernel row
+   * (kw*c values contiguous in x and in B); K blocks are groups of rg kernel
+   * rows; tiles touching the padding read a zero-padded stack patch. */
+  int rowmode;
+  int64_t rg, nrg;
   /* task grid: row groups x panel groups */
   int64_t rows, panels, gm, gn;
   tfcc_uk_fn uk;
@@ -187,6 +192,96 @@ static void conv_range(const conv_ctx* g, int64_t R0, int64_t R1, int64_t q0,
   }
 }
 
+/* Row mode: see conv_ctx. */
+static void conv_range_rows(const conv_ctx* g, int64_t R0, int64_t R1,
+                            int64_t q0, int64_t q1) {
+  float patch[TFCC_UK_MR * TFCC_CONV_KC];
+  int64_t toff[TFCC_CONV_MAX_TAPS];
+  int64_t poff[TFCC_CONV_MAX_TAPS];
+  const int64_t h = g->h, w = g->w, c = g->c, kh = g->kh, kw = g->kw;
+  const int64_t sw = g->sw, dh = g->dh;
+  const int64_t oc = g->oc, ow = g->ow, K = g->taps * c, kt = kw * c;
+  tfcc_uk_args u;
+  u.ldc = oc;
+  u.ldr = oc;
+  u.act = g->act;
+  u.alpha = g->alpha;
+  u.beta = g->beta;
+  u.b_tap_stride = kt * TFCC_UK_NR;
+  u.kt = kt;
+  u.lda = sw * c;
+  for (int64_t kb = 0; kb < g->nrg; ++kb) {
+    const int64_t i0 = kb * g->rg, i1 = TFCC_MIN(kh, i0 + g->rg);
+    const int64_t nt = i1 - i0;
+    for (int64_t i = i0; i < i1; ++i)
+      toff[i - i0] = (i - i0) * dh * w * c;
+    u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) |
+              (kb == g->nrg - 1 ? TFCC_UK_LAST : 0);
+    int64_t ncp = TFCC_NC_BYTES / (nt * kt * TFCC_UK_NR * 4);
+    if (ncp < 1)
+      ncp = 1;
+    for (int64_t qb = q0; qb < q1; qb += ncp) {
+      const int64_t qe = qb + ncp < q1 ? qb + ncp : q1;
+      for (int64_t R = R0; R < R1; ++R) {
+        const int64_t b = R / g->oh, r = R % g->oh;
+        const int64_t y0 = r * g->sh - g->pt + i0 * dh; /* first row read */
+        const int row_in = y0 >= 0 && y0 + (nt - 1) * dh < h;
+        const float* xb = g->x + b * h * w * c;
+        for (int64_t ti = 0; ti < g->ntile; ++ti) {
+          const int64_t s0 = ti * g->tile;
+          if (s0 >= ow)
+            break;
+          const int64_t mr = ow - s0 < g->tile ? ow - s0 : g->tile;
+          const int64_t x0 = s0 * sw - g->pl;
+          const int64_t span = (mr - 1) * sw + kw; /* input columns read */
+          if (row_in && x0 >= 0 && x0 + span <= w) {
+            u.a = xb + (y0 * w + x0) * c;
+            u.toff = toff;
+          } else {
+            /* zero-padded copy of the nt input rows this tile reads */
+            const int64_t va = TFCC_MAX(x0, 0), ve = TFCC_MIN(x0 + span, w);
+            for (int64_t i = 0; i < nt; ++i) {
+              float* d = patch + i * span * c;
+              const int64_t yy = y0 + i * dh;
+              poff[i] = i * span * c;
+              if (yy < 0 || yy >= h || va >= ve) {
+                memset(d, 0, (size_t)(span * c) * sizeof(float));
+                continue;
+              }
+              if (va > x0)
+                memset(d, 0, (size_t)((va - x0) * c) * sizeof(float));
+              memcpy(d + (va - x0) * c, xb + (yy * w + va) * c,
+                     (size_t)((ve - va) * c) * sizeof(float));
+              if (x0 + span > ve)
+                memset(d + (ve - x0) * c, 0,
+                       (size_t)((x0 + span - ve) * c) * sizeof(float));
+            }
+            u.a = patch;
+            u.toff = poff;
+          }
+          u.ntaps = nt;
+          u.mr = mr;
+          const int64_t pix = R * ow + s0;
+          for (int64_t q = qb; q < qe; ++q) {
+            const int64_t n0 = q * TFCC_UK_NR;
+            u.nr = oc - n0 < TFCC_UK_NR ? oc - n0 : TFCC_UK_NR;
+            u.b = g->wp + (q * K + i0 * kt) * TFCC_UK_NR;
+            u.c = g->y + pix * oc + n0;
+            u.res = g->res ? g->res + pix * oc + n0 : NULL;
+            u.bias = g->bias ? g->bias + n0 : NULL;
+            g->uk(&u);
+          }
+        }
+      }
+    }
+  }
+}
+
+static void c1_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
+  (void)thread;
+  tfcc_conv_c1_rows_avx512((const tfcc_c1_args*)ctx, begin, end);
+}
+
 static void conv_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
   const conv_ctx* g = (const conv_ctx*)ctx;
   (void)thread;
@@ -195,7 +290,7 @@ static void conv_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
     const int64_t R0 = mg * g->rows / g->gm, R1 = (mg + 1) * g->rows / g->gm;
     const int64_t q0 = ng * g->panels / g->gn, q1 = (ng + 1) * g->panels / g->gn;
     if (R0 < R1 && q0 < q1)
-      conv_range(g, R0, R1, q0, q1);
+      (g->rowmode ? conv_range_rows : conv_range)(g, R0, R1, q0, q1);
   }
 }
 
@@ -217,6 +312,39 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
       pad_left == 0 && oh == h && ow == w) {
     tfcc_sgemm_impl(1, n * h * w, oc, c, x, c, 0, 0, packed_weights, 0, 0, 0,
                     1, y, oc, 0, bias, residual, activation, alpha, beta);
+    return;
+  }
+  const double flops =
+      2.0 * (double)(n * oh * ow) * (double)oc * (double)(kh * kw * c);
+  const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
+  const int isa = tfcc_kernels_isa();
+  if (isa == TFCC_ISA_AVX512 && c == 1 && oc <= TFCC_C1_MAX_OC &&
+      stride_w == 1 && dil_w == 1 && kw <= TFCC_C1_MAX_KW) {
+    /* one input channel, few output channels: vectorized over pixels */
+    tfcc_c1_args a;
+    a.x = x;
+    a.h = h;
+    a.w = w;
+    a.kh = kh;
+    a.kw = kw;
+    a.sh = stride_h;
+    a.dh = dil_h;
+    a.pt = pad_top;
+    a.pl = pad_left;
+    a.oh = oh;
+    a.ow = ow;
+    a.oc = oc;
+    a.wp = packed_weights;
+    a.bias = bias;
+    a.res = residual;
+    a.act = activation;
+    a.alpha = alpha;
+    a.beta = beta;
+    a.y = y;
+    if (threads <= 1 || flops < TFCC_SERIAL_FLOPS || n * oh == 1)
+      tfcc_conv_c1_rows_avx512(&a, 0, n * oh);
+    else
+      tfcc_rt_parallel_for(n * oh, c1_task, &a);
     return;
   }
   conv_ctx g;
@@ -243,7 +371,7 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   g.alpha = alpha;
   g.beta = beta;
   g.y = y;
-  g.uk = tfcc_kernels_isa() == TFCC_ISA_AVX512 ? tfcc_uk_avx512 : tfcc_uk_generic;
+  g.uk = isa == TFCC_ISA_AVX512 ? tfcc_uk_avx512 : tfcc_uk_generic;
   g.taps = kh * kw;
   if (c >= TFCC_CONV_KC) {
     g.tg = 1;
@@ -262,15 +390,23 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   g.tg = (g.taps + g.ntg - 1) / g.ntg; /* balance the tap groups */
   g.ntile = (ow + TFCC_UK_MR - 1) / TFCC_UK_MR;
   g.tile = (ow + g.ntile - 1) / g.ntile;
+  /* Row mode for few channels (where per-tap runs would be short). */
+  g.rowmode = 0;
+  g.rg = g.nrg = 0;
+  if (c < 16 && dil_w == 1 && kw * c <= TFCC_CONV_KC &&
+      kh <= TFCC_CONV_MAX_TAPS) {
+    g.rg = TFCC_MIN(kh, TFCC_CONV_KC / (kw * c));
+    g.nrg = (kh + g.rg - 1) / g.rg;
+    g.rg = (kh + g.nrg - 1) / g.nrg;
+    const int64_t span = (g.tile - 1) * stride_w + kw;
+    g.rowmode = g.rg * span * c <= TFCC_UK_MR * TFCC_CONV_KC;
+  }
   g.rows = n * oh;
   g.panels = (oc + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.gm = 1;
   g.gn = 1;
-  const double flops =
-      2.0 * (double)(n * oh * ow) * (double)oc * (double)(kh * kw * c);
-  const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
   if (threads <= 1 || flops < TFCC_SERIAL_FLOPS) {
-    conv_range(&g, 0, g.rows, 0, g.panels);
+    conv_task(&g, 0, 1, 0);
     return;
   }
   const int64_t want = 2 * (int64_t)threads;

@@ -84,6 +84,24 @@ TFCC_INTERNAL void tfcc_dw_row_generic(const tfcc_dw_args* p, int64_t b,
 TFCC_INTERNAL void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b,
                                       int64_t r);
 
+/* Convolution with one input channel, few output channels (oc <= 8),
+ * stride_w = dil_w = 1 (AVX-512 only): 16 output pixels per vector lane
+ * set, oc accumulators per 16 pixels, transposed to NHWC in registers. */
+#define TFCC_C1_MAX_OC 8
+#define TFCC_C1_MAX_KW 16
+typedef struct tfcc_c1_args {
+  const float* x; /* [n][h][w] */
+  int64_t h, w, kh, kw, sh, dh, pt, pl, oh, ow, oc;
+  const float* wp; /* packed B: tap k, channel o at wp[k*32 + o] */
+  const float* bias;
+  const float* res;
+  int32_t act;
+  float alpha, beta;
+  float* y;
+} tfcc_c1_args;
+TFCC_INTERNAL void tfcc_conv_c1_rows_avx512(const tfcc_c1_args* p, int64_t R0,
+                                            int64_t R1);
+
 /* GEMM core used by tfcc_rt_sgemm and the 1x1 convolution. */
 TFCC_INTERNAL void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N,
                                    int64_t K, const float* A, int64_t lda,

@@ -13,6 +13,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #include <math.h>
+#include <string.h>
 
 #define TGT __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma")))
 #define INL static inline __attribute__((always_inline)) TGT
@@ -389,9 +390,170 @@ TGT void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
     act_row(yrow, ow * C, p->act, p->alpha, p->beta);
 }
 
+/* ---- one input channel, few output channels ---------------------------- */
+
+/* Lane l of output vector e (16 floats of the NHWC output from pixel 0 of a
+ * 16-pixel block) is pixel (16e + l) / OC, channel (16e + l) % OC: taken
+ * from accumulator pair q = channel / 2 by permutex2var index idx[e][q]. */
+typedef struct c1_tr {
+  int32_t idx[TFCC_C1_MAX_OC][TFCC_C1_MAX_OC / 2][16];
+  __mmask16 mask[TFCC_C1_MAX_OC][TFCC_C1_MAX_OC / 2];
+} c1_tr;
+
+static void c1_tr_init(c1_tr* t, int oc) {
+  memset(t, 0, sizeof *t);
+  for (int e = 0; e < oc; ++e)
+    for (int l = 0; l < 16; ++l) {
+      const int f = e * 16 + l, px = f / oc, o = f % oc;
+      t->idx[e][o / 2][l] = px + 16 * (o % 2);
+      t->mask[e][o / 2] |= (__mmask16)(1u << l);
+    }
+}
+
+/* Transposes acc[OC] (16 pixels each) into the NHWC output of np pixels,
+ * adding the residual and applying the activation. */
+INL void c1_store(const int OC, const __m512* acc, const c1_tr* t, int64_t np,
+                  const float* res, float* y, int32_t act, float al,
+                  float be) {
+  const int64_t nf = np * OC;
+#pragma unroll
+  for (int e = 0; e < OC; ++e) {
+    if (e * 16 >= nf)
+      break;
+    __m512 v = _mm512_setzero_ps();
+#pragma unroll
+    for (int q = 0; q < (OC + 1) / 2; ++q) {
+      const __m512 hi = 2 * q + 1 < OC ? acc[2 * q + 1] : acc[2 * q];
+      const __m512 pv = _mm512_permutex2var_ps(
+          acc[2 * q], _mm512_loadu_si512(t->idx[e][q]), hi);
+      v = q == 0 ? pv : _mm512_mask_mov_ps(v, t->mask[e][q], pv);
+    }
+    const int64_t left = nf - e * 16;
+    const __mmask16 m =
+        left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+    if (res)
+      v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, res + e * 16));
+    if (act != TFCC_ACT_NONE)
+      v = v_act(v, act, al, be);
+    _mm512_mask_storeu_ps(y + e * 16, m, v);
+  }
+}
+
+/* Output row (b, r), pixels [s, s + np) with np <= 16 * PB. */
+INL void c1_block(const int OC, const int PB, const tfcc_c1_args* p,
+                  const c1_tr* t, const float* xb, int64_t y0, int64_t i0,
+                  int64_t i1, int64_t s, int64_t np, float* yrow,
+                  const float* rrow) {
+  const int64_t w = p->w, kw = p->kw, dh = p->dh;
+  __mmask16 mk[2][TFCC_C1_MAX_KW];
+  /* lane l of block v at tap column j reads input column s+16v+l+j-pl */
+  for (int64_t j = 0; j < kw; ++j)
+    for (int v = 0; v < PB; ++v) {
+      const int64_t c0 = s + 16 * v + j - p->pl;
+      int64_t lo = -c0, hi = w - c0;
+      const int64_t nl = np - 16 * v;
+      lo = lo < 0 ? 0 : lo;
+      hi = hi > nl ? nl : hi;
+      hi = hi > 16 ? 16 : hi;
+      mk[v][j] = hi <= lo ? 0
+                          : (__mmask16)(((1u << hi) - 1) & ~((1u << lo) - 1));
+    }
+  __m512 acc[2][TFCC_C1_MAX_OC];
+#pragma unroll
+  for (int v = 0; v < PB; ++v)
+#pragma unroll
+    for (int o = 0; o < OC; ++o)
+      acc[v][o] = _mm512_setzero_ps();
+  for (int64_t i = i0; i < i1; ++i) {
+    const float* xr = xb + (y0 + i * dh) * w + s - p->pl;
+    const float* wk = p->wp + i * kw * 32;
+    for (int64_t j = 0; j < kw; ++j, wk += 32) {
+      __m512 xv[2];
+#pragma unroll
+      for (int v = 0; v < PB; ++v)
+        xv[v] = _mm512_maskz_loadu_ps(mk[v][j], xr + j + 16 * v);
+#pragma unroll
+      for (int o = 0; o < OC; ++o) {
+        const __m512 wv = _mm512_set1_ps(wk[o]);
+#pragma unroll
+        for (int v = 0; v < PB; ++v)
+          acc[v][o] = _mm512_fmadd_ps(xv[v], wv, acc[v][o]);
+      }
+    }
+  }
+  if (p->bias)
+#pragma unroll
+    for (int o = 0; o < OC; ++o) {
+      const __m512 bv = _mm512_set1_ps(p->bias[o]);
+#pragma unroll
+      for (int v = 0; v < PB; ++v)
+        acc[v][o] = _mm512_add_ps(acc[v][o], bv);
+    }
+#pragma unroll
+  for (int v = 0; v < PB; ++v) {
+    const int64_t nv = np - 16 * v;
+    if (nv <= 0)
+      break;
+    const int64_t off = (s + 16 * v) * OC;
+    c1_store(OC, acc[v], t, nv > 16 ? 16 : nv, rrow ? rrow + off : NULL,
+             yrow + off, p->act, p->alpha, p->beta);
+  }
+}
+
+INL void c1_rows(const int OC, const tfcc_c1_args* p, int64_t R0, int64_t R1) {
+  c1_tr t;
+  c1_tr_init(&t, OC);
+  const int64_t h = p->h, w = p->w, kh = p->kh, dh = p->dh, ow = p->ow;
+  for (int64_t R = R0; R < R1; ++R) {
+    const int64_t b = R / p->oh, r = R % p->oh;
+    const int64_t y0 = r * p->sh - p->pt;
+    int64_t i0 = 0, i1 = kh;
+    while (i0 < kh && y0 + i0 * dh < 0)
+      ++i0;
+    while (i1 > i0 && y0 + (i1 - 1) * dh >= h)
+      --i1;
+    const float* xb = p->x + b * h * w;
+    float* yrow = p->y + R * ow * OC;
+    const float* rrow = p->res ? p->res + R * ow * OC : NULL;
+    int64_t s = 0;
+    for (; s + 16 < ow; s += 32)
+      c1_block(OC, 2, p, &t, xb, y0, i0, i1, s, TFCC_MIN(32, ow - s), yrow,
+               rrow);
+    if (s < ow)
+      c1_block(OC, 1, p, &t, xb, y0, i0, i1, s, ow - s, yrow, rrow);
+  }
+}
+
+#define C1(OC)                                                                 \
+  static TGT __attribute__((noinline)) void c1_##OC(const tfcc_c1_args* p,     \
+                                                    int64_t R0, int64_t R1) {  \
+    c1_rows(OC, p, R0, R1);                                                    \
+  }
+C1(1)
+C1(2)
+C1(3)
+C1(4)
+C1(5)
+C1(6)
+C1(7)
+C1(8)
+
+TGT void tfcc_conv_c1_rows_avx512(const tfcc_c1_args* p, int64_t R0,
+                                  int64_t R1) {
+  static void (*const fns[TFCC_C1_MAX_OC])(const tfcc_c1_args*, int64_t,
+                                           int64_t) = {c1_1, c1_2, c1_3, c1_4,
+                                                       c1_5, c1_6, c1_7, c1_8};
+  fns[p->oc - 1](p, R0, R1);
+}
+
 #else /* not x86-64: never selected */
 void tfcc_uk_avx512(const tfcc_uk_args* p) { tfcc_uk_generic(p); }
 void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
   tfcc_dw_row_generic(p, b, r);
+}
+void tfcc_conv_c1_rows_avx512(const tfcc_c1_args* p, int64_t R0, int64_t R1) {
+  (void)p;
+  (void)R0;
+  (void)R1;
 }
 #endif
