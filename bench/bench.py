@@ -321,6 +321,9 @@ def run_workload(args, name, meta, threads, so, paths):
     for s in live:
         try:
             t1 = float(harnesses[s].command("time 1", timeout=args.timeout))
+            if t1 < 0.5:  # the fastest of 3, so that one preempted run does not set K
+                for _ in range(2):
+                    t1 = min(t1, float(harnesses[s].command("time 1", timeout=args.timeout)))
         except RuntimeError as e:
             status[s] = "run failed: %s" % e
             continue
@@ -551,6 +554,11 @@ def write_png(path, rows):
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda y, _: "%g" % y))
+    lo = min(v for v in r_ort + r_torch if v == v)
+    hi = max(v for v in r_ort + r_torch if v == v)
+    if hi / lo < 100:  # label minor ticks too when the range is narrow
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(lambda y, _: "%g" % y))
+        ax.tick_params(axis="y", which="minor", labelsize=7)
     ax.set_ylabel("latency ratio (log; > 1: tfcc slower)")
     ax.set_xticks(list(x))
     ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
