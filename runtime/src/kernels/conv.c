@@ -24,7 +24,6 @@
 #define TFCC_NC_BYTES (384 * 1024)
 #endif
 #define TFCC_CONV_MAX_TAPS 64
-#define TFCC_SERIAL_FLOPS 200000.0
 
 typedef struct conv_ctx {
   const float* x;
@@ -318,6 +317,10 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
       2.0 * (double)(n * oh * ow) * (double)oc * (double)(kh * kw * c);
   const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
   const int isa = tfcc_kernels_isa();
+  const double bytes =
+      4.0 * ((double)(n * h * w * c) + (double)(n * oh * ow * oc) +
+             (double)(kh * kw * c) * (double)oc);
+  const int serial = threads <= 1 || tfcc_small_work(flops, 100.0, bytes);
   if (isa == TFCC_ISA_AVX512 && c == 1 && oc <= TFCC_C1_MAX_OC &&
       stride_w == 1 && dil_w == 1 && kw <= TFCC_C1_MAX_KW) {
     /* one input channel, few output channels: vectorized over pixels */
@@ -341,7 +344,7 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
     a.alpha = alpha;
     a.beta = beta;
     a.y = y;
-    if (threads <= 1 || flops < TFCC_SERIAL_FLOPS || n * oh == 1)
+    if (serial || n * oh == 1)
       tfcc_conv_c1_rows_avx512(&a, 0, n * oh);
     else
       tfcc_rt_parallel_for(n * oh, c1_task, &a);
@@ -405,7 +408,7 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   g.panels = (oc + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.gm = 1;
   g.gn = 1;
-  if (threads <= 1 || flops < TFCC_SERIAL_FLOPS) {
+  if (serial) {
     conv_task(&g, 0, 1, 0);
     return;
   }
@@ -502,7 +505,9 @@ void tfcc_rt_depthwise_conv2d_f32(
   const double flops = 2.0 * (double)(n * oh * ow) * (double)(c * m) *
                        (double)(kh > 0 && kw > 0 ? kh * kw : 1);
   const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
-  if (threads <= 1 || flops < TFCC_SERIAL_FLOPS || n * oh == 1) {
+  const double bytes = 4.0 * ((double)(n * h * w * c) +
+                              2.0 * (double)(n * oh * ow * c * m));
+  if (threads <= 1 || n * oh == 1 || tfcc_small_work(flops, 40.0, bytes)) {
     dw_task(&d, 0, n * oh, 0);
     return;
   }

@@ -37,8 +37,6 @@
 #define TFCC_BUF_FLOATS                                                        \
   TFCC_MAX(TFCC_BBUF_FLOATS + TFCC_UK_MR * TFCC_KC,                            \
            TFCC_MC_TILES * TFCC_UK_MR * TFCC_KC)
-/* Below this many FLOPs a call runs on the calling thread only. */
-#define TFCC_SERIAL_FLOPS 200000.0
 
 /* ---- ISA dispatch ------------------------------------------------------- */
 
@@ -331,7 +329,12 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.gn = 1;
   const double flops = 2.0 * (double)batch * (double)M * (double)N * (double)K;
   const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
-  if (threads <= 1 || flops < TFCC_SERIAL_FLOPS) {
+  const double bytes =
+      4.0 * (double)batch *
+      ((double)M * (double)K + 2.0 * (double)M * (double)N +
+       (b_packed && stride_b == 0 && batch > 1 ? 1.0 / (double)batch : 1.0) *
+           (double)K * (double)N);
+  if (threads <= 1 || tfcc_small_work(flops, 100.0, bytes)) {
     for (int64_t bi = 0; bi < batch; ++bi)
       gemm_range(&g, bi, 0, M, 0, g.panels);
     return;

@@ -113,6 +113,17 @@ TFCC_INTERNAL void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N,
                                    const float* residual, int32_t act,
                                    float alpha, float beta);
 
+/* Whether a call is too small to gain from a second thread: the estimated
+ * single-thread time (flops at gflops GFLOP/s plus bytes streamed at
+ * ~50 GB/s) is under TFCC_SERIAL_US microseconds (a parallel call costs
+ * ~1-2 us of hand-off and join, more when the worker has to be woken). */
+#ifndef TFCC_SERIAL_US
+#define TFCC_SERIAL_US 12.0
+#endif
+static inline int tfcc_small_work(double flops, double gflops, double bytes) {
+  return flops / (gflops * 1e3) + bytes / 5e4 < TFCC_SERIAL_US;
+}
+
 #define TFCC_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TFCC_MAX(a, b) ((a) > (b) ? (a) : (b))
 

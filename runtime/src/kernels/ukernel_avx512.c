@@ -500,9 +500,25 @@ INL void c1_block(const int OC, const int PB, const tfcc_c1_args* p,
   }
 }
 
+/* The transposition tables, built once per channel count. */
+static c1_tr g_c1_tr[TFCC_C1_MAX_OC];
+static int g_c1_state[TFCC_C1_MAX_OC]; /* 0 none, 1 being built, 2 ready */
+
 INL void c1_rows(const int OC, const tfcc_c1_args* p, int64_t R0, int64_t R1) {
-  c1_tr t;
-  c1_tr_init(&t, OC);
+  c1_tr local;
+  const c1_tr* tp = &g_c1_tr[OC - 1];
+  if (__atomic_load_n(&g_c1_state[OC - 1], __ATOMIC_ACQUIRE) != 2) {
+    int expect = 0;
+    if (__atomic_compare_exchange_n(&g_c1_state[OC - 1], &expect, 1, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      c1_tr_init(&g_c1_tr[OC - 1], OC);
+      __atomic_store_n(&g_c1_state[OC - 1], 2, __ATOMIC_RELEASE);
+    } else {
+      c1_tr_init(&local, OC); /* another thread is building it */
+      tp = &local;
+    }
+  }
+  const c1_tr* const t = tp;
   const int64_t h = p->h, w = p->w, kh = p->kh, dh = p->dh, ow = p->ow;
   for (int64_t R = R0; R < R1; ++R) {
     const int64_t b = R / p->oh, r = R % p->oh;
@@ -517,10 +533,10 @@ INL void c1_rows(const int OC, const tfcc_c1_args* p, int64_t R0, int64_t R1) {
     const float* rrow = p->res ? p->res + R * ow * OC : NULL;
     int64_t s = 0;
     for (; s + 16 < ow; s += 32)
-      c1_block(OC, 2, p, &t, xb, y0, i0, i1, s, TFCC_MIN(32, ow - s), yrow,
+      c1_block(OC, 2, p, t, xb, y0, i0, i1, s, TFCC_MIN(32, ow - s), yrow,
                rrow);
     if (s < ow)
-      c1_block(OC, 1, p, &t, xb, y0, i0, i1, s, ow - s, yrow, rrow);
+      c1_block(OC, 1, p, t, xb, y0, i0, i1, s, ow - s, yrow, rrow);
   }
 }
 
