@@ -22,6 +22,7 @@ import os
 import platform
 import select
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -167,6 +168,25 @@ def export_models(names, model_dir):
     return metas
 
 
+def tfcc_failure(err):
+    """The table's word for a model tfcc did not compile."""
+    return "unsupported" if "unsupported" in err or "not supported" in err else "compile failed"
+
+
+def snapshot_tfcc(tfcc, work):
+    """Copies tfcc and the runtime archives beside it (../lib/*.a) into WORK/tfcc, so that a
+    rebuild of the build tree while the bench compiles cannot mix two versions."""
+    src_lib = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(tfcc))), "lib")
+    if not os.path.isdir(src_lib):
+        return tfcc
+    dst = os.path.join(work, "tfcc")
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(os.path.join(dst, "bin"))
+    shutil.copytree(src_lib, os.path.join(dst, "lib"))
+    shutil.copy2(tfcc, os.path.join(dst, "bin", "tfcc"))
+    return os.path.join(dst, "bin", "tfcc")
+
+
 def compile_tfcc(tfcc, cc, name, model_dir, so_dir, extra):
     """Returns (so path or None, seconds, error line)."""
     os.makedirs(so_dir, exist_ok=True)
@@ -175,7 +195,10 @@ def compile_tfcc(tfcc, cc, name, model_dir, so_dir, extra):
         if os.path.exists(stale):
             os.remove(stale)
     t0 = time.time()
-    r = sh([tfcc, os.path.join(model_dir, name + ".onnx"), "--name", name, "-o", so] + extra)
+    try:
+        r = sh([tfcc, os.path.join(model_dir, name + ".onnx"), "--name", name, "-o", so] + extra)
+    except OSError as e:
+        return None, time.time() - t0, "cannot run %s: %s" % (tfcc, e)
     dt = time.time() - t0
     with open(os.path.join(so_dir, name + ".log"), "w") as f:
         f.write(r.stdout)
@@ -407,8 +430,8 @@ def cell(row, s):
         return fmt_ms(row[s + "_ms"])
     if st.startswith("FAILED"):
         return "FAILED"
-    if st.startswith("unsupported"):
-        return "unsupported"
+    if st.startswith("unsupported") or st.startswith("compile failed"):
+        return st.split(" (")[0]
     return "error"
 
 
@@ -625,7 +648,7 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
         lines.append("| " + " | ".join(c.replace("|", "/") for c in b) + " |")
     lines += ["", "## tfcc compile times", "", "| workload | seconds | result |", "|---|---|---|"]
     for n, (so, dt, err) in compiles.items():
-        lines.append("| %s | %.1f | %s |" % (n, dt, "ok" if so else "unsupported: " + err))
+        lines.append("| %s | %.1f | %s |" % (n, dt, "ok" if so else tfcc_failure(err) + ": " + err))
     lines += ["", "## Spread (min - max over repeats, ms; K runs per repeat x repeats)", "",
               "| workload | thr | " + " | ".join(LABEL[s] for s in SYSTEMS) +
               " | CPUs used by other processes |",
@@ -719,13 +742,16 @@ def main():
     t_start = time.time()
     metas = export_models(names, paths["models"])
 
-    log("compiling %d models with %s" % (len(names), args.tfcc))
+    tfcc = snapshot_tfcc(args.tfcc, work)
+    log("compiling %d models with %s (a copy of %s)" % (len(names), os.path.relpath(tfcc),
+                                                         os.path.relpath(args.tfcc)))
     compiles = {}
     for n in names:
-        compiles[n] = compile_tfcc(args.tfcc, args.cc, n, paths["models"], os.path.join(work, "so"),
+        compiles[n] = compile_tfcc(tfcc, args.cc, n, paths["models"], os.path.join(work, "so"),
                                    shlex.split(args.tfcc_flags))
         so, dt, err = compiles[n]
-        log("  %-13s %s (%.1f s)" % (n, "ok" if so else "tfcc: unsupported (%s)" % err, dt))
+        log("  %-13s %s (%.1f s)" % (n, "ok" if so else "tfcc: %s (%s)" % (tfcc_failure(err), err),
+                                     dt))
 
     if args.nice is not None:
         try:
@@ -768,7 +794,7 @@ def main():
             row = run_workload(args, n, metas[n], t, compiles[n][0], paths)
             row["tfcc_compile_s"] = compiles[n][1]
             if not compiles[n][0]:
-                row["tfcc_status"] = "unsupported (%s)" % compiles[n][2]
+                row["tfcc_status"] = "%s (%s)" % (tfcc_failure(compiles[n][2]), compiles[n][2])
             rows.append(row)
             b = table_rows([row])[0]
             log("%-13s t%d  tfcc %s  ORT %s  PyTorch %s%s  tfcc/ORT %s  tfcc/PyTorch %s  [%.0f s]%s"
