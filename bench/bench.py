@@ -494,6 +494,15 @@ def machine_info():
     }
 
 
+def git_state():
+    """HEAD of the checkout, and whether the compiler's sources differ from it."""
+    sha = sh(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"]).stdout.strip()
+    dirty = sh(["git", "-C", REPO, "status", "--porcelain", "--", "compiler", "passes", "runtime",
+                "dialects", "tools"]).stdout.strip()
+    return sha + (" + uncommitted changes in compiler/passes/runtime/dialects/tools"
+                  if dirty else "")
+
+
 def versions(rows, args):
     v = {}
     for r in rows:
@@ -503,13 +512,9 @@ def versions(rows, args):
             for tok in note.split():
                 if tok.startswith(key + "="):
                     v[key] = tok.split("=", 1)[1]
-    sha = sh(["git", "-C", REPO, "rev-parse", "--short=12", "HEAD"]).stdout.strip()
-    dirty = sh(["git", "-C", REPO, "status", "--porcelain", "--", "compiler", "passes", "runtime",
-                "dialects", "tools"]).stdout.strip()
-    v["tfcc"] = sha + (" + uncommitted changes in compiler/passes/runtime/dialects/tools"
-                       if dirty else "")
+    v["tfcc"] = getattr(args, "git_state", None) or git_state()
     try:
-        mtime = os.path.getmtime(args.tfcc)
+        mtime = os.path.getmtime(getattr(args, "tfcc_used", args.tfcc))  # the snapshot used
         v["tfcc_binary"] = "%s (built %s)" % (os.path.relpath(args.tfcc, REPO),
                                               datetime.datetime.fromtimestamp(mtime)
                                               .strftime("%Y-%m-%d %H:%M"))
@@ -742,7 +747,8 @@ def main():
     t_start = time.time()
     metas = export_models(names, paths["models"])
 
-    tfcc = snapshot_tfcc(args.tfcc, work)
+    tfcc = args.tfcc_used = snapshot_tfcc(args.tfcc, work)
+    args.git_state = git_state()  # when the compiler was copied, not when the run ends
     log("compiling %d models with %s (a copy of %s)" % (len(names), os.path.relpath(tfcc),
                                                          os.path.relpath(args.tfcc)))
     compiles = {}
