@@ -1,6 +1,7 @@
 //===- Kernels.cpp - fused ops and matmuls to runtime micro-kernel calls --===//
 //
-// graph.fused_conv2d, graph.fused_dense and float32 graph.matmul become calls
+// graph.fused_conv2d, graph.fused_dense, float32 graph.matmul and the
+// float32 NHWC poolings become calls
 // of the runtime's micro-kernels (runtime/include/tfcc/tfcc_kernels.h):
 // tiled, vectorized, multi-threaded loops that beat what linalg's scalar
 // loops compile to by two orders of magnitude. Tensors cross into the call as
@@ -18,6 +19,9 @@
 
 #include "tfcc/tfcc_kernels.h"
 
+#include <limits>
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::tfcc;
 using namespace mlir::graph;
@@ -28,6 +32,7 @@ constexpr const char *kGemm = "tfcc_rt_sgemm";
 constexpr const char *kPackB = "tfcc_rt_sgemm_pack_b";
 constexpr const char *kConv = "tfcc_rt_conv2d_f32";
 constexpr const char *kDepthwise = "tfcc_rt_depthwise_conv2d_f32";
+constexpr const char *kPool = "tfcc_rt_pool2d_f32";
 
 /// Builds the argument list of one kernel call.
 class CallBuilder {
@@ -324,6 +329,72 @@ struct MatmulToKernel : OpRewritePattern<MatmulOp> {
   }
 };
 
+/// Pooling through the runtime's NHWC kernel, which pads implicitly: a
+/// max_pool2d reading a -inf pad of H and W (what ONNX MaxPool's pads
+/// become) and a VALID avg_pool2d reading a zero pad (count_include_pad)
+/// absorb the pad.
+template <typename PoolOp>
+struct PoolToKernel : OpRewritePattern<PoolOp> {
+  using OpRewritePattern<PoolOp>::OpRewritePattern;
+  static constexpr bool isMax = std::is_same_v<PoolOp, MaxPool2DOp>;
+
+  LogicalResult matchAndRewrite(PoolOp op,
+                                PatternRewriter &rewriter) const override {
+    auto xType = cast<RankedTensorType>(op.getX().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!xType.getElementType().isF32() || xType.getRank() != 4 ||
+        ShapedType::isDynamicShape(xType.getShape().drop_front()) ||
+        ShapedType::isDynamicShape(resultType.getShape().drop_front()))
+      return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
+    SmallVector<int64_t> window = getIntegers(op.getWindow());
+    SmallVector<int64_t> strides = getIntegers(op.getEffectiveStrides());
+    WindowPadding padding =
+        getWindowPadding(xType.getShape().slice(1, 2), window, strides,
+                         {1, 1}, op.getPadding() == "same");
+    int32_t mode = isMax ? TFCC_POOL_MAX : TFCC_POOL_AVG;
+    Value x = op.getX();
+    if (auto pad = x.template getDefiningOp<PadOp>()) {
+      SmallVector<int64_t> pads = getIntegers(pad.getPads());
+      float value = pad.getValue().convertToFloat();
+      bool absorbs = isMax ? value <= -std::numeric_limits<float>::max()
+                           : value == 0.0f && padding.isZero();
+      if (absorbs && pad.getMode() == "constant" && pads.size() == 8 &&
+          !pads[0] && !pads[1] && !pads[6] && !pads[7] &&
+          llvm::all_of(pads, [](int64_t v) { return v >= 0; })) {
+        x = pad.getX();
+        xType = cast<RankedTensorType>(x.getType());
+        padding.before[0] += pads[2];
+        padding.before[1] += pads[4];
+        if (!isMax)
+          mode = TFCC_POOL_AVG_WINDOW;
+      }
+    }
+    Location loc = op.getLoc();
+    Value batch = getDimValue(rewriter, loc, x, 0);
+    Value output = allocResult(rewriter, loc, resultType,
+                               getDynamicSizes(rewriter, loc, resultType, x));
+    CallBuilder(rewriter, loc)
+        .tensorPointer(x)
+        .i64(batch)
+        .i64(xType.getDimSize(1))
+        .i64(xType.getDimSize(2))
+        .i64(xType.getDimSize(3))
+        .i64(window[0])
+        .i64(window[1])
+        .i64(strides[0])
+        .i64(strides[1])
+        .i64(padding.before[0])
+        .i64(padding.before[1])
+        .i64(resultType.getDimSize(1))
+        .i64(resultType.getDimSize(2))
+        .i32(mode)
+        .pointer(output)
+        .call(kPool);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
@@ -345,10 +416,12 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
                             i64, i64, i64, i32, f32, f32, i64};
   declare(kConv, conv);
   declare(kDepthwise, conv);
+  declare(kPool, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
+                  i64, i32, i64});
 }
 
 void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
-  for (StringRef name : {kGemm, kPackB, kConv, kDepthwise}) {
+  for (StringRef name : {kGemm, kPackB, kConv, kDepthwise, kPool}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (func && SymbolTable::symbolKnownUseEmpty(func, module))
       func.erase();
@@ -360,5 +433,7 @@ void mlir::tfcc::populateGraphKernelsToCallsPatterns(
   // Above the linalg lowering of graph.matmul, which stays for the cases
   // the kernel does not take.
   patterns.add<FusedConv2DLowering, FusedDenseLowering>(patterns.getContext());
-  patterns.add<MatmulToKernel>(patterns.getContext(), /*benefit=*/2);
+  patterns.add<MatmulToKernel, PoolToKernel<MaxPool2DOp>,
+               PoolToKernel<AvgPool2DOp>>(patterns.getContext(),
+                                          /*benefit=*/2);
 }

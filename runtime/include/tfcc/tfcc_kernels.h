@@ -117,6 +117,21 @@ TFCC_RT_API void tfcc_rt_depthwise_conv2d_f32(
     const float* residual, int32_t activation, float alpha, float beta,
     float* y);
 
+/* NHWC pooling, x [n, h, w, c] -> y [n, oh, ow, c], window kh x kw, strides,
+ * implicit padding pad_top / pad_left (bottom / right implied by oh, ow):
+ * output (r, s) covers input rows r*stride_h - pad_top + [0, kh) and columns
+ * s*stride_w - pad_left + [0, kw). Modes: TFCC_POOL_MAX (taps outside the
+ * input are ignored), TFCC_POOL_AVG (mean of the taps inside the input: TF
+ * SAME), TFCC_POOL_AVG_WINDOW (sum of the taps inside / (kh * kw): zero
+ * padding counted, ONNX count_include_pad). */
+enum { TFCC_POOL_MAX = 0, TFCC_POOL_AVG = 1, TFCC_POOL_AVG_WINDOW = 2 };
+TFCC_RT_API void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h,
+                                    int64_t w, int64_t c, int64_t kh,
+                                    int64_t kw, int64_t stride_h,
+                                    int64_t stride_w, int64_t pad_top,
+                                    int64_t pad_left, int64_t oh, int64_t ow,
+                                    int32_t mode, float* y);
+
 /* Thread pool. Created once (the only place that mallocs), never creates
  * threads per call: num_threads - 1 persistent workers (the calling thread is
  * the other one) that spin briefly after each job, then sleep on a futex. */

@@ -1,0 +1,40 @@
+// RUN: tfcc-opt %s -tfcc-convert-graph-to-linalg -cse -split-input-file | FileCheck %s
+
+// ONNX MaxPool with pads arrives as a -inf pad then a VALID max_pool2d: the
+// pooling kernel pads implicitly (top 1, left 1) and reads the unpadded input.
+// CHECK: func.func private @tfcc_rt_pool2d_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i64)
+// CHECK-LABEL: func.func @max_pool_padded
+// CHECK: %[[X:.*]] = bufferization.to_memref %arg0 read_only : memref<?x8x8x4xf32>
+// CHECK: call @tfcc_rt_pool2d_f32(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c4_i64, %c4_i64, %c0_i32, %{{.*}})
+func.func @max_pool_padded(%x: tensor<?x8x8x4xf32>) -> tensor<?x4x4x4xf32> {
+  %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0], value = 0xFF800000 : f32} : (tensor<?x8x8x4xf32>) -> tensor<?x10x10x4xf32>
+  %0 = graph.max_pool2d %p {window = [3, 3], strides = [2, 2]} : (tensor<?x10x10x4xf32>) -> tensor<?x4x4x4xf32>
+  return %0 : tensor<?x4x4x4xf32>
+}
+
+// -----
+
+// avg_pool2d SAME divides by the real elements (mode 1) with TF's padding
+// (the odd one at the bottom/right: top/left 0 here); a VALID avg_pool2d of
+// a zero pad divides by the whole window (mode 2, count_include_pad).
+// CHECK-LABEL: func.func @avg_pools
+// CHECK: call @tfcc_rt_pool2d_f32(%{{.*}}, %{{.*}}, %c5_i64, %c5_i64, %c2_i64, %c2_i64, %c2_i64, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c3_i64, %c3_i64, %c1_i32, %{{.*}})
+// CHECK: call @tfcc_rt_pool2d_f32(%{{.*}}, %{{.*}}, %c5_i64, %c5_i64, %c2_i64, %c3_i64, %c3_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c5_i64, %c5_i64, %c2_i32, %{{.*}})
+func.func @avg_pools(%x: tensor<1x5x5x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x5x5x2xf32>) {
+  %0 = graph.avg_pool2d %x {window = [2, 2], padding = "same"} : (tensor<1x5x5x2xf32>) -> tensor<1x3x3x2xf32>
+  %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0]} : (tensor<1x5x5x2xf32>) -> tensor<1x7x7x2xf32>
+  %1 = graph.avg_pool2d %p {window = [3, 3], strides = [1, 1]} : (tensor<1x7x7x2xf32>) -> tensor<1x5x5x2xf32>
+  return %0, %1 : tensor<1x3x3x2xf32>, tensor<1x5x5x2xf32>
+}
+
+// -----
+
+// A pad by a finite value is not padding a max pool ignores: it stays.
+// CHECK-LABEL: func.func @max_pool_finite_pad
+// CHECK: tensor.pad
+// CHECK: call @tfcc_rt_pool2d_f32(%{{.*}}, %{{.*}}, %c6_i64, %c6_i64
+func.func @max_pool_finite_pad(%x: tensor<1x4x4x1xf32>) -> tensor<1x3x3x1xf32> {
+  %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0], value = 1.0 : f32} : (tensor<1x4x4x1xf32>) -> tensor<1x6x6x1xf32>
+  %0 = graph.max_pool2d %p {window = [2, 2]} : (tensor<1x6x6x1xf32>) -> tensor<1x3x3x1xf32>
+  return %0 : tensor<1x3x3x1xf32>
+}
