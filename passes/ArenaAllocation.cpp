@@ -5,12 +5,20 @@
 // functions of the batch size (the value of every dynamic dimension of an
 // entry point), so offsets and the arena size are too; the header states them.
 //
+// Buffers whose live ranges do not overlap share arena space (MemoryPlan.h).
+// A buffer is live from the first op that touches its memory to the last use
+// of it or of anything derived from it: views, casts, extracted pointers and
+// whatever is computed from those (see BufferLiveness).
+//
 //===----------------------------------------------------------------------===//
 
+#include "passes/MemoryPlan.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tfcc {
 #define GEN_PASS_DEF_ARENAALLOCATION
@@ -18,6 +26,7 @@ namespace mlir::tfcc {
 } // namespace mlir::tfcc
 
 using namespace mlir;
+namespace memplan = mlir::tfcc::memplan;
 
 namespace {
 
@@ -237,14 +246,186 @@ LogicalResult verifyOutputSizes(func::FuncOp func,
   return failure(result.wasInterrupted());
 }
 
-/// Rewrites the allocations of one function; records the arena size.
+/// Live ranges of buffers over the ops of a function's body, numbered in
+/// order. An op nested in a loop or branch counts at the position of its
+/// top-level ancestor.
+///
+/// A buffer is live from the first op with memory effects that uses it (or a
+/// value derived from it) to the last op that uses any value derived from it.
+/// Derived values, followed transitively and conservatively:
+///   - every result of an op that takes a derived value, except ops that only
+///     read the memory behind it (memref.load: the data, not the address) and
+///     memref.dim / memref.rank / the sizes and strides of
+///     memref.extract_strided_metadata;
+///   - the block arguments of the regions of such an op (scf.for iter_args),
+///     except for linalg ops, whose block arguments are elements;
+///   - the results and region arguments of the parent op of a terminator
+///     (scf.yield) that takes a derived value.
+/// So views, casts, reshapes, `memref.extract_aligned_pointer_as_index` and
+/// the arithmetic and calls on the extracted address all extend the range.
+/// The buffer lives to the end of the function when a derived value escapes:
+/// returned, or an address-like (non-memref) derived value handed to an op
+/// that may write memory (stored somewhere), except to a call. Calls (runtime
+/// kernels) are assumed not to keep the pointers they receive.
+class BufferLiveness {
+public:
+  explicit BufferLiveness(func::FuncOp func) : func(func) {
+    Region &body = func.getBody();
+    if (!body.hasOneBlock()) {
+      // Positions would not be ordered: every buffer lives throughout.
+      linear = false;
+      return;
+    }
+    for (Operation &op : body.front())
+      position[&op] = numPositions++;
+  }
+
+  memplan::Buffer rangeOf(memref::AllocOp alloc) {
+    memplan::Buffer range;
+    int64_t allocPos = positionOf(alloc);
+    if (!linear) {
+      range.first = 0;
+      range.last = std::max<int64_t>(numPositions - 1, 0);
+      return range;
+    }
+    int64_t first = std::numeric_limits<int64_t>::max();
+    int64_t firstAny = first;
+    int64_t last = allocPos;
+    bool toEnd = false;
+
+    SmallVector<Value> worklist{alloc.getResult()};
+    DenseSet<Value> seen{alloc.getResult()};
+    auto derive = [&](Value v) {
+      if (seen.insert(v).second)
+        worklist.push_back(v);
+    };
+    while (!worklist.empty() && !toEnd) {
+      Value v = worklist.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (isa<memref::DeallocOp>(user))
+          continue;
+        int64_t pos = positionOf(user);
+        last = std::max(last, pos);
+        firstAny = std::min(firstAny, pos);
+        if (user->getNumRegions() != 0 || !isMemoryEffectFree(user))
+          first = std::min(first, pos);
+
+        if (user->hasTrait<OpTrait::IsTerminator>()) {
+          Operation *parent = user->getParentOp();
+          if (parent == func.getOperation()) {
+            toEnd = true; // returned
+            break;
+          }
+          for (Value r : parent->getResults())
+            derive(r);
+          for (Region &region : parent->getRegions())
+            for (Block &block : region)
+              for (BlockArgument arg : block.getArguments())
+                derive(arg);
+          continue;
+        }
+        bool isAddress = !isa<BaseMemRefType>(v.getType());
+        if (isAddress && !isa<CallOpInterface>(user) && mayWrite(user)) {
+          toEnd = true; // an address stored somewhere
+          break;
+        }
+        if (isa<memref::DimOp, memref::RankOp>(user) || onlyReads(user, v))
+          continue;
+        if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(user)) {
+          derive(meta.getBaseBuffer());
+          continue;
+        }
+        for (Value r : user->getResults())
+          derive(r);
+        if (!isa<linalg::LinalgOp>(user))
+          for (Region &region : user->getRegions())
+            for (Block &block : region)
+              for (BlockArgument arg : block.getArguments())
+                derive(arg);
+      }
+    }
+    if (toEnd)
+      last = numPositions - 1;
+    if (first == std::numeric_limits<int64_t>::max())
+      first = firstAny == std::numeric_limits<int64_t>::max() ? allocPos
+                                                              : firstAny;
+    range.first = std::min(first, last);
+    range.last = last;
+    return range;
+  }
+
+private:
+  int64_t positionOf(Operation *op) {
+    while (op->getParentOp() != func.getOperation())
+      op = op->getParentOp();
+    auto it = position.find(op);
+    return it == position.end() ? 0 : it->second;
+  }
+
+  /// Conservative: true unless the op declares that it does not write.
+  static bool mayWrite(Operation *op) {
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return !isMemoryEffectFree(op);
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface)
+      return true;
+    return !iface.onlyHasEffect<MemoryEffects::Read>() &&
+           !isMemoryEffectFree(op);
+  }
+
+  /// The op reads the memory `v` refers to and has no other effect: its
+  /// results are data loaded from the buffer, not its address (an address
+  /// stored in memory has already made its buffer live to the end).
+  static bool onlyReads(Operation *op, Value v) {
+    if (isa<CallOpInterface>(op) || op->getNumRegions() != 0)
+      return false;
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    bool readsV = false;
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (!isa<MemoryEffects::Read>(effect.getEffect()))
+        return false;
+      readsV |= effect.getValue() == v;
+    }
+    return readsV;
+  }
+
+  func::FuncOp func;
+  DenseMap<Operation *, int64_t> position;
+  int64_t numPositions = 0;
+  bool linear = true;
+};
+
+/// "conv1" and "model.mlir:3:10" for a NameLoc("conv1", model.mlir:3:10).
+std::pair<std::string, std::string> describe(Location loc) {
+  std::string name, where;
+  loc->walk([&](Location l) {
+    if (auto n = dyn_cast<NameLoc>(l); n && name.empty())
+      name = n.getName().str();
+    // Imported ONNX nodes carry file:0:0: the name says more.
+    if (auto f = dyn_cast<FileLineColLoc>(l);
+        f && where.empty() && f.getLine() != 0)
+      where = (f.getFilename().str() + ":" + std::to_string(f.getLine()) +
+               ":" + std::to_string(f.getColumn()));
+    return WalkResult::advance();
+  });
+  return {name, where};
+}
+
+/// Rewrites the allocations of one function; records the arena size and the
+/// plan.
 LogicalResult allocateInArena(func::FuncOp func) {
   SmallVector<memref::AllocOp> allocs;
   func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
   BatchAffineAnalysis analysis;
   if (failed(verifyOutputSizes(func, analysis)))
     return failure();
-  SmallVector<BatchAffine> sizes;
+  std::vector<memplan::Buffer> buffers;
+  BufferLiveness liveness(func);
   for (memref::AllocOp alloc : allocs) {
     if (alloc->getParentOp() != func)
       return alloc.emitError("tfcc-arena-allocation: a buffer allocated "
@@ -273,8 +454,18 @@ LogicalResult allocateInArena(func::FuncOp func) {
                << type << " grows faster than linearly with the batch size";
       bytes = product;
     }
-    sizes.push_back({roundUp(bytes.perBatch), roundUp(bytes.fixed)});
+    if (bytes.perBatch < 0 || bytes.fixed < 0)
+      return alloc.emitError("tfcc-arena-allocation: the size of buffer ")
+             << type << " is negative for some batch size";
+    memplan::Buffer buffer = liveness.rangeOf(alloc);
+    buffer.size = {roundUp(bytes.fixed), roundUp(bytes.perBatch)};
+    buffers.push_back(buffer);
   }
+
+  memplan::Summary summary = memplan::planMemory(buffers);
+  if (!memplan::verifyPlan(buffers))
+    return func.emitError("tfcc-arena-allocation: internal error: the memory "
+                          "plan overlaps live buffers");
 
   MLIRContext *ctx = func.getContext();
   Block &entry = func.getBody().front();
@@ -287,8 +478,23 @@ LogicalResult allocateInArena(func::FuncOp func) {
   Value arena = entry.getArgument(numArgs);
   Value batch = entry.getArgument(numArgs + 1);
 
-  BatchAffine offset;
-  for (auto [alloc, size] : llvm::zip(allocs, sizes)) {
+  Builder attrs(ctx);
+  auto pair = [&](memplan::Affine a) {
+    return attrs.getDenseI64ArrayAttr({a.fixed, a.perBatch});
+  };
+  SmallVector<Attribute> planEntries;
+  for (auto [alloc, buffer] : llvm::zip(allocs, buffers)) {
+    memplan::Affine offset = buffer.offset;
+    auto [name, where] = describe(alloc.getLoc());
+    planEntries.push_back(attrs.getDictionaryAttr({
+        attrs.getNamedAttr("name", attrs.getStringAttr(name)),
+        attrs.getNamedAttr("loc", attrs.getStringAttr(where)),
+        attrs.getNamedAttr("offset", pair(offset)),
+        attrs.getNamedAttr("size", pair(buffer.size)),
+        attrs.getNamedAttr("live",
+                           attrs.getDenseI64ArrayAttr({buffer.first,
+                                                       buffer.last})),
+    }));
     OpBuilder b(alloc);
     Value fixed = b.create<arith::ConstantIndexOp>(alloc.getLoc(), offset.fixed);
     Value byteOffset = fixed;
@@ -305,12 +511,19 @@ LogicalResult allocateInArena(func::FuncOp func) {
         user->erase();
     alloc.replaceAllUsesWith(view.getResult());
     alloc.erase();
-    offset.perBatch += size.perBatch;
-    offset.fixed += size.fixed;
   }
-  Builder b(ctx);
-  func->setAttr("tfcc.arena_fixed", b.getI64IntegerAttr(offset.fixed));
-  func->setAttr("tfcc.arena_per_batch", b.getI64IntegerAttr(offset.perBatch));
+  func->setAttr("tfcc.arena_fixed", attrs.getI64IntegerAttr(summary.peak.fixed));
+  func->setAttr("tfcc.arena_per_batch",
+                attrs.getI64IntegerAttr(summary.peak.perBatch));
+  func->setAttr(
+      "tfcc.arena_plan",
+      attrs.getDictionaryAttr({
+          attrs.getNamedAttr("bound", pair(summary.boundComponents)),
+          attrs.getNamedAttr("bound_at_1",
+                             attrs.getI64IntegerAttr(summary.boundAtOne)),
+          attrs.getNamedAttr("buffers", attrs.getArrayAttr(planEntries)),
+          attrs.getNamedAttr("naive", pair(summary.naive)),
+      }));
   return success();
 }
 
