@@ -28,6 +28,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -126,9 +127,90 @@ std::vector<std::string> renameEntries(ModuleOp module) {
   return implNames;
 }
 
-/// Reads the arena sizes tfcc-arena-allocation recorded on each entry.
+/// fixed + perBatch * batch, as the report prints it.
+/// `full` always shows both parts (the summary lines of a dynamic entry).
+std::string affineText(int64_t fixed, int64_t perBatch, bool full = false) {
+  if (perBatch == 0 && !full)
+    return std::to_string(fixed);
+  std::string per = std::to_string(perBatch) + "*batch";
+  return fixed == 0 && !full ? per : std::to_string(fixed) + " + " + per;
+}
+
+std::pair<int64_t, int64_t> pairOf(DictionaryAttr dict, StringRef name) {
+  auto a = dict ? dict.getAs<DenseI64ArrayAttr>(name) : DenseI64ArrayAttr();
+  if (!a || a.size() != 2)
+    return {0, 0};
+  return {a[0], a[1]};
+}
+
+/// The memory plan of one entry, as tfcc-arena-allocation recorded it.
+void reportPlan(llvm::raw_ostream &os, const EntrySignature &entry,
+                DictionaryAttr plan) {
+  os << "Memory plan of entry '" << entry.name << "'";
+  if (entry.hasDynamicBatch())
+    os << " (dynamic batch: sizes and offsets are fixed + per_batch*batch)";
+  os << "\n";
+  if (!plan) {
+    os << "  (no plan recorded)\n\n";
+    return;
+  }
+  auto buffers = plan.getAs<ArrayAttr>("buffers");
+  os << "  live ranges are [first, last] positions among the entry's ops after "
+        "bufferization\n";
+  os << llvm::formatv("  {0,4}  {1,-20} {2,-20} {3,-13} {4}\n", "#", "offset",
+                      "size", "live", "buffer");
+  int64_t index = 0;
+  for (Attribute a : buffers ? buffers.getValue() : ArrayRef<Attribute>()) {
+    auto buffer = dyn_cast<DictionaryAttr>(a);
+    if (!buffer)
+      continue;
+    auto [of, op] = pairOf(buffer, "offset");
+    auto [sf, sp] = pairOf(buffer, "size");
+    auto [first, last] = pairOf(buffer, "live");
+    std::string name, where;
+    if (auto n = buffer.getAs<StringAttr>("name"))
+      name = n.str();
+    if (auto l = buffer.getAs<StringAttr>("loc"))
+      where = l.str();
+    std::string label = name.empty() ? where
+                        : where.empty() ? name
+                                        : name + " (" + where + ")";
+    std::string live = "[" + std::to_string(first) + ", " +
+                       std::to_string(last) + "]";
+    os << llvm::formatv("  {0,4}  {1,-20} {2,-20} {3,-13} {4}\n", index++,
+                        affineText(of, op), affineText(sf, sp), live, label);
+  }
+  auto [bf, bp] = pairOf(plan, "bound");
+  auto [nf, np] = pairOf(plan, "naive");
+  int64_t boundAtOne = 0;
+  if (auto b = plan.getAs<IntegerAttr>("bound_at_1"))
+    boundAtOne = b.getInt();
+  int64_t pf = entry.arenaBytesFixed, pp = entry.arenaBytesPerBatch;
+  bool dynamic = entry.hasDynamicBatch();
+  os << "  planned arena:  " << affineText(pf, pp, dynamic) << " bytes";
+  if (dynamic)
+    os << " (" << pf + pp << " at batch 1)";
+  os << "\n  liveness bound: ";
+  if (dynamic)
+    os << boundAtOne << " bytes at batch 1 (per component: "
+       << affineText(bf, bp, true) << ")";
+  else
+    os << boundAtOne << " bytes";
+  os << "\n  naive sum:      " << affineText(nf, np, dynamic) << " bytes";
+  if (dynamic)
+    os << " (" << nf + np << " at batch 1)";
+  os << "\n";
+  if (boundAtOne > 0)
+    os << llvm::formatv("  planned / bound{0}: {1:F3}\n",
+                        dynamic ? " at batch 1" : "",
+                        double(pf + pp) / double(boundAtOne));
+  os << "\n";
+}
+
+/// Reads the arena sizes tfcc-arena-allocation recorded on each entry, and
+/// prints the memory plans to `report` when there is one.
 void recordArenaSizes(ModuleOp module, ArrayRef<std::string> implNames,
-                      ModelSignature &sig) {
+                      ModelSignature &sig, llvm::raw_ostream *report) {
   for (auto [name, entry] : llvm::zip(implNames, sig.entries)) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (!func)
@@ -137,7 +219,37 @@ void recordArenaSizes(ModuleOp module, ArrayRef<std::string> implNames,
       entry.arenaBytesFixed = fixed.getInt();
     if (auto per = func->getAttrOfType<IntegerAttr>("tfcc.arena_per_batch"))
       entry.arenaBytesPerBatch = per.getInt();
+    auto plan = func->getAttrOfType<DictionaryAttr>("tfcc.arena_plan");
+    auto [nf, np] = pairOf(plan, "naive");
+    entry.arenaNaiveFixed = nf;
+    entry.arenaNaivePerBatch = np;
+    if (report)
+      reportPlan(*report, entry, plan);
+    func->removeAttr("tfcc.arena_plan");
   }
+}
+
+/// Checks --max-arena: the planned arena of every entry at batch 1.
+bool checkArenaLimit(const ModelSignature &sig, int64_t limit) {
+  if (limit < 0)
+    return true;
+  bool ok = true;
+  for (const EntrySignature &entry : sig.entries) {
+    bool dynamic = entry.hasDynamicBatch();
+    uint64_t bytes = entry.arenaBytesFixed +
+                     (dynamic ? entry.arenaBytesPerBatch : 0);
+    bytes = (bytes + 63) / 64 * 64;
+    if (bytes <= static_cast<uint64_t>(limit))
+      continue;
+    llvm::errs() << "tfcc: error: entry '" << entry.name
+                 << "' needs an arena of " << bytes << " bytes";
+    if (dynamic)
+      llvm::errs() << " at batch 1 (" << entry.arenaBytesFixed << " + "
+                   << entry.arenaBytesPerBatch << " * batch)";
+    llvm::errs() << ", more than --max-arena=" << limit << "\n";
+    ok = false;
+  }
+  return ok;
 }
 
 bool writeFile(const std::string &path, llvm::StringRef contents) {
@@ -270,7 +382,30 @@ int compile(const CompileOptions &o) {
   std::vector<std::string> implNames = renameEntries(*module);
   if (failed(runToArenaPipeline(*module)))
     return 1;
-  recordArenaSizes(*module, implNames, *sig);
+  {
+    std::unique_ptr<llvm::ToolOutputFile> reportFile;
+    llvm::raw_ostream *report = nullptr;
+    if (o.reportPath == "-") {
+      report = &llvm::outs();
+    } else if (!o.reportPath.empty()) {
+      std::error_code ec;
+      reportFile = std::make_unique<llvm::ToolOutputFile>(
+          o.reportPath, ec, llvm::sys::fs::OF_Text);
+      if (ec) {
+        llvm::errs() << "tfcc: error: cannot write '" << o.reportPath
+                     << "': " << ec.message() << "\n";
+        return 1;
+      }
+      report = &reportFile->os();
+    }
+    recordArenaSizes(*module, implNames, *sig, report);
+    if (reportFile)
+      reportFile->keep();
+    if (report)
+      report->flush();
+  }
+  if (!checkArenaLimit(*sig, o.maxArenaBytes))
+    return 1;
   if (failed(runToLLVMPipeline(*module)))
     return 1;
   if (o.emit == EmitKind::Mlir)

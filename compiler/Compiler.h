@@ -38,6 +38,13 @@ struct CompileOptions {
   /// ONNX graph inputs whose dims to pin (-1 keeps a dim dynamic), from
   /// --input-shape NAME=DIMS.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Where to print the memory plan of every entry (each buffer's offset,
+  /// size and live range; the planned arena, the liveness bound and the sum
+  /// without reuse): empty = nowhere, "-" = stdout.
+  std::string reportPath;
+  /// Fail the build when an entry's planned arena at batch 1 exceeds this many
+  /// bytes; negative = no limit.
+  int64_t maxArenaBytes = -1;
 };
 
 /// Parses one --input-shape value, "NAME=1x3x48x192" ('?' for a dim that

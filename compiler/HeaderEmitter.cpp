@@ -298,6 +298,16 @@ void emitEntry(std::string &out, const ModelSignature &sig, const CNames &names,
     out += " * batch: ignored (every shape is static).\n";
   out += " * Arena: " + cEntry.macro +
          "_ARENA_BYTES(batch) = " + arenaText(entry) + ".\n";
+  if (entry.arenaNaiveFixed != entry.arenaBytesFixed ||
+      entry.arenaNaivePerBatch != entry.arenaBytesPerBatch)
+    if (entry.arenaNaiveFixed || entry.arenaNaivePerBatch) {
+      // The memory plan lets buffers with disjoint lifetimes share space.
+      std::string naive = std::to_string(entry.arenaNaiveFixed);
+      if (dynamic)
+        naive += " + " + std::to_string(entry.arenaNaivePerBatch) + " * batch";
+      out += " * (Without reuse of space between buffers: " + naive +
+             " bytes.)\n";
+    }
   out += " * Returns TFCC_OK, or, with ctx->message saying why:\n";
   out += " *   TFCC_INVALID_ARGUMENT   ctx, an input or an output is NULL, or "
          "ctx was\n"

@@ -46,6 +46,9 @@ struct EntrySignature {
   /// Arena bytes needed = fixed + perBatch * batch, rounded up to 64 (perBatch
   /// counts only when hasDynamicBatch()).
   uint64_t arenaBytesFixed = 0, arenaBytesPerBatch = 0;
+  /// The same without reuse (the sum of the sizes of the buffers the memory
+  /// plan places); zero when unknown.
+  uint64_t arenaNaiveFixed = 0, arenaNaivePerBatch = 0;
 
   /// True when some input or output dimension is dynamic.
   bool hasDynamicBatch() const {

@@ -54,6 +54,17 @@ static cl::list<std::string> inputShapes(
     cl::desc("Pin the dims of an ONNX graph input, e.g. x=1x3x48x192 ('?' "
              "keeps a dim dynamic); repeatable"),
     cl::value_desc("NAME=DIMS"), cl::cat(category));
+static cl::opt<std::string> report(
+    "report",
+    cl::desc("Print each entry's memory plan: every buffer's arena offset, "
+             "size and live range, the planned arena, the liveness bound and "
+             "the sum without reuse (to stdout, or to FILE with --report=FILE)"),
+    cl::value_desc("FILE"), cl::ValueOptional, cl::cat(category));
+static cl::opt<std::string> maxArena(
+    "max-arena",
+    cl::desc("Fail when an entry's planned arena exceeds BYTES (evaluated at "
+             "batch 1 for entries with a dynamic batch)"),
+    cl::value_desc("BYTES"), cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level 0-3 (default 2)"),
                                   cl::init(2), cl::Prefix, cl::cat(category));
 
@@ -88,6 +99,24 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.optLevel = optLevel;
+  if (report.getNumOccurrences())
+    options.reportPath = report.empty() ? "-" : report.getValue();
+  if (maxArena.getNumOccurrences()) {
+    long long bytes;
+    if (llvm::StringRef(maxArena).getAsInteger(10, bytes) || bytes < 0) {
+      llvm::errs() << "tfcc: error: --max-arena '" << maxArena
+                   << "' is not a non-negative number of bytes\n";
+      return 1;
+    }
+    options.maxArenaBytes = bytes;
+  }
+  if ((!options.reportPath.empty() || options.maxArenaBytes >= 0) &&
+      (emitKind == tfcc::EmitKind::Header ||
+       emitKind == tfcc::EmitKind::Graph)) {
+    llvm::errs() << "tfcc: error: --report and --max-arena need the memory "
+                    "plan, which --emit=header and --emit=graph stop before\n";
+    return 1;
+  }
   for (const std::string &spec : inputShapes) {
     std::string error;
     if (!tfcc::parseInputShape(spec, options.inputShapes, error)) {
