@@ -99,4 +99,40 @@ def FuseOps : Pass<"tfcc-fuse-ops", "func::FuncOp"> {
   }];
 }
 
+def Autodiff : Pass<"tfcc-autodiff", "ModuleOp"> {
+  let summary = "Turn each graph.train_step into a training function (reverse-mode autodiff)";
+  let description = [{
+    For each `graph.train_step @name {loss = @f, optimizer, clip_norm}`,
+    creates a public `func.func @name` with @f's arguments that returns the
+    loss and, in between: evaluates @f's body (calls inlined) in training
+    mode (`graph.dropout` multiplies by a `graph.dropout_mask` drawn from its
+    seed and the step counter; `graph.batch_norm` normalizes with batch
+    statistics and assigns its moving mean/variance variables;
+    `graph.layer_norm` is expanded), computes the gradient of the loss with
+    respect to every trainable variable it reads (reverse mode, fan-out
+    accumulated, broadcasts summed back), clips them by their global norm,
+    applies the SGD or Adam update with slot variables
+    (`@"<var>/momentum"`, `@"<var>/adam_m"`, `@"<var>/adam_v"`) and assigns
+    every updated variable and the step counter `@"<name>/step"`
+    (tensor<i64>) with `graph.assign`. The train_step op is erased.
+    docs/autodiff.md gives every formula. Example:
+
+    ```mlir
+    graph.train_step @train {loss = @loss, optimizer = #graph.sgd<learning_rate = 1.0e-01>}
+    ```
+    becomes
+    ```mlir
+    func.func @train(%x: tensor<?x4xf32>) -> tensor<f32> {
+      ... forward of @loss ..., gradients ...
+      graph.assign @w, %w_new : tensor<4x2xf32>
+      graph.assign @"train/step", %step_next : tensor<i64>
+      return %loss : tensor<f32>
+    }
+    ```
+    An op without a gradient rule on the path from a trainable variable to
+    the loss is an error naming the op.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 #endif // TFCC_PASSES

@@ -426,3 +426,271 @@ LogicalResult FusedDenseOp::verify() {
   return verifyEpilogue(*this, getActivation(), getBias(), getResidual(),
                         resultType);
 }
+
+//===----------------------------------------------------------------------===//
+// Compiler-internal training ops (made by tfcc-autodiff)
+//===----------------------------------------------------------------------===//
+
+LogicalResult AssignOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto variable =
+      symbolTable.lookupNearestSymbolFrom<VariableOp>(*this, getVariableAttr());
+  if (!variable)
+    return emitOpError() << "'" << getVariable()
+                         << "' does not name a graph.variable";
+  if (variable.getType() != getValue().getType())
+    return emitOpError() << "value type " << getValue().getType()
+                         << " differs from the type " << variable.getType()
+                         << " of variable @" << getVariable();
+  return success();
+}
+
+LogicalResult DropoutMaskOp::verify() {
+  float rate = getRate().convertToFloat();
+  if (!(rate >= 0.0f && rate < 1.0f))
+    return emitOpError() << "attribute 'rate' = " << rate
+                         << " must be in [0, 1)";
+  if (getX().getType() != getMask().getType())
+    return emitOpError() << "result type " << getMask().getType()
+                         << " differs from the input type " << getX().getType();
+  return success();
+}
+
+/// Whether dimension `a` (of a written type) agrees with `b`: equal or
+/// either dynamic.
+static bool dimsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// Checks that `written` has the rank of `expected` and that each dimension
+/// agrees (dynamic dimensions agree with anything).
+static LogicalResult verifyShapeAgrees(Operation *op, RankedTensorType written,
+                                       ArrayRef<int64_t> expected,
+                                       StringRef what) {
+  bool ok = written.getRank() == (int64_t)expected.size();
+  for (int64_t i = 0; ok && i < written.getRank(); ++i)
+    ok = dimsCompatible(written.getDimSize(i), expected[i]);
+  if (ok)
+    return success();
+  std::string shape;
+  llvm::raw_string_ostream os(shape);
+  llvm::interleave(
+      expected, os,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << '?';
+        else
+          os << d;
+      },
+      "x");
+  return op->emitOpError() << what << " " << written << " does not match the "
+                           << "expected shape [" << shape << "]";
+}
+
+LogicalResult BroadcastLikeOp::verify() {
+  auto value = getValue().getType(), like = getLike().getType();
+  auto result = getResult().getType();
+  if (result.getElementType() != value.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the value's "
+                         << value.getElementType();
+  if (value.getRank() > like.getRank())
+    return emitOpError() << "value " << value << " has a higher rank than "
+                         << like;
+  int64_t lead = like.getRank() - value.getRank();
+  for (int64_t i = 0; i < value.getRank(); ++i)
+    if (value.getDimSize(i) != 1 &&
+        !dimsCompatible(value.getDimSize(i), like.getDimSize(lead + i)))
+      return emitOpError() << "value " << value << " does not broadcast to "
+                           << like;
+  return verifyShapeAgrees(*this, result, like.getShape(), "result");
+}
+
+LogicalResult ElementCountOp::verify() {
+  int64_t rank = getX().getType().getRank();
+  for (int64_t axis : getI64Values(getAxes()))
+    if (axis < 0 || axis >= rank)
+      return emitOpError() << "axis " << axis << " is out of range for "
+                           << getX().getType();
+  return success();
+}
+
+/// Checks a 2-element attribute of positive integers.
+static LogicalResult verifyPair(Operation *op, ArrayAttr attr, StringRef name,
+                                int64_t minimum) {
+  SmallVector<int64_t> values = getI64Values(attr);
+  if (values.size() != 2 || values[0] < minimum || values[1] < minimum)
+    return op->emitOpError() << "attribute '" << name << "' must hold 2 "
+                             << "integers >= " << minimum;
+  return success();
+}
+
+static LogicalResult verifyPadding(Operation *op, StringRef padding) {
+  if (padding != "valid" && padding != "same")
+    return op->emitOpError() << "attribute 'padding' must be \"valid\" or "
+                                "\"same\", got \""
+                             << padding << "\"";
+  return success();
+}
+
+/// The spatial output sizes of a window op over `inputSize` (dynamic stays
+/// dynamic).
+static SmallVector<int64_t> windowedSizes(ArrayRef<int64_t> inputSize,
+                                          ArrayRef<int64_t> window,
+                                          ArrayRef<int64_t> strides,
+                                          ArrayRef<int64_t> dilations,
+                                          bool same) {
+  SmallVector<int64_t> sizes;
+  for (int i = 0; i < 2; ++i)
+    sizes.push_back(ShapedType::isDynamic(inputSize[i])
+                        ? ShapedType::kDynamic
+                        : windowedOutputSize(inputSize[i], window[i],
+                                             strides[i], dilations[i], same));
+  return sizes;
+}
+
+/// The common checks of the convolution gradients: attributes, ranks and
+/// that `dy` has the size a conv2d of `x` (spatial `inputSize`) by a kernel
+/// of `kernelSize` produces.
+static LogicalResult verifyConvGradient(Operation *op, RankedTensorType dy,
+                                        ArrayRef<int64_t> inputSize,
+                                        ArrayRef<int64_t> kernelSize,
+                                        ArrayAttr strides, ArrayAttr dilations,
+                                        StringRef padding) {
+  if (failed(verifyPair(op, strides, "strides", 1)) ||
+      failed(verifyPair(op, dilations, "dilations", 1)) ||
+      failed(verifyPadding(op, padding)))
+    return failure();
+  if (dy.getRank() != 4)
+    return op->emitOpError() << "output gradient " << dy << " must be NHWC";
+  SmallVector<int64_t> out =
+      windowedSizes(inputSize, kernelSize, getI64Values(strides),
+                    getI64Values(dilations), padding == "same");
+  for (int i = 0; i < 2; ++i)
+    if (!dimsCompatible(dy.getDimSize(1 + i), out[i]))
+      return op->emitOpError() << "output gradient " << dy
+                               << " does not match the forward output size "
+                               << out[i] << " of spatial dim " << i;
+  return success();
+}
+
+LogicalResult Conv2DBackpropInputOp::verify() {
+  if (failed(verifyPair(*this, getInputSize(), "input_size", 0)))
+    return failure();
+  auto kernel = getKernel().getType();
+  if (kernel.getRank() != 4 || !kernel.hasStaticShape())
+    return emitOpError() << "kernel " << kernel << " must be a static HWIO";
+  int64_t groups = getGroups();
+  if (groups < 1 || kernel.getDimSize(3) % groups != 0)
+    return emitOpError() << "groups = " << groups << " does not divide "
+                         << kernel;
+  SmallVector<int64_t> inputSize = getI64Values(getInputSize());
+  if (failed(verifyConvGradient(*this, getDy().getType(), inputSize,
+                                kernel.getShape().take_front(2), getStrides(),
+                                getDilations(), getPadding())))
+    return failure();
+  if (!dimsCompatible(getDy().getType().getDimSize(3), kernel.getDimSize(3)))
+    return emitOpError() << "output gradient " << getDy().getType()
+                         << " does not match kernel " << kernel;
+  return verifyShapeAgrees(*this, getDx().getType(),
+                           {getDy().getType().getDimSize(0), inputSize[0],
+                            inputSize[1], kernel.getDimSize(2) * groups},
+                           "result");
+}
+
+LogicalResult Conv2DBackpropFilterOp::verify() {
+  if (failed(verifyPair(*this, getKernelSize(), "kernel_size", 1)))
+    return failure();
+  auto x = getX().getType();
+  if (x.getRank() != 4)
+    return emitOpError() << "input " << x << " must be NHWC";
+  int64_t groups = getGroups();
+  int64_t in = x.getDimSize(3), out = getDy().getType().getRank() == 4
+                                          ? getDy().getType().getDimSize(3)
+                                          : 0;
+  if (groups < 1 || ShapedType::isDynamic(in) || in % groups != 0 ||
+      ShapedType::isDynamic(out) || out % groups != 0)
+    return emitOpError() << "groups = " << groups << " must divide the static "
+                         << "channel counts of " << x << " and "
+                         << getDy().getType();
+  SmallVector<int64_t> kernelSize = getI64Values(getKernelSize());
+  if (failed(verifyConvGradient(*this, getDy().getType(),
+                                x.getShape().slice(1, 2), kernelSize,
+                                getStrides(), getDilations(), getPadding())))
+    return failure();
+  return verifyShapeAgrees(*this, getDkernel().getType(),
+                           {kernelSize[0], kernelSize[1], in / groups, out},
+                           "result");
+}
+
+LogicalResult MaxPool2DGradOp::verify() {
+  if (failed(verifyPair(*this, getWindow(), "window", 1)) ||
+      failed(verifyPair(*this, getStrides(), "strides", 1)))
+    return failure();
+  auto x = getX().getType();
+  if (x.getRank() != 4 || getDx().getType() != x)
+    return emitOpError() << "input " << x << " must be NHWC and equal the "
+                         << "result type " << getDx().getType();
+  if (failed(verifyConvGradient(*this, getDy().getType(),
+                                x.getShape().slice(1, 2),
+                                getI64Values(getWindow()), getStrides(),
+                                Builder(getContext()).getI64ArrayAttr({1, 1}),
+                                getPadding())))
+    return failure();
+  return success();
+}
+
+LogicalResult AvgPool2DGradOp::verify() {
+  if (failed(verifyPair(*this, getInputSize(), "input_size", 0)) ||
+      failed(verifyPair(*this, getWindow(), "window", 1)))
+    return failure();
+  SmallVector<int64_t> inputSize = getI64Values(getInputSize());
+  if (failed(verifyConvGradient(*this, getDy().getType(), inputSize,
+                                getI64Values(getWindow()), getStrides(),
+                                Builder(getContext()).getI64ArrayAttr({1, 1}),
+                                getPadding())))
+    return failure();
+  auto dy = getDy().getType();
+  return verifyShapeAgrees(*this, getDx().getType(),
+                           {dy.getDimSize(0), inputSize[0], inputSize[1],
+                            dy.getDimSize(3)},
+                           "result");
+}
+
+LogicalResult ResizeGradOp::verify() {
+  if (failed(verifyPair(*this, getInputSize(), "input_size", 1)))
+    return failure();
+  if (getMode() != "nearest" && getMode() != "bilinear")
+    return emitOpError() << "attribute 'mode' must be \"nearest\" or "
+                            "\"bilinear\", got \""
+                         << getMode() << "\"";
+  auto dy = getDy().getType();
+  if (dy.getRank() != 4)
+    return emitOpError() << "output gradient " << dy << " must be NHWC";
+  SmallVector<int64_t> inputSize = getI64Values(getInputSize());
+  return verifyShapeAgrees(*this, getDx().getType(),
+                           {dy.getDimSize(0), inputSize[0], inputSize[1],
+                            dy.getDimSize(3)},
+                           "result");
+}
+
+LogicalResult GatherGradOp::verify() {
+  auto dy = getDy().getType(), indices = getIndices().getType();
+  auto table = getDtable().getType();
+  int64_t axis = getAxis(), size = getSize();
+  if (axis < 0 || axis >= table.getRank() || size < 0)
+    return emitOpError() << "axis = " << axis << " and size = " << size
+                         << " must be valid for " << table;
+  if (table.getDimSize(axis) != size)
+    return emitOpError() << "result " << table << " must have " << size
+                         << " elements along axis " << axis;
+  if (dy.getRank() != table.getRank() - 1 + indices.getRank())
+    return emitOpError() << "output gradient " << dy << " does not match "
+                         << table << " gathered by " << indices;
+  SmallVector<int64_t> expected;
+  for (int64_t i = 0; i < axis; ++i)
+    expected.push_back(dy.getDimSize(i));
+  expected.push_back(size);
+  for (int64_t i = axis + indices.getRank(); i < dy.getRank(); ++i)
+    expected.push_back(dy.getDimSize(i));
+  return verifyShapeAgrees(*this, table, expected, "result");
+}

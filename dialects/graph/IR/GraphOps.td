@@ -523,4 +523,170 @@ def Graph_FusedDenseOp : Graph_FusedOp<"fused_dense"> {
   let results = (outs Graph_F32Tensor:$result);
 }
 
+//===----------------------------------------------------------------------===//
+// Compiler-internal training ops (made by tfcc-autodiff; not in the spec).
+// docs/autodiff.md gives their semantics; the reference interpreter runs
+// them (dialects/graph/Reference/Training.cpp).
+//===----------------------------------------------------------------------===//
+
+def Graph_AssignOp : Graph_Op<"assign", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "writes a variable (training entry points only)";
+  let description = [{
+    `graph.assign @var, %value : TYPE` replaces the current value of variable
+    `@var`; the value's type equals the variable's. A later `graph.read` of
+    `@var` (in this call or a later one) sees the new value.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$variable, Graph_AnyTensor:$value);
+  let assemblyFormat = "$variable `,` $value attr-dict `:` type($value)";
+}
+
+def Graph_DropoutMaskOp : Graph_Op<"dropout_mask", [Pure]> {
+  let summary = "training-mode dropout mask: 0 or 1 / (1 - rate) per element";
+  let description = [{
+    `%m = graph.dropout_mask %x, %step {rate = R : f32, seed = S}` has the
+    type of `%x`, whose values are not read. Element i (row-major) is kept
+    when u_i >= rate, where, with splitmix64 as in Initializers.cpp,
+    key = splitmix64(S * 0x9E3779B97F4A7C15 + step) and
+    u_i = (splitmix64(key + i) >> 40) * 2^-24. Kept elements hold
+    1 / (1 - rate) (computed in double, rounded to the element type once),
+    dropped ones 0. `%step` is a tensor<i64> (the training step counter).
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, 0DTensorOf<[I64]>:$step,
+                       F32Attr:$rate, DefaultValuedAttr<I64Attr, "0">:$seed);
+  let results = (outs Graph_FloatTensor:$mask);
+  let assemblyFormat = "$x `,` $step attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_BroadcastLikeOp : Graph_Op<"broadcast_like", [Pure]> {
+  let summary = "broadcasts a value (NumPy rules) to the shape of another tensor";
+  let description = [{
+    `%r = graph.broadcast_like %value, %like`: the result has the element
+    type of `%value` and the shape of `%like`, whose values are not read.
+  }];
+  let arguments = (ins Graph_AnyTensor:$value, Graph_AnyTensor:$like);
+  let results = (outs Graph_AnyTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_ElementCountOp : Graph_Op<"element_count", [Pure]> {
+  let summary = "product of some dimensions of a tensor, as a float scalar";
+  let description = [{
+    `%n = graph.element_count %x {axes = [0, 1]} : (tensor<?x4xf32>) ->
+    tensor<f32>`: the product of the listed dimensions of `%x` (whose values
+    are not read) as a 0-D float tensor. Used for the means of gradients over
+    dynamic dimensions.
+  }];
+  let arguments = (ins Graph_AnyTensor:$x, I64ArrayAttr:$axes);
+  let results = (outs 0DTensorOf<[F32, F64]>:$count);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_Conv2DBackpropInputOp : Graph_Op<"conv2d_backprop_input", [Pure]> {
+  let summary = "gradient of conv2d with respect to its input (TF Conv2DBackpropInput)";
+  let description = [{
+    `%dx = graph.conv2d_backprop_input %dy, %kernel {input_size = [h, w],
+    strides, dilations, padding, groups}`: the input gradient of the
+    `graph.conv2d` with those attributes whose input had spatial size
+    `[h, w]`: dx[n, ih, iw, g*in_g + ci] = sum over the output positions and
+    channels co of group g that read (ih, iw) of dy[n, oh, ow, co] *
+    kernel[i, j, ci, co].
+  }];
+  let arguments = (ins Graph_FloatTensor:$dy, Graph_FloatTensor:$kernel,
+                       I64ArrayAttr:$input_size,
+                       DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_Conv2DBackpropFilterOp : Graph_Op<"conv2d_backprop_filter", [Pure]> {
+  let summary = "gradient of conv2d with respect to its kernel (TF Conv2DBackpropFilter)";
+  let description = [{
+    `%dk = graph.conv2d_backprop_filter %x, %dy {kernel_size = [kh, kw],
+    strides, dilations, padding, groups}`: dk[i, j, ci, co] = sum over n,
+    oh, ow of x[n, ih, iw, g*in_g + ci] * dy[n, oh, ow, co] for the input
+    position (ih, iw) tap (i, j) of output (oh, ow) reads (padding skipped),
+    g the group of co. Result `[kh, kw, in / groups, out]`.
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$dy,
+                       I64ArrayAttr:$kernel_size,
+                       DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$strides,
+                       DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$dilations,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding,
+                       DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Graph_FloatTensor:$dkernel);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_MaxPool2DGradOp : Graph_Op<"max_pool2d_grad", [Pure]> {
+  let summary = "gradient of max_pool2d: each window's gradient goes to its maximum";
+  let description = [{
+    `%dx = graph.max_pool2d_grad %x, %dy {window, strides, padding}` has the
+    type of `%x`. Each output element's gradient is added to the input
+    position of the first maximum of its window in row-major window order
+    (a NaN counts as the maximum; padded positions are never chosen).
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$dy,
+                       I64ArrayAttr:$window, I64ArrayAttr:$strides,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_AvgPool2DGradOp : Graph_Op<"avg_pool2d_grad", [Pure]> {
+  let summary = "gradient of avg_pool2d: each window's gradient spread over its real elements";
+  let description = [{
+    `%dx = graph.avg_pool2d_grad %dy {input_size = [h, w], window, strides,
+    padding}`: each output element's gradient divided by the count of real
+    (non-padded) elements of its window is added to each of them.
+  }];
+  let arguments = (ins Graph_FloatTensor:$dy, I64ArrayAttr:$input_size,
+                       I64ArrayAttr:$window, I64ArrayAttr:$strides,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_ResizeGradOp : Graph_Op<"resize_grad", [Pure]> {
+  let summary = "gradient of resize: scatter-add of each output's gradient to its taps";
+  let description = [{
+    `%dx = graph.resize_grad %dy {input_size = [h, w], mode,
+    half_pixel_centers}`: the transpose of `graph.resize` from `[h, w]` to
+    the spatial size of `%dy` (same source coordinates, computed in float):
+    nearest adds dy to the chosen pixel; bilinear adds dy times each of the
+    four taps' weights.
+  }];
+  let arguments = (ins Graph_FloatTensor:$dy, I64ArrayAttr:$input_size,
+                       DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$half_pixel_centers);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_GatherGradOp : Graph_Op<"gather_grad", [Pure]> {
+  let summary = "gradient of gather: scatter-add of rows into a zero table";
+  let description = [{
+    `%dt = graph.gather_grad %dy, %indices {axis, size}`: a zero table with
+    `size` rows along `axis` (the result type) to which each gathered slice
+    of `%dy` is added at its index; an index outside [0, size) is a runtime
+    error.
+  }];
+  let arguments = (ins Graph_FloatTensor:$dy, Graph_IndexTensor:$indices,
+                       I64Attr:$axis, I64Attr:$size);
+  let results = (outs Graph_FloatTensor:$dtable);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 #endif // TFCC_GRAPH_OPS

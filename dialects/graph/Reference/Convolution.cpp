@@ -14,13 +14,6 @@ using namespace mlir;
 using namespace mlir::graph;
 
 namespace tfcc::ref::detail {
-namespace {
-
-/// How one spatial dimension of a convolution or pooling window is walked.
-struct WindowGeometry {
-  int64_t outSize;
-  int64_t padBefore;
-};
 
 /// TF output size and leading padding of a spatial dimension. VALID:
 /// out = (in - span) / stride + 1 (0 if the window does not fit). SAME:
@@ -42,6 +35,8 @@ FailureOr<WindowGeometry> windowGeometry(int64_t in, int64_t kernel,
   }
   return report.fail("unknown padding '" + padding + "'");
 }
+
+namespace {
 
 /// Checks that `tensor` has rank `rank`.
 LogicalResult expectRank(const Tensor &tensor, int64_t rank, StringRef what,

@@ -73,6 +73,32 @@ int64_t broadcastOffset(llvm::ArrayRef<int64_t> index,
 /// for i1.
 double normalizeElement(double value, ElementKind kind);
 
+/// How one spatial dimension of a convolution or pooling window is walked
+/// (Convolution.cpp).
+struct WindowGeometry {
+  int64_t outSize;
+  int64_t padBefore;
+};
+
+/// TF output size and leading padding of a spatial dimension (VALID or SAME).
+mlir::FailureOr<WindowGeometry> windowGeometry(int64_t in, int64_t kernel,
+                                               int64_t stride, int64_t dilation,
+                                               llvm::StringRef padding,
+                                               Report &report);
+
+/// Resize source coordinates (Shape.cpp), computed in float as TF does.
+float resizeSource(int64_t dst, float scale, bool halfPixelCenters,
+                   bool bilinear);
+/// Nearest source index: floor(src) clamped to [0, in - 1].
+int64_t nearestIndex(float src, int64_t in);
+/// Bilinear taps: lower = max(floor(src), 0), upper = min(ceil(src), in - 1),
+/// weight of upper = src - floor(src).
+struct Taps {
+  int64_t lower, upper;
+  double lerp;
+};
+Taps bilinearTaps(float src, int64_t in);
+
 //===----------------------------------------------------------------------===//
 // Elementwise.cpp
 //===----------------------------------------------------------------------===//
@@ -153,6 +179,20 @@ TFCC_DECLARE_EVALUATOR(SliceOp)
 TFCC_DECLARE_EVALUATOR(PadOp)
 TFCC_DECLARE_EVALUATOR(ResizeOp)
 TFCC_DECLARE_EVALUATOR(GatherOp)
+
+//===----------------------------------------------------------------------===//
+// Training.cpp: compiler-internal ops of training entry points
+//===----------------------------------------------------------------------===//
+
+TFCC_DECLARE_EVALUATOR(DropoutMaskOp)
+TFCC_DECLARE_EVALUATOR(BroadcastLikeOp)
+TFCC_DECLARE_EVALUATOR(ElementCountOp)
+TFCC_DECLARE_EVALUATOR(Conv2DBackpropInputOp)
+TFCC_DECLARE_EVALUATOR(Conv2DBackpropFilterOp)
+TFCC_DECLARE_EVALUATOR(MaxPool2DGradOp)
+TFCC_DECLARE_EVALUATOR(AvgPool2DGradOp)
+TFCC_DECLARE_EVALUATOR(ResizeGradOp)
+TFCC_DECLARE_EVALUATOR(GatherGradOp)
 
 #undef TFCC_DECLARE_EVALUATOR
 

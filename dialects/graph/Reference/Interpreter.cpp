@@ -161,7 +161,11 @@ dispatch(Operation *op, detail::Operands operands, detail::Report &report) {
             MeanSquaredErrorOp,
             // Shape.cpp
             ReshapeOp, TransposeOp, ConcatOp, SliceOp, PadOp, ResizeOp,
-            GatherOp>([&](auto typedOp) -> Result {
+            GatherOp,
+            // Training.cpp
+            DropoutMaskOp, BroadcastLikeOp, ElementCountOp,
+            Conv2DBackpropInputOp, Conv2DBackpropFilterOp, MaxPool2DGradOp,
+            AvgPool2DGradOp, ResizeGradOp, GatherGradOp>([&](auto typedOp) -> Result {
         return detail::evaluate(typedOp, operands, report);
       })
       .Default([](Operation *) -> Result { return std::nullopt; });
@@ -196,7 +200,68 @@ Interpreter::Interpreter(ModuleOp module) : module_(module) {
       continue;
     }
     entry.value = std::move(*value);
+    entry.initial = entry.value;
   }
+}
+
+void Interpreter::resetVariables() {
+  for (auto &entry : variables_)
+    entry.second.value = entry.second.initial;
+}
+
+std::vector<std::string> Interpreter::variableNames() const {
+  std::vector<std::string> names;
+  ModuleOp module = module_;
+  for (VariableOp variable : module.getOps<VariableOp>())
+    names.push_back(variable.getSymName().str());
+  return names;
+}
+
+FailureOr<Tensor> Interpreter::variable(StringRef name) {
+  error_.clear();
+  auto it = variables_.find(name);
+  if (it == variables_.end()) {
+    (void)fail("unknown variable @" + name);
+    return failure();
+  }
+  if (!it->second.value) {
+    (void)fail(it->second.error);
+    return failure();
+  }
+  return *it->second.value;
+}
+
+LogicalResult Interpreter::setVariable(StringRef name, Tensor value) {
+  error_.clear();
+  auto it = variables_.find(name);
+  if (it == variables_.end())
+    return fail("unknown variable @" + name);
+  auto variable = module_.lookupSymbol<VariableOp>(name);
+  if (!variable || !fitsType(value, variable.getTensorType()) ||
+      static_cast<int64_t>(value.data.size()) != value.numElements())
+    return fail("value " + llvm::Twine(toString(value.kind)) + " " +
+                shapeToString(value.shape) + " does not fit variable @" +
+                name);
+  for (double &element : value.data)
+    element = detail::normalizeElement(element, value.kind);
+  it->second.value = std::move(value);
+  it->second.error.clear();
+  return success();
+}
+
+FailureOr<std::vector<Tensor>> Interpreter::runSteps(StringRef entry,
+                                                     ArrayRef<Tensor> inputs,
+                                                     unsigned steps) {
+  std::vector<Tensor> firstResults;
+  for (unsigned i = 0; i < steps; ++i) {
+    FailureOr<std::vector<Tensor>> results = run(entry, inputs);
+    if (failed(results))
+      return failure();
+    if (results->empty())
+      return fail("'" + entry + "' returns nothing");
+    firstResults.push_back(std::move(results->front()));
+  }
+  return firstResults;
 }
 
 LogicalResult Interpreter::fail(const llvm::Twine &message) {
@@ -298,6 +363,20 @@ FailureOr<std::vector<Tensor>> Interpreter::call(func::FuncOp func,
         return failure();
       for (auto [result, tensor] : llvm::zip(op->getResults(), *results))
         values[result] = std::move(tensor);
+      continue;
+    }
+
+    if (auto assign = llvm::dyn_cast<AssignOp>(op)) {
+      auto it = variables_.find(assign.getVariable());
+      auto variable = module_.lookupSymbol<VariableOp>(assign.getVariable());
+      if (it == variables_.end() || !variable)
+        return fail("unknown variable @" + assign.getVariable() + " at " +
+                    locationOf(op));
+      if (!fitsType(*operands[0], variable.getTensorType()))
+        return fail("value assigned to @" + assign.getVariable() +
+                    " does not fit its type at " + locationOf(op));
+      it->second.value = *operands[0];
+      it->second.error.clear();
       continue;
     }
 

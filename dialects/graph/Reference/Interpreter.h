@@ -23,8 +23,9 @@ class FuncOp;
 
 namespace tfcc::ref {
 
-/// Evaluates the public functions of a graph-IR module. Variables keep their
-/// initial values: the training part of the IR is not interpreted.
+/// Evaluates the public functions of a graph-IR module. Variables start at
+/// their initial values; a `graph.assign` (in a training entry point made by
+/// tfcc-autodiff) changes them, and later reads and runs see the new value.
 class Interpreter {
 public:
   /// Prepares `module`, which must outlive the interpreter. Every variable is
@@ -39,12 +40,33 @@ public:
   mlir::FailureOr<std::vector<Tensor>> run(llvm::StringRef entry,
                                            llvm::ArrayRef<Tensor> inputs);
 
+  /// Runs `entry` `steps` times on the same inputs (e.g. a train step made by
+  /// tfcc-autodiff) and returns the first result of each run (the losses).
+  mlir::FailureOr<std::vector<Tensor>>
+  runSteps(llvm::StringRef entry, llvm::ArrayRef<Tensor> inputs,
+           unsigned steps);
+
+  /// The current value of variable `name`; failure (see error()) if there is
+  /// no such variable or it could not be initialized.
+  mlir::FailureOr<Tensor> variable(llvm::StringRef name);
+
+  /// Replaces the current value of variable `name` (kind and shape must fit
+  /// its type; f32 values are rounded to float).
+  mlir::LogicalResult setVariable(llvm::StringRef name, Tensor value);
+
+  /// Every variable back to its initial value.
+  void resetVariables();
+
+  /// The names of the module's variables, in declaration order.
+  std::vector<std::string> variableNames() const;
+
   /// Why the last run failed; empty after a successful run.
   const std::string &error() const { return error_; }
 
 private:
   struct Variable {
     std::optional<Tensor> value;
+    std::optional<Tensor> initial;
     std::string error; // why `value` is missing
   };
 

@@ -210,8 +210,6 @@ FailureOr<Tensor> evaluate(PadOp op, Operands operands, Report &report) {
   return y;
 }
 
-namespace {
-
 /// Where output row or column `dst` of a resize reads, computed in float as
 /// TF does: with half-pixel centers src = (dst + 0.5) * scale (nearest) or
 /// (dst + 0.5) * scale - 0.5 (bilinear), else src = dst * scale, where
@@ -232,18 +230,12 @@ int64_t nearestIndex(float src, int64_t in) {
 
 /// Bilinear taps: lower = max(floor(src), 0), upper = min(ceil(src), in - 1),
 /// weight of upper = src - floor(src).
-struct Taps {
-  int64_t lower, upper;
-  double lerp;
-};
 Taps bilinearTaps(float src, int64_t in) {
   float floorSrc = std::floor(src);
   return Taps{std::max<int64_t>(static_cast<int64_t>(floorSrc), 0),
               std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1),
               static_cast<double>(src - floorSrc)};
 }
-
-} // namespace
 
 FailureOr<Tensor> evaluate(ResizeOp op, Operands operands, Report &report) {
   const Tensor &x = *operands[0];
