@@ -1,7 +1,7 @@
 //===- Kernels.cpp - fused ops and matmuls to runtime micro-kernel calls --===//
 //
 // graph.fused_conv2d, graph.fused_dense, float32 graph.matmul and the
-// float32 NHWC poolings become calls
+// float32 NHWC poolings, layer norms and (log-)softmaxes become calls
 // of the runtime's micro-kernels (runtime/include/tfcc/tfcc_kernels.h):
 // tiled, vectorized, multi-threaded loops that beat what linalg's scalar
 // loops compile to by two orders of magnitude. Tensors cross into the call as
@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/ShapeInference.h"
 #include "passes/ConstantValues.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
@@ -33,6 +34,8 @@ constexpr const char *kPackB = "tfcc_rt_sgemm_pack_b";
 constexpr const char *kConv = "tfcc_rt_conv2d_f32";
 constexpr const char *kDepthwise = "tfcc_rt_depthwise_conv2d_f32";
 constexpr const char *kPool = "tfcc_rt_pool2d_f32";
+constexpr const char *kLayerNorm = "tfcc_rt_layer_norm_f32";
+constexpr const char *kSoftmax = "tfcc_rt_softmax_f32";
 
 /// Builds the argument list of one kernel call.
 class CallBuilder {
@@ -395,6 +398,85 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
   }
 };
 
+/// The rows x cols view of a tensor normalized over its trailing dims from
+/// `axis` on (static), or failure.
+FailureOr<std::pair<Value, int64_t>> getRowsAndCols(OpBuilder &b, Location loc,
+                                                    Value x, int64_t axis) {
+  auto type = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> trailing = type.getShape().drop_front(axis);
+  if (!type.getElementType().isF32() || trailing.empty() ||
+      ShapedType::isDynamicShape(trailing))
+    return failure();
+  int64_t cols = 1;
+  for (int64_t d : trailing)
+    cols *= d;
+  SmallVector<int64_t> leading = llvm::to_vector(llvm::seq<int64_t>(0, axis));
+  return std::make_pair(getDimsProduct(b, loc, x, leading), cols);
+}
+
+/// layer_norm whose gamma and beta have the normalized dims' shape.
+struct LayerNormToKernel : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getX().getType());
+    std::optional<int64_t> axis = normalizeAxis(op.getAxis(), type.getRank());
+    if (!axis)
+      return failure();
+    ArrayRef<int64_t> trailing = type.getShape().drop_front(*axis);
+    for (Value param : {op.getGamma(), op.getBeta()})
+      if (cast<RankedTensorType>(param.getType()).getShape() != trailing)
+        return rewriter.notifyMatchFailure(op, "broadcast gamma or beta");
+    Location loc = op.getLoc();
+    FailureOr<std::pair<Value, int64_t>> shape =
+        getRowsAndCols(rewriter, loc, op.getX(), *axis);
+    if (failed(shape))
+      return rewriter.notifyMatchFailure(op, "not float32 static rows");
+    Value output = allocResult(rewriter, loc, type,
+                               getDynamicSizes(rewriter, loc, type, op.getX()));
+    CallBuilder(rewriter, loc)
+        .tensorPointer(op.getX())
+        .i64(shape->first)
+        .i64(shape->second)
+        .tensorPointer(op.getGamma())
+        .tensorPointer(op.getBeta())
+        .f32(op.getEpsilon().convertToFloat())
+        .pointer(output)
+        .call(kLayerNorm);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, type, output));
+    return success();
+  }
+};
+
+/// softmax / log_softmax over the last axis.
+template <typename SoftmaxOp>
+struct SoftmaxToKernel : OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern<SoftmaxOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getX().getType());
+    std::optional<int64_t> axis = normalizeAxis(op.getAxis(), type.getRank());
+    if (!axis || *axis != type.getRank() - 1)
+      return rewriter.notifyMatchFailure(op, "not the last axis");
+    Location loc = op.getLoc();
+    FailureOr<std::pair<Value, int64_t>> shape =
+        getRowsAndCols(rewriter, loc, op.getX(), *axis);
+    if (failed(shape))
+      return rewriter.notifyMatchFailure(op, "not float32 static rows");
+    Value output = allocResult(rewriter, loc, type,
+                               getDynamicSizes(rewriter, loc, type, op.getX()));
+    CallBuilder(rewriter, loc)
+        .tensorPointer(op.getX())
+        .i64(shape->first)
+        .i64(shape->second)
+        .i32(std::is_same_v<SoftmaxOp, LogSoftmaxOp>)
+        .pointer(output)
+        .call(kSoftmax);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, type, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
@@ -418,10 +500,13 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
   declare(kDepthwise, conv);
   declare(kPool, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
                   i64, i32, i64});
+  declare(kLayerNorm, {i64, i64, i64, i64, i64, f32, i64});
+  declare(kSoftmax, {i64, i64, i64, i32, i64});
 }
 
 void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
-  for (StringRef name : {kGemm, kPackB, kConv, kDepthwise, kPool}) {
+  for (StringRef name :
+       {kGemm, kPackB, kConv, kDepthwise, kPool, kLayerNorm, kSoftmax}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (func && SymbolTable::symbolKnownUseEmpty(func, module))
       func.erase();
@@ -434,6 +519,7 @@ void mlir::tfcc::populateGraphKernelsToCallsPatterns(
   // the kernel does not take.
   patterns.add<FusedConv2DLowering, FusedDenseLowering>(patterns.getContext());
   patterns.add<MatmulToKernel, PoolToKernel<MaxPool2DOp>,
-               PoolToKernel<AvgPool2DOp>>(patterns.getContext(),
-                                          /*benefit=*/2);
+               PoolToKernel<AvgPool2DOp>, LayerNormToKernel,
+               SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>>(
+      patterns.getContext(), /*benefit=*/2);
 }

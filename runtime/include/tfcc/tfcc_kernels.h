@@ -132,6 +132,19 @@ TFCC_RT_API void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h,
                                     int64_t pad_left, int64_t oh, int64_t ow,
                                     int32_t mode, float* y);
 
+/* Row-wise kernels over the last, contiguous axis of a [rows, cols] tensor.
+ * Layer normalization: y = (x - mean) / sqrt(var + epsilon) * gamma + beta
+ * with the biased variance of each row; gamma / beta have cols floats, or
+ * are NULL (1 / 0). Softmax: y = exp(x - max) / sum, or with log_softmax = 1,
+ * y = x - max - log(sum). y may alias x exactly. */
+TFCC_RT_API void tfcc_rt_layer_norm_f32(const float* x, int64_t rows,
+                                        int64_t cols, const float* gamma,
+                                        const float* beta, float epsilon,
+                                        float* y);
+TFCC_RT_API void tfcc_rt_softmax_f32(const float* x, int64_t rows,
+                                     int64_t cols, int32_t log_softmax,
+                                     float* y);
+
 /* Thread pool. Created once (the only place that mallocs), never creates
  * threads per call: num_threads - 1 persistent workers (the calling thread is
  * the other one) that spin briefly after each job, then sleep on a futex. */
