@@ -536,6 +536,13 @@ TEST_P(KernelsTest, Depthwise) {
       {1, 3, 3, 24, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
       {2, 7, 30, 20, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, false, 0},
       {1, 28, 28, 48, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 2},
+      // 3x3 multiplier 1 (registers hold the taps; rows split by channels)
+      {1, 7, 7, 960, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 2},
+      {1, 14, 14, 88, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 4},
+      {2, 9, 10, 37, 1, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, false, true, false, 1},
+      {1, 2, 1, 20, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 5},
+      {1, 6, 11, 16, 1, 3, 3, 1, 3, 1, 1, 0, 0, 2, 2, true, false, false, 3},
+      {1, 5, 13, 33, 1, 3, 3, 2, 1, 1, 1, 2, 0, 0, 0, true, true, false, 0},
   };
   for (const DwCase &c : cases)
     ASSERT_TRUE(runDw(c, rng));
