@@ -348,6 +348,7 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
   }
 
   // The optimizer update of each variable, with its slots.
+  llvm::DenseMap<Type, Value> adamStepSizes;
   for (auto &entry : *gradients) {
     StringAttr var = entry.first;
     Value grad = entry.second;
@@ -390,12 +391,16 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
                          g.mul(constant(1.0 - beta1), grad));
       Value vNew = g.add(g.mul(constant(beta2), v),
                          g.mul(constant(1.0 - beta2), g.square(grad)));
-      // lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t), t = step + 1
-      Value t = g.cast(nextStep, element);
-      Value lrT = g.div(
-          g.mul(constant(lr),
-                g.sqrt(g.sub(constant(1.0), g.pow(constant(beta2), t)))),
-          g.sub(constant(1.0), g.pow(constant(beta1), t)));
+      // lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t), t = step + 1; once
+      // per element type.
+      Value &lrT = adamStepSizes[element];
+      if (!lrT) {
+        Value t = g.cast(nextStep, element);
+        lrT = g.div(
+            g.mul(constant(lr),
+                  g.sqrt(g.sub(constant(1.0), g.pow(constant(beta2), t)))),
+            g.sub(constant(1.0), g.pow(constant(beta1), t)));
+      }
       updated = g.sub(current, g.div(g.mul(lrT, mNew),
                                      g.add(g.sqrt(vNew), constant(epsilon))));
       pendingAssigns.push_back({mName, mNew});

@@ -172,6 +172,7 @@ LogicalResult Rules::convolution(Operation *conv, Value input, Value kernel,
                                  bool hasBias, ArrayAttr strides,
                                  ArrayAttr dilations, StringRef padding,
                                  int64_t groups, bool depthwise) {
+  (void)conv;
   OpBuilder &b = g.builder();
   RankedTensorType inputType = GraphBuilder::typeOf(input);
   RankedTensorType kernelType = GraphBuilder::typeOf(kernel);
@@ -179,10 +180,8 @@ LogicalResult Rules::convolution(Operation *conv, Value input, Value kernel,
       ShapedType::isDynamic(inputType.getDimSize(2)) ||
       ShapedType::isDynamic(inputType.getDimSize(3)) ||
       !kernelType.hasStaticShape())
-    return noRule("the input's spatial and channel dimensions and the "
-                  "kernel must be static, got " +
-                  llvm::Twine(depthwise ? "depthwise " : "") + "input type " +
-                  std::to_string(inputType.getRank()) + "-D with dynamic sizes");
+    return noRule("the input's spatial and channel sizes and the kernel "
+                  "must be static");
   // depthwise_conv2d is conv2d with groups = channels and the kernel
   // [kh, kw, c, m] read as [kh, kw, 1, c * m] (output channel c * m + mi).
   RankedTensorType convKernelType = kernelType;
@@ -212,7 +211,6 @@ LogicalResult Rules::convolution(Operation *conv, Value input, Value kernel,
   });
   if (hasBias)
     set(2, [&] { return g.reduceSum(dy, {0, 1, 2}, false); });
-  (void)conv;
   return success();
 }
 

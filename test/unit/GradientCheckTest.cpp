@@ -22,6 +22,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -545,6 +547,290 @@ TEST_F(GradientCheckTest, FanOutAccumulates) {
              "    %m = graph.matmul %t, %p1 : (tensor<3x3xf64>, tensor<3x3xf64>) -> tensor<3x3xf64>\n"
              "    %y = graph.add %a, %m : (tensor<3x3xf64>, tensor<3x3xf64>) -> tensor<3x3xf64>",
              {3, 3}});
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers, clipping, batch-norm statistics, dropout
+//===----------------------------------------------------------------------===//
+
+Tensor f64Tensor(std::vector<int64_t> shape, std::vector<double> data) {
+  Tensor t;
+  t.kind = ElementKind::F64;
+  t.shape = std::move(shape);
+  t.data = std::move(data);
+  return t;
+}
+
+/// loss = sum(w * c) over f64 variables @w (and @v with `second`): the
+/// gradient of w is exactly c.
+std::string linearModel(const std::string &optimizer,
+                        const std::string &clip = "") {
+  return "module @lin {\n"
+         "  graph.variable @w : tensor<3xf64> = dense<[0.5, -1.0, 2.0]>\n"
+         "  graph.variable @v : tensor<1xf64> = dense<[1.5]>\n"
+         "  func.func @loss() -> tensor<f32> {\n"
+         "    %w = graph.read @w : tensor<3xf64>\n"
+         "    %v = graph.read @v : tensor<1xf64>\n"
+         "    %c = graph.constant dense<[3.0, 0.0, -1.0]> : tensor<3xf64>\n"
+         "    %m = graph.mul %w, %c : (tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>\n"
+         "    %n = graph.mul %v, %v : (tensor<1xf64>, tensor<1xf64>) -> tensor<1xf64>\n"
+         "    %a = graph.add %m, %n : (tensor<3xf64>, tensor<1xf64>) -> tensor<3xf64>\n"
+         "    %s = graph.reduce_sum %a {axes = [0]} : (tensor<3xf64>) -> tensor<f64>\n"
+         "    %l = graph.cast %s : (tensor<f64>) -> tensor<f32>\n"
+         "    return %l : tensor<f32>\n  }\n"
+         "  graph.train_step @train {loss = @loss, optimizer = " +
+         optimizer + clip + "}\n}\n";
+}
+
+void expectClose(const std::vector<double> &actual,
+                 const std::vector<double> &expected, double tolerance,
+                 const std::string &what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t i = 0; i < actual.size(); ++i)
+    EXPECT_NEAR(actual[i], expected[i],
+                tolerance * std::max(1.0, std::fabs(expected[i])))
+        << what << " element " << i;
+}
+
+TEST_F(GradientCheckTest, AdamMatchesItsFormula) {
+  OwningOpRef<ModuleOp> module = parseAndDifferentiate(linearModel(
+      "#graph.adam<learning_rate = 1.0e-01, beta1 = 0.8, beta2 = 0.95, "
+      "epsilon = 1.0e-03>"));
+  ASSERT_TRUE(module);
+  Interpreter interpreter(*module);
+  // Gradients: w -> c = [3, 0, -1] (constant), v -> 3 * (2 v) (v is
+  // broadcast over 3 elements).
+  std::vector<double> w = {0.5, -1.0, 2.0}, c = {3.0, 0.0, -1.0};
+  double v = 1.5;
+  std::vector<double> mw(3, 0), vw(3, 0);
+  double mv = 0, vv = 0;
+  for (int t = 1; t <= 3; ++t) {
+    ASSERT_TRUE(succeeded(interpreter.run("train", {}))) << interpreter.error();
+    double lrT = 0.1 * std::sqrt(1 - std::pow(0.95, t)) / (1 - std::pow(0.8, t));
+    for (int i = 0; i < 3; ++i) {
+      mw[i] = 0.8 * mw[i] + (1 - 0.8) * c[i];
+      vw[i] = 0.95 * vw[i] + (1 - 0.95) * c[i] * c[i];
+      w[i] -= lrT * mw[i] / (std::sqrt(vw[i]) + 1e-3);
+    }
+    double gv = 6 * v;
+    mv = 0.8 * mv + (1 - 0.8) * gv;
+    vv = 0.95 * vv + (1 - 0.95) * gv * gv;
+    v -= lrT * mv / (std::sqrt(vv) + 1e-3);
+    expectClose(interpreter.variable("w")->data, w, 1e-12, "w");
+    expectClose(interpreter.variable("v")->data, {v}, 1e-12, "v");
+    expectClose(interpreter.variable("w/adam_m")->data, mw, 1e-12, "m");
+    expectClose(interpreter.variable("w/adam_v")->data, vw, 1e-12, "v");
+  }
+  Tensor step = *interpreter.variable("train/step");
+  EXPECT_EQ(step.kind, ElementKind::I64);
+  EXPECT_EQ(step.data, std::vector<double>{3});
+}
+
+TEST_F(GradientCheckTest, SgdMomentumAndNesterov) {
+  for (bool nesterov : {false, true}) {
+    OwningOpRef<ModuleOp> module = parseAndDifferentiate(linearModel(
+        std::string("#graph.sgd<learning_rate = 1.0e-01, momentum = 0.5, "
+                    "nesterov = ") +
+        (nesterov ? "true" : "false") + ">"));
+    ASSERT_TRUE(module);
+    Interpreter interpreter(*module);
+    std::vector<double> w = {0.5, -1.0, 2.0}, c = {3.0, 0.0, -1.0}, m(3, 0);
+    for (int t = 0; t < 3; ++t) {
+      ASSERT_TRUE(succeeded(interpreter.run("train", {})));
+      // m = momentum m - lr g; w += m, or momentum m - lr g (Nesterov).
+      for (int i = 0; i < 3; ++i) {
+        m[i] = 0.5 * m[i] - 0.1 * c[i];
+        w[i] += nesterov ? 0.5 * m[i] - 0.1 * c[i] : m[i];
+      }
+      expectClose(interpreter.variable("w")->data, w, 1e-12,
+                  nesterov ? "nesterov w" : "momentum w");
+      expectClose(interpreter.variable("w/momentum")->data, m, 1e-12, "m");
+    }
+  }
+}
+
+TEST_F(GradientCheckTest, ClipByGlobalNorm) {
+  // Gradients [3, 0, -1] and [6 * 1.5 = 9]: global norm sqrt(91) > 2, so
+  // each is scaled by 2 / sqrt(91); plain SGD with lr 1.
+  OwningOpRef<ModuleOp> module = parseAndDifferentiate(
+      linearModel("#graph.sgd<learning_rate = 1.0>", ", clip_norm = 2.0 : f32"));
+  ASSERT_TRUE(module);
+  Interpreter interpreter(*module);
+  ASSERT_TRUE(succeeded(interpreter.run("train", {})));
+  double scale = 2.0 / std::sqrt(91.0);
+  expectClose(interpreter.variable("w")->data,
+              {0.5 - 3 * scale, -1.0, 2.0 + scale}, 1e-12, "w");
+  expectClose(interpreter.variable("v")->data, {1.5 - 9 * scale}, 1e-12, "v");
+  // Below the norm nothing changes: clip_norm = 100.
+  module = parseAndDifferentiate(
+      linearModel("#graph.sgd<learning_rate = 1.0>", ", clip_norm = 1.0e+02 : f32"));
+  ASSERT_TRUE(module);
+  Interpreter unclipped(*module);
+  ASSERT_TRUE(succeeded(unclipped.run("train", {})));
+  expectClose(unclipped.variable("w")->data, {0.5 - 3, -1.0, 2.0 + 1}, 1e-12,
+              "w");
+}
+
+TEST_F(GradientCheckTest, BatchNormMovingStatistics) {
+  OwningOpRef<ModuleOp> module = parseAndDifferentiate(R"mlir(
+module @bn {
+  graph.variable @gamma : tensor<2xf64> = dense<1.0>
+  graph.variable @beta : tensor<2xf64> = dense<0.0>
+  graph.variable @mean : tensor<2xf64> = dense<[0.5, -0.5]> {trainable = false}
+  graph.variable @variance : tensor<2xf64> = dense<[1.0, 2.0]> {trainable = false}
+  func.func @loss(%x: tensor<?x2xf64>) -> tensor<f32> {
+    %g = graph.read @gamma : tensor<2xf64>
+    %b = graph.read @beta : tensor<2xf64>
+    %m = graph.read @mean : tensor<2xf64>
+    %v = graph.read @variance : tensor<2xf64>
+    %n = graph.batch_norm %x, %g, %b, %m, %v {momentum = 0.9 : f32}
+        : (tensor<?x2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) -> tensor<?x2xf64>
+    %s = graph.reduce_sum %n {axes = [0, 1]} : (tensor<?x2xf64>) -> tensor<f64>
+    %l = graph.cast %s : (tensor<f64>) -> tensor<f32>
+    return %l : tensor<f32>
+  }
+  graph.train_step @train {loss = @loss, optimizer = #graph.sgd<>}
+}
+)mlir");
+  ASSERT_TRUE(module);
+  Interpreter interpreter(*module);
+  Tensor x = f64Tensor({4, 2}, {1, 2, 3, -2, 5, 0, -1, 4});
+  ASSERT_TRUE(succeeded(interpreter.run("train", {x}))) << interpreter.error();
+  // Batch mean [2, 1], biased variance [5, 5]; momentum is the f32 0.9.
+  double momentum = static_cast<double>(0.9f);
+  expectClose(interpreter.variable("mean")->data,
+              {0.5 * momentum + 2 * (1 - momentum),
+               -0.5 * momentum + 1 * (1 - momentum)},
+              1e-12, "moving mean");
+  expectClose(interpreter.variable("variance")->data,
+              {1.0 * momentum + 5 * (1 - momentum),
+               2.0 * momentum + 5 * (1 - momentum)},
+              1e-12, "moving variance");
+}
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+TEST_F(GradientCheckTest, DropoutMaskFollowsTheDocumentedGenerator) {
+  // loss = sum(dropout(x)) with x = 0 and SGD lr 1: the gradient (minus
+  // the update) is the mask, 0 or 1 / (1 - rate) per element, drawn from
+  // (seed, step) as docs/autodiff.md says.
+  OwningOpRef<ModuleOp> module = parseAndDifferentiate(R"mlir(
+module @drop {
+  graph.variable @x : tensor<4x250xf64> = dense<0.0>
+  func.func @loss() -> tensor<f32> {
+    %x = graph.read @x : tensor<4x250xf64>
+    %d = graph.dropout %x {rate = 0.3 : f32, seed = 5} : tensor<4x250xf64>
+    %s = graph.reduce_sum %d {axes = [0, 1]} : (tensor<4x250xf64>) -> tensor<f64>
+    %l = graph.cast %s : (tensor<f64>) -> tensor<f32>
+    return %l : tensor<f32>
+  }
+  graph.train_step @train {loss = @loss, optimizer = #graph.sgd<learning_rate = 1.0>}
+}
+)mlir");
+  ASSERT_TRUE(module);
+  Interpreter interpreter(*module);
+  double rate = static_cast<double>(0.3f), kept = 1.0 / (1.0 - rate);
+  std::vector<double> previous(1000, 0.0);
+  int changed = 0;
+  for (uint64_t step = 0; step < 2; ++step) {
+    ASSERT_TRUE(succeeded(interpreter.run("train", {})));
+    std::vector<double> now = interpreter.variable("x")->data;
+    uint64_t key = splitmix64(5 * 0x9E3779B97F4A7C15ull + step);
+    int dropped = 0;
+    for (uint64_t i = 0; i < 1000; ++i) {
+      double u = double(splitmix64(key + i) >> 40) * 0x1.0p-24;
+      double mask = u >= rate ? kept : 0.0;
+      ASSERT_EQ(previous[i] - now[i], mask) << "step " << step << " element " << i;
+      dropped += mask == 0.0;
+    }
+    EXPECT_NEAR(dropped, 300, 60) << "step " << step;
+    if (step == 1)
+      for (uint64_t i = 0; i < 1000; ++i)
+        changed += (previous[i] - now[i] == 0.0) != (0.0 - previous[i] == 0.0);
+    previous = now;
+  }
+  EXPECT_GT(changed, 100) << "the mask must change with the step";
+}
+
+//===----------------------------------------------------------------------===//
+// The spec's training models
+//===----------------------------------------------------------------------===//
+
+/// Parses a model of shared/spec/models, runs tfcc-autodiff and `steps`
+/// train steps on one fixed synthetic batch; returns the losses.
+std::vector<double> trainSpecModel(MLIRContext &context, const std::string &file,
+                                   Tensor images, unsigned steps) {
+  std::string path = std::string(TFCC_SPEC_MODELS_DIR) + "/" + file;
+  llvm::SourceMgr sourceMgr;
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(path, sourceMgr, &context);
+  if (!module) {
+    ADD_FAILURE() << "cannot parse " << path;
+    return {};
+  }
+  PassManager pm(&context);
+  pm.addPass(mlir::tfcc::createAutodiff());
+  if (failed(pm.run(*module))) {
+    ADD_FAILURE() << "tfcc-autodiff failed on " << path;
+    return {};
+  }
+  int64_t batch = images.shape[0];
+  Tensor labels;
+  labels.kind = ElementKind::I32;
+  labels.shape = {batch};
+  for (int64_t i = 0; i < batch; ++i)
+    labels.data.push_back(double((i * 7 + 3) % 10));
+  Interpreter interpreter(*module);
+  FailureOr<std::vector<Tensor>> losses =
+      interpreter.runSteps("train_step", {images, labels}, steps);
+  if (failed(losses)) {
+    ADD_FAILURE() << interpreter.error();
+    return {};
+  }
+  std::vector<double> values;
+  std::ostringstream os;
+  for (const Tensor &loss : *losses) {
+    values.push_back(loss.data[0]);
+    os << " " << loss.data[0];
+  }
+  std::printf("%s losses:%s\n", file.c_str(), os.str().c_str());
+  return values;
+}
+
+Tensor syntheticImages(std::vector<int64_t> shape) {
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> pixel(0.0, 1.0);
+  Tensor t;
+  t.kind = ElementKind::F32;
+  t.shape = shape;
+  for (int64_t i = 0; i < count(shape); ++i)
+    t.data.push_back(pixel(rng));
+  return t;
+}
+
+TEST_F(GradientCheckTest, MlpTrainLossFalls) {
+  std::vector<double> losses = trainSpecModel(
+      context, "mlp_train.mlir", syntheticImages({8, 784}), 15);
+  ASSERT_EQ(losses.size(), 15u);
+  // Adam at 1e-3 on one batch of 8 random images with fixed labels.
+  EXPECT_GT(losses.front(), 1.5);
+  EXPECT_LT(losses.back(), 0.6 * losses.front());
+  for (size_t i = 1; i < losses.size(); ++i)
+    EXPECT_LT(losses[i], losses[i - 1]) << "step " << i;
+}
+
+TEST_F(GradientCheckTest, MnistCnnTrainLossFalls) {
+  std::vector<double> losses = trainSpecModel(
+      context, "mnist_cnn_train.mlir", syntheticImages({4, 28, 28, 1}), 8);
+  ASSERT_EQ(losses.size(), 8u);
+  // Dropout makes single steps noisy; the trend must be down.
+  EXPECT_LT(losses.back(), 0.8 * losses.front());
+  EXPECT_LT(losses[6] + losses[7], losses[0] + losses[1]);
 }
 
 } // namespace
