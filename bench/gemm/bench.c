@@ -132,6 +132,67 @@ static void dw_call(void* ctx) {
                                TFCC_ACT_CLIP, 0.f, 6.f, k->y);
 }
 
+typedef struct {
+  int64_t h, w, c, st, oh, ow;
+  float *x, *wt, *y, *bias;
+} dws_case;
+static void dws_call(void* ctx) {
+  dws_case* k = (dws_case*)ctx;
+  tfcc_rt_depthwise_conv2d_f32(k->x, 1, k->h, k->w, k->c, k->wt, 1, 3, 3,
+                               k->st, k->st, 1, 1, 1, 1, k->oh, k->ow, k->bias,
+                               NULL, TFCC_ACT_CLIP, 0.f, 6.f, k->y);
+}
+
+/* --dw: every MobileNetV2 depthwise layer (3x3, pad 1, relu6), calling-thread
+ * CPU time, best of reps, 1 and 2 threads. */
+static void run_dw(int reps, double min_s) {
+  tfcc_rt_pool* pools[2] = {tfcc_rt_pool_create(1), tfcc_rt_pool_create(2)};
+  printf("MobileNetV2 depthwise 3x3: calling-thread CPU time, best of %d\n",
+         reps);
+  printf("%-24s %9s %8s %9s %8s\n", "shape", "1thr us", "GFLOP/s", "2thr us",
+         "GFLOP/s");
+  const int64_t shapes[][4] = {{112, 112, 32, 1}, {112, 112, 96, 2},
+                               {56, 56, 144, 1},  {56, 56, 144, 2},
+                               {28, 28, 192, 1},  {28, 28, 192, 2},
+                               {14, 14, 384, 1},  {14, 14, 576, 1},
+                               {14, 14, 576, 2},  {7, 7, 960, 1}};
+  double tot[2] = {0, 0};
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); ++i) {
+    dws_case k;
+    k.h = shapes[i][0], k.w = shapes[i][1], k.c = shapes[i][2];
+    k.st = shapes[i][3];
+    k.oh = (k.h - 1) / k.st + 1, k.ow = (k.w - 1) / k.st + 1;
+    k.x = falloc(k.h * k.w * k.c);
+    k.wt = falloc(9 * k.c);
+    k.y = falloc(k.oh * k.ow * k.c);
+    k.bias = falloc(k.c);
+    fill(k.x, k.h * k.w * k.c, 6);
+    fill(k.wt, 9 * k.c, 7);
+    fill(k.bias, k.c, 8);
+    const double fl = 2.0 * k.oh * k.ow * k.c * 9;
+    double t[2];
+    for (int ti = 0; ti < 2; ++ti) {
+      tfcc_rt_set_current_pool(pools[ti]);
+      quiet();
+      t[ti] = best_time(dws_call, &k, reps, min_s);
+      tot[ti] += t[ti];
+    }
+    tfcc_rt_set_current_pool(NULL);
+    char name[64];
+    snprintf(name, sizeof name, "%lldx%lldx%lld s%lld", (long long)k.h,
+             (long long)k.w, (long long)k.c, (long long)k.st);
+    printf("%-24s %9.1f %8.1f %9.1f %8.1f\n", name, t[0] * 1e6,
+           fl / t[0] * 1e-9, t[1] * 1e6, fl / t[1] * 1e-9);
+    free(k.x);
+    free(k.wt);
+    free(k.y);
+    free(k.bias);
+  }
+  printf("%-24s %9.1f %8s %9.1f\n", "total", tot[0] * 1e6, "", tot[1] * 1e6);
+  tfcc_rt_pool_destroy(pools[0]);
+  tfcc_rt_pool_destroy(pools[1]);
+}
+
 static void print_row(const char* name, double fl, double bytes, double t1,
                       double t2) {
   printf("%-34s %9.2f %8.1f %8.1f %9.2f %8.1f %6.2fx", name, t1 * 1e6,
@@ -270,7 +331,7 @@ static void run_small(int reps, double min_s) {
 int main(int argc, char** argv) {
   int reps = 5;
   double min_s = 0.2;
-  int only_gemm = 0, only_conv = 0, small = 0;
+  int only_gemm = 0, only_conv = 0, small = 0, dw = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
@@ -282,6 +343,12 @@ int main(int argc, char** argv) {
       only_conv = 1;
     else if (!strcmp(argv[i], "--small"))
       small = 1;
+    else if (!strcmp(argv[i], "--dw"))
+      dw = 1;
+  }
+  if (dw) {
+    run_dw(reps, min_s);
+    return 0;
   }
   if (small) {
     run_small(reps, min_s);

@@ -548,6 +548,40 @@ TEST_P(KernelsTest, Depthwise) {
     ASSERT_TRUE(runDw(c, rng));
 }
 
+// The 3-wide (kw = 3, m = 1) row kernel: every width 1..20 (interior groups
+// of 1..8 pixels, borders on either side), channel counts with and without a
+// 16-lane tail, strides 1 / 2, asymmetric and zero padding, tall kernels, and
+// the cases it must leave to the other paths (dilation 2, m = 2, sigmoid).
+TEST_P(KernelsTest, Depthwise3Wide) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(11);
+  const int64_t chans[] = {1, 7, 16, 24, 40};
+  for (int64_t w = 1; w <= 20; ++w)
+    for (int64_t s = 1; s <= 2; ++s) {
+      const int64_t c = chans[(w + s) % 5];
+      const int act = static_cast<int>((w * 2 + s) % 6);
+      const bool res = w % 3 != 0, inpl = w % 3 == 1;
+      const DwCase k = {1 + w % 2, 4 + w % 3, w, c, 1, 3, 3, s, s, 1, 1, 1,
+                        1, 1, 1, w % 4 != 0, res, inpl, act};
+      ASSERT_TRUE(runDw(k, rng));
+    }
+  const DwCase cases[] = {
+      // n  h   w   c  m kh kw sh sw dh dw pt pb pl pr bias res inpl act
+      {1, 6, 17, 24, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, true, true, false, 2},
+      {1, 6, 17, 40, 1, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, true, false, false, 1},
+      {1, 9, 19, 7, 1, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, true, true, true, 3},
+      {1, 9, 19, 24, 1, 3, 3, 1, 1, 2, 1, 2, 2, 1, 1, true, false, false, 2},
+      {1, 7, 15, 12, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 4},
+      {1, 12, 12, 17, 1, 5, 3, 2, 1, 1, 1, 2, 2, 1, 1, false, true, true, 0},
+      {1, 6, 12, 40, 1, 1, 3, 1, 2, 1, 1, 0, 0, 1, 1, true, false, false, 5},
+      {1, 5, 16, 16, 1, 3, 3, 1, 1, 1, 1, 2, 2, 3, 3, true, false, false, 2},
+      {1, 56, 56, 144, 1, 3, 3, 2, 2, 1, 1, 0, 1, 0, 1, true, false, false, 2},
+  };
+  for (const DwCase &c : cases)
+    ASSERT_TRUE(runDw(c, rng));
+}
+
 INSTANTIATE_TEST_SUITE_P(
     IsaThreads, KernelsTest,
     ::testing::Combine(::testing::Values(0, 1), ::testing::Values(1, 2)),

@@ -458,11 +458,16 @@ void tfcc_dw_row_generic(const tfcc_dw_args* p, int64_t b, int64_t r) {
 typedef struct dw_ctx {
   tfcc_dw_args a;
   void (*row)(const tfcc_dw_args*, int64_t, int64_t);
+  void (*rows)(const tfcc_dw_args*, int64_t, int64_t); /* or NULL */
 } dw_ctx;
 
 static void dw_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
   const dw_ctx* d = (const dw_ctx*)ctx;
   (void)thread;
+  if (d->rows) {
+    d->rows(&d->a, begin, end);
+    return;
+  }
   for (int64_t R = begin; R < end; ++R)
     d->row(&d->a, R / d->a.oh, R % d->a.oh);
 }
@@ -502,6 +507,11 @@ void tfcc_rt_depthwise_conv2d_f32(
   /* the vector path handles m <= 16 (16 output lanes span <= 16 inputs) */
   d.row = tfcc_kernels_isa() == TFCC_ISA_AVX512 && m <= 16 ? tfcc_dw_row_avx512
                                                            : tfcc_dw_row_generic;
+  if (tfcc_kernels_isa() == TFCC_ISA_AVX512 && m == 1 && kw == 3 &&
+      dil_w == 1 && (stride_w == 1 || stride_w == 2) && kh >= 1 && kh <= 16 &&
+      activation != TFCC_ACT_SIGMOID)
+    d.row = tfcc_dw3_row_avx512;
+  d.rows = d.row == tfcc_dw3_row_avx512 ? tfcc_dw3_rows_avx512 : NULL;
   const double flops = 2.0 * (double)(n * oh * ow) * (double)(c * m) *
                        (double)(kh > 0 && kw > 0 ? kh * kw : 1);
   const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());

@@ -83,6 +83,14 @@ TFCC_INTERNAL void tfcc_dw_row_generic(const tfcc_dw_args* p, int64_t b,
                                        int64_t r);
 TFCC_INTERNAL void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b,
                                       int64_t r);
+/* AVX-512, kw = 3, m = 1, dil_w = 1, stride_w 1 or 2, kh <= 16, activation
+ * none / relu / clip / leaky relu / hard swish (depthwise_avx512.c). */
+TFCC_INTERNAL void tfcc_dw3_row_avx512(const tfcc_dw_args* p, int64_t b,
+                                       int64_t r);
+/* Flat output rows [R0, R1) (R = b * oh + r) with the same kernel, two rows
+ * at a time where both are interior and sh = sw, kh = 3, dil_h = 1. */
+TFCC_INTERNAL void tfcc_dw3_rows_avx512(const tfcc_dw_args* p, int64_t R0,
+                                        int64_t R1);
 
 /* Convolution with one input channel, few output channels (oc <= 8),
  * stride_w = dil_w = 1 (AVX-512 only): 16 output pixels per vector lane
