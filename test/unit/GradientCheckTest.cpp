@@ -757,6 +757,54 @@ module @drop {
   EXPECT_GT(changed, 100) << "the mask must change with the step";
 }
 
+TEST_F(GradientCheckTest, DynamicBatchMatchesStaticBatch) {
+  // The same model with a `?` and with a static batch: the rules for
+  // dynamic shapes (element_count, broadcast_like, reshapes with `?`) must
+  // give the same gradients.
+  auto model = [](const std::string &b) {
+    std::string x = "tensor<" + b + "x4x4x2xf64>", c = "tensor<" + b + "x4x4x3xf64>";
+    return "module @dyn {\n"
+           "  graph.variable @k : tensor<3x3x2x3xf64> = #graph.init<\"glorot_uniform\", seed = 3>\n"
+           "  graph.variable @gamma : tensor<3xf64> = dense<[1.0, 0.5, 2.0]>\n"
+           "  graph.variable @beta : tensor<3xf64> = dense<[0.1, 0.0, -0.1]>\n"
+           "  graph.variable @mean : tensor<3xf64> = dense<0.0> {trainable = false}\n"
+           "  graph.variable @var : tensor<3xf64> = dense<1.0> {trainable = false}\n"
+           "  graph.variable @w : tensor<3x2xf64> = #graph.init<\"glorot_uniform\", seed = 4>\n"
+           "  func.func @loss(%x: " + x + ", %t: tensor<" + b + "x2xf64>) -> tensor<f32> {\n"
+           "    %k = graph.read @k : tensor<3x3x2x3xf64>\n"
+           "    %g = graph.read @gamma : tensor<3xf64>\n"
+           "    %be = graph.read @beta : tensor<3xf64>\n"
+           "    %m = graph.read @mean : tensor<3xf64>\n"
+           "    %v = graph.read @var : tensor<3xf64>\n"
+           "    %c = graph.conv2d %x, %k {padding = \"same\"} : (" + x + ", tensor<3x3x2x3xf64>) -> " + c + "\n"
+           "    %n = graph.batch_norm %c, %g, %be, %m, %v : (" + c + ", tensor<3xf64>, tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) -> " + c + "\n"
+           "    %r = graph.tanh %n : " + c + "\n"
+           "    %p = graph.max_pool2d %r {window = [2, 2]} : (" + c + ") -> tensor<" + b + "x2x2x3xf64>\n"
+           "    %q = graph.global_avg_pool2d %p : (tensor<" + b + "x2x2x3xf64>) -> tensor<" + b + "x3xf64>\n"
+           "    %s = graph.softmax %q : tensor<" + b + "x3xf64>\n"
+           "    %w = graph.read @w : tensor<3x2xf64>\n"
+           "    %d = graph.dense %s, %w : (tensor<" + b + "x3xf64>, tensor<3x2xf64>) -> tensor<" + b + "x2xf64>\n"
+           "    %l = graph.mean_squared_error %d, %t : (tensor<" + b + "x2xf64>, tensor<" + b + "x2xf64>) -> tensor<f32>\n"
+           "    return %l : tensor<f32>\n  }\n"
+           "  graph.train_step @train {loss = @loss, optimizer = #graph.sgd<learning_rate = 1.0>}\n}\n";
+  };
+  std::mt19937_64 rng(7);
+  Tensor x = f64Tensor({3, 4, 4, 2}, randomValues(rng, 96, 0.1, 1.0, false));
+  Tensor t = f64Tensor({3, 2}, randomValues(rng, 6, 0.1, 1.0, false));
+  std::vector<std::vector<double>> results[2];
+  for (int i = 0; i < 2; ++i) {
+    OwningOpRef<ModuleOp> module = parseAndDifferentiate(model(i ? "3" : "?"));
+    ASSERT_TRUE(module);
+    Interpreter interpreter(*module);
+    ASSERT_TRUE(succeeded(interpreter.run("train", {x, t})))
+        << interpreter.error();
+    for (const char *name : {"k", "gamma", "beta", "mean", "var", "w"})
+      results[i].push_back(interpreter.variable(name)->data);
+  }
+  for (size_t v = 0; v < results[0].size(); ++v)
+    expectClose(results[0][v], results[1][v], 1e-12, "variable " + std::to_string(v));
+}
+
 //===----------------------------------------------------------------------===//
 // The spec's training models
 //===----------------------------------------------------------------------===//
