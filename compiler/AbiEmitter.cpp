@@ -23,7 +23,7 @@ using namespace llvm;
 namespace tfcc {
 namespace {
 
-constexpr uint32_t kAbiVersion = 1; // TFCC_ABI_VERSION in tfcc_types.h
+constexpr uint32_t kAbiVersion = 2; // TFCC_ABI_VERSION in tfcc_types.h
 
 class AbiEmitter {
 public:
@@ -212,6 +212,8 @@ private:
             {ptrTy, ptrTy, i64Ty, i64Ty}, true);
     forward(p + "_create", "tfcc_rt_context_create", i32Ty, {i64Ty, ptrTy},
             true);
+    forward(p + "_create_with_threads", "tfcc_rt_context_create_with_threads",
+            i32Ty, {i64Ty, i32Ty, ptrTy}, true);
     forward(p + "_destroy", "tfcc_rt_context_destroy", voidTy, {ptrTy}, false);
     forward(p + "_status_string", "tfcc_rt_status_string", ptrTy, {i32Ty},
             false);

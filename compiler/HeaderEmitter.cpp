@@ -8,6 +8,8 @@
 
 #include "compiler/HeaderEmitter.h"
 
+#include "runtime/include/tfcc/tfcc_kernels.h" // TFCC_RT_KERNEL_STACK_BYTES
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -356,8 +358,9 @@ CNames computeCNames(const ModelSignature &sig) {
   names.macroPrefix = toUpper(prefix);
   names.includeGuard = names.macroPrefix + "_TFCC_H_";
 
-  std::set<std::string> usedSuffixes = {"INFO",    "INIT",          "CREATE",
-                                        "DESTROY", "STATUS_STRING", "INVOKE"};
+  std::set<std::string> usedSuffixes = {
+      "INFO",    "INIT",          "CREATE", "CREATE_WITH_THREADS",
+      "DESTROY", "STATUS_STRING", "INVOKE"};
   for (const EntrySignature &entry : sig.entries) {
     CNames::Entry cEntry;
     std::string suffix = cleanIdentifier(entry.name);
@@ -407,7 +410,8 @@ std::string emitHeader(const ModelSignature &sig,
          " bytes of weights live in the model's read-only data.\n";
   out += " * Each context holds one arena, the only scratch memory calls use; "
          "nothing\n";
-  out += " * mallocs except " + p + "_create.\n";
+  out += " * mallocs except " + p + "_create and " + p +
+         "_create_with_threads.\n";
   if (!sig.entries.empty()) {
     const CNames::Entry &first = names.entries[0];
     std::string args = "&ctx, batch";
@@ -502,9 +506,29 @@ std::string emitHeader(const ModelSignature &sig,
   out += prototype("tfcc_status_t " + p + "_create",
                    {"int64_t max_batch", "tfcc_context** out_ctx"});
   out += "\n";
-  out += "/* Frees a context from " + p +
-         "_create. NULL-safe; a context from " + p +
-         "_init\n * is left alone (its memory is the caller's). */\n";
+  out += "/* " + p +
+         "_create for calls that run on num_threads threads: the calling "
+         "thread plus\n"
+         " * num_threads - 1 workers of a thread pool the context owns "
+         "(created here, never per\n"
+         " * call; they spin briefly after each parallel loop, then sleep). "
+         "num_threads 1\n"
+         " * creates no thread. Any thread calling the model needs " +
+         std::to_string(TFCC_RT_KERNEL_STACK_BYTES / 1024) +
+         " KiB of free stack.\n"
+         " * Returns what " +
+         p +
+         "_create returns, and TFCC_INVALID_ARGUMENT (num_threads < 1)\n"
+         " * or TFCC_RESOURCE_EXHAUSTED (the pool's threads could not be "
+         "created). */\n";
+  out += prototype("tfcc_status_t " + p + "_create_with_threads",
+                   {"int64_t max_batch", "int32_t num_threads",
+                    "tfcc_context** out_ctx"});
+  out += "\n";
+  out += "/* Frees a context from " + p + "_create or " + p +
+         "_create_with_threads (joining\n * its threads). NULL-safe; a "
+         "context from " +
+         p + "_init is left alone (its memory is\n * the caller's). */\n";
   out += "void " + p + "_destroy(tfcc_context* ctx);\n\n";
   out += "/* Returns a short static name of `status` (\"ok\", \"invalid "
          "argument\", ...). */\n";

@@ -1,11 +1,14 @@
 /* runtime.c - context set-up, argument checks and kernel dispatch of compiled
  * models.
  *
- * C99, libc only. The only allocation is in tfcc_rt_context_create; everything
- * else works on memory the caller hands in. See tfcc_runtime.h for the contract
- * of each function.
+ * C99, libc (+ pthreads through the kernels' pool) only. The only allocations
+ * are in tfcc_rt_context_create(_with_threads) (the context block and the
+ * thread pool); everything else works on memory the caller hands in. See
+ * tfcc_runtime.h for the contract of each function.
  */
 #include "tfcc/tfcc_runtime.h"
+
+#include "tfcc/tfcc_kernels.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -154,7 +157,8 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
   ctx->arena_bytes = 0;
   ctx->max_batch = 0;
   ctx->owns_arena = 0;
-  ctx->reserved = 0;
+  ctx->num_threads = 1;
+  ctx->pool = NULL;
   tfcc_rt_clear_message(ctx);
 
   if (!m) {
@@ -203,12 +207,20 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
 tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m,
                                      int64_t max_batch,
                                      tfcc_context** out_ctx) {
+  return tfcc_rt_context_create_with_threads(m, max_batch, 1, out_ctx);
+}
+
+tfcc_status_t tfcc_rt_context_create_with_threads(const tfcc_model_info* m,
+                                                  int64_t max_batch,
+                                                  int32_t num_threads,
+                                                  tfcc_context** out_ctx) {
   tfcc_status_t status;
   uint64_t total;
   tfcc_context* ctx;
+  tfcc_rt_pool* pool = NULL;
   if (!out_ctx) return TFCC_INVALID_ARGUMENT;
   *out_ctx = NULL;
-  if (!m) return TFCC_INVALID_ARGUMENT;
+  if (!m || num_threads < 1) return TFCC_INVALID_ARGUMENT;
   status = tfcc_rt_check_model(m, NULL, max_batch);
   if (status != TFCC_OK) return status;
 
@@ -226,13 +238,24 @@ tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m,
     free(ctx);
     return status;
   }
+  /* The workers start last: a failure above has no threads to join. */
+  if (num_threads > 1) {
+    pool = tfcc_rt_pool_create(num_threads);
+    if (!pool) {
+      free(ctx);
+      return TFCC_RESOURCE_EXHAUSTED;
+    }
+  }
   ctx->owns_arena = 1;
+  ctx->num_threads = num_threads;
+  ctx->pool = pool;
   *out_ctx = ctx;
   return TFCC_OK;
 }
 
 void tfcc_rt_context_destroy(tfcc_context* ctx) {
   if (!ctx || !ctx->owns_arena) return;
+  tfcc_rt_pool_destroy((tfcc_rt_pool*)ctx->pool);
   free(ctx);
 }
 
@@ -245,6 +268,7 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
                              const void* const* inputs, void* const* outputs) {
   void* buffers[TFCC_RT_MAX_ARGS];
   const tfcc_entry_info* e;
+  tfcc_rt_pool* previous_pool;
   uint64_t need;
   int32_t i;
   if (!ctx) return TFCC_INVALID_ARGUMENT;
@@ -353,8 +377,15 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
     return TFCC_RESOURCE_EXHAUSTED;
   }
 
+  /* The kernels of this call run on the context's pool (NULL: serially on
+   * this thread). The caller's own current pool is restored afterwards, so a
+   * model called from inside another pool's job, or from a thread that set a
+   * pool itself, leaves it as it was. */
+  previous_pool = tfcc_rt_get_current_pool();
+  tfcc_rt_set_current_pool((tfcc_rt_pool*)ctx->pool);
   tfcc_rt_kernel_error = TFCC_OK;
   e->kernel(buffers, batch, ctx->arena);
+  tfcc_rt_set_current_pool(previous_pool);
   if (tfcc_rt_kernel_error != TFCC_OK) {
     tfcc_status_t error = (tfcc_status_t)tfcc_rt_kernel_error;
     tfcc_rt_kernel_error = TFCC_OK;

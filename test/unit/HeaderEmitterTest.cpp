@@ -24,6 +24,9 @@
 #ifndef TFCC_SOURCE_DIR
 #error "TFCC_SOURCE_DIR must name the source tree"
 #endif
+#ifndef TFCC_RUNTIME_LIBRARY
+#error "TFCC_RUNTIME_LIBRARY must name the runtime archive (libtfcc_runtime.a)"
+#endif
 
 namespace tfcc {
 namespace {
@@ -33,6 +36,7 @@ const std::string kGoldenPath =
     kSourceDir + "/test/unit/golden/header_emitter_golden.h";
 const std::string kTypesHeaderPath =
     kSourceDir + "/runtime/include/tfcc/tfcc_types.h";
+const std::string kRuntimeLibrary = TFCC_RUNTIME_LIBRARY;
 
 std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
@@ -172,6 +176,18 @@ TEST(HeaderEmitterTest, SanitizesNames) {
             (std::vector<std::string>{"ctx_", "batch_", "int_"}));
   EXPECT_EQ(names.entries[0].outputs,
             (std::vector<std::string>{"y", "y_2", "y_2_2"}));
+
+  // Entries do not take the names of the model-level functions.
+  ModelSignature clash;
+  clash.modelName = "m";
+  EntrySignature create, withThreads;
+  create.name = "create";
+  withThreads.name = "Create_With_Threads";
+  clash.entries = {create, withThreads};
+  CNames clashNames = computeCNames(clash);
+  ASSERT_EQ(clashNames.entries.size(), 2u);
+  EXPECT_EQ(clashNames.entries[0].function, "m_create_2");
+  EXPECT_EQ(clashNames.entries[1].function, "m_Create_With_Threads_2");
 }
 
 // The generated header compiles as pedantic C99 and as C++17, twice in one
@@ -295,8 +311,8 @@ TEST(HeaderEmitterTest, ArenaMacrosMatchRuntime) {
                 "}\n");
   std::string command = "cd " + dir +
                         " && cc -std=c99 -Wall -Wextra -Werror -pedantic -I" +
-                        kSourceDir + "/runtime/include check.c " + kSourceDir +
-                        "/runtime/src/runtime.c -o check && ./check";
+                        kSourceDir + "/runtime/include check.c " +
+                        kRuntimeLibrary + " -lpthread -lm -o check && ./check";
   EXPECT_EQ(run(command), 0);
   // The largest entry changes hands: the macro has several branches.
   std::string header = readFile(dir + "/lines.h");

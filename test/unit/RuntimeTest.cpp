@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfcc/tfcc_kernels.h"
 #include "tfcc/tfcc_runtime.h"
 
 #include <gtest/gtest.h>
@@ -24,11 +25,13 @@ struct KernelLog {
   void *arena = nullptr;
   const tfcc_context *ctx = nullptr; // the context the test is calling with
   bool arenaOk = true;
+  tfcc_rt_pool *pool = nullptr; // the current pool during the call
 };
 KernelLog kernelLog;
 
 void checkArena(int64_t batch, void *arena, uint64_t need) {
   ++kernelLog.calls;
+  kernelLog.pool = tfcc_rt_get_current_pool();
   kernelLog.batch = batch;
   kernelLog.arena = arena;
   const tfcc_context *ctx = kernelLog.ctx;
@@ -125,8 +128,10 @@ TEST(RuntimeLayoutTest, MatchesTheCompilersConstants) {
   EXPECT_EQ(offsetof(tfcc_model_info, name), 8u);
   EXPECT_EQ(offsetof(tfcc_model_info, weight_bytes), 24u);
   EXPECT_EQ(offsetof(tfcc_context, max_batch), 24u);
-  EXPECT_EQ(offsetof(tfcc_context, message), 40u);
-  EXPECT_EQ(sizeof(tfcc_context), 296u);
+  EXPECT_EQ(offsetof(tfcc_context, num_threads), 36u);
+  EXPECT_EQ(offsetof(tfcc_context, pool), 40u);
+  EXPECT_EQ(offsetof(tfcc_context, message), 48u);
+  EXPECT_EQ(sizeof(tfcc_context), 304u);
 }
 
 TEST(RuntimeArenaTest, EntryFormula) {
@@ -374,8 +379,10 @@ TEST(RuntimeInitTest, RejectsAbiMismatch) {
   EXPECT_EQ(tfcc_rt_context_init(&kFutureModel, &ctx, arena, sizeof(arena), 8),
             TFCC_FAILED_PRECONDITION);
   EXPECT_EQ(message(ctx),
-            "model future was compiled for runtime ABI version 2, but this "
-            "runtime implements version 1");
+            "model future was compiled for runtime ABI version " +
+                std::to_string(TFCC_ABI_VERSION + 1) +
+                ", but this runtime implements version " +
+                std::to_string(TFCC_ABI_VERSION));
   tfcc_context *created = reinterpret_cast<tfcc_context *>(&ctx);
   EXPECT_EQ(tfcc_rt_context_create(&kFutureModel, 8, &created),
             TFCC_FAILED_PRECONDITION);
@@ -388,6 +395,8 @@ TEST(RuntimeCreateTest, CreatesAndDestroys) {
   ASSERT_NE(ctx, nullptr);
   EXPECT_EQ(ctx->owns_arena, 1);
   EXPECT_EQ(ctx->max_batch, 64);
+  EXPECT_EQ(ctx->num_threads, 1);
+  EXPECT_EQ(ctx->pool, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(ctx->arena) % 64, 0u);
   EXPECT_GE(ctx->arena_bytes, tfcc_rt_entry_arena_bytes(&kEntries[0], 64));
   EXPECT_EQ(tfcc_rt_context_message(ctx), std::string());
@@ -423,6 +432,132 @@ TEST(RuntimeCreateTest, ReportsFailuresWithNullContext) {
   EXPECT_EQ(tfcc_rt_context_create(&kModel, INT64_MAX, &ctx),
             TFCC_RESOURCE_EXHAUSTED);
   EXPECT_EQ(ctx, nullptr);
+}
+
+TEST(RuntimeCreateTest, InitUsesOneThread) {
+  alignas(64) static uint8_t arena[1024];
+  tfcc_context ctx;
+  std::memset(&ctx, 0x5a, sizeof ctx);
+  ASSERT_EQ(tfcc_rt_context_init(&kModel, &ctx, arena, sizeof(arena), 8),
+            TFCC_OK);
+  EXPECT_EQ(ctx.num_threads, 1);
+  EXPECT_EQ(ctx.pool, nullptr);
+}
+
+TEST(RuntimeCreateTest, RejectsThreadCountBelowOne) {
+  tfcc_context dummy;
+  for (int32_t threads : {0, -1, INT32_MIN}) {
+    tfcc_context *ctx = &dummy;
+    EXPECT_EQ(tfcc_rt_context_create_with_threads(&kModel, 8, threads, &ctx),
+              TFCC_INVALID_ARGUMENT)
+        << threads;
+    EXPECT_EQ(ctx, nullptr);
+  }
+  // The other checks still apply with a valid thread count.
+  tfcc_context *ctx = &dummy;
+  EXPECT_EQ(tfcc_rt_context_create_with_threads(&kModel, 0, 2, &ctx),
+            TFCC_OUT_OF_RANGE);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_EQ(tfcc_rt_context_create_with_threads(&kFutureModel, 8, 2, &ctx),
+            TFCC_FAILED_PRECONDITION);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_EQ(tfcc_rt_context_create_with_threads(nullptr, 8, 2, &ctx),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(tfcc_rt_context_create_with_threads(&kModel, 8, 2, nullptr),
+            TFCC_INVALID_ARGUMENT);
+}
+
+TEST(RuntimeCreateTest, OneThreadCreatesNoPool) {
+  tfcc_context *ctx = nullptr;
+  ASSERT_EQ(tfcc_rt_context_create_with_threads(&kModel, 8, 1, &ctx), TFCC_OK);
+  ASSERT_NE(ctx, nullptr);
+  EXPECT_EQ(ctx->num_threads, 1);
+  EXPECT_EQ(ctx->pool, nullptr);
+  tfcc_rt_context_destroy(ctx);
+}
+
+// invoke makes the context's pool current during the kernel only, and
+// restores whatever pool the calling thread had, also after a failed call.
+TEST(RuntimeCreateTest, InvokeRunsKernelsOnTheContextsPool) {
+  tfcc_context *ctx = nullptr;
+  ASSERT_EQ(tfcc_rt_context_create_with_threads(&kModel, 8, 2, &ctx), TFCC_OK);
+  ASSERT_NE(ctx, nullptr);
+  EXPECT_EQ(ctx->num_threads, 2);
+  ASSERT_NE(ctx->pool, nullptr);
+  EXPECT_EQ(tfcc_rt_pool_num_threads(static_cast<tfcc_rt_pool *>(ctx->pool)),
+            2);
+  EXPECT_EQ(ctx->owns_arena, 1);
+  EXPECT_EQ(ctx->max_batch, 8);
+  EXPECT_EQ(tfcc_rt_context_message(ctx), std::string());
+
+  std::vector<float> x(8 * 4, 0.25f), y(8 * 4, 0.f);
+  const void *inputs[] = {x.data()};
+  void *outputs[] = {y.data()};
+  ASSERT_EQ(tfcc_rt_get_current_pool(), nullptr);
+  kernelLog = KernelLog();
+  kernelLog.ctx = ctx;
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 0, ctx, 8, inputs, outputs), TFCC_OK);
+  EXPECT_EQ(kernelLog.calls, 1);
+  EXPECT_EQ(kernelLog.pool, ctx->pool);
+  EXPECT_TRUE(kernelLog.arenaOk);
+  EXPECT_EQ(y[31], 0.5f);
+  EXPECT_EQ(tfcc_rt_get_current_pool(), nullptr);
+
+  // A pool the caller made current survives the call.
+  tfcc_rt_pool *own = tfcc_rt_pool_create(1);
+  ASSERT_NE(own, nullptr);
+  tfcc_rt_set_current_pool(own);
+  kernelLog.pool = nullptr;
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 0, ctx, 8, inputs, outputs), TFCC_OK);
+  EXPECT_EQ(kernelLog.pool, ctx->pool);
+  EXPECT_EQ(tfcc_rt_get_current_pool(), own);
+
+  // A one-thread context runs its kernels serially (no current pool).
+  tfcc_context *serial = nullptr;
+  ASSERT_EQ(tfcc_rt_context_create(&kModel, 8, &serial), TFCC_OK);
+  kernelLog.ctx = serial;
+  kernelLog.pool = own;
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 0, serial, 8, inputs, outputs), TFCC_OK);
+  EXPECT_EQ(kernelLog.pool, nullptr);
+  EXPECT_EQ(tfcc_rt_get_current_pool(), own);
+
+  // A call rejected before the kernel leaves the current pool alone.
+  EXPECT_EQ(tfcc_rt_invoke(&kModel, 0, ctx, 9, inputs, outputs),
+            TFCC_OUT_OF_RANGE);
+  EXPECT_EQ(tfcc_rt_get_current_pool(), own);
+
+  tfcc_rt_set_current_pool(nullptr);
+  tfcc_rt_pool_destroy(own);
+  tfcc_rt_context_destroy(serial);
+  tfcc_rt_context_destroy(ctx);
+}
+
+// Contexts with pools come and go without leaking threads or memory (run
+// under a sanitizer or valgrind to see it), and several may coexist.
+TEST(RuntimeCreateTest, ContextsWithPoolsCoexist) {
+  std::vector<tfcc_context *> contexts;
+  for (int32_t threads = 2; threads <= 5; ++threads) {
+    tfcc_context *ctx = nullptr;
+    ASSERT_EQ(tfcc_rt_context_create_with_threads(&kModel, 4, threads, &ctx),
+              TFCC_OK);
+    EXPECT_EQ(ctx->num_threads, threads);
+    EXPECT_EQ(
+        tfcc_rt_pool_num_threads(static_cast<tfcc_rt_pool *>(ctx->pool)),
+        threads);
+    contexts.push_back(ctx);
+  }
+  std::vector<float> x(4 * 4, 1.0f), y(4 * 4, 0.f);
+  const void *inputs[] = {x.data()};
+  void *outputs[] = {y.data()};
+  for (tfcc_context *ctx : contexts) {
+    kernelLog = KernelLog();
+    kernelLog.ctx = ctx;
+    EXPECT_EQ(tfcc_rt_invoke(&kModel, 0, ctx, 4, inputs, outputs), TFCC_OK);
+    EXPECT_EQ(kernelLog.pool, ctx->pool);
+    EXPECT_EQ(y[15], 2.0f);
+  }
+  for (tfcc_context *ctx : contexts)
+    tfcc_rt_context_destroy(ctx);
 }
 
 TEST(RuntimeCreateTest, DestroyLeavesCallerContextsAlone) {
@@ -503,6 +638,20 @@ TEST(RuntimeKernelErrorTest, ReportedErrorBecomesTheStatus) {
             TFCC_OK);
   EXPECT_EQ(s[2], 9.0f);
   EXPECT_STREQ(ctx.message, "");
+}
+
+TEST(RuntimeKernelErrorTest, ReportedErrorRestoresTheCurrentPool) {
+  tfcc_context *ctx = nullptr;
+  ASSERT_EQ(tfcc_rt_context_create_with_threads(&kReportingModel, 1, 2, &ctx),
+            TFCC_OK);
+  float a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, s[3] = {};
+  const void *inputs[] = {a, b};
+  void *outputs[] = {s};
+  ASSERT_EQ(tfcc_rt_get_current_pool(), nullptr);
+  EXPECT_EQ(tfcc_rt_invoke(&kReportingModel, 0, ctx, 1, inputs, outputs),
+            TFCC_OUT_OF_RANGE);
+  EXPECT_EQ(tfcc_rt_get_current_pool(), nullptr);
+  tfcc_rt_context_destroy(ctx);
 }
 
 namespace {

@@ -11,5 +11,7 @@ foreach(test RuntimeTest HeaderEmitterTest NpyTest)
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endforeach()
 
-# The golden file and the runtime sources the header tests compile against.
-target_compile_definitions(HeaderEmitterTest PRIVATE TFCC_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# The golden file, the runtime headers and the runtime archive the header tests compile
+# and link against.
+target_compile_definitions(HeaderEmitterTest PRIVATE TFCC_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+  TFCC_RUNTIME_LIBRARY="$<TARGET_FILE:tfcc_runtime>")

@@ -2,8 +2,9 @@
  *
  * Internal: the exported <prefix>_* functions of a model .so are thin wrappers
  * the compiler generates around these. Every symbol is hidden, so two models
- * linked into one process do not clash. C99, libc only; nothing here mallocs
- * except tfcc_rt_context_create.
+ * linked into one process do not clash. C99, libc (and pthreads, for the
+ * kernels' thread pool) only; nothing here mallocs except
+ * tfcc_rt_context_create and tfcc_rt_context_create_with_threads.
  *
  * Ownership: the runtime never takes ownership of anything the caller passes in
  * (model tables, arenas, input and output buffers) and keeps no pointer to
@@ -47,7 +48,9 @@ TFCC_RT_API uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m,
                                                int64_t max_batch);
 
 /* Initializes `ctx` for model `m` with the caller's `arena` of `arena_bytes`
- * bytes and the largest batch any later call will use. Never mallocs.
+ * bytes and the largest batch any later call will use. Never mallocs and
+ * creates no thread: the context runs its calls on the calling thread only
+ * (num_threads = 1, pool = NULL).
  *
  * Ownership: `m` must outlive `ctx` (it is the model's static table); the
  * caller keeps ownership of `ctx` and `arena`, which must stay valid and unused
@@ -70,7 +73,8 @@ TFCC_RT_API tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m,
 
 /* Allocates (with malloc) a context and an arena large enough for
  * `max_batch`, in one block, and initializes it as tfcc_rt_context_init does
- * (owns_arena = 1).
+ * (owns_arena = 1). The same as tfcc_rt_context_create_with_threads with one
+ * thread: no thread is created.
  *
  * Ownership: on TFCC_OK the caller owns *out_ctx and releases it with
  * tfcc_rt_context_destroy; `m` must outlive it. *out_ctx is set to NULL first
@@ -86,15 +90,36 @@ TFCC_RT_API tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m,
                                                  int64_t max_batch,
                                                  tfcc_context** out_ctx);
 
-/* Frees what tfcc_rt_context_create allocated. NULL-safe. A context from
+/* Like tfcc_rt_context_create, and the context's calls run their kernels on
+ * `num_threads` threads: the calling thread plus num_threads - 1 persistent
+ * workers of a thread pool (tfcc_rt_pool_create in tfcc_kernels.h) created
+ * here, owned by the context (ctx->pool) and joined by
+ * tfcc_rt_context_destroy. Calls create no thread. num_threads = 1 creates no
+ * pool (ctx->pool = NULL). Workers spin briefly after each parallel loop, then
+ * sleep; each has a stack of at least TFCC_RT_KERNEL_STACK_BYTES.
+ *
+ * Returns what tfcc_rt_context_create returns, and:
+ *   TFCC_INVALID_ARGUMENT     num_threads < 1;
+ *   TFCC_RESOURCE_EXHAUSTED   the pool could not be created (its threads or
+ *                             memory); nothing is left allocated. */
+TFCC_RT_API tfcc_status_t tfcc_rt_context_create_with_threads(
+    const tfcc_model_info* m, int64_t max_batch, int32_t num_threads,
+    tfcc_context** out_ctx);
+
+/* Frees what tfcc_rt_context_create(_with_threads) allocated, joining the
+ * context's pool workers first. NULL-safe. A context from
  * tfcc_rt_context_init (owns_arena = 0) is left untouched: its memory is the
- * caller's. */
+ * caller's. The context must not be running a call. */
 TFCC_RT_API void tfcc_rt_context_destroy(tfcc_context* ctx);
 
 /* Runs entry `entry_index` of model `m`: checks the arguments, then calls the
  * entry's kernel with the inputs, then the outputs, the batch (1 for an entry
  * without a dynamic dim, whose `batch` argument is ignored) and the context's
- * 64-byte aligned arena.
+ * 64-byte aligned arena. During the kernel, the calling thread's current pool
+ * (tfcc_rt_set_current_pool) is ctx->pool, so the compute kernels run on the
+ * context's threads (serially when it is NULL); the caller's previous current
+ * pool is restored before returning. The calling thread needs
+ * TFCC_RT_KERNEL_STACK_BYTES of free stack.
  *
  * Ownership: borrows everything. `inputs` holds num_inputs pointers to dense
  * row-major data the kernel only reads; `outputs` holds num_outputs pointers

@@ -10,8 +10,8 @@
  * tfcc_arg_info as constants with natural C alignment (x86-64, aarch64). Change
  * a struct only together with TFCC_ABI_VERSION and the compiler's emitter.
  */
-#ifndef TFCC_TYPES_H_V1
-#define TFCC_TYPES_H_V1
+#ifndef TFCC_TYPES_H_V2
+#define TFCC_TYPES_H_V2
 
 #include <stdint.h>
 
@@ -50,7 +50,7 @@ typedef enum tfcc_dtype_t {
 /* A dynamic (batch) dimension in tfcc_arg_info.dims. */
 #define TFCC_DIM_DYNAMIC (-1)
 /* Version of the structs below; tfcc_model_info.abi_version must equal it. */
-#define TFCC_ABI_VERSION 1
+#define TFCC_ABI_VERSION 2
 /* Alignment of the arena a kernel receives. */
 #define TFCC_ARENA_ALIGNMENT 64
 
@@ -98,17 +98,24 @@ typedef struct tfcc_model_info {
   uint64_t weight_bytes;          /* bytes of weights in read-only data */
 } tfcc_model_info;
 
-/* A context: the caller-provided arena plus the declared maximum batch. Public
- * so it can live in static memory (no malloc needed). Fill it only with
- * <prefix>_init or <prefix>_create; read message after a failed call. A context
- * runs one call at a time: use one context per thread. */
+/* A context: the caller-provided arena, the declared maximum batch and the
+ * number of threads calls use. Public so it can live in static memory (no
+ * malloc needed). Fill it only with <prefix>_init, <prefix>_create or
+ * <prefix>_create_with_threads; read message after a failed call. A context
+ * runs one call at a time: use one context per calling thread. */
 struct tfcc_context {
   const tfcc_model_info* model; /* the model it was initialized for */
   void* arena;                  /* 64-byte aligned start of the usable arena */
   uint64_t arena_bytes;         /* usable bytes from arena on */
   int64_t max_batch;            /* largest batch a call may use */
-  int32_t owns_arena;           /* 1 when <prefix>_create allocated it */
-  int32_t reserved;
+  int32_t owns_arena; /* 1 when <prefix>_create(_with_threads) allocated it */
+  /* Threads the kernels of a call use, the calling thread included: 1 = only
+   * the calling thread (no pool, no thread created). */
+  int32_t num_threads;
+  /* The runtime's thread pool (num_threads - 1 persistent workers), created by
+   * <prefix>_create_with_threads and freed by <prefix>_destroy; NULL when
+   * num_threads is 1. */
+  void* pool;
   char message[256]; /* "" after success, else what went wrong */
 };
 
@@ -116,4 +123,4 @@ struct tfcc_context {
 } /* extern "C" */
 #endif
 
-#endif /* TFCC_TYPES_H_V1 */
+#endif /* TFCC_TYPES_H_V2 */

@@ -23,10 +23,26 @@ static void expect(int ok, const char* what, const char* detail) {
 static unsigned char arena[MNIST_CNN_ARENA_BYTES(4)];
 static float image[4 * 28 * 28];
 static float probs[4 * 10];
+static float serial_probs[4 * 10];
+static float x784[4 * 784];
+static float logits[4 * 10];
+static float serial_logits[4 * 10];
+
+/* Largest |a[i] - b[i]|; 1e30 when either side has a NaN. */
+static float max_diff(const float* a, const float* b, int n) {
+  float d = 0;
+  int i;
+  for (i = 0; i < n; ++i) {
+    if (a[i] != a[i] || b[i] != b[i]) return 1e30f;
+    if (fabsf(a[i] - b[i]) > d) d = fabsf(a[i] - b[i]);
+  }
+  return d;
+}
 
 int main(void) {
   tfcc_context ctx, small, mlp_ctx;
   tfcc_context* heap = NULL;
+  tfcc_context* threaded = NULL;
   const tfcc_model_info* info = mnist_cnn_info();
   tfcc_status_t s;
   int i, j;
@@ -99,6 +115,55 @@ int main(void) {
   expect(s == TFCC_OK, "predict on a created context", heap ? heap->message : NULL);
   mnist_cnn_destroy(heap);
   mnist_cnn_destroy(NULL);
+
+  /* Threads: a context with a pool of 2 threads computes what a 1-thread
+   * context computes (the kernels split work, not reductions). */
+  heap = NULL;
+  s = mnist_cnn_create(4, &heap);
+  expect(s == TFCC_OK && heap->num_threads == 1 && heap->pool == NULL,
+         "create makes a 1-thread context without a pool", NULL);
+  s = s == TFCC_OK ? mnist_cnn_predict(heap, 4, image, serial_probs) : s;
+  expect(s == TFCC_OK, "predict on a 1-thread context", heap ? heap->message : NULL);
+  s = mnist_cnn_create_with_threads(4, 0, &threaded);
+  expect(s == TFCC_INVALID_ARGUMENT && threaded == NULL,
+         "create_with_threads with 0 threads", mnist_cnn_status_string(s));
+  s = mnist_cnn_create_with_threads(4, -2, &threaded);
+  expect(s == TFCC_INVALID_ARGUMENT && threaded == NULL,
+         "create_with_threads with -2 threads", mnist_cnn_status_string(s));
+  s = mnist_cnn_create_with_threads(0, 2, &threaded);
+  expect(s == TFCC_OUT_OF_RANGE && threaded == NULL,
+         "create_with_threads with max_batch 0", mnist_cnn_status_string(s));
+  s = mnist_cnn_create_with_threads(4, 2, NULL);
+  expect(s == TFCC_INVALID_ARGUMENT, "create_with_threads with a NULL out_ctx",
+         mnist_cnn_status_string(s));
+  s = mnist_cnn_create_with_threads(4, 2, &threaded);
+  expect(s == TFCC_OK && threaded != NULL && threaded->num_threads == 2 &&
+             threaded->pool != NULL,
+         "create_with_threads with 2 threads", mnist_cnn_status_string(s));
+  for (i = 0; i < 3 && s == TFCC_OK; ++i) { /* the pool is reused by every call */
+    memset(probs, 0, sizeof probs);
+    s = mnist_cnn_predict(threaded, 4, image, probs);
+    expect(s == TFCC_OK && threaded->message[0] == '\0', "predict on 2 threads",
+           threaded ? threaded->message : NULL);
+    expect(max_diff(probs, serial_probs, 4 * 10) <= 1e-6f,
+           "2 threads agree with 1 thread", NULL);
+  }
+  s = mnist_cnn_predict(threaded, 5, image, probs);
+  expect(s == TFCC_OUT_OF_RANGE, "a 2-thread context checks the batch", threaded->message);
+  mnist_cnn_destroy(threaded);
+  mnist_cnn_destroy(heap);
+
+  /* The second model, with 3 threads, next to the first one's context. */
+  for (i = 0; i < 4 * 784; ++i) x784[i] = (float)((i * 13) % 101) / 101.0f - 0.5f;
+  threaded = NULL;
+  s = mlp_predict(&mlp_ctx, 4, x784, serial_logits);
+  expect(s == TFCC_OK, "mlp on 1 thread", mlp_ctx.message);
+  s = mlp_create_with_threads(4, 3, &threaded);
+  expect(s == TFCC_OK && threaded->num_threads == 3, "mlp create_with_threads", NULL);
+  s = s == TFCC_OK ? mlp_predict(threaded, 4, x784, logits) : s;
+  expect(s == TFCC_OK && max_diff(logits, serial_logits, 4 * 10) <= 1e-6f,
+         "mlp on 3 threads agrees with 1 thread", threaded ? threaded->message : NULL);
+  mlp_destroy(threaded);
   expect(strcmp(mnist_cnn_status_string(TFCC_OUT_OF_RANGE), "out of range") == 0,
          "status strings", mnist_cnn_status_string(TFCC_OUT_OF_RANGE));
 
