@@ -69,8 +69,15 @@ std::unique_ptr<CompiledModel> CompiledModel::open(const std::string &path,
   auto sym = [&](const char *suffix) {
     return dlsym(model->handle_, (prefix + suffix).c_str());
   };
+  // The ABI version first: a model of another version may lack functions.
   auto infoFn = reinterpret_cast<const tfcc_model_info *(*)()>(sym("_info"));
-  model->create_ = reinterpret_cast<CreateFn>(sym("_create"));
+  if (infoFn && infoFn()->abi_version != TFCC_ABI_VERSION) {
+    error = "'" + path + "' was built for runtime ABI " +
+            std::to_string(infoFn()->abi_version) + ", not " +
+            std::to_string(TFCC_ABI_VERSION);
+    return nullptr;
+  }
+  model->create_ = reinterpret_cast<CreateFn>(sym("_create_with_threads"));
   model->destroy_ = reinterpret_cast<DestroyFn>(sym("_destroy"));
   model->invoke_ = reinterpret_cast<InvokeFn>(sym("_invoke"));
   model->statusString_ = reinterpret_cast<StatusStringFn>(sym("_status_string"));
@@ -80,13 +87,17 @@ std::unique_ptr<CompiledModel> CompiledModel::open(const std::string &path,
     return nullptr;
   }
   model->info_ = infoFn();
-  if (model->info_->abi_version != TFCC_ABI_VERSION) {
-    error = "'" + path + "' was built for runtime ABI " +
-            std::to_string(model->info_->abi_version) + ", not " +
-            std::to_string(TFCC_ABI_VERSION);
-    return nullptr;
-  }
   return model;
+}
+
+void CompiledModel::setThreads(int32_t numThreads) {
+  if (numThreads == numThreads_)
+    return;
+  numThreads_ = numThreads;
+  if (context_)
+    destroy_(context_);
+  context_ = nullptr;
+  contextBatch_ = 0;
 }
 
 CompiledModel::~CompiledModel() {
@@ -110,9 +121,12 @@ bool CompiledModel::reserve(int64_t maxBatch, std::string &error) {
   if (context_)
     destroy_(context_);
   context_ = nullptr;
-  tfcc_status_t status = create_(maxBatch, &context_);
+  tfcc_status_t status = create_(maxBatch, numThreads_, &context_);
   if (status != TFCC_OK) {
-    error = std::string("creating a context failed: ") + statusString_(status);
+    error = std::string("creating a context with ") +
+            std::to_string(numThreads_) + " thread" +
+            (numThreads_ == 1 ? "" : "s") +
+            " failed: " + statusString_(status);
     return false;
   }
   contextBatch_ = maxBatch;

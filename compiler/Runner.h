@@ -35,8 +35,15 @@ public:
   /// Index of the entry called `name` ("" = the first), or -1.
   int findEntry(const std::string &name) const;
 
-  /// Makes sure a context for batches up to `maxBatch` exists (run() calls
-  /// it too; call it first to keep context creation out of timings).
+  /// Threads the model's calls use (the calling thread included; default 1,
+  /// no pool). Takes effect when the next context is created: call it before
+  /// reserve() or run(); a change drops the current context.
+  void setThreads(int32_t numThreads);
+  int32_t threads() const { return numThreads_; }
+
+  /// Makes sure a context for batches up to `maxBatch` (and the thread count
+  /// of setThreads) exists (run() calls it too; call it first to keep context
+  /// and thread creation out of timings).
   bool reserve(int64_t maxBatch, std::string &error);
 
   /// Runs an entry; outputs are allocated from the entry's signature.
@@ -48,7 +55,7 @@ private:
   CompiledModel() = default;
   void *handle_ = nullptr;
   const tfcc_model_info *info_ = nullptr;
-  using CreateFn = tfcc_status_t (*)(int64_t, tfcc_context **);
+  using CreateFn = tfcc_status_t (*)(int64_t, int32_t, tfcc_context **);
   using DestroyFn = void (*)(tfcc_context *);
   using InvokeFn = tfcc_status_t (*)(int32_t, tfcc_context *, int64_t,
                                      const void *const *, void *const *);
@@ -59,6 +66,7 @@ private:
   StatusStringFn statusString_ = nullptr;
   tfcc_context *context_ = nullptr;
   int64_t contextBatch_ = 0;
+  int32_t numThreads_ = 1;
 };
 
 /// Random inputs for `func` (dynamic dims = batch). Floats are uniform in

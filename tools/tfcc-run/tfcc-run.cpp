@@ -117,8 +117,24 @@ std::vector<NpyArray> randomInputsFromTable(const tfcc_entry_info &e,
 
 } // namespace
 
+/// --threads. libLLVM registers an undocumented option called "threads" of its
+/// own (at load time, before this file's options): take the name over.
+static cl::opt<int> &threadsOption() {
+  auto &registered = cl::getRegisteredOptions();
+  auto it = registered.find("threads");
+  if (it != registered.end())
+    it->second->removeArgument();
+  static cl::opt<int> option(
+      "threads",
+      cl::desc("Threads of the compiled model's context: the calling thread "
+               "plus N - 1 pool workers, created once (default 1: no pool)"),
+      cl::value_desc("N"), cl::init(1), cl::cat(category));
+  return option;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::opt<int> &numThreadsOption = threadsOption();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -129,6 +145,7 @@ int main(int argc, char **argv) {
              printValues = ::printValues;
   const double rtol = ::rtol;
   const unsigned benchRuns = ::benchRuns;
+  const int numThreads = numThreadsOption;
   const int64_t batchSize = ::batchSize;
   const uint64_t seed = ::seed;
   const std::string modelPath = ::modelPath, entryName = ::entryName,
@@ -148,6 +165,8 @@ int main(int argc, char **argv) {
     return fail("--interpret and --compare need the model's .mlir or .onnx file");
   if (batchSize < 1)
     return fail("--batch must be at least 1");
+  if (numThreads < 1)
+    return fail("--threads must be at least 1");
 
   mlir::DialectRegistry registry;
   registerCompilerDialects(registry);
@@ -187,6 +206,7 @@ int main(int argc, char **argv) {
     compiled = CompiledModel::open(soPath, error);
     if (!compiled)
       return fail(error);
+    compiled->setThreads(numThreads);
   }
 
   // Pick the entry.
@@ -321,8 +341,10 @@ int main(int argc, char **argv) {
     std::sort(times.begin(), times.end());
     llvm::outs() << "median latency over " << benchRuns << " runs: "
                  << llvm::format("%.4f", times[times.size() / 2]) << " ms ("
-                 << (compiled ? "compiled" : "interpreted") << ", batch " << batch
-                 << ")\n";
+                 << (compiled ? "compiled" : "interpreted") << ", batch " << batch;
+    if (compiled && numThreads > 1)
+      llvm::outs() << ", " << numThreads << " threads";
+    llvm::outs() << ")\n";
   }
   if (!tempDir.empty())
     llvm::sys::fs::remove_directories(tempDir);
