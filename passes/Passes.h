@@ -31,6 +31,7 @@ void populateGraphNormalizationToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphShapeToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphTrainingToLinalgPatterns(RewritePatternSet &patterns);
 /// graph.fused_conv2d, graph.fused_dense and float32 graph.matmul to calls of
 /// the runtime micro-kernels (declared by declareKernelFunctions first).
 void populateGraphKernelsToCallsPatterns(RewritePatternSet &patterns);

@@ -71,6 +71,7 @@ struct ConvertGraphToLinalg
     populateGraphShapeToLinalgPatterns(patterns);
     populateGraphReductionToLinalgPatterns(patterns);
     populateGraphLossToLinalgPatterns(patterns);
+    populateGraphTrainingToLinalgPatterns(patterns);
 
     // Variables stay until every read is rewritten; the conversion reports
     // each other graph op it could not lower ("failed to legalize").
