@@ -1,7 +1,7 @@
 //===- AbiEmitter.cpp - the C interface of a compiled model ---------------===//
 //
 // Adds to the LLVM module of a model: one uniform kernel per entry
-// (`void(void* const* buffers, int64_t batch, void* arena)`) that builds the
+// (`void(void* const* buffers, int64_t batch, void* arena, void* state)`) that builds the
 // memref descriptors of the lowered function, the reflective tfcc_model_info
 // table, and the exported functions the generated header declares. Each
 // exported function is a thin call into the runtime (runtime/src/runtime.c),
@@ -23,7 +23,7 @@ using namespace llvm;
 namespace tfcc {
 namespace {
 
-constexpr uint32_t kAbiVersion = 2; // TFCC_ABI_VERSION in tfcc_types.h
+constexpr uint32_t kAbiVersion = 3; // TFCC_ABI_VERSION in tfcc_types.h
 
 class AbiEmitter {
 public:
@@ -36,8 +36,12 @@ public:
     entryInfoTy = StructType::create(
         ctx, {ptrTy, i32Ty, i32Ty, ptrTy, ptrTy, i32Ty, i32Ty, i64Ty, i64Ty, ptrTy},
         "tfcc_entry_info");
-    modelInfoTy = StructType::create(ctx, {i32Ty, i32Ty, ptrTy, ptrTy, i64Ty},
-                                     "tfcc_model_info");
+    variableInfoTy = StructType::create(
+        ctx, {ptrTy, i32Ty, i32Ty, ptrTy, i64Ty, i64Ty, i32Ty, i32Ty},
+        "tfcc_variable_info");
+    modelInfoTy = StructType::create(
+        ctx, {i32Ty, i32Ty, ptrTy, ptrTy, i64Ty, i64Ty, i32Ty, i32Ty, ptrTy, ptrTy},
+        "tfcc_model_info");
   }
 
   Error emit(ArrayRef<std::string> implNames) {
@@ -79,7 +83,7 @@ private:
 
   Function *emitKernel(const EntrySignature &entry, Function *impl) {
     auto *fnTy = FunctionType::get(Type::getVoidTy(ctx),
-                                   {ptrTy, i64Ty, ptrTy}, false);
+                                   {ptrTy, i64Ty, ptrTy, ptrTy}, false);
     Function *kernel =
         Function::Create(fnTy, GlobalValue::InternalLinkage,
                          "__tfcc_kernel_" + entry.name, module);
@@ -87,13 +91,21 @@ private:
     Value *buffers = kernel->getArg(0);
     Value *batch = kernel->getArg(1);
     Value *arena = kernel->getArg(2);
+    Value *state = kernel->getArg(3);
     SmallVector<Value *> args;
     unsigned index = 0;
-    for (const auto *group : {&entry.inputs, &entry.outputs})
+    for (const auto *group : {&entry.inputs, &entry.outputs}) {
+      // The state (memref<STATE_BYTES x i8>) is the argument after the
+      // inputs of a stateful model's lowered functions.
+      if (group == &entry.outputs && sig.stateful)
+        args.append({state, state, b.getInt64(0),
+                     b.getInt64(std::max<uint64_t>(sig.stateBytes, 1)),
+                     b.getInt64(1)});
       for (const ArgSignature &arg : *group) {
         Value *slot = b.CreateConstGEP1_64(ptrTy, buffers, index++);
         pushDescriptor(b, b.CreateLoad(ptrTy, slot), arg.dims, batch, args);
       }
+    }
     // The arena: memref<?xi8> of fixed + perBatch * batch bytes.
     Value *arenaBytes = b.CreateAdd(
         b.getInt64(entry.arenaBytesFixed),
@@ -156,11 +168,48 @@ private:
     auto *entriesVar = new GlobalVariable(
         module, entriesTy, true, GlobalValue::PrivateLinkage,
         ConstantArray::get(entriesTy, entries), ".tfcc.entries");
+    Constant *variables = ConstantPointerNull::get(ptrTy);
+    Constant *stateInit = ConstantPointerNull::get(ptrTy);
+    if (!sig.variables.empty()) {
+      SmallVector<Constant *> infos;
+      std::vector<uint8_t> image(sig.stateBytes, 0);
+      for (const VariableSignature &v : sig.variables) {
+        Constant *dims = ConstantPointerNull::get(ptrTy);
+        if (!v.dims.empty()) {
+          auto *dimsInit = ConstantDataArray::get(ctx, ArrayRef<int64_t>(v.dims));
+          dims = new GlobalVariable(module, dimsInit->getType(), true,
+                                    GlobalValue::PrivateLinkage, dimsInit,
+                                    ".tfcc.var.dims");
+        }
+        infos.push_back(ConstantStruct::get(
+            variableInfoTy,
+            {string(v.name), ConstantInt::get(i32Ty, int(v.dtype)),
+             ConstantInt::get(i32Ty, v.dims.size()), dims,
+             ConstantInt::get(i64Ty, v.offset), ConstantInt::get(i64Ty, v.bytes),
+             ConstantInt::get(i32Ty, v.trainable ? 1 : 0),
+             ConstantInt::get(i32Ty, 0)}));
+        std::copy(v.init.begin(), v.init.end(), image.begin() + v.offset);
+      }
+      auto *arrayTy = ArrayType::get(variableInfoTy, infos.size());
+      variables = new GlobalVariable(module, arrayTy, true,
+                                     GlobalValue::PrivateLinkage,
+                                     ConstantArray::get(arrayTy, infos),
+                                     ".tfcc.variables");
+      auto *imageInit = ConstantDataArray::get(ctx, ArrayRef<uint8_t>(image));
+      auto *imageVar = new GlobalVariable(module, imageInit->getType(), true,
+                                          GlobalValue::PrivateLinkage,
+                                          imageInit, ".tfcc.state_init");
+      imageVar->setAlignment(Align(64));
+      stateInit = imageVar;
+    }
     Constant *model = ConstantStruct::get(
         modelInfoTy,
         {ConstantInt::get(i32Ty, kAbiVersion),
          ConstantInt::get(i32Ty, entries.size()), string(sig.modelName),
-         entriesVar, ConstantInt::get(i64Ty, sig.weightBytes)});
+         entriesVar, ConstantInt::get(i64Ty, sig.weightBytes),
+         ConstantInt::get(i64Ty, sig.stateful ? sig.stateBytes : 0),
+         ConstantInt::get(i32Ty, sig.variables.size()),
+         ConstantInt::get(i32Ty, 0), variables, stateInit});
     return new GlobalVariable(module, modelInfoTy, true,
                               GlobalValue::InternalLinkage, model,
                               ".tfcc.model_info");
@@ -218,6 +267,14 @@ private:
     forward(p + "_status_string", "tfcc_rt_status_string", ptrTy, {i32Ty},
             false);
 
+    if (sig.stateful) {
+      forward(p + "_get_variable", "tfcc_rt_get_variable", i32Ty,
+              {ptrTy, ptrTy, ptrTy, i64Ty}, true);
+      forward(p + "_set_variable", "tfcc_rt_set_variable", i32Ty,
+              {ptrTy, ptrTy, ptrTy, i64Ty}, true);
+      forward(p + "_reset_state", "tfcc_rt_reset_state", i32Ty, {ptrTy}, true);
+    }
+
     // The generic entry point tools use through the reflective table.
     forward(p + "_invoke", "tfcc_rt_invoke", i32Ty,
             {i32Ty, ptrTy, i64Ty, ptrTy, ptrTy}, true);
@@ -251,7 +308,7 @@ private:
   CNames names;
   PointerType *ptrTy;
   IntegerType *i32Ty, *i64Ty;
-  StructType *argInfoTy, *entryInfoTy, *modelInfoTy;
+  StructType *argInfoTy, *entryInfoTy, *variableInfoTy, *modelInfoTy;
   std::map<std::string, Constant *> strings;
 };
 

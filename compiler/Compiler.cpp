@@ -15,6 +15,14 @@
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/Initializers.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -40,6 +48,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
+
+#include <cstring>
 #include "mlir/ExecutionEngine/OptUtils.h"
 
 using namespace mlir;
@@ -108,6 +118,131 @@ FailureOr<ModelSignature> buildSignature(ModuleOp module,
                        std::max<int64_t>(
                            1, variable.getTensorType().getElementTypeBitWidth() / 8);
   return sig;
+}
+
+uint64_t alignState(uint64_t n) { return (n + 63) / 64 * 64; }
+
+/// Places every variable of a module with a training step in the state
+/// memory: declaration order, each at a 64-byte aligned offset, with its
+/// initial value.
+LogicalResult layoutState(ModuleOp module, ModelSignature &sig) {
+  uint64_t offset = 0;
+  for (auto variable : module.getOps<graph::VariableOp>()) {
+    RankedTensorType type = variable.getTensorType();
+    std::optional<DType> dtype = dtypeOfElementType(type.getElementType());
+    if (!dtype || *dtype == DType::Bool || !type.hasStaticShape())
+      return variable.emitError()
+             << "variable of type " << type
+             << " cannot live in the state memory of a training model";
+    VariableSignature v;
+    v.name = variable.getSymName().str();
+    v.dtype = *dtype;
+    v.dims.assign(type.getShape().begin(), type.getShape().end());
+    v.bytes = type.getNumElements() * byteSize(*dtype);
+    v.offset = offset;
+    v.trainable = variable.getTrainable();
+    FailureOr<DenseElementsAttr> init = graph::getVariableInitialValue(variable);
+    if (failed(init))
+      return variable.emitError() << "cannot compute the initial value of "
+                                     "variable '" << v.name << "'";
+    ArrayRef<char> raw = init->getRawData();
+    size_t elementBytes = byteSize(*dtype);
+    v.init.resize(v.bytes);
+    if (init->isSplat()) {
+      if (raw.size() < elementBytes)
+        return variable.emitError() << "unexpected initial value layout";
+      for (uint64_t i = 0; i < v.bytes; i += elementBytes)
+        std::memcpy(v.init.data() + i, raw.data(), elementBytes);
+    } else {
+      if (raw.size() != v.bytes)
+        return variable.emitError() << "unexpected initial value layout";
+      std::memcpy(v.init.data(), raw.data(), v.bytes);
+    }
+    offset = alignState(offset + v.bytes);
+    sig.variables.push_back(std::move(v));
+  }
+  sig.stateBytes = offset;
+  sig.stateful = true;
+  return success();
+}
+
+/// The state memory as the lowered functions see it: memref<N x i8>.
+MemRefType stateType(MLIRContext *ctx, const ModelSignature &sig) {
+  return MemRefType::get({std::max<int64_t>(sig.stateBytes, 1)},
+                         IntegerType::get(ctx, 8));
+}
+
+/// Gives every public function of a training model the state memory as a
+/// last argument, and rewrites graph.read of a variable into a tensor of its
+/// view of the state (a fresh copy in functions that also assign, so no read
+/// sees a later write) and graph.assign into a copy into that view.
+LogicalResult rewriteStateAccess(ModuleOp module, const ModelSignature &sig) {
+  MLIRContext *ctx = module.getContext();
+  llvm::StringMap<const VariableSignature *> byName;
+  for (const VariableSignature &v : sig.variables)
+    byName[v.name] = &v;
+  MemRefType type = stateType(ctx, sig);
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    SmallVector<Operation *> accesses;
+    bool writes = false;
+    func.walk([&](Operation *op) {
+      if (isa<graph::ReadOp>(op))
+        accesses.push_back(op);
+      if (isa<graph::AssignOp>(op)) {
+        accesses.push_back(op);
+        writes = true;
+      }
+    });
+    if (!func.isPublic()) {
+      if (!accesses.empty())
+        return accesses.front()->emitError()
+               << "a variable access in private function '"
+               << func.getSymName() << "' survived inlining";
+      continue;
+    }
+    unsigned index = func.getNumArguments();
+    func.insertArgument(index, type, {}, func.getLoc());
+    Value state = func.getArgument(index);
+    for (Operation *op : accesses) {
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      auto symbol = isa<graph::ReadOp>(op)
+                        ? cast<graph::ReadOp>(op).getVariable()
+                        : cast<graph::AssignOp>(op).getVariable();
+      auto it = byName.find(symbol);
+      if (it == byName.end())
+        return op->emitError() << "unknown variable '" << symbol << "'";
+      const VariableSignature &v = *it->second;
+      auto tensorType = cast<RankedTensorType>(
+          isa<graph::ReadOp>(op) ? op->getResult(0).getType()
+                                 : op->getOperand(0).getType());
+      Value offset = b.create<arith::ConstantIndexOp>(loc, v.offset);
+      auto viewType =
+          MemRefType::get(tensorType.getShape(), tensorType.getElementType());
+      Value view = b.create<memref::ViewOp>(loc, viewType, state, offset,
+                                            ValueRange{});
+      if (isa<graph::ReadOp>(op)) {
+        Value tensor = b.create<bufferization::ToTensorOp>(
+            loc, TypeRange{tensorType}, ValueRange{view},
+            ArrayRef<NamedAttribute>{
+                b.getNamedAttr("restrict", b.getUnitAttr())});
+        if (writes)
+          tensor = b.create<bufferization::AllocTensorOp>(loc, tensorType,
+                                                          ValueRange{}, tensor);
+        op->getResult(0).replaceAllUsesWith(tensor);
+      } else {
+        b.create<bufferization::MaterializeInDestinationOp>(
+            loc, TypeRange{}, ValueRange{op->getOperand(0), view},
+            ArrayRef<NamedAttribute>{
+                b.getNamedAttr("restrict", b.getUnitAttr()),
+                b.getNamedAttr("writable", b.getUnitAttr())});
+      }
+      op->erase();
+    }
+  }
+  return success();
 }
 
 /// Renames the entry functions so their lowered bodies cannot clash with C
@@ -329,6 +464,19 @@ bool emitObject(llvm::Module &module, llvm::TargetMachine &tm,
 
 } // namespace
 
+LogicalResult runTrainingPasses(ModuleOp module) {
+  if (module.getOps<graph::TrainStepOp>().empty())
+    return success();
+  PassManager pm(module.getContext());
+  std::string error;
+  llvm::raw_string_ostream errors(error);
+  if (failed(parsePassPipeline("tfcc-autodiff", pm, errors))) {
+    module.emitError() << "internal error: bad pass pipeline: " << error;
+    return failure();
+  }
+  return pm.run(module);
+}
+
 std::string headerPathFor(const std::string &outputPath) {
   llvm::SmallString<256> path(outputPath);
   llvm::sys::path::replace_extension(path, ".h");
@@ -368,8 +516,25 @@ int compile(const CompileOptions &o) {
       loadModelFile(o.inputPath, sourceMgr, context, o.inputShapes);
   if (!module)
     return 1;
+  // A training model: tfcc-autodiff first (before inlining and the folders
+  // that treat graph.dropout as the identity), every variable in state memory.
+  bool training = !module->getOps<graph::TrainStepOp>().empty();
+  if (training && !o.train) {
+    for (auto step : llvm::to_vector(module->getOps<graph::TrainStepOp>()))
+      step.erase();
+    training = false;
+  }
+  if (training) {
+    if (failed(runTrainingPasses(*module)))
+      return 1;
+    // Tells the graph passes that variables are state, not constants
+    // (passes/ConstantValues.cpp).
+    (*module)->setAttr("tfcc.stateful", UnitAttr::get(&context));
+  }
   FailureOr<ModelSignature> sig = buildSignature(*module, o.prefix);
   if (failed(sig))
+    return 1;
+  if (training && failed(layoutState(*module, *sig)))
     return 1;
   if (o.emit == EmitKind::Header)
     return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText())) ? 0 : 1;
@@ -379,6 +544,8 @@ int compile(const CompileOptions &o) {
   if (o.emit == EmitKind::Graph)
     return printModule(*module, o.outputPath);
 
+  if (training && failed(rewriteStateAccess(*module, *sig)))
+    return 1;
   std::vector<std::string> implNames = renameEntries(*module);
   if (failed(runToArenaPipeline(*module)))
     return 1;

@@ -8,6 +8,7 @@
 #define TFCC_COMPILER_COMPILER_H
 
 #include <cstdint>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ struct CompileOptions {
   /// Fail the build when an entry's planned arena at batch 1 exceeds this many
   /// bytes; negative = no limit.
   int64_t maxArenaBytes = -1;
+  /// Compile each graph.train_step (tfcc-autodiff first, every variable in
+  /// state memory). false drops them: variables stay compile-time constants.
+  bool train = true;
 };
 
 /// Parses one --input-shape value, "NAME=1x3x48x192" ('?' for a dim that

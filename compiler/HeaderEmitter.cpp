@@ -464,8 +464,20 @@ std::string emitHeader(const ModelSignature &sig,
          " * needs 64 fewer). An integer constant expression for a constant "
          "max_batch, which\n"
          " * it may evaluate more than once. */\n";
-  out += "#define " + P + "_ARENA_BYTES(max_batch) " +
-         modelArenaExpr(sig, names) + "\n\n";
+  if (sig.stateful) {
+    out += "/* Bytes of the state memory (every variable, optimizer slot and the "
+           "step\n"
+           " * counter; 64-byte aligned at the start of a context's block, "
+           "included in\n"
+           " * " + P + "_ARENA_BYTES). */\n";
+    out += "#define " + P + "_STATE_BYTES " + ull(sig.stateBytes) + "\n\n";
+    out += "#define " + P + "_ARENA_BYTES(max_batch) (" +
+           ull(roundUp(sig.stateBytes)) + " + " + modelArenaExpr(sig, names) +
+           ")\n\n";
+  } else {
+    out += "#define " + P + "_ARENA_BYTES(max_batch) " +
+           modelArenaExpr(sig, names) + "\n\n";
+  }
 
   // Model-level functions.
   out += "/* Returns the model's reflective table: names, dtypes and shapes of "
@@ -540,6 +552,27 @@ std::string emitHeader(const ModelSignature &sig,
                    {"int32_t entry_index", "tfcc_context* ctx", "int64_t batch",
                     "const void* const* inputs", "void* const* outputs"});
   out += "\n";
+
+  if (sig.stateful) {
+    out += "/* The state memory of a context: variables by name (the names of "
+           "the\n"
+           " * variable table in " + p + "_info()). `bytes` must equal the "
+           "variable's size;\n"
+           " * an unknown name, a NULL pointer or a wrong size returns "
+           "TFCC_INVALID_ARGUMENT\n"
+           " * with ctx->message saying why (and the expected size). */\n";
+    out += prototype("tfcc_status_t " + p + "_get_variable",
+                     {"tfcc_context* ctx", "const char* name", "void* out",
+                      "uint64_t bytes"});
+    out += prototype("tfcc_status_t " + p + "_set_variable",
+                     {"tfcc_context* ctx", "const char* name",
+                      "const void* value", "uint64_t bytes"});
+    out += "/* Every variable, slot and the step counter back to its initial "
+           "value. */\n";
+    out += prototype("tfcc_status_t " + p + "_reset_state",
+                     {"tfcc_context* ctx"});
+    out += "\n";
+  }
 
   // Entries.
   for (size_t i = 0; i < sig.entries.size(); ++i)

@@ -61,12 +61,30 @@ struct EntrySignature {
   }
 };
 
+/// One variable in the state memory of a model with a training step.
+struct VariableSignature {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> dims; // all static
+  uint64_t offset = 0;       // bytes from the start of the state, 64-aligned
+  uint64_t bytes = 0;
+  bool trainable = true;
+  std::vector<uint8_t> init; // `bytes` bytes: the initial value
+};
+
 /// The whole C interface of a compiled model.
 struct ModelSignature {
   std::string modelName; // the module's name, e.g. "mnist_cnn"
   std::string prefix;    // C symbol prefix; empty means modelName
   std::vector<EntrySignature> entries;
   uint64_t weightBytes = 0;
+  /// Models with a training step keep every variable in state memory
+  /// (stateful = true); the kernels then take the state as an argument.
+  bool stateful = false;
+  uint64_t stateBytes = 0;
+  std::vector<VariableSignature> variables;
+  /// Name of the training entry (the graph.train_step symbol); "" when none.
+  std::string trainEntry;
 };
 
 /// The C type of one element in generated headers ("float", "int32_t",

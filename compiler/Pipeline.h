@@ -17,6 +17,11 @@ extern const char *const kToArenaPipeline;
 /// Loops and the LLVM dialect.
 extern const char *const kToLLVMPipeline;
 
+/// Runs tfcc-autodiff when `module` has a graph.train_step (the compiler and
+/// the tools that interpret the same model both call it); does nothing
+/// otherwise. Defined in Compiler.cpp.
+mlir::LogicalResult runTrainingPasses(mlir::ModuleOp module);
+
 mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module);
 /// kToBuffersPipeline and kToArenaPipeline, with the fix between them.
 mlir::LogicalResult runToArenaPipeline(mlir::ModuleOp module);

@@ -87,7 +87,71 @@ std::unique_ptr<CompiledModel> CompiledModel::open(const std::string &path,
     return nullptr;
   }
   model->info_ = infoFn();
+  model->getVariable_ = reinterpret_cast<GetVarFn>(sym("_get_variable"));
+  model->setVariable_ = reinterpret_cast<SetVarFn>(sym("_set_variable"));
+  model->resetState_ = reinterpret_cast<ResetFn>(sym("_reset_state"));
   return model;
+}
+
+std::string CompiledModel::statusMessage(tfcc_status_t status) const {
+  std::string text = statusString_(status);
+  if (context_ && context_->message[0])
+    text += std::string(": ") + context_->message;
+  return text;
+}
+
+bool CompiledModel::getVariable(const std::string &name, NpyArray &out,
+                                std::string &error) {
+  if (!getVariable_ || !context_) {
+    error = "the model has no state memory (or no context yet)";
+    return false;
+  }
+  for (int32_t i = 0; i < info_->num_variables; ++i) {
+    const tfcc_variable_info &v = info_->variables[i];
+    if (name != v.name)
+      continue;
+    out = NpyArray();
+    out.dtype = static_cast<DType>(v.dtype);
+    out.shape.assign(v.dims, v.dims + v.rank);
+    out.data.assign(v.bytes, 0);
+    tfcc_status_t status =
+        getVariable_(context_, name.c_str(), out.data.data(), out.data.size());
+    if (status != TFCC_OK) {
+      error = statusMessage(status);
+      return false;
+    }
+    return true;
+  }
+  error = "no variable '" + name + "' in the compiled model";
+  return false;
+}
+
+bool CompiledModel::setVariable(const std::string &name, const NpyArray &value,
+                                std::string &error) {
+  if (!setVariable_ || !context_) {
+    error = "the model has no state memory (or no context yet)";
+    return false;
+  }
+  tfcc_status_t status = setVariable_(context_, name.c_str(), value.data.data(),
+                                      value.data.size());
+  if (status != TFCC_OK) {
+    error = statusMessage(status);
+    return false;
+  }
+  return true;
+}
+
+bool CompiledModel::resetState(std::string &error) {
+  if (!resetState_ || !context_) {
+    error = "the model has no state memory (or no context yet)";
+    return false;
+  }
+  tfcc_status_t status = resetState_(context_);
+  if (status != TFCC_OK) {
+    error = statusMessage(status);
+    return false;
+  }
+  return true;
 }
 
 void CompiledModel::setThreads(int32_t numThreads) {
@@ -284,6 +348,84 @@ static DType dtypeOf(ref::ElementKind kind) {
     return DType::Bool;
   }
   return DType::F32;
+}
+
+static bool toTensors(const std::vector<NpyArray> &arrays,
+                      std::vector<ref::Tensor> &tensors, std::string &error) {
+  tensors.clear();
+  for (const NpyArray &a : arrays) {
+    auto kind = kindOf(a.dtype);
+    if (!kind) {
+      error = std::string("the interpreter does not support dtype ") +
+              dtypeName(a.dtype);
+      return false;
+    }
+    ref::Tensor t = ref::Tensor::zeros(*kind, a.shape);
+    for (int64_t i = 0; i < a.numElements(); ++i)
+      t.data[i] = elementAsDouble(a, i);
+    tensors.push_back(std::move(t));
+  }
+  return true;
+}
+
+static NpyArray fromTensor(const ref::Tensor &t) {
+  NpyArray a = makeArray(dtypeOf(t.kind), t.shape);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    setElement(a, i, t.data[i]);
+  return a;
+}
+
+bool interpretTraining(ModuleOp module, const std::string &trainEntry,
+                       const std::vector<NpyArray> &inputs, unsigned steps,
+                       const std::string &probeEntry,
+                       const std::vector<NpyArray> &probeInputs,
+                       const std::vector<std::string> &variables,
+                       InterpretedTraining &result, std::string &error) {
+  std::vector<ref::Tensor> args, probeArgs;
+  if (!toTensors(inputs, args, error) ||
+      !toTensors(probeInputs, probeArgs, error))
+    return false;
+  ref::Interpreter interpreter(module);
+  auto probe = [&](std::vector<NpyArray> &out) {
+    if (probeEntry.empty())
+      return true;
+    auto results = interpreter.run(probeEntry, probeArgs);
+    if (failed(results)) {
+      error = interpreter.error();
+      return false;
+    }
+    out.clear();
+    for (const ref::Tensor &t : *results)
+      out.push_back(fromTensor(t));
+    return true;
+  };
+  if (!probe(result.probeBefore))
+    return false;
+  result.losses.clear();
+  for (unsigned step = 0; step < steps; ++step) {
+    auto results = interpreter.run(trainEntry, args);
+    if (failed(results)) {
+      error = interpreter.error();
+      return false;
+    }
+    if (results->empty() || (*results)[0].numElements() < 1) {
+      error = "the train step returned no loss";
+      return false;
+    }
+    result.losses.push_back((*results)[0].data[0]);
+  }
+  if (!probe(result.probeAfter))
+    return false;
+  result.variables.clear();
+  for (const std::string &name : variables) {
+    auto value = interpreter.variable(name);
+    if (failed(value)) {
+      error = interpreter.error();
+      return false;
+    }
+    result.variables.push_back(fromTensor(*value));
+  }
+  return true;
 }
 
 bool interpret(ModuleOp module, const std::string &entry,

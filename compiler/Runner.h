@@ -51,8 +51,25 @@ public:
   bool run(int entry, int64_t batch, const std::vector<NpyArray> &inputs,
            std::vector<NpyArray> &outputs, std::string &error);
 
+  /// The state memory of a model with a training step (through
+  /// <prefix>_get_variable / _set_variable / _reset_state; reserve() first).
+  /// `out` gets the variable's dtype and shape from the variable table.
+  bool getVariable(const std::string &name, NpyArray &out, std::string &error);
+  bool setVariable(const std::string &name, const NpyArray &value,
+                   std::string &error);
+  bool resetState(std::string &error);
+
 private:
   CompiledModel() = default;
+  std::string statusMessage(tfcc_status_t status) const;
+  using GetVarFn = tfcc_status_t (*)(tfcc_context *, const char *, void *,
+                                     uint64_t);
+  using SetVarFn = tfcc_status_t (*)(tfcc_context *, const char *,
+                                     const void *, uint64_t);
+  using ResetFn = tfcc_status_t (*)(tfcc_context *);
+  GetVarFn getVariable_ = nullptr;
+  SetVarFn setVariable_ = nullptr;
+  ResetFn resetState_ = nullptr;
   void *handle_ = nullptr;
   const tfcc_model_info *info_ = nullptr;
   using CreateFn = tfcc_status_t (*)(int64_t, int32_t, tfcc_context **);
@@ -79,6 +96,22 @@ std::vector<NpyArray> makeRandomInputs(mlir::func::FuncOp func, int64_t batch,
 bool interpret(mlir::ModuleOp module, const std::string &entry,
                const std::vector<NpyArray> &inputs,
                std::vector<NpyArray> &outputs, std::string &error);
+
+/// Runs the reference interpreter over a training session on one
+/// interpreter instance: `probeEntry` (if not empty) on `probeInputs`, then
+/// `trainEntry` `steps` times on `inputs` (the first result of each step is
+/// the loss), then `probeEntry` again; finally the values of `variables`.
+/// The module must already have gone through tfcc-autodiff.
+struct InterpretedTraining {
+  std::vector<double> losses;
+  std::vector<NpyArray> probeBefore, probeAfter, variables;
+};
+bool interpretTraining(mlir::ModuleOp module, const std::string &trainEntry,
+                       const std::vector<NpyArray> &inputs, unsigned steps,
+                       const std::string &probeEntry,
+                       const std::vector<NpyArray> &probeInputs,
+                       const std::vector<std::string> &variables,
+                       InterpretedTraining &result, std::string &error);
 
 /// The spec's agreement check of one output against a reference.
 struct Agreement {

@@ -47,7 +47,10 @@ std::optional<std::vector<float>> mlir::tfcc::getConstantFloats(Value value) {
   if (!read)
     return std::nullopt;
   auto module = read->getParentOfType<ModuleOp>();
-  if (!module || !module.getOps<graph::TrainStepOp>().empty())
+  // Variables of a training model may change (graph.train_step before
+  // tfcc-autodiff; "tfcc.stateful", which the compiler sets, after it).
+  if (!module || !module.getOps<graph::TrainStepOp>().empty() ||
+      module->hasAttr("tfcc.stateful"))
     return std::nullopt;
   auto variable = SymbolTable::lookupNearestSymbolFrom<graph::VariableOp>(
       read, read.getVariableAttr());

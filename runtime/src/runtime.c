@@ -134,8 +134,10 @@ uint64_t tfcc_rt_entry_arena_bytes(const tfcc_entry_info* e, int64_t batch) {
 uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m,
                                    int64_t max_batch) {
   if (!m) return 0;
-  return tfcc_rt_add_sat(tfcc_rt_max_entry_arena_bytes(m, max_batch),
-                         (uint64_t)TFCC_ARENA_ALIGNMENT);
+  return tfcc_rt_add_sat(
+      tfcc_rt_add_sat(tfcc_rt_max_entry_arena_bytes(m, max_batch),
+                      tfcc_rt_round_up(m->state_bytes)),
+      (uint64_t)TFCC_ARENA_ALIGNMENT);
 }
 
 /*===----------------------------------------------------------------------===*
@@ -147,6 +149,7 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
                                    int64_t max_batch) {
   tfcc_status_t status;
   uint64_t need;
+  uint64_t state_need;
   uint64_t padding = 0;
   if (!ctx) return TFCC_INVALID_ARGUMENT;
 
@@ -155,6 +158,8 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
   ctx->model = NULL;
   ctx->arena = NULL;
   ctx->arena_bytes = 0;
+  ctx->state = NULL;
+  ctx->state_bytes = 0;
   ctx->max_batch = 0;
   ctx->owns_arena = 0;
   ctx->num_threads = 1;
@@ -168,7 +173,10 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
   status = tfcc_rt_check_model(m, ctx, max_batch);
   if (status != TFCC_OK) return status;
 
-  need = tfcc_rt_max_entry_arena_bytes(m, max_batch);
+  /* The state memory comes first in the block, then the arena. */
+  state_need = tfcc_rt_round_up(m->state_bytes);
+  need = tfcc_rt_add_sat(tfcc_rt_max_entry_arena_bytes(m, max_batch),
+                         state_need);
   if (need > 0 && !arena) {
     TFCC_RT_SET_MESSAGE(
         ctx, "arena is NULL: %s needs %" PRIu64 " bytes at max_batch %" PRId64,
@@ -196,8 +204,16 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
       }
       return TFCC_RESOURCE_EXHAUSTED;
     }
-    ctx->arena = (char*)arena + padding;
-    ctx->arena_bytes = arena_bytes - padding;
+    ctx->arena = (char*)arena + padding + state_need;
+    ctx->arena_bytes = arena_bytes - padding - state_need;
+    if (m->state_bytes > 0) {
+      ctx->state = (char*)arena + padding;
+      ctx->state_bytes = m->state_bytes;
+      if (m->state_init)
+        memcpy(ctx->state, m->state_init, (size_t)m->state_bytes);
+      else
+        memset(ctx->state, 0, (size_t)m->state_bytes);
+    }
   }
   ctx->model = m;
   ctx->max_batch = max_batch;
@@ -257,6 +273,118 @@ void tfcc_rt_context_destroy(tfcc_context* ctx) {
   if (!ctx || !ctx->owns_arena) return;
   tfcc_rt_pool_destroy((tfcc_rt_pool*)ctx->pool);
   free(ctx);
+}
+
+/*===----------------------------------------------------------------------===*
+ * State memory (variables)
+ *===----------------------------------------------------------------------===*/
+
+/* Checks that ctx is an initialized context of m (message into ctx). */
+static tfcc_status_t tfcc_rt_check_context(const tfcc_model_info* m,
+                                           tfcc_context* ctx) {
+  if (!ctx) return TFCC_INVALID_ARGUMENT;
+  if (!m) {
+    TFCC_RT_SET_MESSAGE(ctx, "model info is NULL");
+    return TFCC_INVALID_ARGUMENT;
+  }
+  if (!ctx->model) {
+    TFCC_RT_SET_MESSAGE(
+        ctx,
+        "context is not initialized for model %s: call %s_init or "
+        "%s_create first (and check its status)",
+        tfcc_rt_model_name(m), tfcc_rt_model_name(m), tfcc_rt_model_name(m));
+    return TFCC_INVALID_ARGUMENT;
+  }
+  if (ctx->model != m) {
+    TFCC_RT_SET_MESSAGE(ctx, "context was initialized for model %s, not %s",
+                        tfcc_rt_model_name(ctx->model), tfcc_rt_model_name(m));
+    return TFCC_INVALID_ARGUMENT;
+  }
+  return TFCC_OK;
+}
+
+/* The variable called `name` with its size checked against `bytes`. */
+static tfcc_status_t tfcc_rt_find_variable(const tfcc_model_info* m,
+                                           tfcc_context* ctx, const char* name,
+                                           const void* data, uint64_t bytes,
+                                           const char* what,
+                                           const tfcc_variable_info** out) {
+  int32_t i;
+  tfcc_status_t status = tfcc_rt_check_context(m, ctx);
+  if (status != TFCC_OK) return status;
+  if (!name) {
+    TFCC_RT_SET_MESSAGE(ctx, "%s_%s_variable: the variable name is NULL",
+                        tfcc_rt_model_name(m), what);
+    return TFCC_INVALID_ARGUMENT;
+  }
+  for (i = 0; i < m->num_variables; ++i) {
+    const tfcc_variable_info* v = &m->variables[i];
+    if (!v->name || strcmp(v->name, name) != 0) continue;
+    if (!data) {
+      TFCC_RT_SET_MESSAGE(ctx, "%s_%s_variable('%s'): the data pointer is NULL",
+                          tfcc_rt_model_name(m), what, name);
+      return TFCC_INVALID_ARGUMENT;
+    }
+    if (bytes != v->bytes) {
+      TFCC_RT_SET_MESSAGE(ctx,
+                          "%s_%s_variable('%s'): %" PRIu64
+                          " bytes given, the variable has %" PRIu64 " bytes",
+                          tfcc_rt_model_name(m), what, name, bytes, v->bytes);
+      return TFCC_INVALID_ARGUMENT;
+    }
+    if (!ctx->state || v->offset + v->bytes > ctx->state_bytes) {
+      TFCC_RT_SET_MESSAGE(ctx, "%s: variable '%s' lies outside the state",
+                          tfcc_rt_model_name(m), name);
+      return TFCC_INTERNAL;
+    }
+    *out = v;
+    return TFCC_OK;
+  }
+  TFCC_RT_SET_MESSAGE(ctx, "%s_%s_variable: model %s has no variable '%s'%s",
+                      tfcc_rt_model_name(m), what, tfcc_rt_model_name(m), name,
+                      m->num_variables == 0
+                          ? " (it has no state: only models with a training "
+                            "step keep variables)"
+                          : "");
+  return TFCC_INVALID_ARGUMENT;
+}
+
+tfcc_status_t tfcc_rt_get_variable(const tfcc_model_info* m, tfcc_context* ctx,
+                                   const char* name, void* out,
+                                   uint64_t bytes) {
+  const tfcc_variable_info* v = NULL;
+  tfcc_status_t status =
+      tfcc_rt_find_variable(m, ctx, name, out, bytes, "get", &v);
+  if (status != TFCC_OK) return status;
+  memcpy(out, (const char*)ctx->state + v->offset, (size_t)v->bytes);
+  tfcc_rt_clear_message(ctx);
+  return TFCC_OK;
+}
+
+tfcc_status_t tfcc_rt_set_variable(const tfcc_model_info* m, tfcc_context* ctx,
+                                   const char* name, const void* value,
+                                   uint64_t bytes) {
+  const tfcc_variable_info* v = NULL;
+  tfcc_status_t status =
+      tfcc_rt_find_variable(m, ctx, name, value, bytes, "set", &v);
+  if (status != TFCC_OK) return status;
+  memcpy((char*)ctx->state + v->offset, value, (size_t)v->bytes);
+  tfcc_rt_clear_message(ctx);
+  return TFCC_OK;
+}
+
+tfcc_status_t tfcc_rt_reset_state(const tfcc_model_info* m,
+                                  tfcc_context* ctx) {
+  tfcc_status_t status = tfcc_rt_check_context(m, ctx);
+  if (status != TFCC_OK) return status;
+  if (ctx->state && m->state_bytes > 0) {
+    if (m->state_init)
+      memcpy(ctx->state, m->state_init, (size_t)m->state_bytes);
+    else
+      memset(ctx->state, 0, (size_t)m->state_bytes);
+  }
+  tfcc_rt_clear_message(ctx);
+  return TFCC_OK;
 }
 
 /*===----------------------------------------------------------------------===*
@@ -384,7 +512,7 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
   previous_pool = tfcc_rt_get_current_pool();
   tfcc_rt_set_current_pool((tfcc_rt_pool*)ctx->pool);
   tfcc_rt_kernel_error = TFCC_OK;
-  e->kernel(buffers, batch, ctx->arena);
+  e->kernel(buffers, batch, ctx->arena, ctx->state);
   tfcc_rt_set_current_pool(previous_pool);
   if (tfcc_rt_kernel_error != TFCC_OK) {
     tfcc_status_t error = (tfcc_status_t)tfcc_rt_kernel_error;

@@ -51,7 +51,8 @@ const tfcc_arg_info kSumInputs[] = {{"a", TFCC_DTYPE_F32, 1, kSumDims},
                                     {"b", TFCC_DTYPE_F32, 1, kSumDims}};
 const tfcc_arg_info kSumOutputs[] = {{"s", TFCC_DTYPE_F32, 1, kSumDims}};
 
-void scaleKernel(void *const *buffers, int64_t batch, void *arena) {
+void scaleKernel(void *const *buffers, int64_t batch, void *arena,
+                 void * /*state*/) {
   checkArena(batch, arena, 100 + 50 * static_cast<uint64_t>(batch));
   const float *x = static_cast<const float *>(buffers[0]);
   float *y = static_cast<float *>(buffers[1]);
@@ -59,7 +60,8 @@ void scaleKernel(void *const *buffers, int64_t batch, void *arena) {
     y[i] = 2 * x[i];
 }
 
-void sumKernel(void *const *buffers, int64_t batch, void *arena) {
+void sumKernel(void *const *buffers, int64_t batch, void *arena,
+                 void * /*state*/) {
   checkArena(batch, arena, 64);
   const float *a = static_cast<const float *>(buffers[0]);
   const float *b = static_cast<const float *>(buffers[1]);
@@ -113,6 +115,84 @@ protected:
   std::vector<float> y = std::vector<float>(64 * 4, 0.f);
 };
 
+// A model with state memory: two variables and an init image.
+const int64_t kVarDims[] = {3};
+const tfcc_variable_info kVariables[] = {
+    {"w", TFCC_DTYPE_F32, 1, kVarDims, 0, 12, 1, 0},
+    {"step", TFCC_DTYPE_I64, 0, nullptr, 64, 8, 0, 0},
+};
+struct alignas(64) StateImage {
+  float w[16] = {1, 2, 3};
+  int64_t step = 7;
+};
+const StateImage kStateInit;
+const tfcc_model_info kStatefulModel = {
+    TFCC_ABI_VERSION, 2, "stateful", kEntries, 0, 72, 2, 0, kVariables,
+    &kStateInit};
+
+TEST(RuntimeStateTest, InitCopiesTheImageAndVariablesAreAddressedByName) {
+  // The block holds the state (72 -> 128 bytes) before the arena.
+  uint64_t need = tfcc_rt_model_arena_bytes(&kStatefulModel, 2);
+  EXPECT_EQ(need, tfcc_rt_model_arena_bytes(&kModel, 2) + 128);
+  std::vector<uint8_t> block(need);
+  tfcc_context ctx;
+  ASSERT_EQ(tfcc_rt_context_init(&kStatefulModel, &ctx, block.data(),
+                                 block.size(), 2),
+            TFCC_OK)
+      << ctx.message;
+  ASSERT_NE(ctx.state, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(ctx.state) % 64, 0u);
+  EXPECT_EQ(static_cast<char *>(ctx.arena) - static_cast<char *>(ctx.state),
+            128);
+  float w[3] = {};
+  ASSERT_EQ(tfcc_rt_get_variable(&kStatefulModel, &ctx, "w", w, sizeof w),
+            TFCC_OK);
+  EXPECT_EQ(w[2], 3.0f);
+  const float w2[3] = {4, 5, 6};
+  ASSERT_EQ(tfcc_rt_set_variable(&kStatefulModel, &ctx, "w", w2, sizeof w2),
+            TFCC_OK);
+  ASSERT_EQ(tfcc_rt_get_variable(&kStatefulModel, &ctx, "w", w, sizeof w),
+            TFCC_OK);
+  EXPECT_EQ(w[0], 4.0f);
+  int64_t step = 0;
+  ASSERT_EQ(tfcc_rt_get_variable(&kStatefulModel, &ctx, "step", &step, 8),
+            TFCC_OK);
+  EXPECT_EQ(step, 7);
+
+  EXPECT_EQ(tfcc_rt_get_variable(&kStatefulModel, &ctx, "v", w, sizeof w),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ctx.message).find("no variable 'v'"),
+            std::string::npos)
+      << ctx.message;
+  EXPECT_EQ(tfcc_rt_set_variable(&kStatefulModel, &ctx, "w", w2, 8),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ctx.message).find("has 12 bytes"), std::string::npos)
+      << ctx.message;
+  EXPECT_EQ(tfcc_rt_get_variable(&kStatefulModel, &ctx, nullptr, w, 12),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(tfcc_rt_get_variable(&kStatefulModel, &ctx, "w", nullptr, 12),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(tfcc_rt_get_variable(&kStatefulModel, nullptr, "w", w, 12),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(tfcc_rt_get_variable(&kModel, &ctx, "w", w, 12),
+            TFCC_INVALID_ARGUMENT); // a context of another model
+
+  ASSERT_EQ(tfcc_rt_reset_state(&kStatefulModel, &ctx), TFCC_OK);
+  ASSERT_EQ(tfcc_rt_get_variable(&kStatefulModel, &ctx, "w", w, sizeof w),
+            TFCC_OK);
+  EXPECT_EQ(w[0], 1.0f);
+
+  // A model without state: no state pointer, no variables.
+  tfcc_context plain;
+  std::vector<uint8_t> arena(tfcc_rt_model_arena_bytes(&kModel, 2));
+  ASSERT_EQ(tfcc_rt_context_init(&kModel, &plain, arena.data(), arena.size(),
+                                 2),
+            TFCC_OK);
+  EXPECT_EQ(plain.state, nullptr);
+  EXPECT_EQ(tfcc_rt_get_variable(&kModel, &plain, "w", w, 12),
+            TFCC_INVALID_ARGUMENT);
+}
+
 TEST(RuntimeLayoutTest, MatchesTheCompilersConstants) {
   if (sizeof(void *) != 8)
     GTEST_SKIP() << "layout checked for 64-bit targets";
@@ -124,14 +204,22 @@ TEST(RuntimeLayoutTest, MatchesTheCompilersConstants) {
   EXPECT_EQ(offsetof(tfcc_entry_info, arena_bytes_fixed), 40u);
   EXPECT_EQ(offsetof(tfcc_entry_info, arena_bytes_per_batch), 48u);
   EXPECT_EQ(offsetof(tfcc_entry_info, kernel), 56u);
-  EXPECT_EQ(sizeof(tfcc_model_info), 32u);
+  EXPECT_EQ(sizeof(tfcc_model_info), 64u);
   EXPECT_EQ(offsetof(tfcc_model_info, name), 8u);
   EXPECT_EQ(offsetof(tfcc_model_info, weight_bytes), 24u);
-  EXPECT_EQ(offsetof(tfcc_context, max_batch), 24u);
-  EXPECT_EQ(offsetof(tfcc_context, num_threads), 36u);
-  EXPECT_EQ(offsetof(tfcc_context, pool), 40u);
-  EXPECT_EQ(offsetof(tfcc_context, message), 48u);
-  EXPECT_EQ(sizeof(tfcc_context), 304u);
+  EXPECT_EQ(offsetof(tfcc_model_info, state_bytes), 32u);
+  EXPECT_EQ(offsetof(tfcc_model_info, num_variables), 40u);
+  EXPECT_EQ(offsetof(tfcc_model_info, variables), 48u);
+  EXPECT_EQ(offsetof(tfcc_model_info, state_init), 56u);
+  EXPECT_EQ(sizeof(tfcc_variable_info), 48u);
+  EXPECT_EQ(offsetof(tfcc_variable_info, offset), 24u);
+  EXPECT_EQ(offsetof(tfcc_variable_info, trainable), 40u);
+  EXPECT_EQ(offsetof(tfcc_context, state), 16u);
+  EXPECT_EQ(offsetof(tfcc_context, max_batch), 40u);
+  EXPECT_EQ(offsetof(tfcc_context, num_threads), 52u);
+  EXPECT_EQ(offsetof(tfcc_context, pool), 56u);
+  EXPECT_EQ(offsetof(tfcc_context, message), 64u);
+  EXPECT_EQ(sizeof(tfcc_context), 320u);
 }
 
 TEST(RuntimeArenaTest, EntryFormula) {
@@ -600,7 +688,8 @@ TEST(RuntimeStatusTest, MessageOfNullContextIsEmpty) {
 
 namespace {
 
-void outOfRangeKernel(void *const *buffers, int64_t batch, void *arena) {
+void outOfRangeKernel(void *const *buffers, int64_t batch, void *arena,
+                 void * /*state*/) {
   (void)buffers;
   (void)batch;
   (void)arena;

@@ -2,6 +2,8 @@
 
 #include "compiler/Compiler.h"
 #include "compiler/Frontend.h"
+#include "compiler/Pipeline.h"
+#include "dialects/graph/IR/GraphOps.h"
 #include "compiler/Registration.h"
 #include "compiler/Runner.h"
 
@@ -43,6 +45,17 @@ static cl::opt<bool> compareFlag(
     "compare", cl::desc("Run compiled code and the interpreter on the same inputs "
                         "and compare every output"),
     cl::cat(category));
+static cl::opt<unsigned> trainSteps(
+    "train-steps",
+    cl::desc("Run the model's graph.train_step N times on the same random "
+             "inputs (compiled; with --compare also interpreted, comparing the "
+             "loss of every step, every variable at the end and the --entry "
+             "(default: the first other entry) before and after training)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<bool> noTrain(
+    "no-train",
+    cl::desc("Compile without the model's graph.train_step (as tfcc --no-train)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<double> rtol("rtol",
                             cl::desc("Largest relative error --compare accepts"),
                             cl::init(1e-5), cl::cat(category));
@@ -115,6 +128,143 @@ std::vector<NpyArray> randomInputsFromTable(const tfcc_entry_info &e,
   return inputs;
 }
 
+/// --train-steps: a training session, compiled and (with --compare)
+/// interpreted on a module that already went through tfcc-autodiff.
+int runTrainingSession(mlir::ModuleOp module, CompiledModel &compiled,
+                       const std::string &trainEntry, std::string probeEntry,
+                       int64_t batch, uint64_t seed, bool compare, double rtol,
+                       unsigned steps) {
+  auto fail = [](const std::string &message) {
+    llvm::errs() << "tfcc-run: error: " << message << "\n";
+    return 1;
+  };
+  auto trainFunc = module.lookupSymbol<mlir::func::FuncOp>(trainEntry);
+  if (!trainFunc)
+    return fail("no train step '" + trainEntry + "'");
+  mlir::func::FuncOp probeFunc;
+  for (auto f : module.getOps<mlir::func::FuncOp>())
+    if (!f.isExternal() && f.isPublic() && f.getSymName() != trainEntry &&
+        (probeEntry.empty() || f.getSymName() == probeEntry)) {
+      probeFunc = f;
+      break;
+    }
+  if (!probeEntry.empty() && !probeFunc)
+    return fail("no entry point '" + probeEntry + "'");
+  probeEntry = probeFunc ? probeFunc.getSymName().str() : "";
+  std::vector<NpyArray> inputs = makeRandomInputs(trainFunc, batch, seed);
+  std::vector<NpyArray> probeInputs;
+  if (probeFunc)
+    probeInputs = makeRandomInputs(probeFunc, batch, seed + 1);
+
+  std::string error;
+  if (!compiled.reserve(batch, error))
+    return fail(error);
+  int trainIndex = compiled.findEntry(trainEntry);
+  int probeIndex = probeFunc ? compiled.findEntry(probeEntry) : -1;
+  if (trainIndex < 0)
+    return fail("the compiled model has no entry '" + trainEntry + "'");
+  std::vector<std::string> names;
+  for (int32_t i = 0; i < compiled.info().num_variables; ++i)
+    names.push_back(compiled.info().variables[i].name);
+  llvm::outs() << "state: " << compiled.info().state_bytes << " bytes, "
+               << names.size() << " variables\n";
+
+  std::vector<NpyArray> before, after, outputs;
+  if (probeIndex >= 0 &&
+      !compiled.run(probeIndex, batch, probeInputs, before, error))
+    return fail(error);
+  std::vector<double> losses;
+  for (unsigned step = 0; step < steps; ++step) {
+    if (!compiled.run(trainIndex, batch, inputs, outputs, error))
+      return fail(error);
+    losses.push_back(elementAsDouble(outputs.at(0), 0));
+  }
+  if (probeIndex >= 0 &&
+      !compiled.run(probeIndex, batch, probeInputs, after, error))
+    return fail(error);
+  std::vector<NpyArray> variables(names.size());
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!compiled.getVariable(names[i], variables[i], error))
+      return fail(error);
+
+  InterpretedTraining reference;
+  if (compare && !interpretTraining(module, trainEntry, inputs, steps,
+                                    probeEntry, probeInputs, names, reference,
+                                    error))
+    return fail("interpreter: " + error);
+
+  bool agree = true;
+  double maxLoss = 0, maxVariable = 0;
+  for (unsigned step = 0; step < steps; ++step) {
+    llvm::outs() << "step " << step << ": loss "
+                 << llvm::format("%.7g", losses[step]);
+    if (compare) {
+      double ref = reference.losses[step];
+      double rel = std::abs(losses[step] - ref) /
+                   std::max(std::abs(ref), 1e-30);
+      if (!(rel <= rtol))
+        agree = false;
+      maxLoss = std::max(maxLoss, rel);
+      llvm::outs() << ", interpreted " << llvm::format("%.7g", ref)
+                   << ", relative difference " << llvm::format("%.3g", rel)
+                   << (rel <= rtol ? " ok" : " FAIL");
+    }
+    llvm::outs() << "\n";
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    llvm::outs() << "variable " << names[i] << " "
+                 << shapeString(variables[i].shape) << " "
+                 << dtypeName(variables[i].dtype)
+                 << (compiled.info().variables[i].trainable ? " trainable"
+                                                            : "");
+    if (compare) {
+      Agreement a = compareArrays(variables[i], reference.variables[i]);
+      bool ok = a.passes(rtol);
+      agree &= ok;
+      maxVariable = std::max(maxVariable, a.relError);
+      llvm::outs() << ": relative difference "
+                   << llvm::format("%.3g", a.relError) << (ok ? " ok" : " FAIL");
+    }
+    llvm::outs() << "\n";
+  }
+  if (probeIndex >= 0) {
+    double change = 0;
+    for (size_t o = 0; o < before.size(); ++o)
+      for (int64_t k = 0; k < before[o].numElements(); ++k)
+        change = std::max(change, std::abs(elementAsDouble(after[o], k) -
+                                           elementAsDouble(before[o], k)));
+    llvm::outs() << "entry " << probeEntry
+                 << " after training: max change "
+                 << llvm::format("%.3g", change)
+                 << (change > 0 ? " (reads the trained state)" : " (unchanged)");
+    if (compare) {
+      for (size_t o = 0; o < after.size(); ++o) {
+        Agreement b = compareArrays(before[o], reference.probeBefore.at(o));
+        Agreement a = compareArrays(after[o], reference.probeAfter.at(o));
+        bool ok = a.passes(rtol) && b.passes(rtol);
+        agree &= ok;
+        llvm::outs() << ", output " << o << " vs interpreter: before "
+                     << llvm::format("%.3g", b.relError) << ", after "
+                     << llvm::format("%.3g", a.relError)
+                     << (ok ? " ok" : " FAIL");
+      }
+    }
+    llvm::outs() << "\n";
+  }
+  if (compare) {
+    llvm::outs() << "max relative difference over " << steps
+                 << " steps: loss " << llvm::format("%.3g", maxLoss)
+                 << ", variables " << llvm::format("%.3g", maxVariable)
+                 << (agree ? " ok" : " FAIL") << "\n";
+    if (!agree) {
+      llvm::errs() << "tfcc-run: training disagrees beyond rtol "
+                   << llvm::format("%g", rtol) << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
 } // namespace
 
 /// --threads. libLLVM registers an undocumented option called "threads" of its
@@ -142,9 +292,9 @@ int main(int argc, char **argv) {
       "inputs\n");
   // lld's driver (called by compile()) resets every cl::opt: keep copies.
   const bool interpretOnly = ::interpretOnly, compareFlag = ::compareFlag,
-             printValues = ::printValues;
+             printValues = ::printValues, noTrain = ::noTrain;
   const double rtol = ::rtol;
-  const unsigned benchRuns = ::benchRuns;
+  const unsigned benchRuns = ::benchRuns, trainSteps = ::trainSteps;
   const int numThreads = numThreadsOption;
   const int64_t batchSize = ::batchSize;
   const uint64_t seed = ::seed;
@@ -180,6 +330,23 @@ int main(int argc, char **argv) {
       return 1;
   }
 
+  // --train-steps: the train step's name, and the interpreter's copy of the
+  // module through tfcc-autodiff as the compiler does it.
+  std::string trainEntry;
+  if (trainSteps > 0) {
+    if (!module || interpretOnly)
+      return fail("--train-steps needs the model's .mlir file and a compiled run");
+    for (auto step : module->getOps<mlir::graph::TrainStepOp>()) {
+      trainEntry = step.getSymName().str();
+      break;
+    }
+    if (trainEntry.empty())
+      return fail("--train-steps: " + modelPath + " has no graph.train_step");
+    registerCompilerPasses();
+    if (mlir::failed(runTrainingPasses(*module)))
+      return 1;
+  }
+
   // Compile (or open) the model unless only the interpreter is wanted.
   std::unique_ptr<CompiledModel> compiled;
   llvm::SmallString<128> tempDir;
@@ -195,6 +362,7 @@ int main(int argc, char **argv) {
       options.outputPath = so.str().str();
       options.runtimeLibrary = runtimeLib;
       options.inputShapes = inputShapes;
+      options.train = !noTrain;
       auto start = Clock::now();
       if (compile(options) != 0)
         return 1;
@@ -208,6 +376,10 @@ int main(int argc, char **argv) {
       return fail(error);
     compiled->setThreads(numThreads);
   }
+
+  if (trainSteps > 0)
+    return runTrainingSession(*module, *compiled, trainEntry, entryName, batchSize,
+                              seed, compareFlag, rtol, trainSteps);
 
   // Pick the entry.
   mlir::func::FuncOp func;

@@ -60,6 +60,11 @@ static cl::opt<std::string> report(
              "size and live range, the planned arena, the liveness bound and "
              "the sum without reuse (to stdout, or to FILE with --report=FILE)"),
     cl::value_desc("FILE"), cl::ValueOptional, cl::cat(category));
+static cl::opt<bool> noTrain(
+    "no-train",
+    cl::desc("Drop graph.train_step: variables stay compile-time constants "
+             "(inference only)"),
+    cl::init(false));
 static cl::opt<std::string> maxArena(
     "max-arena",
     cl::desc("Fail when an entry's planned arena exceeds BYTES (evaluated at "
@@ -101,6 +106,7 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   if (report.getNumOccurrences())
     options.reportPath = report.empty() ? "-" : report.getValue();
+  options.train = !noTrain;
   if (maxArena.getNumOccurrences()) {
     long long bytes;
     if (llvm::StringRef(maxArena).getAsInteger(10, bytes) || bytes < 0) {

@@ -143,6 +143,30 @@ TFCC_RT_API tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m,
                                          const void* const* inputs,
                                          void* const* outputs);
 
+/* Copies variable `name` of the state memory of `ctx` (a model with a
+ * training step) to `out`, which holds `bytes` bytes: exactly the variable's
+ * size (tfcc_variable_info.bytes). TFCC_INVALID_ARGUMENT for an unknown name,
+ * a NULL name or pointer, or a wrong size (the message states the expected
+ * size); the state is left unchanged on error. */
+TFCC_RT_API tfcc_status_t tfcc_rt_get_variable(const tfcc_model_info* m,
+                                               tfcc_context* ctx,
+                                               const char* name, void* out,
+                                               uint64_t bytes);
+
+/* Overwrites variable `name` with `bytes` bytes from `value`; errors as
+ * tfcc_rt_get_variable. */
+TFCC_RT_API tfcc_status_t tfcc_rt_set_variable(const tfcc_model_info* m,
+                                               tfcc_context* ctx,
+                                               const char* name,
+                                               const void* value,
+                                               uint64_t bytes);
+
+/* Copies the initial image (tfcc_model_info.state_init) into the state of
+ * `ctx`: every variable, slot and the step counter back to their initial
+ * values. */
+TFCC_RT_API tfcc_status_t tfcc_rt_reset_state(const tfcc_model_info* m,
+                                              tfcc_context* ctx);
+
 /* Returns a short static name of `s` ("ok", "invalid argument", ...), "unknown
  * status" for codes outside tfcc_status_t. Never NULL; the caller must not free
  * it. */

@@ -33,8 +33,8 @@
  * tfcc_arg_info as constants with natural C alignment (x86-64, aarch64). Change
  * a struct only together with TFCC_ABI_VERSION and the compiler's emitter.
  */
-#ifndef TFCC_TYPES_H_V2
-#define TFCC_TYPES_H_V2
+#ifndef TFCC_TYPES_H_V3
+#define TFCC_TYPES_H_V3
 
 #include <stdint.h>
 
@@ -73,7 +73,7 @@ typedef enum tfcc_dtype_t {
 /* A dynamic (batch) dimension in tfcc_arg_info.dims. */
 #define TFCC_DIM_DYNAMIC (-1)
 /* Version of the structs below; tfcc_model_info.abi_version must equal it. */
-#define TFCC_ABI_VERSION 2
+#define TFCC_ABI_VERSION 3
 /* Alignment of the arena a kernel receives. */
 #define TFCC_ARENA_ALIGNMENT 64
 
@@ -91,9 +91,12 @@ typedef struct tfcc_context tfcc_context;
 /* Uniform signature of the compiled kernel of one entry point: buffers = inputs
  * then outputs (data pointers, row-major, dense), batch = value of every
  * dynamic dim, arena = scratch memory of at least the entry's arena bytes for
- * that batch, 64-byte aligned. */
+ * that batch, 64-byte aligned, state = the context's state memory
+ * (tfcc_model_info.state_bytes, 64-byte aligned; NULL when 0): the variables
+ * of a model with a training step, which its entries read and its train
+ * entry updates. */
 typedef void (*tfcc_kernel_fn)(void* const* buffers, int64_t batch,
-                               void* arena);
+                               void* arena, void* state);
 
 /* One entry point (a public function of the model). */
 typedef struct tfcc_entry_info {
@@ -112,6 +115,20 @@ typedef struct tfcc_entry_info {
   tfcc_kernel_fn kernel;
 } tfcc_entry_info;
 
+/* One variable in the state memory of a model with a training step
+ * (trainable weights, non-trainable variables, optimizer slots, the step
+ * counter). */
+typedef struct tfcc_variable_info {
+  const char* name;    /* the variable's symbol, e.g. "dense/kernel" */
+  int32_t dtype;       /* a tfcc_dtype_t */
+  int32_t rank;        /* number of dims; 0 for a scalar */
+  const int64_t* dims; /* rank dims (all static) */
+  uint64_t offset;     /* byte offset in the state memory (64-aligned) */
+  uint64_t bytes;      /* size in bytes */
+  int32_t trainable;   /* 1 for a weight the train step updates by gradient */
+  int32_t reserved;
+} tfcc_variable_info;
+
 /* The reflective table of a compiled model (static storage in the model). */
 typedef struct tfcc_model_info {
   uint32_t abi_version; /* TFCC_ABI_VERSION it was compiled for */
@@ -119,6 +136,13 @@ typedef struct tfcc_model_info {
   const char* name;               /* the model's name, e.g. "mnist_cnn" */
   const tfcc_entry_info* entries; /* num_entries elements */
   uint64_t weight_bytes;          /* bytes of weights in read-only data */
+  /* State memory (models with a training step; 0 / NULL otherwise): its
+   * size, the variables in it and its initial image (state_bytes bytes). */
+  uint64_t state_bytes;
+  int32_t num_variables;
+  int32_t reserved;
+  const tfcc_variable_info* variables; /* num_variables elements */
+  const void* state_init;
 } tfcc_model_info;
 
 /* A context: the caller-provided arena, the declared maximum batch and the
@@ -129,6 +153,11 @@ typedef struct tfcc_model_info {
 struct tfcc_context {
   const tfcc_model_info* model; /* the model it was initialized for */
   void* arena;                  /* 64-byte aligned start of the usable arena */
+  /* The model's state memory (variables of a model with a training step),
+   * 64-byte aligned, at the start of the caller's block, before the arena;
+   * NULL when the model has none. */
+  void* state;
+  uint64_t state_bytes;
   uint64_t arena_bytes;         /* usable bytes from arena on */
   int64_t max_batch;            /* largest batch a call may use */
   int32_t owns_arena; /* 1 when <prefix>_create(_with_threads) allocated it */
@@ -146,7 +175,7 @@ struct tfcc_context {
 } /* extern "C" */
 #endif
 
-#endif /* TFCC_TYPES_H_V2 */
+#endif /* TFCC_TYPES_H_V3 */
 
 #ifdef __cplusplus
 extern "C" {
