@@ -361,6 +361,8 @@ CNames computeCNames(const ModelSignature &sig) {
   std::set<std::string> usedSuffixes = {
       "INFO",    "INIT",          "CREATE", "CREATE_WITH_THREADS",
       "DESTROY", "STATUS_STRING", "INVOKE"};
+  if (sig.stateful)
+    usedSuffixes.insert({"GET_VARIABLE", "SET_VARIABLE", "RESET_STATE"});
   for (const EntrySignature &entry : sig.entries) {
     CNames::Entry cEntry;
     std::string suffix = cleanIdentifier(entry.name);

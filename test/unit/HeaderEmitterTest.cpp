@@ -190,6 +190,43 @@ TEST(HeaderEmitterTest, SanitizesNames) {
   EXPECT_EQ(clashNames.entries[1].function, "m_Create_With_Threads_2");
 }
 
+// A model with a training step: the state macro (included in the model's
+// arena macro), the variable functions, and entries that avoid their names.
+TEST(HeaderEmitterTest, StatefulModel) {
+  ModelSignature sig;
+  sig.modelName = "t";
+  sig.stateful = true;
+  sig.stateBytes = 192;
+  EntrySignature train, reset;
+  train.name = "train_step";
+  train.inputs = {{"x", DType::F32, {2, 3}}};
+  train.outputs = {{"loss", DType::F32, {}}};
+  train.arenaBytesFixed = 100;
+  reset.name = "reset_state";
+  sig.entries = {train, reset};
+  CNames names = computeCNames(sig);
+  ASSERT_EQ(names.entries.size(), 2u);
+  EXPECT_EQ(names.entries[0].function, "t_train_step");
+  EXPECT_EQ(names.entries[1].function, "t_reset_state_2");
+  std::string header = emitHeader(sig, "");
+  EXPECT_NE(header.find("#define T_STATE_BYTES 192ULL"), std::string::npos);
+  EXPECT_NE(header.find("#define T_ARENA_BYTES(max_batch) (192ULL + "),
+            std::string::npos);
+  EXPECT_NE(header.find("tfcc_status_t t_get_variable(tfcc_context* ctx, "
+                        "const char* name, void* out"),
+            std::string::npos);
+  EXPECT_NE(header.find("tfcc_status_t t_set_variable("), std::string::npos);
+  EXPECT_NE(header.find("tfcc_status_t t_reset_state(tfcc_context* ctx);"),
+            std::string::npos);
+  EXPECT_NE(header.find("const float* x, float* loss)"), std::string::npos);
+
+  // Without a train step: none of it.
+  sig.stateful = false;
+  std::string plain = emitHeader(sig, "");
+  EXPECT_EQ(plain.find("STATE_BYTES"), std::string::npos);
+  EXPECT_EQ(plain.find("_get_variable"), std::string::npos);
+}
+
 // The generated header compiles as pedantic C99 and as C++17, twice in one
 // translation unit next to another model's header; its macros are integer
 // constant expressions.
