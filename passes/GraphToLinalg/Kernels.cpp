@@ -477,6 +477,207 @@ struct SoftmaxToKernel : OpRewritePattern<SoftmaxOp> {
   }
 };
 
+/// Checks the operands of a float32, groups = 1 convolution gradient: NHWC
+/// tensors with static H, W, C and a static kernel (or kernel size).
+bool isKernelConvGradient(ArrayRef<Type> nhwc, Type kernel, int64_t groups) {
+  if (groups != 1)
+    return false;
+  for (Type type : nhwc) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (!ranked || ranked.getRank() != 4 || !ranked.getElementType().isF32() ||
+        ShapedType::isDynamicShape(ranked.getShape().drop_front()))
+      return false;
+  }
+  auto kernelType = cast<RankedTensorType>(kernel);
+  return kernelType.getRank() == 4 && kernelType.hasStaticShape() &&
+         kernelType.getElementType().isF32();
+}
+
+/// conv2d_backprop_input with stride 1 as a forward convolution of dy:
+///   dx[n, ih, iw, ci] = sum over (i', j', co) of
+///     dy[n, ih - P_h + i' * d_h, iw - P_w + j' * d_w, co] * W'[i', j', co, ci]
+/// with W'[i', j', co, ci] = kernel[kh-1-i', kw-1-j', ci, co] (flipped, in and
+/// out channels swapped; a small linalg.generic per step, packed at run
+/// time) and P = (k - 1) * d - pad_before. Strides > 1 and groups > 1 stay
+/// on the linalg lowering.
+struct Conv2DBackpropInputToKernel : OpRewritePattern<Conv2DBackpropInputOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Conv2DBackpropInputOp op,
+                                PatternRewriter &rewriter) const override {
+    Value dy = op.getDy(), kernel = op.getKernel();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    SmallVector<int64_t> dilations = getIntegers(op.getDilations());
+    if (!isKernelConvGradient({dy.getType(), resultType}, kernel.getType(),
+                              op.getGroups()) ||
+        strides[0] != 1 || strides[1] != 1)
+      return rewriter.notifyMatchFailure(
+          op, "not a float32 static stride-1 groups-1 NHWC gradient");
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    auto kernelType = cast<RankedTensorType>(kernel.getType());
+    int64_t kh = kernelType.getDimSize(0), kw = kernelType.getDimSize(1);
+    int64_t in = kernelType.getDimSize(2), out = kernelType.getDimSize(3);
+    SmallVector<int64_t> inputSize = getIntegers(op.getInputSize());
+    WindowPadding padding = getWindowPadding(
+        inputSize, {kh, kw}, strides, dilations, op.getPadding() == "same");
+    int64_t padTop = (kh - 1) * dilations[0] - padding.before[0];
+    int64_t padLeft = (kw - 1) * dilations[1] - padding.before[1];
+    if (padTop < 0 || padLeft < 0 || dyType.getDimSize(3) != out ||
+        resultType.getDimSize(3) != in)
+      return rewriter.notifyMatchFailure(op, "unsupported padding");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto transformedType =
+        RankedTensorType::get({kh, kw, out, in}, rewriter.getF32Type());
+    Value transformed;
+    if (std::optional<std::vector<float>> values = getConstantFloats(kernel)) {
+      std::vector<float> flipped(values->size());
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          for (int64_t co = 0; co < out; ++co)
+            for (int64_t ci = 0; ci < in; ++ci)
+              flipped[((i * kw + j) * out + co) * in + ci] =
+                  (*values)[(((kh - 1 - i) * kw + (kw - 1 - j)) * in + ci) *
+                                out +
+                            co];
+      transformed = rewriter.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(transformedType, ArrayRef<float>(flipped)));
+    } else {
+      AffineExpr d0, d1, d2, d3;
+      bindDims(ctx, d0, d1, d2, d3);
+      Value init = rewriter.create<tensor::EmptyOp>(
+          loc, transformedType.getShape(), rewriter.getF32Type());
+      transformed = buildGeneric(
+          rewriter, loc, kernel,
+          AffineMap::get(4, 0, {(kh - 1) - d0, (kw - 1) - d1, d3, d2}, ctx),
+          init, rewriter.getMultiDimIdentityMap(4), getIterators(4),
+          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    }
+    Value weights = packWeights(rewriter, loc, transformed, kh * kw * out, in);
+    Value batch = getDimValue(rewriter, loc, dy, 0);
+    Value output = allocResult(rewriter, loc, resultType,
+                               getDynamicSizes(rewriter, loc, resultType, dy));
+    CallBuilder(rewriter, loc)
+        .tensorPointer(dy)
+        .i64(batch)
+        .i64(dyType.getDimSize(1))
+        .i64(dyType.getDimSize(2))
+        .i64(out)
+        .pointer(weights)
+        .i64(in)
+        .i64(kh)
+        .i64(kw)
+        .i64(1)
+        .i64(1)
+        .i64(dilations[0])
+        .i64(dilations[1])
+        .i64(padTop)
+        .i64(padLeft)
+        .i64(resultType.getDimSize(1))
+        .i64(resultType.getDimSize(2))
+        .i64(0)
+        .i64(0)
+        .i32(TFCC_ACT_NONE)
+        .f32(0)
+        .f32(0)
+        .pointer(output)
+        .call(kConv);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
+/// conv2d_backprop_filter as one GEMM: dk viewed as [kh*kw*ci, co] =
+/// im2col(x)^T [kh*kw*ci, n*oh*ow] @ dy [n*oh*ow, co], the im2col matrix
+/// (rows (n, oh, ow), columns (i, j, ci)) materialized by a linalg.generic
+/// over the zero-padded input, or x itself for a 1x1 stride-1 unpadded
+/// kernel. Groups > 1 stay on the linalg lowering.
+struct Conv2DBackpropFilterToKernel
+    : OpRewritePattern<Conv2DBackpropFilterOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Conv2DBackpropFilterOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX(), dy = op.getDy();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!isKernelConvGradient({x.getType(), dy.getType()}, resultType,
+                              op.getGroups()))
+      return rewriter.notifyMatchFailure(
+          op, "not a float32 static groups-1 NHWC gradient");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    SmallVector<int64_t> kernelSize = getIntegers(op.getKernelSize());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    SmallVector<int64_t> dilations = getIntegers(op.getDilations());
+    int64_t kh = kernelSize[0], kw = kernelSize[1];
+    int64_t in = xType.getDimSize(3), out = dyType.getDimSize(3);
+    int64_t oh = dyType.getDimSize(1), ow = dyType.getDimSize(2);
+    if (resultType.getShape() != ArrayRef<int64_t>{kh, kw, in, out})
+      return rewriter.notifyMatchFailure(op, "unexpected kernel shape");
+    WindowPadding padding =
+        getWindowPadding(xType.getShape().slice(1, 2), kernelSize, strides,
+                         dilations, op.getPadding() == "same");
+
+    Value columns = x;
+    bool direct = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
+                  padding.isZero() && xType.getDimSize(1) == oh &&
+                  xType.getDimSize(2) == ow;
+    if (!direct) {
+      Value zero = createScalarConstant(rewriter, loc, rewriter.getF32Type(), 0.0);
+      Value padded = padSpatial(rewriter, loc, x, padding, zero);
+      auto columnsType = RankedTensorType::get(
+          {xType.getDimSize(0), oh, ow, kh, kw, in}, rewriter.getF32Type());
+      SmallVector<OpFoldResult> sizes = {
+          tensor::getMixedSize(rewriter, loc, x, 0), rewriter.getIndexAttr(oh),
+          rewriter.getIndexAttr(ow), rewriter.getIndexAttr(kh),
+          rewriter.getIndexAttr(kw), rewriter.getIndexAttr(in)};
+      Value init = createEmpty(rewriter, loc, columnsType, sizes);
+      AffineExpr n, r, s, i, j, c;
+      bindDims(ctx, n, r, s, i, j, c);
+      columns = buildGeneric(
+          rewriter, loc, padded,
+          AffineMap::get(6, 0,
+                         {n, r * strides[0] + i * dilations[0],
+                          s * strides[1] + j * dilations[1], c},
+                         ctx),
+          init, rewriter.getMultiDimIdentityMap(6), getIterators(6),
+          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    }
+    int64_t m = kh * kw * in;
+    Value rows = getDimsProduct(rewriter, loc, dy, {0, 1, 2});
+    Value output = allocResult(rewriter, loc, resultType, {});
+    CallBuilder(rewriter, loc)
+        .i64(1)
+        .i64(m)
+        .i64(out)
+        .i64(rows)
+        .tensorPointer(columns)
+        .i64(m)
+        .i64(0)
+        .i32(1)
+        .tensorPointer(dy)
+        .i64(out)
+        .i64(0)
+        .i32(0)
+        .i32(0)
+        .pointer(output)
+        .i64(out)
+        .i64(0)
+        .i64(0)
+        .i64(0)
+        .i32(TFCC_ACT_NONE)
+        .f32(0)
+        .f32(0)
+        .call(kGemm);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
@@ -520,6 +721,7 @@ void mlir::tfcc::populateGraphKernelsToCallsPatterns(
   patterns.add<FusedConv2DLowering, FusedDenseLowering>(patterns.getContext());
   patterns.add<MatmulToKernel, PoolToKernel<MaxPool2DOp>,
                PoolToKernel<AvgPool2DOp>, LayerNormToKernel,
-               SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>>(
+               SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>,
+               Conv2DBackpropInputToKernel, Conv2DBackpropFilterToKernel>(
       patterns.getContext(), /*benefit=*/2);
 }

@@ -126,4 +126,38 @@ module @training_ops {
     %g = graph.gather %t, %i : (tensor<10x8xf32>, tensor<?x5xi32>) -> tensor<?x5x8xf32>
     return %dt, %g : tensor<10x8xf32>, tensor<?x5x8xf32>
   }
+
+  // Stride-1 groups-1 convolution gradients (the micro-kernel paths).
+  func.func @conv_input_s1_same(%dy: tensor<?x7x8x6xf32>, %k: tensor<3x3x4x6xf32>) -> tensor<?x7x8x4xf32> {
+    %dx = graph.conv2d_backprop_input %dy, %k {input_size = [7, 8], padding = "same"} : (tensor<?x7x8x6xf32>, tensor<3x3x4x6xf32>) -> tensor<?x7x8x4xf32>
+    return %dx : tensor<?x7x8x4xf32>
+  }
+  func.func @conv_input_s1_same_even(%dy: tensor<?x6x7x5xf32>, %k: tensor<2x4x3x5xf32>) -> tensor<?x6x7x3xf32> {
+    %dx = graph.conv2d_backprop_input %dy, %k {input_size = [6, 7], padding = "same"} : (tensor<?x6x7x5xf32>, tensor<2x4x3x5xf32>) -> tensor<?x6x7x3xf32>
+    return %dx : tensor<?x6x7x3xf32>
+  }
+  func.func @conv_input_1x1(%dy: tensor<?x5x5x8xf32>, %k: tensor<1x1x3x8xf32>) -> tensor<?x5x5x3xf32> {
+    %dx = graph.conv2d_backprop_input %dy, %k {input_size = [5, 5]} : (tensor<?x5x5x8xf32>, tensor<1x1x3x8xf32>) -> tensor<?x5x5x3xf32>
+    return %dx : tensor<?x5x5x3xf32>
+  }
+  func.func @conv_input_wide(%dy: tensor<?x11x11x64xf32>, %k: tensor<3x3x32x64xf32>) -> tensor<?x13x13x32xf32> {
+    %dx = graph.conv2d_backprop_input %dy, %k {input_size = [13, 13]} : (tensor<?x11x11x64xf32>, tensor<3x3x32x64xf32>) -> tensor<?x13x13x32xf32>
+    return %dx : tensor<?x13x13x32xf32>
+  }
+  func.func @conv_filter_s1_same(%x: tensor<?x7x8x4xf32>, %dy: tensor<?x7x8x6xf32>) -> tensor<3x3x4x6xf32> {
+    %dk = graph.conv2d_backprop_filter %x, %dy {kernel_size = [3, 3], padding = "same"} : (tensor<?x7x8x4xf32>, tensor<?x7x8x6xf32>) -> tensor<3x3x4x6xf32>
+    return %dk : tensor<3x3x4x6xf32>
+  }
+  func.func @conv_filter_1x1(%x: tensor<?x5x5x3xf32>, %dy: tensor<?x5x5x8xf32>) -> tensor<1x1x3x8xf32> {
+    %dk = graph.conv2d_backprop_filter %x, %dy {kernel_size = [1, 1]} : (tensor<?x5x5x3xf32>, tensor<?x5x5x8xf32>) -> tensor<1x1x3x8xf32>
+    return %dk : tensor<1x1x3x8xf32>
+  }
+  func.func @conv_filter_1x1_s2(%x: tensor<?x5x5x3xf32>, %dy: tensor<?x3x3x8xf32>) -> tensor<1x1x3x8xf32> {
+    %dk = graph.conv2d_backprop_filter %x, %dy {kernel_size = [1, 1], strides = [2, 2]} : (tensor<?x5x5x3xf32>, tensor<?x3x3x8xf32>) -> tensor<1x1x3x8xf32>
+    return %dk : tensor<1x1x3x8xf32>
+  }
+  func.func @conv_filter_wide(%x: tensor<?x13x13x32xf32>, %dy: tensor<?x11x11x64xf32>) -> tensor<3x3x32x64xf32> {
+    %dk = graph.conv2d_backprop_filter %x, %dy {kernel_size = [3, 3]} : (tensor<?x13x13x32xf32>, tensor<?x11x11x64xf32>) -> tensor<3x3x32x64xf32>
+    return %dk : tensor<3x3x32x64xf32>
+  }
 }

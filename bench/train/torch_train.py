@@ -1,0 +1,58 @@
+"""PyTorch's training throughput on the spec's mnist_cnn_train.mlir model:
+conv3x3(1->32, no bias) - batch_norm - relu - maxpool2 - conv3x3(32->64) - relu -
+maxpool2 - dense 1600->64 - relu - dropout 0.25 - dense 64->10, sparse softmax
+cross-entropy, Adam (lr 1e-3, eps 1e-7), clip_norm 1.0 (global norm), NHWC-equivalent
+shapes, batch 64.
+
+    OMP_NUM_THREADS=1 /usr/bin/python3 bench/train/torch_train.py --threads 1
+"""
+import argparse
+import time
+
+import torch
+import torch.nn as nn
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--steps", type=int, default=50)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(1, 32, 3, bias=False), nn.BatchNorm2d(32, eps=1e-3, momentum=0.01),
+        nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(1600, 64), nn.ReLU(), nn.Dropout(0.25),
+        nn.Linear(64, 10))
+    model.train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
+    loss_fn = nn.CrossEntropyLoss()
+    x = torch.rand(args.batch, 1, 28, 28)
+    y = torch.arange(args.batch) % 10
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        return loss.item()
+
+    for _ in range(5):
+        step()
+    times = []
+    for _ in range(args.steps):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    times.sort()
+    median = times[len(times) // 2]
+    print(f"pytorch {torch.__version__} threads {args.threads} batch {args.batch}: "
+          f"median {median * 1e3:.3f} ms/step, {args.batch / median:.0f} images/s")
+
+
+if __name__ == "__main__":
+    main()
