@@ -9,8 +9,11 @@ PACKAGES=(
   dataset-fashion-mnist
   libonnx-testdata libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision
+  flatbuffers-compiler
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
+# flatbuffers-compiler: flatc reads and writes the checkpoints of test/tools/checkpoint.test
+# independently of the runtime's hand-written FlatBuffers code (runtime/src/checkpoint.c).
 # The real-model checks (test/onnx/real) run ONNX Runtime from npm.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 missing=()

@@ -273,6 +273,10 @@ private:
       forward(p + "_set_variable", "tfcc_rt_set_variable", i32Ty,
               {ptrTy, ptrTy, ptrTy, i64Ty}, true);
       forward(p + "_reset_state", "tfcc_rt_reset_state", i32Ty, {ptrTy}, true);
+      forward(p + "_save_checkpoint", "tfcc_rt_save_checkpoint", i32Ty,
+              {ptrTy, ptrTy}, true);
+      forward(p + "_load_checkpoint", "tfcc_rt_load_checkpoint", i32Ty,
+              {ptrTy, ptrTy}, true);
     }
 
     // The generic entry point tools use through the reflective table.

@@ -362,7 +362,8 @@ CNames computeCNames(const ModelSignature &sig) {
       "INFO",    "INIT",          "CREATE", "CREATE_WITH_THREADS",
       "DESTROY", "STATUS_STRING", "INVOKE"};
   if (sig.stateful)
-    usedSuffixes.insert({"GET_VARIABLE", "SET_VARIABLE", "RESET_STATE"});
+    usedSuffixes.insert({"GET_VARIABLE", "SET_VARIABLE", "RESET_STATE",
+                         "SAVE_CHECKPOINT", "LOAD_CHECKPOINT"});
   for (const EntrySignature &entry : sig.entries) {
     CNames::Entry cEntry;
     std::string suffix = cleanIdentifier(entry.name);
@@ -573,6 +574,19 @@ std::string emitHeader(const ModelSignature &sig,
            "value. */\n";
     out += prototype("tfcc_status_t " + p + "_reset_state",
                      {"tfcc_context* ctx"});
+    out += "/* Checkpoints (docs/training.md): save writes every variable, slot "
+           "and the\n"
+           " * step counter to a FlatBuffers file (runtime/checkpoint.fbs) via "
+           "`path`.tmp and\n"
+           " * a rename; load validates the whole file (model, names, dtypes, "
+           "shapes, sizes)\n"
+           " * before changing the state: on error the state is unchanged and "
+           "ctx->message\n"
+           " * says why. Both malloc one buffer of the file's size. */\n";
+    out += prototype("tfcc_status_t " + p + "_save_checkpoint",
+                     {"tfcc_context* ctx", "const char* path"});
+    out += prototype("tfcc_status_t " + p + "_load_checkpoint",
+                     {"tfcc_context* ctx", "const char* path"});
     out += "\n";
   }
 

@@ -218,6 +218,18 @@ TEST(HeaderEmitterTest, StatefulModel) {
   EXPECT_NE(header.find("tfcc_status_t t_set_variable("), std::string::npos);
   EXPECT_NE(header.find("tfcc_status_t t_reset_state(tfcc_context* ctx);"),
             std::string::npos);
+  EXPECT_NE(header.find("tfcc_status_t t_save_checkpoint(tfcc_context* ctx, "
+                        "const char* path);"),
+            std::string::npos);
+  EXPECT_NE(header.find("tfcc_status_t t_load_checkpoint(tfcc_context* ctx, "
+                        "const char* path);"),
+            std::string::npos);
+  {
+    // An entry called like a checkpoint function is renamed too.
+    ModelSignature named = sig;
+    named.entries[1].name = "load_checkpoint";
+    EXPECT_EQ(computeCNames(named).entries[1].function, "t_load_checkpoint_2");
+  }
   EXPECT_NE(header.find("const float* x, float* loss)"), std::string::npos);
 
   // Without a train step: none of it.

@@ -1,9 +1,9 @@
-# Unit tests of the C runtime (runtime/), the header emitter and the .npy reader/writer
+# Unit tests of the C runtime (runtime/; CheckpointTest: runtime/src/checkpoint.c), the header emitter and the .npy reader/writer
 # (TfccSupport, compiler/support.cmake). Included from test/unit/CMakeLists.txt after
 # find_package(GTest REQUIRED CONFIG).
 include(GoogleTest)
 
-foreach(test RuntimeTest HeaderEmitterTest NpyTest)
+foreach(test RuntimeTest CheckpointTest HeaderEmitterTest NpyTest)
   add_executable(${test} ${CMAKE_CURRENT_LIST_DIR}/${test}.cpp)
   target_link_libraries(${test} PRIVATE TfccSupport tfcc_runtime GTest::gtest_main)
   gtest_discover_tests(${test}

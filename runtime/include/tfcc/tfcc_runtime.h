@@ -4,7 +4,8 @@
  * the compiler generates around these. Every symbol is hidden, so two models
  * linked into one process do not clash. C99, libc (and pthreads, for the
  * kernels' thread pool) only; nothing here mallocs except
- * tfcc_rt_context_create and tfcc_rt_context_create_with_threads.
+ * tfcc_rt_context_create, tfcc_rt_context_create_with_threads and the
+ * checkpoint save/load.
  *
  * Ownership: the runtime never takes ownership of anything the caller passes in
  * (model tables, arenas, input and output buffers) and keeps no pointer to
@@ -166,6 +167,38 @@ TFCC_RT_API tfcc_status_t tfcc_rt_set_variable(const tfcc_model_info* m,
  * values. */
 TFCC_RT_API tfcc_status_t tfcc_rt_reset_state(const tfcc_model_info* m,
                                               tfcc_context* ctx);
+
+/* Checkpoints (src/checkpoint.c; format: runtime/checkpoint.fbs, a
+ * FlatBuffers file with identifier "TFCK", format version 1, the model name
+ * and every variable of the state: name, dtype, shape, trainable flag and raw
+ * little-endian values).
+ *
+ * tfcc_rt_save_checkpoint writes the state of `ctx` to `path` + ".tmp", flushes
+ * it (fsync on POSIX) and renames it over `path`, so `path` is never a partly
+ * written file. It mallocs one buffer of the file's size (freed on return).
+ * Returns TFCC_OK, or with ctx->message saying why: TFCC_INVALID_ARGUMENT for
+ * a NULL path, a context of another model, a model without state or an I/O
+ * error (the message has the errno text; the temporary file is removed);
+ * TFCC_RESOURCE_EXHAUSTED when malloc fails or the disk is full. */
+TFCC_RT_API tfcc_status_t tfcc_rt_save_checkpoint(const tfcc_model_info* m,
+                                                  tfcc_context* ctx,
+                                                  const char* path);
+
+/* Reads the checkpoint at `path` (into one malloc'd buffer, freed on return)
+ * and, only when all of it is valid, copies every variable into the state of
+ * `ctx`: the bounds of every offset and length, the file identifier, the
+ * format version, the model name (= m->name), every variable known, none
+ * twice, none missing, the same dtype, shape and byte count as the model's.
+ * Otherwise returns TFCC_INVALID_ARGUMENT (TFCC_RESOURCE_EXHAUSTED when malloc
+ * fails) with ctx->message saying why, and leaves the state unchanged. */
+TFCC_RT_API tfcc_status_t tfcc_rt_load_checkpoint(const tfcc_model_info* m,
+                                                  tfcc_context* ctx,
+                                                  const char* path);
+
+/* tfcc_rt_load_checkpoint from the `size` bytes at `data` (borrowed). */
+TFCC_RT_API tfcc_status_t tfcc_rt_load_checkpoint_buffer(
+    const tfcc_model_info* m, tfcc_context* ctx, const void* data,
+    uint64_t size);
 
 /* Returns a short static name of `s` ("ok", "invalid argument", ...), "unknown
  * status" for codes outside tfcc_status_t. Never NULL; the caller must not free

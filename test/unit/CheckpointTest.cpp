@@ -1,0 +1,320 @@
+//===- CheckpointTest.cpp - Checkpoints of the state memory ---------------===//
+//
+// tfcc_rt_save_checkpoint / tfcc_rt_load_checkpoint(_buffer)
+// (runtime/src/checkpoint.c) on hand-written model tables: a round trip, every
+// error (another model, wrong shape/dtype/size, unknown/missing/duplicate
+// variable, truncation at every length, corrupt bytes, I/O errors) and that a
+// failed load leaves the state unchanged. The files are checked against flatc
+// in test/tools/checkpoint.test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfcc/tfcc_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+const int64_t kWDims[] = {3};
+const int64_t kW4Dims[] = {4};
+const int64_t kMDims[] = {2, 2};
+const tfcc_variable_info kVariables[] = {
+    {"w", TFCC_DTYPE_F32, 1, kWDims, 0, 12, 1, 0},
+    {"w/momentum", TFCC_DTYPE_F32, 1, kWDims, 64, 12, 0, 0},
+    {"m", TFCC_DTYPE_F64, 2, kMDims, 128, 32, 1, 0},
+    {"train_step/step", TFCC_DTYPE_I64, 0, nullptr, 192, 8, 0, 0},
+};
+struct alignas(64) StateImage {
+  float w[16] = {1, 2, 3};
+  float slot[16] = {0.5f, 0.25f, 0.125f};
+  double m[8] = {-1, 2, -3, 4};
+  int64_t step = 7;
+  char pad[56] = {};
+};
+const StateImage kStateInit;
+const tfcc_model_info kModel = {TFCC_ABI_VERSION, 0,      "ckpt_model", nullptr,
+                                0,                256,    4,            0,
+                                kVariables,       &kStateInit};
+// The same variables under another model name.
+const tfcc_model_info kOtherModel = {
+    TFCC_ABI_VERSION, 0, "other_model", nullptr, 0, 256, 4, 0, kVariables,
+    &kStateInit};
+// "w" with 4 elements instead of 3.
+const tfcc_variable_info kReshaped[] = {
+    {"w", TFCC_DTYPE_F32, 1, kW4Dims, 0, 16, 1, 0},
+    kVariables[1], kVariables[2], kVariables[3]};
+const tfcc_model_info kReshapedModel = {
+    TFCC_ABI_VERSION, 0, "ckpt_model", nullptr, 0, 256, 4, 0, kReshaped,
+    &kStateInit};
+// "m" as f32 [2, 4] (same bytes, other dtype and shape).
+const int64_t kM24Dims[] = {2, 4};
+const tfcc_variable_info kRetyped[] = {
+    kVariables[0], kVariables[1],
+    {"m", TFCC_DTYPE_F32, 2, kM24Dims, 128, 32, 1, 0}, kVariables[3]};
+const tfcc_model_info kRetypedModel = {
+    TFCC_ABI_VERSION, 0, "ckpt_model", nullptr, 0, 256, 4, 0, kRetyped,
+    &kStateInit};
+// One variable fewer / one more.
+const tfcc_model_info kFewerModel = {
+    TFCC_ABI_VERSION, 0, "ckpt_model", nullptr, 0, 256, 3, 0, kVariables,
+    &kStateInit};
+
+struct Context {
+  std::vector<uint8_t> block;
+  tfcc_context ctx;
+  explicit Context(const tfcc_model_info *m) {
+    block.resize(tfcc_rt_model_arena_bytes(m, 1));
+    EXPECT_EQ(tfcc_rt_context_init(m, &ctx, block.data(), block.size(), 1),
+              TFCC_OK)
+        << ctx.message;
+  }
+  std::vector<uint8_t> state() const {
+    auto *s = static_cast<const uint8_t *>(ctx.state);
+    return std::vector<uint8_t>(s, s + ctx.state_bytes);
+  }
+  void scribble(uint8_t seed) {
+    auto *s = static_cast<uint8_t *>(ctx.state);
+    for (uint64_t i = 0; i < ctx.state_bytes; ++i)
+      s[i] = static_cast<uint8_t>(seed + 31 * i);
+  }
+};
+
+std::string tempDir() {
+  static std::string dir = [] {
+    char tmpl[] = "/tmp/tfcc-ckpt-XXXXXX";
+    const char *d = mkdtemp(tmpl);
+    return std::string(d ? d : "/tmp");
+  }();
+  return dir;
+}
+
+// Removes the temporary directory after the tests.
+struct RemoveTempDir : ::testing::Environment {
+  void TearDown() override {
+    std::error_code ignored;
+    if (tempDir() != "/tmp")
+      std::filesystem::remove_all(tempDir(), ignored);
+  }
+};
+::testing::Environment *const kRemoveTempDir =
+    ::testing::AddGlobalTestEnvironment(new RemoveTempDir);
+
+std::vector<uint8_t> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeFile(const std::string &path, const std::vector<uint8_t> &bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char *>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// Saves a scribbled state of kModel; returns the file's bytes.
+std::vector<uint8_t> savedCheckpoint(std::vector<uint8_t> *state = nullptr) {
+  Context c(&kModel);
+  c.scribble(5);
+  std::string path = tempDir() + "/saved.tfck";
+  EXPECT_EQ(tfcc_rt_save_checkpoint(&kModel, &c.ctx, path.c_str()), TFCC_OK)
+      << c.ctx.message;
+  if (state)
+    *state = c.state();
+  return readFile(path);
+}
+
+// Loads `bytes` into a fresh context of `m`; expects failure with a message
+// containing `expected` and the state unchanged.
+void expectRejected(const tfcc_model_info *m, const std::vector<uint8_t> &bytes,
+                    const std::string &expected, const std::string &what) {
+  Context c(m);
+  c.scribble(99);
+  std::vector<uint8_t> before = c.state();
+  EXPECT_EQ(tfcc_rt_load_checkpoint_buffer(m, &c.ctx, bytes.data(),
+                                           bytes.size()),
+            TFCC_INVALID_ARGUMENT)
+      << what;
+  EXPECT_NE(std::string(c.ctx.message).find(expected), std::string::npos)
+      << what << ": " << c.ctx.message;
+  EXPECT_EQ(c.state(), before) << what << ": the state changed";
+}
+
+TEST(CheckpointTest, RoundTrip) {
+  std::vector<uint8_t> saved;
+  std::vector<uint8_t> bytes = savedCheckpoint(&saved);
+  ASSERT_GE(bytes.size(), 8u);
+  EXPECT_EQ(std::memcmp(bytes.data() + 4, "TFCK", 4), 0);
+  EXPECT_FALSE(exists(tempDir() + "/saved.tfck.tmp"));
+
+  Context c(&kModel);
+  ASSERT_NE(c.state(), saved);
+  std::string path = tempDir() + "/saved.tfck";
+  ASSERT_EQ(tfcc_rt_load_checkpoint(&kModel, &c.ctx, path.c_str()), TFCC_OK)
+      << c.ctx.message;
+  EXPECT_STREQ(c.ctx.message, "");
+  // Every variable's bytes are restored (the padding between them is not
+  // part of the checkpoint).
+  std::vector<uint8_t> now = c.state();
+  for (const tfcc_variable_info &v : kVariables)
+    EXPECT_EQ(std::memcmp(now.data() + v.offset, saved.data() + v.offset,
+                          v.bytes),
+              0)
+        << v.name;
+  // From memory as well.
+  Context d(&kModel);
+  ASSERT_EQ(tfcc_rt_load_checkpoint_buffer(&kModel, &d.ctx, bytes.data(),
+                                           bytes.size()),
+            TFCC_OK)
+      << d.ctx.message;
+  EXPECT_EQ(d.state(), now);
+  // Saving the loaded state gives the same file.
+  std::string again = tempDir() + "/again.tfck";
+  ASSERT_EQ(tfcc_rt_save_checkpoint(&kModel, &d.ctx, again.c_str()), TFCC_OK);
+  EXPECT_EQ(readFile(again), bytes);
+}
+
+TEST(CheckpointTest, SaveReplacesAnExistingFile) {
+  std::string path = tempDir() + "/replace.tfck";
+  writeFile(path, std::vector<uint8_t>(3, 'x'));
+  Context c(&kModel);
+  ASSERT_EQ(tfcc_rt_save_checkpoint(&kModel, &c.ctx, path.c_str()), TFCC_OK)
+      << c.ctx.message;
+  Context d(&kModel);
+  d.scribble(1);
+  EXPECT_EQ(tfcc_rt_load_checkpoint(&kModel, &d.ctx, path.c_str()), TFCC_OK)
+      << d.ctx.message;
+}
+
+TEST(CheckpointTest, RejectsACheckpointOfAnotherModel) {
+  expectRejected(&kOtherModel, savedCheckpoint(),
+                 "is a checkpoint of model 'ckpt_model', not other_model",
+                 "other model");
+}
+
+TEST(CheckpointTest, RejectsWrongShapesDtypesAndVariableSets) {
+  std::vector<uint8_t> bytes = savedCheckpoint();
+  expectRejected(&kReshapedModel, bytes,
+                 "variable 'w' has shape [3] in the checkpoint, [4] in the "
+                 "model",
+                 "wrong shape");
+  expectRejected(&kRetypedModel, bytes,
+                 "variable 'm' has dtype 8 in the checkpoint, 1 in the model",
+                 "wrong dtype");
+  expectRejected(&kFewerModel, bytes, "has no variable 'train_step/step'",
+                 "unknown variable");
+  // A checkpoint of kFewerModel lacks a variable of kModel.
+  Context c(&kFewerModel);
+  std::string path = tempDir() + "/fewer.tfck";
+  ASSERT_EQ(tfcc_rt_save_checkpoint(&kFewerModel, &c.ctx, path.c_str()),
+            TFCC_OK);
+  expectRejected(&kModel, readFile(path), "lacks variable 'train_step/step'",
+                 "missing variable");
+}
+
+TEST(CheckpointTest, RejectsEveryTruncation) {
+  std::vector<uint8_t> bytes = savedCheckpoint();
+  for (size_t n = 0; n < bytes.size(); ++n)
+    expectRejected(&kModel,
+                   std::vector<uint8_t>(bytes.begin(), bytes.begin() + n),
+                   "corrupt checkpoint", "truncated to " + std::to_string(n));
+}
+
+TEST(CheckpointTest, RejectsCorruptBytes) {
+  std::vector<uint8_t> bytes = savedCheckpoint();
+  std::vector<uint8_t> bad = bytes;
+  bad[4] = 'X'; // the file identifier
+  expectRejected(&kModel, bad, "file identifier is not \"TFCK\"", "identifier");
+  bad = bytes;
+  bad[0] = 0xF0; // the root offset, far outside
+  bad[1] = 0xFF;
+  expectRejected(&kModel, bad, "corrupt checkpoint (bad root table)",
+                 "root offset");
+  // Every single-byte change (a flipped bit, or 0xFF) either fails with a
+  // message and the state unchanged, or loads (a change in the values):
+  // never out-of-bounds (run under ASan/valgrind to see it).
+  for (size_t i = 0; i < bytes.size(); ++i)
+    for (uint8_t x : {uint8_t(0x01), uint8_t(0x80), uint8_t(0xFF)}) {
+      bad = bytes;
+      bad[i] ^= x;
+      Context c(&kModel);
+      c.scribble(42);
+      std::vector<uint8_t> before = c.state();
+      tfcc_status_t s = tfcc_rt_load_checkpoint_buffer(&kModel, &c.ctx,
+                                                       bad.data(), bad.size());
+      if (s != TFCC_OK) {
+        EXPECT_EQ(s, TFCC_INVALID_ARGUMENT);
+        EXPECT_NE(c.ctx.message[0], '\0') << "byte " << i;
+        EXPECT_EQ(c.state(), before) << "byte " << i;
+      }
+    }
+}
+
+TEST(CheckpointTest, RejectsAnotherFormatVersion) {
+  std::vector<uint8_t> bytes = savedCheckpoint();
+  // The version is the first field of the root table (after its soffset).
+  uint32_t root = bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24;
+  ASSERT_EQ(bytes[root + 4], 1);
+  bytes[root + 4] = 2;
+  expectRejected(&kModel, bytes, "unsupported checkpoint format version 2",
+                 "version");
+}
+
+TEST(CheckpointTest, ReportsIoErrors) {
+  Context c(&kModel);
+  c.scribble(3);
+  std::vector<uint8_t> before = c.state();
+  std::string missing = tempDir() + "/missing.tfck";
+  EXPECT_EQ(tfcc_rt_load_checkpoint(&kModel, &c.ctx, missing.c_str()),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(c.ctx.message).find("No such file or directory"),
+            std::string::npos)
+      << c.ctx.message;
+  EXPECT_EQ(c.state(), before);
+
+  std::string unwritable = tempDir() + "/no/such/dir/x.tfck";
+  EXPECT_EQ(tfcc_rt_save_checkpoint(&kModel, &c.ctx, unwritable.c_str()),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(c.ctx.message).find("cannot create"),
+            std::string::npos)
+      << c.ctx.message;
+  // A directory where the file should go: the rename fails, the temporary
+  // file is removed.
+  std::string dir = tempDir() + "/a_directory";
+  mkdir(dir.c_str(), 0700);
+  EXPECT_EQ(tfcc_rt_save_checkpoint(&kModel, &c.ctx, dir.c_str()),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(c.ctx.message).find("cannot rename"),
+            std::string::npos)
+      << c.ctx.message;
+  EXPECT_FALSE(exists(dir + ".tmp"));
+  // Loading a directory is a read error.
+  EXPECT_NE(tfcc_rt_load_checkpoint(&kModel, &c.ctx, dir.c_str()), TFCC_OK);
+  EXPECT_EQ(c.state(), before);
+
+  EXPECT_EQ(tfcc_rt_save_checkpoint(&kModel, &c.ctx, nullptr),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(tfcc_rt_load_checkpoint(&kModel, &c.ctx, nullptr),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_EQ(tfcc_rt_load_checkpoint(&kOtherModel, &c.ctx, missing.c_str()),
+            TFCC_INVALID_ARGUMENT); // a context of another model
+  EXPECT_EQ(tfcc_rt_save_checkpoint(&kModel, nullptr, missing.c_str()),
+            TFCC_INVALID_ARGUMENT);
+}
+
+} // namespace
