@@ -1,0 +1,456 @@
+/* Trains the spec's mnist_cnn_train.mlir (Keras CNN with batch norm and dropout,
+ * Adam lr 1e-3, clip_norm 1) on Fashion-MNIST through the library tfcc compiled
+ * from it, like Keras' model.fit(x, y, epochs, batch_size, validation_split,
+ * callbacks=[EarlyStopping(monitor="val_loss", patience, restore_best_weights=True)]).
+ * Includes only the generated mnist_cnn_train.h and libc headers (C99).
+ *
+ *   train_fashion_mnist [--data DIR] [--epochs 5] [--batch-size 64] [--threads 1]
+ *                       [--validation-split 0.1] [--patience 2] [--seed 1]
+ *                       [--out DIR] [--limit-train N] [--limit-test N]
+ *   train_fashion_mnist --eval-checkpoint FILE [--data DIR] [--batch-size 64] ...
+ *
+ * DIR (default "data") holds the uncompressed IDX files train-images-idx3-ubyte,
+ * train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte.
+ * Writes OUT/metrics.csv, a checkpoint per epoch (OUT/epoch_N.<ext>) and the
+ * restored best weights (OUT/best.<ext>); see README.md. */
+#define _POSIX_C_SOURCE 199309L
+#include "mnist_cnn_train.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* The checkpoint API (<p>_save_checkpoint / <p>_load_checkpoint, .tfck files) when
+ * the compiler generates it (CMake defines TFCC_HAVE_CHECKPOINT); otherwise a
+ * simple file of every state variable read with <p>_get_variable (see README.md). */
+#ifdef TFCC_HAVE_CHECKPOINT
+#define CKPT_EXT "tfck"
+#else
+#define CKPT_EXT "tfcw"
+#endif
+
+enum { kPixels = 28 * 28, kClasses = 10 };
+
+typedef struct {
+  uint32_t count;
+  float* images;  /* count x 28 x 28 x 1, in [0, 1] */
+  int32_t* labels; /* count */
+} Dataset;
+
+static uint32_t read_be32(const unsigned char* p) {
+  return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static unsigned char* read_whole(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  unsigned char* data = NULL;
+  long n;
+  if (!f) {
+    fprintf(stderr, "train_fashion_mnist: cannot open %s: %s\n", path, strerror(errno));
+    return NULL;
+  }
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
+    data = (unsigned char*)malloc((size_t)n);
+    if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
+      free(data);
+      data = NULL;
+    }
+    *size = (size_t)n;
+  }
+  fclose(f);
+  if (!data) fprintf(stderr, "train_fashion_mnist: cannot read %s\n", path);
+  return data;
+}
+
+/* Loads an IDX image/label pair (at most `limit` images, 0: all). */
+static int load_dataset(const char* dir, const char* prefix, uint32_t limit, Dataset* out) {
+  char ipath[4096], lpath[4096];
+  size_t ibytes = 0, lbytes = 0, i;
+  unsigned char *im, *lb;
+  uint32_t count;
+  snprintf(ipath, sizeof ipath, "%s/%s-images-idx3-ubyte", dir, prefix);
+  snprintf(lpath, sizeof lpath, "%s/%s-labels-idx1-ubyte", dir, prefix);
+  im = read_whole(ipath, &ibytes);
+  lb = read_whole(lpath, &lbytes);
+  if (!im || !lb) return 0;
+  if (ibytes < 16 || read_be32(im) != 0x803 || read_be32(im + 8) != 28 ||
+      read_be32(im + 12) != 28 || lbytes < 8 || read_be32(lb) != 0x801 ||
+      read_be32(lb + 4) != read_be32(im + 4)) {
+    fprintf(stderr, "train_fashion_mnist: %s/%s: not an IDX pair of 28x28 images\n", dir,
+            prefix);
+    return 0;
+  }
+  count = read_be32(im + 4);
+  if (ibytes < 16 + (size_t)count * kPixels || lbytes < 8 + (size_t)count) {
+    fprintf(stderr, "train_fashion_mnist: %s: truncated IDX file\n", ipath);
+    return 0;
+  }
+  if (limit && limit < count) count = limit;
+  out->count = count;
+  out->images = (float*)malloc(sizeof(float) * (size_t)count * kPixels);
+  out->labels = (int32_t*)malloc(sizeof(int32_t) * (size_t)count);
+  if (!out->images || !out->labels) return 0;
+  for (i = 0; i < (size_t)count * kPixels; ++i) out->images[i] = im[16 + i] / 255.0f;
+  for (i = 0; i < count; ++i) {
+    if (lb[8 + i] >= kClasses) {
+      fprintf(stderr, "train_fashion_mnist: %s: label %u out of range\n", lpath, lb[8 + i]);
+      return 0;
+    }
+    out->labels[i] = lb[8 + i];
+  }
+  free(im);
+  free(lb);
+  return 1;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* splitmix64: the seeded PRNG of the shuffles. */
+static uint64_t next_random(uint64_t* s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static void shuffle(uint32_t* order, uint32_t n, uint64_t* rng) {
+  uint32_t i;
+  for (i = n; i > 1; --i) {
+    uint32_t j = (uint32_t)(next_random(rng) % i);
+    uint32_t t = order[i - 1];
+    order[i - 1] = order[j];
+    order[j] = t;
+  }
+}
+
+static int argmax10(const float* p) {
+  int best = 0, i;
+  for (i = 1; i < kClasses; ++i)
+    if (p[i] > p[best]) best = i;
+  return best;
+}
+
+static int check(tfcc_context* ctx, tfcc_status_t status, const char* what) {
+  if (status == TFCC_OK) return 1;
+  fprintf(stderr, "train_fashion_mnist: %s: %s: %s\n", what, mnist_cnn_status_string(status),
+          ctx ? ctx->message : "");
+  return 0;
+}
+
+/* The whole state (weights, batch-norm statistics, Adam slots, step counter) as
+ * one buffer, variable after variable in the order of mnist_cnn_info(). */
+static uint64_t state_size(void) {
+  const tfcc_model_info* info = mnist_cnn_info();
+  uint64_t total = 0;
+  int32_t v;
+  for (v = 0; v < info->num_variables; ++v) total += info->variables[v].bytes;
+  return total;
+}
+
+static int snapshot_state(tfcc_context* ctx, unsigned char* buffer) {
+  const tfcc_model_info* info = mnist_cnn_info();
+  int32_t v;
+  for (v = 0; v < info->num_variables; ++v) {
+    const tfcc_variable_info* var = &info->variables[v];
+    if (!check(ctx, mnist_cnn_get_variable(ctx, var->name, buffer, var->bytes), var->name))
+      return 0;
+    buffer += var->bytes;
+  }
+  return 1;
+}
+
+static int restore_state(tfcc_context* ctx, const unsigned char* buffer) {
+  const tfcc_model_info* info = mnist_cnn_info();
+  int32_t v;
+  for (v = 0; v < info->num_variables; ++v) {
+    const tfcc_variable_info* var = &info->variables[v];
+    if (!check(ctx, mnist_cnn_set_variable(ctx, var->name, buffer, var->bytes), var->name))
+      return 0;
+    buffer += var->bytes;
+  }
+  return 1;
+}
+
+#ifdef TFCC_HAVE_CHECKPOINT
+static int save_checkpoint(tfcc_context* ctx, const char* path) {
+  return check(ctx, mnist_cnn_save_checkpoint(ctx, path), path);
+}
+static int load_checkpoint(tfcc_context* ctx, const char* path) {
+  return check(ctx, mnist_cnn_load_checkpoint(ctx, path), path);
+}
+#else
+/* Fallback format (.tfcw, little-endian hosts): "TFCW" uint32 version (1)
+ * uint32 count, then per variable: uint32 name length, the name, uint64 bytes,
+ * the raw values (as <p>_get_variable returns them). */
+static int save_checkpoint(tfcc_context* ctx, const char* path) {
+  const tfcc_model_info* info = mnist_cnn_info();
+  uint64_t total = state_size();
+  unsigned char* buffer = (unsigned char*)malloc(total ? total : 1);
+  const unsigned char* p = buffer;
+  uint32_t header[2];
+  int32_t v;
+  int ok;
+  FILE* f;
+  if (!buffer || !snapshot_state(ctx, buffer)) return free(buffer), 0;
+  f = fopen(path, "wb");
+  ok = f && fwrite("TFCW", 1, 4, f) == 4;
+  header[0] = 1;
+  header[1] = (uint32_t)info->num_variables;
+  ok = ok && fwrite(header, sizeof header, 1, f) == 1;
+  for (v = 0; ok && v < info->num_variables; ++v) {
+    const tfcc_variable_info* var = &info->variables[v];
+    uint32_t len = (uint32_t)strlen(var->name);
+    ok = fwrite(&len, 4, 1, f) == 1 && fwrite(var->name, 1, len, f) == len &&
+         fwrite(&var->bytes, 8, 1, f) == 1 && fwrite(p, 1, var->bytes, f) == var->bytes;
+    p += var->bytes;
+  }
+  if (f && fclose(f) != 0) ok = 0;
+  if (!ok) fprintf(stderr, "train_fashion_mnist: cannot write %s\n", path);
+  free(buffer);
+  return ok;
+}
+
+static int load_checkpoint(tfcc_context* ctx, const char* path) {
+  FILE* f = fopen(path, "rb");
+  char magic[4], name[1024];
+  uint32_t header[2], i, len;
+  uint64_t bytes;
+  unsigned char* value = NULL;
+  int ok = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "TFCW", 4) == 0 &&
+           fread(header, sizeof header, 1, f) == 1 && header[0] == 1 &&
+           header[1] == (uint32_t)mnist_cnn_info()->num_variables;
+  for (i = 0; ok && i < header[1]; ++i) {
+    ok = fread(&len, 4, 1, f) == 1 && len < sizeof name && fread(name, 1, len, f) == len &&
+         fread(&bytes, 8, 1, f) == 1 && bytes < ((uint64_t)1 << 32);
+    if (!ok) break;
+    name[len] = 0;
+    value = (unsigned char*)malloc(bytes ? bytes : 1);
+    ok = value && fread(value, 1, bytes, f) == bytes &&
+         check(ctx, mnist_cnn_set_variable(ctx, name, value, bytes), name);
+    free(value);
+  }
+  if (f) fclose(f);
+  if (!ok) fprintf(stderr, "train_fashion_mnist: cannot load %s\n", path);
+  return ok;
+}
+#endif
+
+/* Mean loss (the `loss` entry: inference mode, batch-norm moving statistics, no
+ * dropout) and accuracy (argmax of the `predict` entry) over `n` images of `d`. */
+static int evaluate(tfcc_context* ctx, const Dataset* d, uint32_t first, uint32_t n,
+                    int64_t batch, float* probs, double* loss, double* accuracy) {
+  double loss_sum = 0;
+  uint64_t correct = 0;
+  uint32_t start;
+  for (start = 0; start < n; start += (uint32_t)batch) {
+    uint32_t b = n - start < (uint32_t)batch ? n - start : (uint32_t)batch, i;
+    const float* x = d->images + (size_t)(first + start) * kPixels;
+    const int32_t* y = d->labels + first + start;
+    float l = 0;
+    if (!check(ctx, mnist_cnn_loss(ctx, b, x, y, &l), "loss") ||
+        !check(ctx, mnist_cnn_predict(ctx, b, x, probs), "predict"))
+      return 0;
+    loss_sum += (double)l * b;
+    for (i = 0; i < b; ++i) correct += argmax10(probs + (size_t)i * kClasses) == y[i];
+  }
+  *loss = n ? loss_sum / n : 0;
+  *accuracy = n ? (double)correct / n : 0;
+  return 1;
+}
+
+static void usage(const char* argv0) {
+  fprintf(stderr,
+          "usage: %s [--data DIR] [--epochs N] [--batch-size N] [--threads N]\n"
+          "          [--validation-split F] [--patience N] [--seed N] [--out DIR]\n"
+          "          [--limit-train N] [--limit-test N] [--eval-checkpoint FILE]\n",
+          argv0);
+}
+
+int main(int argc, char** argv) {
+  const char* data_dir = "data";
+  const char* out_dir = "train_out";
+  const char* eval_checkpoint = NULL;
+  int epochs = 5, patience = 2, threads = 1, i;
+  int64_t batch = 64;
+  double validation_split = 0.1;
+  uint64_t seed = 1;
+  uint32_t limit_train = 0, limit_test = 0;
+  Dataset train = {0, NULL, NULL}, test = {0, NULL, NULL};
+  uint32_t n_fit, n_val, *order;
+  float *bx, *probs;
+  int32_t* by;
+  tfcc_context* ctx = NULL;
+  unsigned char* best_state;
+  double best_val = INFINITY, total_start, test_loss, test_acc;
+  int best_epoch = 0, since_best = 0, epoch, ran = 0;
+  char path[4096];
+  FILE* csv;
+
+  for (i = 1; i < argc; i += 2) {
+    const char* a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!v) {
+      usage(argv[0]);
+      return 2;
+    }
+    if (!strcmp(a, "--data")) data_dir = v;
+    else if (!strcmp(a, "--out")) out_dir = v;
+    else if (!strcmp(a, "--eval-checkpoint")) eval_checkpoint = v;
+    else if (!strcmp(a, "--epochs")) epochs = atoi(v);
+    else if (!strcmp(a, "--batch-size")) batch = atoi(v);
+    else if (!strcmp(a, "--threads")) threads = atoi(v);
+    else if (!strcmp(a, "--validation-split")) validation_split = atof(v);
+    else if (!strcmp(a, "--patience")) patience = atoi(v);
+    else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--limit-train")) limit_train = (uint32_t)atol(v);
+    else if (!strcmp(a, "--limit-test")) limit_test = (uint32_t)atol(v);
+    else {
+      usage(argv[0]);
+      return 2;
+    }
+  }
+  if (epochs < 1 || batch < 1 || threads < 1 || patience < 0 || validation_split < 0 ||
+      validation_split >= 1) {
+    usage(argv[0]);
+    return 2;
+  }
+
+  if (!load_dataset(data_dir, "t10k", limit_test, &test)) return 1;
+  if (!check(NULL, mnist_cnn_create_with_threads(batch, threads, &ctx), "create")) return 1;
+  probs = (float*)malloc(sizeof(float) * (size_t)batch * kClasses);
+  if (!probs) return 1;
+
+  if (eval_checkpoint) {
+    if (!load_checkpoint(ctx, eval_checkpoint) ||
+        !evaluate(ctx, &test, 0, test.count, batch, probs, &test_loss, &test_acc))
+      return 1;
+    printf("%s: test loss %.4f, test accuracy %.4f (%u images)\n", eval_checkpoint, test_loss,
+           test_acc, test.count);
+    mnist_cnn_destroy(ctx);
+    return 0;
+  }
+
+  if (!load_dataset(data_dir, "train", limit_train, &train)) return 1;
+  /* Keras' validation_split: the last fraction of the data, before shuffling. */
+  n_val = (uint32_t)((double)train.count * validation_split);
+  n_fit = train.count - n_val;
+  if (n_fit == 0) {
+    fprintf(stderr, "train_fashion_mnist: no training images left\n");
+    return 1;
+  }
+  order = (uint32_t*)malloc(sizeof(uint32_t) * n_fit);
+  bx = (float*)malloc(sizeof(float) * (size_t)batch * kPixels);
+  by = (int32_t*)malloc(sizeof(int32_t) * (size_t)batch);
+  best_state = (unsigned char*)malloc(state_size());
+  if (!order || !bx || !by || !best_state) return 1;
+  for (i = 0; (uint32_t)i < n_fit; ++i) order[i] = (uint32_t)i;
+
+  if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "train_fashion_mnist: cannot create %s: %s\n", out_dir, strerror(errno));
+    return 1;
+  }
+  snprintf(path, sizeof path, "%s/metrics.csv", out_dir);
+  csv = fopen(path, "w");
+  if (!csv) {
+    fprintf(stderr, "train_fashion_mnist: cannot write %s\n", path);
+    return 1;
+  }
+  fprintf(csv, "epoch,train_loss,train_accuracy,val_loss,val_accuracy,images_per_s,"
+               "epoch_seconds\n");
+
+  printf("mnist_cnn_train: %u training, %u validation, %u test images; batch %lld, "
+         "%d thread%s, seed %llu\n",
+         n_fit, n_val, test.count, (long long)batch, threads, threads == 1 ? "" : "s",
+         (unsigned long long)seed);
+  total_start = now_seconds();
+  for (epoch = 1; epoch <= epochs; ++epoch) {
+    uint64_t rng = seed * 0x100000001B3ull + (uint64_t)epoch, correct = 0;
+    double loss_sum = 0, step_seconds = 0, epoch_start = now_seconds(), val_loss = 0,
+           val_acc = 0;
+    uint32_t start;
+    shuffle(order, n_fit, &rng);
+    for (start = 0; start < n_fit; start += (uint32_t)batch) {
+      uint32_t b = n_fit - start < (uint32_t)batch ? n_fit - start : (uint32_t)batch, k;
+      float loss = 0;
+      double t0;
+      for (k = 0; k < b; ++k) {
+        uint32_t idx = order[start + k];
+        memcpy(bx + (size_t)k * kPixels, train.images + (size_t)idx * kPixels,
+               sizeof(float) * kPixels);
+        by[k] = train.labels[idx];
+      }
+      /* Training accuracy: the weights before this step (Keras' running metric,
+       * here in inference mode). */
+      if (!check(ctx, mnist_cnn_predict(ctx, b, bx, probs), "predict")) return 1;
+      for (k = 0; k < b; ++k) correct += argmax10(probs + (size_t)k * kClasses) == by[k];
+      t0 = now_seconds();
+      if (!check(ctx, mnist_cnn_train_step(ctx, b, bx, by, &loss), "train_step")) return 1;
+      step_seconds += now_seconds() - t0;
+      loss_sum += (double)loss * b;
+    }
+    if (n_val && !evaluate(ctx, &train, n_fit, n_val, batch, probs, &val_loss, &val_acc))
+      return 1;
+    {
+      double train_loss = loss_sum / n_fit, train_acc = (double)correct / n_fit;
+      double ips = n_fit / step_seconds, seconds = now_seconds() - epoch_start;
+      printf("epoch %d/%d: loss %.4f - accuracy %.4f - val_loss %.4f - val_accuracy %.4f - "
+             "%.0f images/s - %.1f s\n",
+             epoch, epochs, train_loss, train_acc, val_loss, val_acc, ips, seconds);
+      fprintf(csv, "%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.3f\n", epoch, train_loss, train_acc,
+              val_loss, val_acc, ips, seconds);
+      fflush(stdout);
+      fflush(csv);
+    }
+    ran = epoch;
+    snprintf(path, sizeof path, "%s/epoch_%d." CKPT_EXT, out_dir, epoch);
+    if (!save_checkpoint(ctx, path)) return 1;
+    /* EarlyStopping(monitor="val_loss", patience, restore_best_weights=True);
+     * without a validation split, the training loss. */
+    {
+      double monitored = n_val ? val_loss : loss_sum / n_fit;
+      if (monitored < best_val) {
+        best_val = monitored;
+        best_epoch = epoch;
+        since_best = 0;
+        if (!snapshot_state(ctx, best_state)) return 1;
+      } else if (++since_best >= patience) {
+        printf("early stopping: val_loss has not improved for %d epoch%s since epoch %d\n",
+               since_best, since_best == 1 ? "" : "s", best_epoch);
+        break;
+      }
+    }
+  }
+  fclose(csv);
+  if (best_epoch != ran) {
+    printf("restoring the weights of epoch %d (val_loss %.4f)\n", best_epoch, best_val);
+    if (!restore_state(ctx, best_state)) return 1;
+  }
+  snprintf(path, sizeof path, "%s/best." CKPT_EXT, out_dir);
+  if (!save_checkpoint(ctx, path)) return 1;
+
+  if (!evaluate(ctx, &test, 0, test.count, batch, probs, &test_loss, &test_acc)) return 1;
+  printf("test: loss %.4f - accuracy %.4f (%u images, weights of epoch %d)\n", test_loss,
+         test_acc, test.count, best_epoch);
+  printf("wall time: %.1f s for %d epoch%s; metrics in %s/metrics.csv, weights in %s\n",
+         now_seconds() - total_start, ran, ran == 1 ? "" : "s", out_dir, path);
+
+  mnist_cnn_destroy(ctx);
+  free(order);
+  free(bx);
+  free(by);
+  free(probs);
+  free(best_state);
+  free(train.images);
+  free(train.labels);
+  free(test.images);
+  free(test.labels);
+  return 0;
+}

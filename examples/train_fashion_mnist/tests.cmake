@@ -1,0 +1,9 @@
+# Included from test/CMakeLists.txt (after enable_testing): a cheap run of the
+# training example (3 epochs on 2000 images, 1000 test images, a few seconds).
+if(TARGET fashion_mnist_data)
+  add_test(NAME train_fashion_mnist_smoke
+    COMMAND sh ${CMAKE_SOURCE_DIR}/examples/train_fashion_mnist/smoke_test.sh
+            $<TARGET_FILE:train_fashion_mnist> ${CMAKE_BINARY_DIR}/data
+            ${CMAKE_CURRENT_BINARY_DIR}/train_fashion_mnist_smoke)
+  set_tests_properties(train_fashion_mnist_smoke PROPERTIES TIMEOUT 120)
+endif()
