@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Compiler.h"
+#include "compiler/CheckpointWeights.h"
 
 #include "compiler/AbiEmitter.h"
 #include "compiler/ElementTypes.h"
@@ -516,6 +517,13 @@ int compile(const CompileOptions &o) {
       loadModelFile(o.inputPath, sourceMgr, context, o.inputShapes);
   if (!module)
     return 1;
+  if (!o.weightsPath.empty()) {
+    std::string error;
+    if (!applyCheckpointWeights(*module, o.weightsPath, o.prefix, error)) {
+      llvm::errs() << "tfcc: error: " << error << "\n";
+      return 1;
+    }
+  }
   // A training model: tfcc-autodiff first (before inlining and the folders
   // that treat graph.dropout as the identity), every variable in state memory.
   bool training = !module->getOps<graph::TrainStepOp>().empty();

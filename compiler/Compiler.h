@@ -49,6 +49,9 @@ struct CompileOptions {
   /// Compile each graph.train_step (tfcc-autodiff first, every variable in
   /// state memory). false drops them: variables stay compile-time constants.
   bool train = true;
+  /// A checkpoint (<prefix>_save_checkpoint) whose values replace the
+  /// variables' initial values (--weights); empty = none.
+  std::string weightsPath;
 };
 
 /// Parses one --input-shape value, "NAME=1x3x48x192" ('?' for a dim that

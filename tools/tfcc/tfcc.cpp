@@ -65,6 +65,12 @@ static cl::opt<bool> noTrain(
     cl::desc("Drop graph.train_step: variables stay compile-time constants "
              "(inference only)"),
     cl::init(false));
+static cl::opt<std::string> weights(
+    "weights",
+    cl::desc("Bake a checkpoint (written by a trained model's "
+             "<prefix>_save_checkpoint) into the build: its values replace the "
+             "variables' initial values"),
+    cl::value_desc("CKPT"), cl::cat(category));
 static cl::opt<std::string> maxArena(
     "max-arena",
     cl::desc("Fail when an entry's planned arena exceeds BYTES (evaluated at "
@@ -107,6 +113,7 @@ int main(int argc, char **argv) {
   if (report.getNumOccurrences())
     options.reportPath = report.empty() ? "-" : report.getValue();
   options.train = !noTrain;
+  options.weightsPath = weights;
   if (maxArena.getNumOccurrences()) {
     long long bytes;
     if (llvm::StringRef(maxArena).getAsInteger(10, bytes) || bytes < 0) {
