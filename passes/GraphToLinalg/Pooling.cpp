@@ -18,20 +18,6 @@ using namespace mlir::graph;
 
 namespace {
 
-/// Number of real input rows (or columns) under each output position of a
-/// window op along one dimension.
-SmallVector<int64_t> countRealElements(int64_t in, int64_t out, int64_t window,
-                                       int64_t stride, int64_t before) {
-  SmallVector<int64_t> counts;
-  for (int64_t o = 0; o < out; ++o) {
-    int64_t first = o * stride - before;
-    int64_t begin = std::max<int64_t>(first, 0);
-    int64_t end = std::min<int64_t>(first + window, in);
-    counts.push_back(std::max<int64_t>(end - begin, 0));
-  }
-  return counts;
-}
-
 /// Pads x and runs a linalg pooling op into an accumulator filled with
 /// `init`; padded positions hold `padValue`.
 template <typename PoolOp, typename OpTy>

@@ -303,19 +303,6 @@ struct Conv2DBackpropFilterLowering
   }
 };
 
-/// Number of real input rows (or columns) under each output position.
-SmallVector<int64_t> countRealElements(int64_t in, int64_t out, int64_t window,
-                                       int64_t stride, int64_t before) {
-  SmallVector<int64_t> counts;
-  for (int64_t o = 0; o < out; ++o) {
-    int64_t first = o * stride - before;
-    int64_t begin = std::max<int64_t>(first, 0);
-    int64_t end = std::min<int64_t>(first + window, in);
-    counts.push_back(std::max<int64_t>(end - begin, 0));
-  }
-  return counts;
-}
-
 /// dx[n, ih, iw, c] = sum over the window taps (i, j) of the output (oh, ow)
 /// with ih = oh * sh - before_h + i (same for w) of grad[n, oh, ow, c], only
 /// where argmax[n, oh, ow, c] == i * kw + j when `argmax` is given.

@@ -400,3 +400,17 @@ Value mlir::tfcc::buildClampedIndex(OpBuilder &b, Location loc, Value value,
   Value clamped = b.create<arith::MaxSIOp>(loc, index, zero);
   return b.create<arith::MinSIOp>(loc, clamped, last);
 }
+
+SmallVector<int64_t> mlir::tfcc::countRealElements(int64_t in, int64_t out,
+                                                    int64_t window,
+                                                    int64_t stride,
+                                                    int64_t before) {
+  SmallVector<int64_t> counts;
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t first = o * stride - before;
+    int64_t begin = std::max<int64_t>(first, 0);
+    int64_t end = std::min<int64_t>(first + window, in);
+    counts.push_back(std::max<int64_t>(end - begin, 0));
+  }
+  return counts;
+}

@@ -133,6 +133,12 @@ WindowPadding getWindowPadding(ArrayRef<int64_t> inHW, ArrayRef<int64_t> window,
 Value padSpatial(OpBuilder &b, Location loc, Value x,
                  const WindowPadding &padding, Value padValue);
 
+/// Number of real (unpadded) input rows or columns under each of the `out`
+/// output positions of a window op along one dimension (average pooling
+/// divides by it, its gradient spreads by it).
+SmallVector<int64_t> countRealElements(int64_t in, int64_t out, int64_t window,
+                                       int64_t stride, int64_t before);
+
 /// The integers of an array attribute of integers.
 SmallVector<int64_t> getIntegers(ArrayAttr attr);
 
