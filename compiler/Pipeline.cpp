@@ -2,7 +2,6 @@
 
 #include "compiler/Pipeline.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -73,37 +72,6 @@ static void copyReturnedArguments(ModuleOp module) {
   });
 }
 
-/// The address of a buffer handed to a runtime kernel, for buffers placed in
-/// the arena: the arena's address plus the view's byte shift. MLIR 19's
-/// expand-strided-metadata rewrites extract_aligned_pointer_as_index(view)
-/// into the pointer of the view's source, dropping memref.view's shift (a
-/// shift it keeps in the aligned pointer, not in the offset), so the address
-/// is computed here, before that pass runs. Casts and reshapes of an
-/// identity-layout buffer keep its address.
-static void materializeViewAddresses(ModuleOp module) {
-  module.walk([](memref::ExtractAlignedPointerAsIndexOp extract) {
-    Value source = extract.getSource();
-    while (Operation *def = source.getDefiningOp()) {
-      if (isa<memref::CastOp, memref::CollapseShapeOp, memref::ExpandShapeOp>(
-              def))
-        source = def->getOperand(0);
-      else
-        break;
-    }
-    auto view = source.getDefiningOp<memref::ViewOp>();
-    if (!view)
-      return;
-    OpBuilder b(extract);
-    Location loc = extract.getLoc();
-    Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(
-        loc, view.getSource());
-    Value address =
-        b.create<arith::AddIOp>(loc, base, view.getByteShift());
-    extract.replaceAllUsesWith(address);
-    extract.erase();
-  });
-}
-
 LogicalResult tfcc::runGraphPipeline(ModuleOp module) {
   return runPipeline(module, kGraphPipeline);
 }
@@ -112,10 +80,7 @@ LogicalResult tfcc::runToArenaPipeline(ModuleOp module) {
   if (failed(runPipeline(module, kToBuffersPipeline)))
     return failure();
   copyReturnedArguments(module);
-  if (failed(runPipeline(module, kToArenaPipeline)))
-    return failure();
-  materializeViewAddresses(module);
-  return success();
+  return runPipeline(module, kToArenaPipeline);
 }
 
 LogicalResult tfcc::runToLLVMPipeline(ModuleOp module) {

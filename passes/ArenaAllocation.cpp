@@ -527,6 +527,36 @@ LogicalResult allocateInArena(func::FuncOp func) {
   return success();
 }
 
+/// Addresses handed to runtime kernels
+/// (memref.extract_aligned_pointer_as_index) of buffers now in the arena
+/// become the arena's address plus the view's byte shift. MLIR 19's
+/// expand-strided-metadata rewrites extract_aligned_pointer_as_index(view)
+/// into the pointer of the view's source, dropping memref.view's shift (kept
+/// in the aligned pointer, not the offset), so the address is spelled out
+/// here, where the views are made. Casts and reshapes of an identity-layout
+/// buffer keep its address.
+void materializeViewAddresses(func::FuncOp func) {
+  func.walk([](memref::ExtractAlignedPointerAsIndexOp extract) {
+    Value source = extract.getSource();
+    while (Operation *def = source.getDefiningOp()) {
+      if (!isa<memref::CastOp, memref::CollapseShapeOp, memref::ExpandShapeOp>(
+              def))
+        break;
+      source = def->getOperand(0);
+    }
+    auto view = source.getDefiningOp<memref::ViewOp>();
+    if (!view)
+      return;
+    OpBuilder b(extract);
+    Location loc = extract.getLoc();
+    Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(
+        loc, view.getSource());
+    extract.replaceAllUsesWith(
+        b.create<arith::AddIOp>(loc, base, view.getByteShift()).getResult());
+    extract.erase();
+  });
+}
+
 struct ArenaAllocationPass
     : tfcc::impl::ArenaAllocationBase<ArenaAllocationPass> {
   void runOnOperation() override {
@@ -535,6 +565,7 @@ struct ArenaAllocationPass
         continue;
       if (failed(allocateInArena(func)))
         return signalPassFailure();
+      materializeViewAddresses(func);
     }
   }
 };

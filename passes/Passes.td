@@ -35,10 +35,14 @@ def ArenaAllocation : Pass<"tfcc-arena-allocation", "ModuleOp"> {
   let description = [{
     After bufferization, replaces each `memref.alloc` of a function by a
     `memref.view` into an extra trailing `memref<?xi8>` arena argument at a
-    64-byte aligned offset, and erases the matching deallocations. Offsets are
-    assigned in allocation order (no reuse yet). The byte count of each buffer
-    must be an affine function of the batch size; the pass records the arena
-    size as `tfcc.arena_fixed` and `tfcc.arena_per_batch` on the function.
+    64-byte aligned offset, and erases the matching deallocations. Buffers
+    whose live ranges do not overlap share space (docs/memory-plan.md). The
+    byte count of each buffer must be an affine function of the batch size;
+    the pass records the arena size as `tfcc.arena_fixed` and
+    `tfcc.arena_per_batch` on the function. The address of a placed buffer
+    taken for a runtime kernel (`memref.extract_aligned_pointer_as_index`)
+    becomes the arena's address plus the byte offset, which
+    expand-strided-metadata would otherwise lose.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
