@@ -112,15 +112,15 @@ Value toResultTensor(OpBuilder &b, Location loc, RankedTensorType type,
                                              /*writable=*/true);
 }
 
-/// Dynamic sizes of a result of `type` whose dynamic dims equal those of
-/// `source` at the same positions.
-SmallVector<Value> getDynamicSizes(OpBuilder &b, Location loc,
-                                   RankedTensorType type, Value source) {
+/// A fresh buffer for a result of `type` whose dynamic dims equal those of
+/// `source` at the same positions (the batch of the kernel's input).
+Value allocResultLike(OpBuilder &b, Location loc, RankedTensorType type,
+                      Value source) {
   SmallVector<Value> sizes;
   for (int64_t dim = 0; dim < type.getRank(); ++dim)
     if (type.isDynamicDim(dim))
       sizes.push_back(b.create<tensor::DimOp>(loc, source, dim));
-  return sizes;
+  return allocResult(b, loc, type, sizes);
 }
 
 /// The GEMM "B" operand of a [k, n] weight matrix in the micro-kernel's
@@ -183,9 +183,7 @@ struct FusedConv2DLowering : OpRewritePattern<FusedConv2DOp> {
                             kernelShape[0] * kernelShape[1] * channels,
                             kernelShape[3]);
     Value batch = getDimValue(rewriter, loc, op.getX(), 0);
-    Value output = allocResult(rewriter, loc, resultType,
-                               getDynamicSizes(rewriter, loc, resultType,
-                                               op.getX()));
+    Value output = allocResultLike(rewriter, loc, resultType, op.getX());
     CallBuilder call(rewriter, loc);
     call.tensorPointer(op.getX())
         .i64(batch)
@@ -232,9 +230,7 @@ struct FusedDenseLowering : OpRewritePattern<FusedDenseOp> {
         llvm::seq<int64_t>(0, xType.getRank() - 1));
     Value m = getDimsProduct(rewriter, loc, op.getX(), leading);
     Value packed = packWeights(rewriter, loc, op.getKernel(), k, n);
-    Value output = allocResult(rewriter, loc, resultType,
-                               getDynamicSizes(rewriter, loc, resultType,
-                                               op.getX()));
+    Value output = allocResultLike(rewriter, loc, resultType, op.getX());
     CallBuilder(rewriter, loc)
         .i64(1)
         .i64(m)
@@ -301,9 +297,7 @@ struct MatmulToKernel : OpRewritePattern<MatmulOp> {
     SmallVector<int64_t> batchDims =
         llvm::to_vector(llvm::seq<int64_t>(0, rank - 2));
     Value batch = getDimsProduct(rewriter, loc, op.getLhs(), batchDims);
-    Value output = allocResult(rewriter, loc, resultType,
-                               getDynamicSizes(rewriter, loc, resultType,
-                                               op.getLhs()));
+    Value output = allocResultLike(rewriter, loc, resultType, op.getLhs());
     CallBuilder(rewriter, loc)
         .i64(batch)
         .i64(m)
@@ -374,8 +368,7 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
     }
     Location loc = op.getLoc();
     Value batch = getDimValue(rewriter, loc, x, 0);
-    Value output = allocResult(rewriter, loc, resultType,
-                               getDynamicSizes(rewriter, loc, resultType, x));
+    Value output = allocResultLike(rewriter, loc, resultType, x);
     CallBuilder(rewriter, loc)
         .tensorPointer(x)
         .i64(batch)
@@ -432,8 +425,7 @@ struct LayerNormToKernel : OpRewritePattern<LayerNormOp> {
         getRowsAndCols(rewriter, loc, op.getX(), *axis);
     if (failed(shape))
       return rewriter.notifyMatchFailure(op, "not float32 static rows");
-    Value output = allocResult(rewriter, loc, type,
-                               getDynamicSizes(rewriter, loc, type, op.getX()));
+    Value output = allocResultLike(rewriter, loc, type, op.getX());
     CallBuilder(rewriter, loc)
         .tensorPointer(op.getX())
         .i64(shape->first)
@@ -463,8 +455,7 @@ struct SoftmaxToKernel : OpRewritePattern<SoftmaxOp> {
         getRowsAndCols(rewriter, loc, op.getX(), *axis);
     if (failed(shape))
       return rewriter.notifyMatchFailure(op, "not float32 static rows");
-    Value output = allocResult(rewriter, loc, type,
-                               getDynamicSizes(rewriter, loc, type, op.getX()));
+    Value output = allocResultLike(rewriter, loc, type, op.getX());
     CallBuilder(rewriter, loc)
         .tensorPointer(op.getX())
         .i64(shape->first)
@@ -557,8 +548,7 @@ struct Conv2DBackpropInputToKernel : OpRewritePattern<Conv2DBackpropInputOp> {
     }
     Value weights = packWeights(rewriter, loc, transformed, kh * kw * out, in);
     Value batch = getDimValue(rewriter, loc, dy, 0);
-    Value output = allocResult(rewriter, loc, resultType,
-                               getDynamicSizes(rewriter, loc, resultType, dy));
+    Value output = allocResultLike(rewriter, loc, resultType, dy);
     CallBuilder(rewriter, loc)
         .tensorPointer(dy)
         .i64(batch)
