@@ -1,39 +1,49 @@
 /* Trains the spec's mnist_cnn_train.mlir (Keras CNN with batch norm and dropout,
  * Adam lr 1e-3, clip_norm 1) on Fashion-MNIST through the library tfcc compiled
  * from it, like Keras' model.fit(x, y, epochs, batch_size, validation_split,
- * callbacks=[EarlyStopping(monitor="val_loss", patience, restore_best_weights=True)]).
- * Includes only the generated mnist_cnn_train.h and libc headers (C99).
+ * callbacks=[EarlyStopping(monitor="val_loss", patience, restore_best_weights=True)]),
+ * then builds an inference-only library with the trained weights baked in
+ * (tfcc --no-train --weights) and reports its test accuracy. Includes only the
+ * generated mnist_cnn_train.h, libc and POSIX headers (C99).
  *
  *   train_fashion_mnist [--data DIR] [--epochs 5] [--batch-size 64] [--threads 1]
  *                       [--validation-split 0.1] [--patience 2] [--seed 1]
  *                       [--out DIR] [--limit-train N] [--limit-test N]
+ *                       [--tfcc PATH] [--model MODEL.mlir] [--no-export]
  *   train_fashion_mnist --eval-checkpoint FILE [--data DIR] [--batch-size 64] ...
  *
  * DIR (default "data") holds the uncompressed IDX files train-images-idx3-ubyte,
  * train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte.
- * Writes OUT/metrics.csv, a checkpoint per epoch (OUT/epoch_N.<ext>) and the
- * restored best weights (OUT/best.<ext>); see README.md. */
-#define _POSIX_C_SOURCE 199309L
+ * Writes OUT/metrics.csv, a checkpoint per epoch (OUT/epoch_N.tfck), the restored
+ * best weights (OUT/best.tfck) and the inference library OUT/fashion_mnist.so (and
+ * .h); see README.md. */
+#define _POSIX_C_SOURCE 200809L
 #include "mnist_cnn_train.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
-/* The checkpoint API (<p>_save_checkpoint / <p>_load_checkpoint, .tfck files) when
- * the compiler generates it (CMake defines TFCC_HAVE_CHECKPOINT); otherwise a
- * simple file of every state variable read with <p>_get_variable (see README.md). */
-#ifdef TFCC_HAVE_CHECKPOINT
-#define CKPT_EXT "tfck"
-#else
-#define CKPT_EXT "tfcw"
-#endif
 
 enum { kPixels = 28 * 28, kClasses = 10 };
+
+/* Symbol prefix (and file stem) of the inference build with the trained weights. */
+static const char kInferencePrefix[] = "fashion_mnist";
+
+/* tfcc and the model source, for that build (CMake passes the build tree's). */
+#ifndef TFCC_PATH
+#define TFCC_PATH "tfcc"
+#endif
+#ifndef MODEL_PATH
+#define MODEL_PATH "mnist_cnn_train.mlir"
+#endif
 
 typedef struct {
   uint32_t count;
@@ -179,74 +189,20 @@ static int restore_state(tfcc_context* ctx, const unsigned char* buffer) {
   return 1;
 }
 
-#ifdef TFCC_HAVE_CHECKPOINT
 static int save_checkpoint(tfcc_context* ctx, const char* path) {
   return check(ctx, mnist_cnn_save_checkpoint(ctx, path), path);
 }
+
 static int load_checkpoint(tfcc_context* ctx, const char* path) {
   return check(ctx, mnist_cnn_load_checkpoint(ctx, path), path);
 }
-#else
-/* Fallback format (.tfcw, little-endian hosts): "TFCW" uint32 version (1)
- * uint32 count, then per variable: uint32 name length, the name, uint64 bytes,
- * the raw values (as <p>_get_variable returns them). */
-static int save_checkpoint(tfcc_context* ctx, const char* path) {
-  const tfcc_model_info* info = mnist_cnn_info();
-  uint64_t total = state_size();
-  unsigned char* buffer = (unsigned char*)malloc(total ? total : 1);
-  const unsigned char* p = buffer;
-  uint32_t header[2];
-  int32_t v;
-  int ok;
-  FILE* f;
-  if (!buffer || !snapshot_state(ctx, buffer)) return free(buffer), 0;
-  f = fopen(path, "wb");
-  ok = f && fwrite("TFCW", 1, 4, f) == 4;
-  header[0] = 1;
-  header[1] = (uint32_t)info->num_variables;
-  ok = ok && fwrite(header, sizeof header, 1, f) == 1;
-  for (v = 0; ok && v < info->num_variables; ++v) {
-    const tfcc_variable_info* var = &info->variables[v];
-    uint32_t len = (uint32_t)strlen(var->name);
-    ok = fwrite(&len, 4, 1, f) == 1 && fwrite(var->name, 1, len, f) == len &&
-         fwrite(&var->bytes, 8, 1, f) == 1 && fwrite(p, 1, var->bytes, f) == var->bytes;
-    p += var->bytes;
-  }
-  if (f && fclose(f) != 0) ok = 0;
-  if (!ok) fprintf(stderr, "train_fashion_mnist: cannot write %s\n", path);
-  free(buffer);
-  return ok;
-}
-
-static int load_checkpoint(tfcc_context* ctx, const char* path) {
-  FILE* f = fopen(path, "rb");
-  char magic[4], name[1024];
-  uint32_t header[2], i, len;
-  uint64_t bytes;
-  unsigned char* value = NULL;
-  int ok = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "TFCW", 4) == 0 &&
-           fread(header, sizeof header, 1, f) == 1 && header[0] == 1 &&
-           header[1] == (uint32_t)mnist_cnn_info()->num_variables;
-  for (i = 0; ok && i < header[1]; ++i) {
-    ok = fread(&len, 4, 1, f) == 1 && len < sizeof name && fread(name, 1, len, f) == len &&
-         fread(&bytes, 8, 1, f) == 1 && bytes < ((uint64_t)1 << 32);
-    if (!ok) break;
-    name[len] = 0;
-    value = (unsigned char*)malloc(bytes ? bytes : 1);
-    ok = value && fread(value, 1, bytes, f) == bytes &&
-         check(ctx, mnist_cnn_set_variable(ctx, name, value, bytes), name);
-    free(value);
-  }
-  if (f) fclose(f);
-  if (!ok) fprintf(stderr, "train_fashion_mnist: cannot load %s\n", path);
-  return ok;
-}
-#endif
 
 /* Mean loss (the `loss` entry: inference mode, batch-norm moving statistics, no
- * dropout) and accuracy (argmax of the `predict` entry) over `n` images of `d`. */
+ * dropout) and accuracy (argmax of the `predict` entry) over `n` images of `d`;
+ * every image's probabilities in `all_probs` (n x 10) unless it is NULL. */
 static int evaluate(tfcc_context* ctx, const Dataset* d, uint32_t first, uint32_t n,
-                    int64_t batch, float* probs, double* loss, double* accuracy) {
+                    int64_t batch, float* probs, double* loss, double* accuracy,
+                    float* all_probs) {
   double loss_sum = 0;
   uint64_t correct = 0;
   uint32_t start;
@@ -260,17 +216,133 @@ static int evaluate(tfcc_context* ctx, const Dataset* d, uint32_t first, uint32_
       return 0;
     loss_sum += (double)l * b;
     for (i = 0; i < b; ++i) correct += argmax10(probs + (size_t)i * kClasses) == y[i];
+    if (all_probs)
+      memcpy(all_probs + (size_t)start * kClasses, probs, sizeof(float) * b * kClasses);
   }
   *loss = n ? loss_sum / n : 0;
   *accuracy = n ? (double)correct / n : 0;
   return 1;
 }
 
+/* Deployment: an inference-only build of the same model with the trained weights
+ * baked in as constants (`tfcc --no-train --weights CKPT --name P`, the weights then
+ * folded and packed like any model's), loaded with dlopen under its own symbol
+ * prefix P, evaluated on the test set with its P_predict and compared with the
+ * training build's predictions of the same weights. */
+typedef tfcc_status_t (*CreateFn)(int64_t, int32_t, tfcc_context**);
+typedef tfcc_status_t (*PredictFn)(tfcc_context*, int64_t, const float*, float*);
+typedef void (*DestroyFn)(tfcc_context*);
+
+static int run_tfcc(const char* tfcc, const char* model, const char* checkpoint,
+                    const char* prefix, const char* out_so) {
+  /* execvp takes char* const[]: writable copies of the arguments. */
+  char program[4096], source[4096], no_train[] = "--no-train", weights[4200], name[256],
+      dash_o[] = "-o", output[4096];
+  char* args[8];
+  pid_t pid;
+  int status = 0;
+  snprintf(program, sizeof program, "%s", tfcc);
+  snprintf(source, sizeof source, "%s", model);
+  snprintf(weights, sizeof weights, "--weights=%s", checkpoint);
+  snprintf(name, sizeof name, "--name=%s", prefix);
+  snprintf(output, sizeof output, "%s", out_so);
+  args[0] = program;
+  args[1] = source;
+  args[2] = no_train;
+  args[3] = weights;
+  args[4] = name;
+  args[5] = dash_o;
+  args[6] = output;
+  args[7] = NULL;
+  printf("%s %s --no-train %s %s -o %s\n", tfcc, model, weights, name, out_so);
+  fflush(stdout);
+  pid = fork();
+  if (pid == 0) {
+    execvp(program, args);
+    fprintf(stderr, "train_fashion_mnist: cannot run %s: %s\n", tfcc, strerror(errno));
+    _exit(127);
+  }
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "train_fashion_mnist: building %s with %s failed\n", out_so, tfcc);
+    return 0;
+  }
+  return 1;
+}
+
+/* Returns the test accuracy of the inference build in *accuracy, the number of test
+ * images whose predicted class differs from `reference_probs`' (the training build's
+ * predictions, count x 10) in *disagreements, the largest probability difference in
+ * *max_diff. */
+static int evaluate_inference_build(const char* so_path, const char* prefix,
+                                    const Dataset* test, int64_t batch,
+                                    const float* reference_probs, double* accuracy,
+                                    uint32_t* disagreements, double* max_diff) {
+  char symbol[300];
+  void* lib = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+  CreateFn create;
+  PredictFn predict;
+  DestroyFn destroy;
+  tfcc_context* ctx = NULL;
+  float* probs;
+  uint64_t correct = 0;
+  uint32_t start, i;
+  int ok = 1;
+  if (!lib) {
+    fprintf(stderr, "train_fashion_mnist: dlopen %s: %s\n", so_path, dlerror());
+    return 0;
+  }
+  /* dlsym returns a data pointer; POSIX guarantees it converts to a function. */
+  snprintf(symbol, sizeof symbol, "%s_create_with_threads", prefix);
+  *(void**)&create = dlsym(lib, symbol);
+  snprintf(symbol, sizeof symbol, "%s_predict", prefix);
+  *(void**)&predict = dlsym(lib, symbol);
+  snprintf(symbol, sizeof symbol, "%s_destroy", prefix);
+  *(void**)&destroy = dlsym(lib, symbol);
+  if (!create || !predict || !destroy) {
+    fprintf(stderr, "train_fashion_mnist: %s lacks %s_create_with_threads/_predict/_destroy\n",
+            so_path, prefix);
+    dlclose(lib);
+    return 0;
+  }
+  probs = (float*)malloc(sizeof(float) * (size_t)batch * kClasses);
+  if (!probs || create(batch, 1, &ctx) != TFCC_OK) {
+    fprintf(stderr, "train_fashion_mnist: %s_create_with_threads failed\n", prefix);
+    ok = 0;
+  }
+  *disagreements = 0;
+  *max_diff = 0;
+  for (start = 0; ok && start < test->count; start += (uint32_t)batch) {
+    uint32_t b = test->count - start < (uint32_t)batch ? test->count - start : (uint32_t)batch;
+    if (predict(ctx, b, test->images + (size_t)start * kPixels, probs) != TFCC_OK) {
+      fprintf(stderr, "train_fashion_mnist: %s_predict: %s\n", prefix, ctx->message);
+      ok = 0;
+      break;
+    }
+    for (i = 0; i < b; ++i) {
+      int k, cls = argmax10(probs + (size_t)i * kClasses);
+      correct += cls == test->labels[start + i];
+      *disagreements += cls != argmax10(reference_probs + ((size_t)start + i) * kClasses);
+      for (k = 0; k < kClasses; ++k) {
+        double d = fabs((double)probs[(size_t)i * kClasses + k] -
+                        reference_probs[((size_t)start + i) * kClasses + k]);
+        if (d > *max_diff) *max_diff = d;
+      }
+    }
+  }
+  *accuracy = test->count ? (double)correct / test->count : 0;
+  if (ctx) destroy(ctx);
+  free(probs);
+  dlclose(lib);
+  return ok;
+}
+
 static void usage(const char* argv0) {
   fprintf(stderr,
           "usage: %s [--data DIR] [--epochs N] [--batch-size N] [--threads N]\n"
           "          [--validation-split F] [--patience N] [--seed N] [--out DIR]\n"
-          "          [--limit-train N] [--limit-test N] [--eval-checkpoint FILE]\n",
+          "          [--limit-train N] [--limit-test N] [--eval-checkpoint FILE]\n"
+          "          [--tfcc PATH] [--model MODEL.mlir] [--no-export]\n",
           argv0);
 }
 
@@ -278,6 +350,8 @@ int main(int argc, char** argv) {
   const char* data_dir = "data";
   const char* out_dir = "train_out";
   const char* eval_checkpoint = NULL;
+  const char* tfcc = TFCC_PATH;
+  const char* model = MODEL_PATH;
   int epochs = 5, patience = 2, threads = 1, i;
   int64_t batch = 64;
   double validation_split = 0.1;
@@ -289,6 +363,7 @@ int main(int argc, char** argv) {
   int32_t* by;
   tfcc_context* ctx = NULL;
   unsigned char* best_state;
+  float* test_probs = NULL;
   double best_val = INFINITY, total_start, test_loss, test_acc;
   int best_epoch = 0, since_best = 0, epoch, ran = 0;
   char path[4096];
@@ -297,6 +372,11 @@ int main(int argc, char** argv) {
   for (i = 1; i < argc; i += 2) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--no-export")) {
+      tfcc = NULL;
+      --i;
+      continue;
+    }
     if (!v) {
       usage(argv[0]);
       return 2;
@@ -304,6 +384,8 @@ int main(int argc, char** argv) {
     if (!strcmp(a, "--data")) data_dir = v;
     else if (!strcmp(a, "--out")) out_dir = v;
     else if (!strcmp(a, "--eval-checkpoint")) eval_checkpoint = v;
+    else if (!strcmp(a, "--tfcc")) tfcc = v;
+    else if (!strcmp(a, "--model")) model = v;
     else if (!strcmp(a, "--epochs")) epochs = atoi(v);
     else if (!strcmp(a, "--batch-size")) batch = atoi(v);
     else if (!strcmp(a, "--threads")) threads = atoi(v);
@@ -330,7 +412,7 @@ int main(int argc, char** argv) {
 
   if (eval_checkpoint) {
     if (!load_checkpoint(ctx, eval_checkpoint) ||
-        !evaluate(ctx, &test, 0, test.count, batch, probs, &test_loss, &test_acc))
+        !evaluate(ctx, &test, 0, test.count, batch, probs, &test_loss, &test_acc, NULL))
       return 1;
     printf("%s: test loss %.4f, test accuracy %.4f (%u images)\n", eval_checkpoint, test_loss,
            test_acc, test.count);
@@ -396,7 +478,7 @@ int main(int argc, char** argv) {
       step_seconds += now_seconds() - t0;
       loss_sum += (double)loss * b;
     }
-    if (n_val && !evaluate(ctx, &train, n_fit, n_val, batch, probs, &val_loss, &val_acc))
+    if (n_val && !evaluate(ctx, &train, n_fit, n_val, batch, probs, &val_loss, &val_acc, NULL))
       return 1;
     {
       double train_loss = loss_sum / n_fit, train_acc = (double)correct / n_fit;
@@ -410,7 +492,7 @@ int main(int argc, char** argv) {
       fflush(csv);
     }
     ran = epoch;
-    snprintf(path, sizeof path, "%s/epoch_%d." CKPT_EXT, out_dir, epoch);
+    snprintf(path, sizeof path, "%s/epoch_%d.tfck", out_dir, epoch);
     if (!save_checkpoint(ctx, path)) return 1;
     /* EarlyStopping(monitor="val_loss", patience, restore_best_weights=True);
      * without a validation split, the training loss. */
@@ -433,14 +515,30 @@ int main(int argc, char** argv) {
     printf("restoring the weights of epoch %d (val_loss %.4f)\n", best_epoch, best_val);
     if (!restore_state(ctx, best_state)) return 1;
   }
-  snprintf(path, sizeof path, "%s/best." CKPT_EXT, out_dir);
+  snprintf(path, sizeof path, "%s/best.tfck", out_dir);
   if (!save_checkpoint(ctx, path)) return 1;
 
-  if (!evaluate(ctx, &test, 0, test.count, batch, probs, &test_loss, &test_acc)) return 1;
+  test_probs = (float*)malloc(sizeof(float) * ((size_t)test.count + 1) * kClasses);
+  if (!test_probs ||
+      !evaluate(ctx, &test, 0, test.count, batch, probs, &test_loss, &test_acc, test_probs))
+    return 1;
   printf("test: loss %.4f - accuracy %.4f (%u images, weights of epoch %d)\n", test_loss,
          test_acc, test.count, best_epoch);
   printf("wall time: %.1f s for %d epoch%s; metrics in %s/metrics.csv, weights in %s\n",
          now_seconds() - total_start, ran, ran == 1 ? "" : "s", out_dir, path);
+  if (tfcc) {
+    double so_acc, max_diff;
+    uint32_t disagreements;
+    char so_path[4096];
+    snprintf(so_path, sizeof so_path, "%s/%s.so", out_dir, kInferencePrefix);
+    if (!run_tfcc(tfcc, model, path, kInferencePrefix, so_path) ||
+        !evaluate_inference_build(so_path, kInferencePrefix, &test, batch, test_probs, &so_acc,
+                                  &disagreements, &max_diff))
+      return 1;
+    printf("inference build %s: test accuracy %.4f (%u images); %u classified differently "
+           "from the training build, max |probability difference| %.2g\n",
+           so_path, so_acc, test.count, disagreements, max_diff);
+  }
 
   mnist_cnn_destroy(ctx);
   free(order);
@@ -448,6 +546,7 @@ int main(int argc, char** argv) {
   free(by);
   free(probs);
   free(best_state);
+  free(test_probs);
   free(train.images);
   free(train.labels);
   free(test.images);

@@ -1,8 +1,12 @@
 #!/bin/sh
 # smoke_test.sh PROGRAM DATA_DIR OUT_DIR: trains 3 epochs on 2000 images and checks
 # that the program succeeds, writes metrics.csv with one row per epoch and a
-# checkpoint per epoch, that the training loss decreases, and that the saved best
-# weights evaluate (--eval-checkpoint) to the accuracy the run reported.
+# checkpoint per epoch, that the training loss decreases, that the saved best
+# weights evaluate (--eval-checkpoint) to the accuracy the run reported, and that
+# the inference build with those weights baked in (tfcc --no-train --weights) gets
+# the same accuracy (at most 2 of the 1000 test images classified differently:
+# batch norm folded into the weights rounds differently). A tfcc that cannot be
+# run is an error.
 set -eu
 prog=$1 data=$2 out=$3
 rm -rf "$out"
@@ -22,4 +26,14 @@ test -n "$acc"
 "$prog" --data "$data" --limit-test 1000 --eval-checkpoint "$(ls "$out"/best.*)" > "$out.eval"
 cat "$out.eval"
 grep -q "test accuracy $acc " "$out.eval"
+test -f "$out/fashion_mnist.so"
+sed -n 's/^inference build .*: test accuracy \([0-9.]*\) (1000 images); \([0-9]*\) classified differently.*/\1 \2/p' \
+  "$out.log" | awk -v acc="$acc" '{ d = $1 - acc; if (d < 0) d = -d; n++ }
+    END { if (n != 1 || d > 0.002 || $2 > 2) { print "inference build: " $0 " vs " acc; exit 1 }
+          print "inference build accuracy " $1 " (" $2 " predictions differ)" }'
+if "$prog" --data "$data" --out "$out.bad" --epochs 1 --limit-train 200 --limit-test 100 \
+     --tfcc /nonexistent/tfcc > "$out.bad.log" 2>&1; then
+  echo "a missing tfcc was not an error"; exit 1
+fi
+grep -q "cannot run /nonexistent/tfcc" "$out.bad.log"
 echo PASS
