@@ -13,6 +13,24 @@ import torch
 import torch.nn as nn
 
 
+def build_model():
+    """The spec's mnist_cnn_train.mlir in PyTorch, NCHW (bench/train/torch_train_worker.py
+    maps tfcc's variables onto it)."""
+    return nn.Sequential(
+        nn.Conv2d(1, 32, 3, bias=False), nn.BatchNorm2d(32, eps=1e-3, momentum=0.01),
+        nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(1600, 64), nn.ReLU(), nn.Dropout(0.25),
+        nn.Linear(64, 10))
+
+
+def make_optimizer(model):
+    """The model's optimizer: Adam(lr 1e-3, betas 0.9/0.999, eps 1e-7), PyTorch's defaults
+    otherwise; clip_norm 1.0 is applied to the gradients before step().
+    torch_train_worker.py also moves eps to where Keras (and tfcc) add it."""
+    return torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-7)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
@@ -21,14 +39,9 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    model = nn.Sequential(
-        nn.Conv2d(1, 32, 3, bias=False), nn.BatchNorm2d(32, eps=1e-3, momentum=0.01),
-        nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(1600, 64), nn.ReLU(), nn.Dropout(0.25),
-        nn.Linear(64, 10))
+    model = build_model()
     model.train()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
+    optimizer = make_optimizer(model)
     loss_fn = nn.CrossEntropyLoss()
     x = torch.rand(args.batch, 1, 28, 28)
     y = torch.arange(args.batch) % 10
