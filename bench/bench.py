@@ -18,6 +18,7 @@ import csv
 import datetime
 import hashlib
 import json
+import math
 import os
 import platform
 import select
@@ -34,6 +35,23 @@ PY = "/usr/bin/python3"
 OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 
 QUICK_SKIP = {"matmul1024", "matmul2048"}
+# Training workloads (bench/README.md, "Training"): a model with a graph.train_step, compiled
+# from its .mlir, against PyTorch training the same model (ONNX Runtime has no training).
+TRAIN_WORKLOADS = {
+    "mnist_cnn_train": {
+        "source": os.path.join(REPO, "examples", "train_fashion_mnist", "mnist_cnn_train.mlir"),
+        "batch": 64,
+        "batches": 16,      # distinct random batches, used in turn by both systems
+        "check_steps": 3,   # train steps of the same-work check
+        "torch_worker": os.path.join(HERE, "train", "torch_train_worker.py"),
+        "summary": "training: spec mnist_cnn_train.mlir, train step batch 64 (vs PyTorch)",
+        "description": "training: spec mnist_cnn_train.mlir (conv 32 + batch norm, pool, conv "
+                       "64, pool, dense 64 + dropout 0.25, dense 10; sparse softmax "
+                       "cross-entropy; Adam lr 1e-3 eps 1e-7, clip_norm 1.0), one train step "
+                       "of batch 64 (NHWC 28x28x1)",
+    },
+}
+TRAIN_SYSTEMS = ["tfcc", "torch"]
 SYSTEMS = ["tfcc", "ort", "torch", "onednn"]
 LABEL = {"tfcc": "tfcc", "ort": "ORT", "torch": "PyTorch", "onednn": "oneDNN"}
 
@@ -216,6 +234,50 @@ def compile_tfcc(tfcc, cc, name, model_dir, so_dir, extra):
     return so, dt, ""
 
 
+def compile_tfcc_train(tfcc, cc, name, spec, so_dir, extra):
+    """Compiles a training workload's .mlir and builds bench/train/tfcc_train_harness.c
+    against the header tfcc wrote. Returns (so path or None, seconds, error line)."""
+    os.makedirs(so_dir, exist_ok=True)
+    so = os.path.join(so_dir, name + ".so")
+    for stale in (so, os.path.join(so_dir, name + ".h")):
+        if os.path.exists(stale):
+            os.remove(stale)
+    t0 = time.time()
+    try:
+        r = sh([tfcc, spec["source"], "--name", name, "-o", so] + extra)
+    except OSError as e:
+        return None, time.time() - t0, "cannot run %s: %s" % (tfcc, e)
+    dt = time.time() - t0
+    with open(os.path.join(so_dir, name + ".log"), "w") as f:
+        f.write(r.stdout)
+    if r.returncode != 0 or not os.path.exists(so):
+        lines = [l.strip() for l in r.stdout.splitlines() if "error" in l.lower()] or \
+                [l.strip() for l in r.stdout.splitlines() if l.strip()] or ["exit %d" % r.returncode]
+        return None, dt, lines[0]
+    exe = os.path.join(so_dir, name + ".train_bench")
+    r = sh([cc, "-O2", "-std=c11", "-Wall", "-I" + os.path.join(REPO, "runtime", "include"),
+            '-DTFCC_MODEL_HEADER="%s"' % os.path.join(so_dir, name + ".h"),
+            os.path.join(HERE, "train", "tfcc_train_harness.c"), "-o", exe, "-ldl", "-lm"])
+    if r.returncode != 0:
+        return None, dt, "harness build failed: " + (r.stdout.strip().splitlines() or ["?"])[0]
+    return so, dt, ""
+
+
+def write_train_data(name, spec, out_dir):
+    """The training batches both systems use: per batch BATCH x 28 x 28 x 1 float32 images
+    (uniform in [0, 1), like scaled pixels) then BATCH int32 labels in [0, 10); seeded."""
+    import numpy as np
+    os.makedirs(out_dir, exist_ok=True)
+    rng = np.random.default_rng(sorted(TRAIN_WORKLOADS).index(name) + 5000)
+    path = os.path.join(out_dir, name + ".data.bin")
+    b = spec["batch"]
+    with open(path, "wb") as f:
+        for _ in range(spec["batches"]):
+            f.write(rng.uniform(0.0, 1.0, (b, 28, 28, 1)).astype(np.float32).tobytes())
+            f.write(rng.integers(0, 10, b).astype(np.int32).tobytes())
+    return path
+
+
 def onnx_weight(model_path, out_path):
     """Writes the single 2-D initializer of a matmul model (its B) as raw float32."""
     import numpy as np
@@ -268,9 +330,61 @@ def other_cpus(before, after):
     return max(0.0, ((after[0] - before[0]) - (after[1] - before[1])) / wall)
 
 
+def time_systems(args, harnesses, status):
+    """Calibration, warm-up and the interleaved repeats (bench/README.md, "Timing") for the
+    harnesses not yet in `status`; a harness that fails gets its status. A "time K" reply is
+    "<seconds> [anything]". Returns ({system: [ms per run, one per repeat]}, {system: (K,
+    repeats)}, {system: the rest of its last "time" reply})."""
+    last = {}
+
+    def timed(s, k):
+        reply = harnesses[s].command("time %d" % k, timeout=args.timeout).split(None, 1)
+        last[s] = reply[1] if len(reply) > 1 else ""
+        return float(reply[0])
+
+    # Calibration: one timed run (after the check run, which warmed up) sets K and repeats.
+    live = [s for s in harnesses if s not in status]
+    plan = {}
+    for s in live:
+        try:
+            t1 = timed(s, 1)
+            if t1 < 0.5:  # the fastest of 3, so that one preempted run does not set K
+                for _ in range(2):
+                    t1 = min(t1, timed(s, 1))
+        except RuntimeError as e:
+            status[s] = "run failed: %s" % e
+            continue
+        k = max(1, min(args.max_iters, int(round(args.target / max(t1, 1e-7)))))
+        reps = args.repeats
+        if t1 * k * reps > args.budget:  # a slow system gets fewer repeats (at least 2)
+            reps = max(min(2, args.repeats), int(args.budget // (t1 * k)))
+        plan[s] = (k, reps)
+        if k > 1:  # warm up at the timed size too
+            try:
+                timed(s, k)
+            except RuntimeError as e:
+                status[s] = "run failed: %s" % e
+    live = [s for s in live if s not in status]
+    samples = {s: [] for s in live}
+    order = list(live)
+    for r in range(args.repeats):
+        for s in order:
+            if s in status or len(samples[s]) >= plan[s][1]:
+                continue
+            time.sleep(args.pause)  # let the previous system's spinning threads go idle
+            k = plan[s][0]
+            try:
+                samples[s].append(timed(s, k) / k * 1e3)
+            except RuntimeError as e:
+                status[s] = "run failed: %s" % e
+        order = order[1:] + order[:1]  # rotate who goes first
+    return samples, plan, last
+
+
 def run_workload(args, name, meta, threads, so, paths):
     row = {"workload": name, "threads": threads, "description": meta["description"],
-           "flops": meta.get("flops"), "notes": [], "load1": os.getloadavg()[0]}
+           "flops": meta.get("flops"), "notes": [], "load1": os.getloadavg()[0],
+           "batch": meta.get("batch"), "section": "inference"}
     # Every system gets N threads (OMP_NUM_THREADS: PyTorch, oneDNN). PyTorch's BLAS is
     # OpenBLAS' OpenMP build (bench/run.sh installs it): it shares libgomp's pool with PyTorch
     # and follows omp_get_max_threads() at each call, so its GEMMs do use N threads;
@@ -338,43 +452,7 @@ def run_workload(args, name, meta, threads, so, paths):
             status[s] = "FAILED: outputs differ from %s (max rel err %.2e%s)" % (
                 LABEL[ref], err, ", " + why if why else "")
 
-    # Calibration: one timed run (after the check run, which warmed up) sets K and repeats.
-    live = [s for s in harnesses if s not in status]
-    plan = {}
-    for s in live:
-        try:
-            t1 = float(harnesses[s].command("time 1", timeout=args.timeout))
-            if t1 < 0.5:  # the fastest of 3, so that one preempted run does not set K
-                for _ in range(2):
-                    t1 = min(t1, float(harnesses[s].command("time 1", timeout=args.timeout)))
-        except RuntimeError as e:
-            status[s] = "run failed: %s" % e
-            continue
-        k = max(1, min(args.max_iters, int(round(args.target / max(t1, 1e-7)))))
-        reps = args.repeats
-        if t1 * k * reps > args.budget:  # a slow system gets fewer repeats (at least 2)
-            reps = max(min(2, args.repeats), int(args.budget // (t1 * k)))
-        plan[s] = (k, reps)
-        if k > 1:  # warm up at the timed size too
-            try:
-                harnesses[s].command("time %d" % k, timeout=args.timeout)
-            except RuntimeError as e:
-                status[s] = "run failed: %s" % e
-    live = [s for s in live if s not in status]
-    samples = {s: [] for s in live}
-    order = list(live)
-    for r in range(args.repeats):
-        for s in order:
-            if s in status or len(samples[s]) >= plan[s][1]:
-                continue
-            time.sleep(args.pause)  # let the previous system's spinning threads go idle
-            k = plan[s][0]
-            try:
-                secs = float(harnesses[s].command("time %d" % k, timeout=args.timeout))
-                samples[s].append(secs / k * 1e3)
-            except RuntimeError as e:
-                status[s] = "run failed: %s" % e
-        order = order[1:] + order[:1]  # rotate who goes first
+    samples, plan, _ = time_systems(args, harnesses, status)
     for h in harnesses.values():
         h.close()
     row["other_cpus"] = other_cpus(snap, cpu_snapshot())
@@ -393,6 +471,125 @@ def run_workload(args, name, meta, threads, so, paths):
         row[s + "_max"] = max(ms)
         row[s + "_k"], row[s + "_reps"] = plan[s][0], len(ms)
         row[s + "_status"] = "ok"
+    return row
+
+
+def check_losses(path, steps):
+    """Reads a training check's losses (eval loss, `steps` train losses, eval loss); returns
+    (losses, problem or "")."""
+    import numpy as np
+    a = np.fromfile(path, dtype=np.float32).astype(np.float64)
+    if a.size != steps + 2:
+        return list(a), "%d losses, expected %d" % (a.size, steps + 2)
+    if not np.isfinite(a).all():
+        return list(a), "non-finite loss"
+    if not a[-1] < a[0]:
+        return list(a), "training did not lower the loss on its batch (eval %.4g -> %.4g)" % (
+            a[0], a[-1])
+    return list(a), ""
+
+
+def run_train_workload(args, name, spec, threads, so, paths):
+    """One training workload at N threads: tfcc's train step against PyTorch's."""
+    row = {"workload": name, "threads": threads, "description": spec["description"],
+           "batch": spec["batch"], "section": "training", "notes": [],
+           "load1": os.getloadavg()[0]}
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
+    torch_env = dict(env)
+    if os.path.isdir(OPENBLAS_OPENMP):
+        torch_env["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP + (
+            ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    batch, nb, steps = str(spec["batch"]), str(spec["batches"]), spec["check_steps"]
+    data = paths["train_data"][name]
+    cmds = {}
+    if so:
+        cmds["tfcc"] = [so[:-3] + ".train_bench", so, name, str(threads), batch, data, nb]
+    cmds["torch"] = [PY, spec["torch_worker"], str(threads), batch, data, nb]
+
+    snap = cpu_snapshot()
+    status, harnesses = {}, {}
+    for s in TRAIN_SYSTEMS:
+        if s not in cmds:
+            continue
+        h = Harness(s, cmds[s], torch_env if s == "torch" else env, timeout=300)
+        harnesses[s] = h
+        if h.error:
+            status[s] = "load failed: " + h.error
+        row[s + "_note"] = h.note
+    if "tfcc" in harnesses and "unsupported" in harnesses["tfcc"].note and threads > 1:
+        row["notes"].append("tfcc threads unsupported (ran 1 thread)")
+
+    # Same-work check: PyTorch starts from tfcc's initial weights; both run the eval-mode
+    # loss, `steps` train steps on batch 0 (PyTorch with tfcc's dropout masks) and the
+    # eval-mode loss again; the losses must agree within --train-rtol.
+    out_dir = os.path.join(paths["work"], "out")
+    os.makedirs(out_dir, exist_ok=True)
+    weights = os.path.join(out_dir, "%s.t%d.weights.bin" % (name, threads))
+    shared = False
+    if "tfcc" in harnesses and "tfcc" not in status and "torch" not in status:
+        try:
+            harnesses["tfcc"].command("weights " + weights, timeout=args.timeout)
+        except RuntimeError as e:
+            status["tfcc"] = "run failed: weights: %s" % e
+        else:
+            try:
+                harnesses["torch"].command("load " + weights, timeout=args.timeout)
+                shared = True
+            except RuntimeError as e:
+                status["torch"] = "run failed: loading tfcc's weights: %s" % e
+    losses = {}
+    for s, h in harnesses.items():
+        if s in status:
+            continue
+        out = os.path.join(out_dir, "%s.t%d.%s.losses.bin" % (name, threads, s))
+        try:
+            h.command("check %d %s" % (steps, out), timeout=args.timeout)
+        except RuntimeError as e:
+            status[s] = "run failed: %s" % e
+            continue
+        losses[s], problem = check_losses(out, steps)
+        row[s + "_losses"] = losses[s]
+        if problem:
+            status[s] = "FAILED: " + problem
+    if shared and "tfcc" in losses and "torch" in losses and not status:
+        a, b = losses["tfcc"], losses["torch"]
+        row["check_err"] = max(abs(x - y) / abs(y) for x, y in zip(a, b))
+        row["check_ok"] = row["check_err"] <= args.train_rtol
+        if not row["check_ok"]:
+            status["tfcc"] = ("FAILED: losses differ from PyTorch's from the same weights (max "
+                              "rel err %.2e > %g; tfcc %s, PyTorch %s)"
+                              % (row["check_err"], args.train_rtol,
+                                 " ".join("%.6g" % v for v in a),
+                                 " ".join("%.6g" % v for v in b)))
+    elif len(losses) == 1 and not status:
+        row["notes"].append("losses not compared (one system)")
+
+    samples, plan, last = time_systems(args, harnesses, status)
+    for h in harnesses.values():
+        h.close()
+    row["other_cpus"] = other_cpus(snap, cpu_snapshot())
+    if row["other_cpus"] >= 0.25:
+        row["notes"].append("busy machine: other processes used %.1f CPUs" % row["other_cpus"])
+    for s in TRAIN_SYSTEMS:
+        if s not in cmds:
+            continue
+        if s in status:
+            row[s + "_status"] = status[s]
+            continue
+        try:
+            row[s + "_final_loss"] = float(last.get(s, "nan").split()[0])
+        except (ValueError, IndexError):
+            row[s + "_final_loss"] = float("nan")
+        ms = samples[s]
+        row[s + "_ms"] = statistics.median(ms)
+        row[s + "_min"] = min(ms)
+        row[s + "_max"] = max(ms)
+        row[s + "_k"], row[s + "_reps"] = plan[s][0], len(ms)
+        row[s + "_images_s"] = spec["batch"] / (row[s + "_ms"] * 1e-3)
+        row[s + "_status"] = "ok"
+        if not math.isfinite(row[s + "_final_loss"]):
+            row[s + "_status"] = "FAILED: the loss became non-finite during the timed steps"
     return row
 
 
@@ -463,9 +660,38 @@ HEADER = ["workload", "thr", "tfcc ms", "ORT ms", "PyTorch ms", "oneDNN ms", "tf
           "tfcc/PyTorch", "GFLOP/s tfcc / ORT / PyTorch / oneDNN", "max rel err vs ORT", "notes"]
 
 
-def print_table(rows):
-    body = table_rows(rows)
-    shown = [h for h in HEADER]
+TRAIN_HEADER = ["workload", "thr", "batch", "tfcc ms/step", "PyTorch ms/step", "tfcc images/s",
+                "PyTorch images/s", "tfcc/PyTorch", "speed-up", "same-work check", "notes"]
+
+
+def train_table_rows(rows):
+    out = []
+    for r in rows:
+        rt = ratio(r, "tfcc", "torch") if r.get("tfcc_status") == "ok" else None
+        ips = {s: "%.0f" % r[s + "_images_s"] if r.get(s + "_status") == "ok" else cell(r, s)
+               for s in TRAIN_SYSTEMS}
+        if r.get("check_err") is not None:
+            chk = "losses %s, max rel err %.1e" % (
+                "agree" if r["check_ok"] else "FAILED", r["check_err"])
+        elif any(str(r.get(s + "_status", "")).startswith("FAILED") for s in TRAIN_SYSTEMS):
+            chk = "FAILED"
+        else:
+            chk = "not compared"
+        notes = list(r["notes"])
+        for s in TRAIN_SYSTEMS:
+            st = r.get(s + "_status")
+            if st and st != "ok":
+                notes.append("%s: %s" % (LABEL[s], st))
+        out.append([r["workload"], str(r["threads"]), str(r["batch"]), cell(r, "tfcc"),
+                    cell(r, "torch"), ips["tfcc"], ips["torch"], "%.2f" % rt if rt else "-",
+                    "%.2fx" % (1 / rt) if rt else "-", chk, "; ".join(notes)])
+    return out
+
+
+def print_table(rows, header=None, body=None):
+    header = header or HEADER
+    body = table_rows(rows) if body is None else body
+    shown = [h for h in header]
     widths = [max(len(shown[i]), *(len(b[i]) for b in body)) if body else len(shown[i])
               for i in range(len(shown) - 1)]
     fmt = "  ".join("%%-%ds" % w for w in widths)
@@ -529,7 +755,12 @@ def write_csv(path, rows):
         cols += [s + "_ms", s + "_min", s + "_max", s + "_k", s + "_reps", s + "_err",
                  s + "_status"]
     cols += ["tfcc_over_ort", "tfcc_over_torch", "tfcc_gflops", "ort_gflops", "torch_gflops",
-             "onednn_gflops", "tfcc_compile_s", "load1", "other_cpus", "notes"]
+             "onednn_gflops", "tfcc_compile_s", "load1", "other_cpus", "notes",
+             # after the original columns: the section ("inference" or "training") and the
+             # training rows' numbers (ms columns are then ms per train step)
+             "section", "batch", "tfcc_images_s", "torch_images_s", "speedup_vs_torch",
+             "check_max_rel_err", "tfcc_losses", "torch_losses", "tfcc_final_loss",
+             "torch_final_loss"]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -541,6 +772,14 @@ def write_csv(path, rows):
             for s in ("tfcc", "ort", "torch", "onednn"):
                 rec[s + "_gflops"] = gflops(r, s)
             rec["notes"] = "; ".join(r["notes"])
+            rec["section"] = r.get("section", "inference")
+            if rec["section"] == "training":
+                rt = rec["tfcc_over_torch"]
+                rec["speedup_vs_torch"] = 1 / rt if rt else None
+                rec["check_max_rel_err"] = r.get("check_err")
+                for s in TRAIN_SYSTEMS:
+                    if r.get(s + "_losses") is not None:
+                        rec[s + "_losses"] = " ".join("%.6g" % v for v in r[s + "_losses"])
 
             def val(c):
                 x = rec.get(c)
@@ -561,7 +800,8 @@ def write_png(path, rows):
     for r in rows:
         if r.get("tfcc_status") != "ok":
             continue
-        labels.append("%s t%d" % (r["workload"], r["threads"]))
+        labels.append("%s t%d%s" % (r["workload"], r["threads"],
+                                    " (train step)" if r.get("section") == "training" else ""))
         r_ort.append(ratio(r, "tfcc", "ort") or float("nan"))
         r_torch.append(ratio(r, "tfcc", "torch") or float("nan"))
     if not labels:
@@ -608,9 +848,63 @@ def tfcc_threads_note(rows):
     return "threads through `<p>_create_with_threads(max_batch, N, &ctx)`"
 
 
-def write_md(path, rows, compiles, args, started, elapsed, load):
+def train_md(rows, args):
+    """The .md's training section."""
+    spec_steps = {r["workload"]: TRAIN_WORKLOADS[r["workload"]]["check_steps"] for r in rows}
+    lines = ["## Training (train step, batch 64): tfcc against PyTorch", "",
+             "One train step = forward in training mode (batch norm on batch statistics, "
+             "dropout), loss, backward, clipping by global norm, the optimizer update of every "
+             "weight and of the moving statistics. tfcc: `<p>_train_step` of the `.so` compiled "
+             "from the workload's `.mlir` (bench/train/tfcc_train_harness.c). PyTorch: the same "
+             "model in eager mode, `model.train()`, `F.cross_entropy`, `loss.backward()`, "
+             "`clip_grad_norm_`, `torch.optim.Adam` with the same hyperparameters "
+             "(bench/train/torch_train_worker.py), `set_num_threads(N)`, `OMP_NUM_THREADS=N`, "
+             "one process per row. The peer is PyTorch only: ONNX Runtime has no training in "
+             "its standard package. Both systems train on the same %d random batches "
+             "(images uniform in [0, 1), labels in [0, 10)), in turn."
+             % TRAIN_WORKLOADS[rows[0]["workload"]]["batches"], "",
+             "Same-work check, before timing: PyTorch takes tfcc's initial weights (read with "
+             "`<p>_get_variable`; HWIO -> OIHW, dense (in, out) -> Linear (out, in), flatten "
+             "order NHWC -> NCHW); from them both compute the eval-mode loss on one batch, "
+             "%s train steps on that batch (PyTorch with tfcc's dropout masks, and Adam's "
+             "epsilon where Keras/tfcc add it) and the eval-mode loss again. A system fails "
+             "when a loss is not finite or the eval loss did not drop; tfcc fails when any of "
+             "the losses differs from PyTorch's by more than %g relative."
+             % ("/".join(sorted(set(str(v) for v in spec_steps.values()))), args.train_rtol),
+             "",
+             "Timing as for inference (calibration, warm-up, up to %d repeats of K steps, the "
+             "two systems interleaved): ms/step is the median over repeats; images/s = batch / "
+             "(ms/step); tfcc/PyTorch is the time ratio (below 1 tfcc is faster), speed-up = "
+             "PyTorch time / tfcc time." % args.repeats, ""]
+    lines.append("| " + " | ".join(TRAIN_HEADER) + " |")
+    lines.append("|" + "---|" * len(TRAIN_HEADER))
+    for b in train_table_rows(rows):
+        lines.append("| " + " | ".join(c.replace("|", "/") for c in b) + " |")
+    lines += ["", "| workload | thr | losses tfcc | losses PyTorch | spread tfcc (ms/step, KxR) "
+              "| spread PyTorch | loss after the timed steps tfcc / PyTorch | CPUs used by other "
+              "processes |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        cells = []
+        for s in TRAIN_SYSTEMS:
+            cells.append(" ".join("%.5g" % v for v in r[s + "_losses"])
+                         if r.get(s + "_losses") else "-")
+        for s in TRAIN_SYSTEMS:
+            cells.append("%s - %s (%dx%d)" % (fmt_ms(r[s + "_min"]), fmt_ms(r[s + "_max"]),
+                                              r[s + "_k"], r[s + "_reps"])
+                         if r.get(s + "_status") == "ok" else "-")
+        cells.append(" / ".join("%.4g" % r[s + "_final_loss"] if r.get(s + "_final_loss")
+                                is not None else "-" for s in TRAIN_SYSTEMS))
+        lines.append("| %s | %d | %s | %.2f |" % (r["workload"], r["threads"], " | ".join(cells),
+                                                 r.get("other_cpus", 0.0)))
+    lines += ["", "Losses: eval, %s train steps, eval (the same-work check)."
+              % "/".join(sorted(set(str(v) for v in spec_steps.values()))), ""]
+    return lines
+
+
+def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
     m = machine_info()
-    v = versions(rows, args)
+    every = rows + train_rows
+    v = versions(every, args)
     lines = ["# tfcc benchmark results", "",
              "Generated by `bash bench/run.sh %s` on %s (UTC), suite took %.0f s."
              % (" ".join(args.argv_echo), started.strftime("%Y-%m-%d %H:%M"), elapsed), "",
@@ -624,18 +918,22 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
              "| other work on the machine | load average %s before the run; other processes "
              "kept %s CPUs busy on average during the rows (per row below; 0 on a quiet "
              "machine); the bench ran at nice %d |"
-             % (load[0], "%.2f" % (sum(r.get("other_cpus", 0) for r in rows) / max(1, len(rows))),
+             % (load[0], "%.2f" % (sum(r.get("other_cpus", 0) for r in every) / max(1, len(every))),
                 getattr(args, "nice_actual", 0)),
              "| tfcc | git %s; %s; %s |" % (v.get("tfcc", "?"), v.get("tfcc_binary", ""),
-                                            tfcc_threads_note(rows)),
+                                            tfcc_threads_note(every)),
              "| ONNX Runtime | %s (npm onnxruntime-node, C API; intra-op threads = N, inter-op 1, "
-             "sequential, ORT_ENABLE_ALL) |" % v.get("ort", "?"),
-             "| PyTorch | %s (Debian; TorchScript trace + freeze, inference_mode, "
+             "sequential, ORT_ENABLE_ALL) |" % v.get("ort", "?" if rows else "not run"),
+             "| PyTorch | %s (Debian; %sTorchScript trace + freeze, inference_mode%s; "
              "set_num_threads(N), OPENBLAS_NUM_THREADS=1; BLAS: %s) |"
-             % (v.get("torch", "?"), v.get("blas", "?")),
+             % (v.get("torch", "?"), "inference: " if train_rows else "",
+                "; training: eager mode, bench/train/torch_train_worker.py" if train_rows else "",
+                v.get("blas", "?")),
              "| oneDNN | %s (Debian libdnnl, dnnl_sgemm, OMP_NUM_THREADS=N) |"
-             % v.get("onednn", "not run (no matmul rows)"),
-             "", "Method: per workload and thread count N (the same N for every system), each "
+             % v.get("onednn", "not run (no matmul rows)"), ""]
+    if rows:
+        lines += [
+             "Method: per workload and thread count N (the same N for every system), each "
              "system runs the same random input once and its outputs are compared with ONNX "
              "Runtime's (a system is FAILED, and not timed, when |a-b| > %g·|b| + %g·max(1, "
              "max|b|) anywhere); then per system a calibration run, a warm-up of K runs and up "
@@ -647,30 +945,35 @@ def write_md(path, rows, compiles, args, started, elapsed, load):
              "## Results", "",
              "Ratios are tfcc latency / peer latency: below 1 tfcc is faster. Max rel err is "
              "max|a-b| / max|b| against ONNX Runtime's outputs on the same inputs.", ""]
-    lines.append("| " + " | ".join(HEADER) + " |")
-    lines.append("|" + "---|" * len(HEADER))
-    for b in table_rows(rows):
-        lines.append("| " + " | ".join(c.replace("|", "/") for c in b) + " |")
-    lines += ["", "## tfcc compile times", "", "| workload | seconds | result |", "|---|---|---|"]
+        lines.append("| " + " | ".join(HEADER) + " |")
+        lines.append("|" + "---|" * len(HEADER))
+        for b in table_rows(rows):
+            lines.append("| " + " | ".join(c.replace("|", "/") for c in b) + " |")
+        lines.append("")
+    if train_rows:
+        lines += train_md(train_rows, args)
+    lines += ["## tfcc compile times", "", "| workload | seconds | result |", "|---|---|---|"]
     for n, (so, dt, err) in compiles.items():
         lines.append("| %s | %.1f | %s |" % (n, dt, "ok" if so else tfcc_failure(err) + ": " + err))
-    lines += ["", "## Spread (min - max over repeats, ms; K runs per repeat x repeats)", "",
-              "| workload | thr | " + " | ".join(LABEL[s] for s in SYSTEMS) +
-              " | CPUs used by other processes |",
-              "|---|---|" + "---|" * (len(SYSTEMS) + 1)]
-    for r in rows:
-        cells = []
-        for s in SYSTEMS:
-            if r.get(s + "_status") == "ok":
-                cells.append("%s - %s (%dx%d)" % (fmt_ms(r[s + "_min"]), fmt_ms(r[s + "_max"]),
-                                                  r[s + "_k"], r[s + "_reps"]))
-            else:
-                cells.append("-")
-        lines.append("| %s | %d | %s | %.2f |" % (r["workload"], r["threads"], " | ".join(cells),
-                                                 r.get("other_cpus", 0.0)))
+    if rows:
+        lines += ["", "## Spread (min - max over repeats, ms; K runs per repeat x repeats)", "",
+                  "| workload | thr | " + " | ".join(LABEL[s] for s in SYSTEMS) +
+                  " | CPUs used by other processes |",
+                  "|---|---|" + "---|" * (len(SYSTEMS) + 1)]
+        for r in rows:
+            cells = []
+            for s in SYSTEMS:
+                if r.get(s + "_status") == "ok":
+                    cells.append("%s - %s (%dx%d)" % (fmt_ms(r[s + "_min"]),
+                                                      fmt_ms(r[s + "_max"]),
+                                                      r[s + "_k"], r[s + "_reps"]))
+                else:
+                    cells.append("-")
+            lines.append("| %s | %d | %s | %.2f |" % (r["workload"], r["threads"],
+                                                     " | ".join(cells), r.get("other_cpus", 0.0)))
     lines += ["", "Workloads:", ""]
     seen = set()
-    for r in rows:
+    for r in every:
         if r["workload"] not in seen:
             seen.add(r["workload"])
             lines.append("- `%s`: %s" % (r["workload"], r["description"]))
@@ -690,7 +993,7 @@ def main():
     p.add_argument("--build-dir", default=os.path.join(REPO, "build"))
     p.add_argument("--tfcc", default=None, help="tfcc binary (default BUILD/bin/tfcc)")
     p.add_argument("--tfcc-flags", default="", help="extra tfcc options, e.g. '-O3'")
-    p.add_argument("--ort-lib", required=True, help="libonnxruntime.so.1")
+    p.add_argument("--ort-lib", default=None, help="libonnxruntime.so.1 (required to run)")
     p.add_argument("--cc", default="cc", help="C compiler for the per-model tfcc harness")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--repeats", type=int, default=None)
@@ -713,12 +1016,24 @@ def main():
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--rtol", type=float, default=1e-3)
     p.add_argument("--atol", type=float, default=1e-4)
+    p.add_argument("--train-rtol", type=float, default=1e-4,
+                   help="training rows: largest relative difference between tfcc's and "
+                        "PyTorch's losses in the same-work check (default 1e-4)")
+    p.add_argument("--list", action="store_true", help="print the workload names and exit")
     p.add_argument("--results", default=os.path.join(HERE, "results"))
     p.add_argument("--name", default="latest", help="results file stem (default latest)")
     p.add_argument("--append", default=None,
                    help="a text file (bench/gemm output) to include in the .md")
     p.add_argument("--argv-echo", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
+    listing = sh([PY, os.path.join(HERE, "models.py"), "--list"]).stdout.split("\n")
+    listing = [l for l in listing if l.strip()] + \
+        ["%-15s %s" % (n, w["summary"]) for n, w in TRAIN_WORKLOADS.items()]
+    if args.list:
+        print("\n".join(listing))
+        return 0
+    if not args.ort_lib:
+        p.error("--ort-lib is required")
     args.argv_echo = shlex.split(args.argv_echo)
     args.tfcc = args.tfcc or os.path.join(args.build_dir, "bin", "tfcc")
     args.repeats = args.repeats or (3 if args.quick else 7)
@@ -734,8 +1049,7 @@ def main():
     if not os.path.exists(paths["dnnl_bench"]):
         paths["dnnl_bench"] = None
 
-    listing = sh([PY, os.path.join(HERE, "models.py"), "--list"]).stdout.split("\n")
-    known = [l.split()[0] for l in listing if l.strip()]
+    known = [l.split()[0] for l in listing]
     names = [n for n in args.only.split(",") if n] or \
         [n for n in known if not (args.quick and n in QUICK_SKIP)]
     names = [n for n in names if n not in set(args.skip.split(","))]
@@ -743,18 +1057,30 @@ def main():
         if n not in known:
             sys.exit("bench: unknown workload %r; known: %s" % (n, ", ".join(known)))
 
+    train_names = [n for n in names if n in TRAIN_WORKLOADS]
+    names = [n for n in names if n not in TRAIN_WORKLOADS]
+
     started = datetime.datetime.utcnow()
     t_start = time.time()
     metas = export_models(names, paths["models"])
+    paths["train_data"] = {n: write_train_data(n, TRAIN_WORKLOADS[n], os.path.join(work, "train"))
+                           for n in train_names}
 
     tfcc = args.tfcc_used = snapshot_tfcc(args.tfcc, work)
     args.git_state = git_state()  # when the compiler was copied, not when the run ends
-    log("compiling %d models with %s (a copy of %s)" % (len(names), os.path.relpath(tfcc),
+    log("compiling %d models with %s (a copy of %s)" % (len(names) + len(train_names),
+                                                         os.path.relpath(tfcc),
                                                          os.path.relpath(args.tfcc)))
     compiles = {}
     for n in names:
         compiles[n] = compile_tfcc(tfcc, args.cc, n, paths["models"], os.path.join(work, "so"),
                                    shlex.split(args.tfcc_flags))
+        so, dt, err = compiles[n]
+        log("  %-13s %s (%.1f s)" % (n, "ok" if so else "tfcc: %s (%s)" % (tfcc_failure(err), err),
+                                     dt))
+    for n in train_names:
+        compiles[n] = compile_tfcc_train(tfcc, args.cc, n, TRAIN_WORKLOADS[n],
+                                         os.path.join(work, "so"), shlex.split(args.tfcc_flags))
         so, dt, err = compiles[n]
         log("  %-13s %s (%.1f s)" % (n, "ok" if so else "tfcc: %s (%s)" % (tfcc_failure(err), err),
                                      dt))
@@ -806,20 +1132,39 @@ def main():
             log("%-13s t%d  tfcc %s  ORT %s  PyTorch %s%s  tfcc/ORT %s  tfcc/PyTorch %s  [%.0f s]%s"
                 % (n, t, b[2], b[3], b[4], "  oneDNN " + b[5] if b[5] else "", b[6], b[7],
                    time.time() - t0, "  (" + b[10] + ")" if b[10] else ""))
+    train_rows = []
+    for n in train_names:
+        for t in threads:
+            t0 = time.time()
+            row = run_train_workload(args, n, TRAIN_WORKLOADS[n], t, compiles[n][0], paths)
+            row["tfcc_compile_s"] = compiles[n][1]
+            if not compiles[n][0]:
+                row["tfcc_status"] = "%s (%s)" % (tfcc_failure(compiles[n][2]), compiles[n][2])
+            train_rows.append(row)
+            b = train_table_rows([row])[0]
+            log("%-13s t%d  train step: tfcc %s ms (%s images/s)  PyTorch %s ms (%s images/s)  "
+                "tfcc/PyTorch %s  speed-up %s  check: %s  [%.0f s]%s"
+                % (n, t, b[3], b[5], b[4], b[6], b[7], b[8], b[9], time.time() - t0,
+                   "  (" + b[10] + ")" if b[10] else ""))
 
     elapsed = time.time() - t_start
     load_end = "%.2f" % os.getloadavg()[0]
     print()
-    print_table(rows)
-    print()
+    if rows:
+        print_table(rows)
+        print()
+    if train_rows:
+        print("Training (ms per train step; peer: PyTorch, eager):")
+        print_table(train_rows, TRAIN_HEADER, train_table_rows(train_rows))
+        print()
     os.makedirs(args.results, exist_ok=True)
     md = os.path.join(args.results, args.name + ".md")
-    write_md(md, rows, compiles, args, started, elapsed, (load_start, load_end))
-    write_csv(os.path.join(args.results, args.name + ".csv"), rows)
-    png_ok = write_png(os.path.join(args.results, args.name + ".png"), rows)
+    write_md(md, rows, train_rows, compiles, args, started, elapsed, (load_start, load_end))
+    write_csv(os.path.join(args.results, args.name + ".csv"), rows + train_rows)
+    png_ok = write_png(os.path.join(args.results, args.name + ".png"), rows + train_rows)
     log("wrote %s, %s.csv%s (%.0f s)" % (os.path.relpath(md), args.name,
                                           ", %s.png" % args.name if png_ok else "", elapsed))
-    failed = [r for r in rows if any(str(r.get(s + "_status", "")).startswith("FAILED")
+    failed = [r for r in rows + train_rows if any(str(r.get(s + "_status", "")).startswith("FAILED")
                                      for s in SYSTEMS)]
     return 1 if failed else 0
 

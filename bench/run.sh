@@ -5,7 +5,7 @@
 #   bash bench/run.sh [--quick] [--threads 1,2] [--repeats N] [--only NAME,...] [--skip NAME,...]
 #                     [--tfcc PATH] [--tfcc-flags '...'] [--build-dir DIR] [--results DIR]
 #                     [--name STEM] [--target SECONDS] [--budget SECONDS] [--wait-idle SECONDS]
-#                     [--nice N]
+#                     [--nice N] [--train-rtol R]
 #                     [--gemm] [--no-install] [--list]
 #
 # Installs what is missing (apt-get: libdnnl-dev, python3-torch, python3-torchvision,
@@ -13,7 +13,9 @@
 # ONNX Runtime C headers), builds tfcc when BUILD/bin/tfcc is missing (.ci/build.sh), builds
 # the harnesses into BUILD/bench/bin, then runs bench/bench.py. Downloads go to BUILD/bench
 # (never committed). Writes bench/results/latest.{md,csv,png} unless --results/--name say
-# otherwise. --gemm also runs bench/gemm/run.sh (kernel-level GEMM/conv GFLOP/s against
+# otherwise. The training workload (mnist_cnn_train: tfcc's compiled train step against
+# PyTorch training the same model) is compiled from its .mlir and runs with the others.
+# --gemm also runs bench/gemm/run.sh (kernel-level GEMM/conv GFLOP/s against
 # oneDNN, owned by bench/gemm) first and puts its output into the .md.
 set -euo pipefail
 
@@ -32,9 +34,9 @@ log() { echo "bench/run.sh: $*"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) PASS+=(--quick) ;;
-    --threads|--repeats|--only|--skip|--tfcc-flags|--results|--name|--target|--budget|--wait-idle|--nice)
+    --threads|--repeats|--only|--skip|--tfcc-flags|--results|--name|--target|--budget|--wait-idle|--nice|--train-rtol)
       [ $# -ge 2 ] || die "$1 needs a value"; PASS+=("$1" "$2"); shift ;;
-    --threads=*|--repeats=*|--only=*|--skip=*|--tfcc-flags=*|--results=*|--name=*|--target=*|--budget=*|--wait-idle=*|--nice=*)
+    --threads=*|--repeats=*|--only=*|--skip=*|--tfcc-flags=*|--results=*|--name=*|--target=*|--budget=*|--wait-idle=*|--nice=*|--train-rtol=*)
       PASS+=("$1") ;;
     --tfcc) [ $# -ge 2 ] || die "--tfcc needs a path"; TFCC=$(realpath "$2"); shift ;;
     --tfcc=*) TFCC=$(realpath "${1#--tfcc=}") ;;
@@ -42,7 +44,7 @@ while [ $# -gt 0 ]; do
     --build-dir=*) BUILD_DIR=$(realpath -m "${1#--build-dir=}") ;;
     --no-install) INSTALL=0 ;;
     --gemm) GEMM=1 ;;
-    --list) exec /usr/bin/python3 "$HERE/models.py" --list ;;
+    --list) exec /usr/bin/python3 "$HERE/bench.py" --list ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
