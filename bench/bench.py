@@ -52,6 +52,13 @@ TRAIN_WORKLOADS = {
     },
 }
 TRAIN_SYSTEMS = ["tfcc", "torch"]
+# glibc malloc settings for both training processes (--train-malloc tuned): PyTorch allocates
+# and frees its activations and gradients every step; with glibc's defaults the big blocks are
+# mmap'd and unmapped each time, so every step page-faults them in again (thousands of faults,
+# a third of the step in the kernel), and how often depends on glibc's adaptive threshold:
+# PyTorch's step time then varies between processes (17-34 ms at 1 thread here). Keeping them
+# in the heap makes PyTorch fast and steady. tfcc's train step does not allocate.
+TRAIN_MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824"
 SYSTEMS = ["tfcc", "ort", "torch", "onednn"]
 LABEL = {"tfcc": "tfcc", "ort": "ORT", "torch": "PyTorch", "onednn": "oneDNN"}
 
@@ -496,6 +503,9 @@ def run_train_workload(args, name, spec, threads, so, paths):
            "load1": os.getloadavg()[0]}
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS="1",
                MKL_NUM_THREADS="1")
+    if args.train_malloc == "tuned":
+        env["GLIBC_TUNABLES"] = TRAIN_MALLOC_TUNABLES + (
+            ":" + env["GLIBC_TUNABLES"] if env.get("GLIBC_TUNABLES") else "")
     torch_env = dict(env)
     if os.path.isdir(OPENBLAS_OPENMP):
         torch_env["LD_LIBRARY_PATH"] = OPENBLAS_OPENMP + (
@@ -505,7 +515,8 @@ def run_train_workload(args, name, spec, threads, so, paths):
     cmds = {}
     if so:
         cmds["tfcc"] = [so[:-3] + ".train_bench", so, name, str(threads), batch, data, nb]
-    cmds["torch"] = [PY, spec["torch_worker"], str(threads), batch, data, nb]
+    cmds["torch"] = [PY, spec["torch_worker"], str(threads), batch, data, nb,
+                     args.train_torch_format]
 
     snap = cpu_snapshot()
     status, harnesses = {}, {}
@@ -858,11 +869,16 @@ def train_md(rows, args):
              "from the workload's `.mlir` (bench/train/tfcc_train_harness.c). PyTorch: the same "
              "model in eager mode, `model.train()`, `F.cross_entropy`, `loss.backward()`, "
              "`clip_grad_norm_`, `torch.optim.Adam` with the same hyperparameters "
-             "(bench/train/torch_train_worker.py), `set_num_threads(N)`, `OMP_NUM_THREADS=N`, "
-             "one process per row. The peer is PyTorch only: ONNX Runtime has no training in "
+             "(bench/train/torch_train_worker.py), images and model in memory format `%s`, "
+             "`set_num_threads(N)`, `OMP_NUM_THREADS=N`, one process per row; glibc malloc "
+             "%s. The peer is PyTorch only: ONNX Runtime has no training in "
              "its standard package. Both systems train on the same %d random batches "
              "(images uniform in [0, 1), labels in [0, 10)), in turn."
-             % TRAIN_WORKLOADS[rows[0]["workload"]]["batches"], "",
+             % (args.train_torch_format,
+                "tuned for both (`GLIBC_TUNABLES=%s`: PyTorch's per-step buffers stay mapped "
+                "instead of being page-faulted in at every step)" % TRAIN_MALLOC_TUNABLES
+                if args.train_malloc == "tuned" else "with glibc's default settings",
+                TRAIN_WORKLOADS[rows[0]["workload"]]["batches"]), "",
              "Same-work check, before timing: PyTorch takes tfcc's initial weights (read with "
              "`<p>_get_variable`; HWIO -> OIHW, dense (in, out) -> Linear (out, in), flatten "
              "order NHWC -> NCHW); from them both compute the eval-mode loss on one batch, "
@@ -1019,6 +1035,14 @@ def main():
     p.add_argument("--train-rtol", type=float, default=1e-4,
                    help="training rows: largest relative difference between tfcc's and "
                         "PyTorch's losses in the same-work check (default 1e-4)")
+    p.add_argument("--train-torch-format", default="channels_last",
+                   choices=["channels_last", "contiguous"],
+                   help="training rows: PyTorch's memory format for the images and the model "
+                        "(default channels_last, its faster CPU path for this model)")
+    p.add_argument("--train-malloc", default="tuned", choices=["tuned", "default"],
+                   help="training rows: glibc malloc of both processes; tuned (default): "
+                        "GLIBC_TUNABLES keeps big blocks in the heap (PyTorch steady and "
+                        "fast), default: glibc's own settings")
     p.add_argument("--list", action="store_true", help="print the workload names and exit")
     p.add_argument("--results", default=os.path.join(HERE, "results"))
     p.add_argument("--name", default="latest", help="results file stem (default latest)")
@@ -1142,7 +1166,7 @@ def main():
                 row["tfcc_status"] = "%s (%s)" % (tfcc_failure(compiles[n][2]), compiles[n][2])
             train_rows.append(row)
             b = train_table_rows([row])[0]
-            log("%-13s t%d  train step: tfcc %s ms (%s images/s)  PyTorch %s ms (%s images/s)  "
+            log("%-15s t%d  train step: tfcc %s ms (%s images/s)  PyTorch %s ms (%s images/s)  "
                 "tfcc/PyTorch %s  speed-up %s  check: %s  [%.0f s]%s"
                 % (n, t, b[3], b[5], b[4], b[6], b[7], b[8], b[9], time.time() - t0,
                    "  (" + b[10] + ")" if b[10] else ""))

@@ -5,7 +5,8 @@
 #   bash bench/run.sh [--quick] [--threads 1,2] [--repeats N] [--only NAME,...] [--skip NAME,...]
 #                     [--tfcc PATH] [--tfcc-flags '...'] [--build-dir DIR] [--results DIR]
 #                     [--name STEM] [--target SECONDS] [--budget SECONDS] [--wait-idle SECONDS]
-#                     [--nice N] [--train-rtol R]
+#                     [--nice N] [--train-rtol R] [--train-torch-format channels_last|contiguous]
+#                     [--train-malloc tuned|default]
 #                     [--gemm] [--no-install] [--list]
 #
 # Installs what is missing (apt-get: libdnnl-dev, python3-torch, python3-torchvision,
@@ -34,9 +35,9 @@ log() { echo "bench/run.sh: $*"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) PASS+=(--quick) ;;
-    --threads|--repeats|--only|--skip|--tfcc-flags|--results|--name|--target|--budget|--wait-idle|--nice|--train-rtol)
+    --threads|--repeats|--only|--skip|--tfcc-flags|--results|--name|--target|--budget|--wait-idle|--nice|--train-rtol|--train-torch-format|--train-malloc)
       [ $# -ge 2 ] || die "$1 needs a value"; PASS+=("$1" "$2"); shift ;;
-    --threads=*|--repeats=*|--only=*|--skip=*|--tfcc-flags=*|--results=*|--name=*|--target=*|--budget=*|--wait-idle=*|--nice=*|--train-rtol=*)
+    --threads=*|--repeats=*|--only=*|--skip=*|--tfcc-flags=*|--results=*|--name=*|--target=*|--budget=*|--wait-idle=*|--nice=*|--train-rtol=*|--train-torch-format=*|--train-malloc=*)
       PASS+=("$1") ;;
     --tfcc) [ $# -ge 2 ] || die "--tfcc needs a path"; TFCC=$(realpath "$2"); shift ;;
     --tfcc=*) TFCC=$(realpath "${1#--tfcc=}") ;;

@@ -2,9 +2,16 @@
 conv3x3(1->32, no bias) - batch_norm - relu - maxpool2 - conv3x3(32->64) - relu -
 maxpool2 - dense 1600->64 - relu - dropout 0.25 - dense 64->10, sparse softmax
 cross-entropy, Adam (lr 1e-3, eps 1e-7), clip_norm 1.0 (global norm), NHWC-equivalent
-shapes, batch 64.
+shapes, batch 64; images and model in channels_last (PyTorch's faster CPU path here;
+--memory-format contiguous for plain NCHW, about 25% slower per step). The suite's row
+(bench/README.md, "Training") uses the same model through torch_train_worker.py.
 
-    OMP_NUM_THREADS=1 /usr/bin/python3 bench/train/torch_train.py --threads 1
+    OMP_NUM_THREADS=1 LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp \
+    GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824 \
+        /usr/bin/python3 bench/train/torch_train.py --threads 1
+
+(GLIBC_TUNABLES as the suite sets it: without it glibc unmaps and re-faults PyTorch's
+per-step buffers, and the step time varies between runs; bench/README.md, "Training".)
 """
 import argparse
 import time
@@ -36,14 +43,19 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--memory-format", choices=["channels_last", "contiguous"],
+                        default="channels_last",
+                        help="of the images and the model (the suite's default too)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    model = build_model()
+    fmt = {"channels_last": torch.channels_last,
+           "contiguous": torch.contiguous_format}[args.memory_format]
+    model = build_model().to(memory_format=fmt)
     model.train()
     optimizer = make_optimizer(model)
     loss_fn = nn.CrossEntropyLoss()
-    x = torch.rand(args.batch, 1, 28, 28)
+    x = torch.rand(args.batch, 1, 28, 28).clone(memory_format=fmt)
     y = torch.arange(args.batch) % 10
 
     def step():
@@ -64,7 +76,7 @@ def main():
     times.sort()
     median = times[len(times) // 2]
     print(f"pytorch {torch.__version__} threads {args.threads} batch {args.batch}: "
-          f"median {median * 1e3:.3f} ms/step, {args.batch / median:.0f} images/s")
+          f"({args.memory_format}): median {median * 1e3:.3f} ms/step, {args.batch / median:.0f} images/s")
 
 
 if __name__ == "__main__":
