@@ -1166,9 +1166,12 @@ def main():
                 row["tfcc_status"] = "%s (%s)" % (tfcc_failure(compiles[n][2]), compiles[n][2])
             train_rows.append(row)
             b = train_table_rows([row])[0]
-            log("%-15s t%d  train step: tfcc %s ms (%s images/s)  PyTorch %s ms (%s images/s)  "
-                "tfcc/PyTorch %s  speed-up %s  check: %s  [%.0f s]%s"
-                % (n, t, b[3], b[5], b[4], b[6], b[7], b[8], b[9], time.time() - t0,
+            per = {s: ("%s ms (%s images/s)" % (b[i], b[j])
+                       if row.get(s + "_status") == "ok" else b[i])
+                   for s, i, j in (("tfcc", 3, 5), ("torch", 4, 6))}
+            log("%-15s t%d  train step: tfcc %s  PyTorch %s  tfcc/PyTorch %s  speed-up %s  "
+                "check: %s  [%.0f s]%s"
+                % (n, t, per["tfcc"], per["torch"], b[7], b[8], b[9], time.time() - t0,
                    "  (" + b[10] + ")" if b[10] else ""))
 
     elapsed = time.time() - t_start
