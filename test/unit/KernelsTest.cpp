@@ -414,6 +414,40 @@ TEST_P(KernelsTest, Conv2d) {
     ASSERT_TRUE(runConv(c, rng));
 }
 
+TEST_P(KernelsTest, Conv2dRingAndFlat) {
+  // Ring mode (>= 16 channels in one K block, horizontal padding, dil_h 1:
+  // zero-padded input rows in a stack ring read in place) and flat mode
+  // (output rows of <= 8 pixels: 14-pixel tiles across rows and images).
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(12);
+  const ConvCase cases[] = {
+      // n  h   w   c   oc kh kw sh sw dh dw pt pb pl pr bias res inpl act
+      // ring: stride 1 and 2, asymmetric pads, batches, tap groups, kh 5,
+      // dilation in w, right padding only, oc tails
+      {2, 11, 20, 16, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+      {3, 12, 17, 24, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, false, 2},
+      {1, 10, 19, 64, 64, 3, 3, 1, 1, 1, 1, 0, 2, 2, 0, false, true, true, 0},
+      {1, 9, 18, 128, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 1},
+      {2, 9, 16, 256, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+      {1, 12, 15, 32, 48, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, true, false, false, 4},
+      {1, 8, 21, 16, 16, 3, 3, 1, 1, 1, 2, 1, 1, 2, 2, true, false, false, 3},
+      {1, 6, 16, 20, 24, 3, 3, 1, 1, 1, 1, 0, 0, 0, 2, true, true, true, 5},
+      {1, 4, 30, 96, 16, 1, 1, 1, 2, 1, 1, 0, 0, 1, 1, true, false, false, 0},
+      // too wide for the ring: the gathering path
+      {1, 5, 150, 64, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+      // flat: 7x7 and 4x4 outputs, channel blocks, several images, 1x1 s2
+      {1, 7, 7, 512, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+      {2, 14, 14, 64, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, false, false, 2},
+      {3, 8, 8, 40, 50, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, false, true, true, 0},
+      {1, 5, 6, 700, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 1},
+      {1, 4, 4, 400, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 1},
+      {2, 6, 6, 16, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, true, true, false, 3},
+  };
+  for (const ConvCase &c : cases)
+    ASSERT_TRUE(runConv(c, rng));
+}
+
 TEST_P(KernelsTest, Conv2dFewChannels) {
   // Few input channels (row mode: a whole kernel row per micro-kernel tap,
   // zero-padded patches at the borders) and one input channel with few

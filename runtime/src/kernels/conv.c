@@ -9,7 +9,14 @@
  *    over a group of taps (tap offsets) and a block of channels ("direct");
  *    a tile touching the zero padding (or with fewer than 16 channels) is
  *    first gathered into a small [mr][taps*channels] stack buffer, zeros
- *    included ("packed").
+ *    included ("packed");
+ *  - ring mode (>= 16 channels in one K block with horizontal padding): the
+ *    input rows are copied once into zero-padded row slots on the stack, so
+ *    border tiles read in place as well (copies ~4x fewer floats than
+ *    gathering every border tile);
+ *  - flat mode (output rows of <= 8 pixels, e.g. ResNet's 7x7 stage): tiles
+ *    of up to 14 consecutive pixels of the flattened output, across rows,
+ *    gathered once per K block for every panel.
  * K is blocked by (tap group, channel block) of <= TFCC_CONV_KC values; the
  * B block of each K block (<= TFCC_NC_BYTES) stays in L2 while the task's
  * rows stream past it. Threads split output rows and/or output panels. */
@@ -24,6 +31,13 @@
 #define TFCC_NC_BYTES (384 * 1024)
 #endif
 #define TFCC_CONV_MAX_TAPS 64
+#ifndef TFCC_CONV_RING_BYTES
+#define TFCC_CONV_RING_BYTES (96 * 1024)
+#endif
+#define TFCC_CONV_RING_MAX_KH 16
+#ifndef TFCC_CONV_FLAT_OW
+#define TFCC_CONV_FLAT_OW 8
+#endif
 
 typedef struct conv_ctx {
   const float* x;
@@ -44,6 +58,18 @@ typedef struct conv_ctx {
    * rows; tiles touching the padding read a zero-padded stack patch. */
   int rowmode;
   int64_t rg, nrg;
+  /* flat mode (short output rows, ow <= TFCC_CONV_FLAT_OW): tiles of <= 14
+   * consecutive output pixels of the flattened n*oh*ow index, spanning rows,
+   * always gathered; each tile is packed once per K block and used for every
+   * panel of the (L2-sized) B block. "rows" then counts these tiles. */
+  int flat;
+  int64_t ftile, npix;
+  /* ring mode (horizontal zero padding, all channels in one K block,
+   * dil_h = 1): the input rows an output row reads are copied once into a
+   * ring of kh zero-padded row slots (slotw pixels wide) on the stack, and
+   * every tile reads them in place (no per-tile gathering at the borders). */
+  int ring;
+  int64_t slotw;
   /* task grid: row groups x panel groups */
   int64_t rows, panels, gm, gn;
   tfcc_uk_fn uk;
@@ -276,6 +302,155 @@ static void conv_range_rows(const conv_ctx* g, int64_t R0, int64_t R1,
   }
 }
 
+/* Ring mode: see conv_ctx. */
+static void conv_range_ring(const conv_ctx* g, int64_t R0, int64_t R1,
+                            int64_t q0, int64_t q1) {
+  float ring[TFCC_CONV_RING_BYTES / sizeof(float)] __attribute__((aligned(64)));
+  int64_t toff[TFCC_CONV_MAX_TAPS];
+  int64_t tag[TFCC_CONV_RING_MAX_KH + 1];
+  const float* rowp[TFCC_CONV_RING_MAX_KH];
+  const int64_t h = g->h, w = g->w, c = g->c, kh = g->kh, kw = g->kw;
+  const int64_t oc = g->oc, ow = g->ow, K = g->taps * c;
+  const int64_t slotf = g->slotw * c;
+  /* slots 0..kh-1 hold input rows (row yy of image b in slot yy % kh, its
+   * padding columns zero), slot kh is the zero row above/below the image */
+  memset(ring, 0, (size_t)((kh + 1) * slotf) * sizeof(float));
+  for (int64_t i = 0; i <= kh; ++i)
+    tag[i] = -1;
+  tfcc_uk_args u;
+  u.ldc = oc;
+  u.ldr = oc;
+  u.act = g->act;
+  u.alpha = g->alpha;
+  u.beta = g->beta;
+  u.b_tap_stride = c * TFCC_UK_NR;
+  u.lda = g->sw * c;
+  u.kt = c;
+  for (int64_t kb = 0; kb < g->ntg; ++kb) {
+    const int64_t t0 = kb * g->tg;
+    const int64_t t1 = t0 + g->tg < g->taps ? t0 + g->tg : g->taps;
+    const int64_t nt = t1 - t0;
+    const int64_t i0 = t0 / kw, i1 = (t1 - 1) / kw + 1; /* kernel rows */
+    u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) |
+              (kb == g->ntg - 1 ? TFCC_UK_LAST : 0);
+    u.ntaps = nt;
+    int64_t ncp = TFCC_NC_BYTES / (nt * c * TFCC_UK_NR * 4);
+    if (ncp < 1)
+      ncp = 1;
+    for (int64_t qb = q0; qb < q1; qb += ncp) {
+      const int64_t qe = qb + ncp < q1 ? qb + ncp : q1;
+      for (int64_t R = R0; R < R1; ++R) {
+        const int64_t b = R / g->oh, r = R % g->oh;
+        const int64_t y0 = r * g->sh - g->pt;
+        for (int64_t i = i0; i < i1; ++i) {
+          const int64_t yy = y0 + i;
+          if (yy < 0 || yy >= h) {
+            rowp[i] = ring + kh * slotf;
+            continue;
+          }
+          const int64_t sl = yy % kh, key = b * h + yy;
+          float* d = ring + sl * slotf;
+          if (tag[sl] != key) {
+            memcpy(d + g->pl * c, g->x + key * w * c,
+                   (size_t)(w * c) * sizeof(float));
+            tag[sl] = key;
+          }
+          rowp[i] = d;
+        }
+        for (int64_t t = t0; t < t1; ++t)
+          toff[t - t0] = (rowp[t / kw] - ring) + (t % kw) * g->dw * c;
+        u.toff = toff;
+        for (int64_t ti = 0; ti < g->ntile; ++ti) {
+          const int64_t s0 = ti * g->tile;
+          if (s0 >= ow)
+            break;
+          const int64_t mr = ow - s0 < g->tile ? ow - s0 : g->tile;
+          /* pixel s0's first tap column, in slot coordinates */
+          u.a = ring + s0 * g->sw * c;
+          u.mr = mr;
+          const int64_t pix = R * ow + s0;
+          for (int64_t q = qb; q < qe; ++q) {
+            const int64_t n0 = q * TFCC_UK_NR;
+            u.nr = oc - n0 < TFCC_UK_NR ? oc - n0 : TFCC_UK_NR;
+            u.b = g->wp + (q * K + t0 * c) * TFCC_UK_NR;
+            u.c = g->y + pix * oc + n0;
+            u.res = g->res ? g->res + pix * oc + n0 : NULL;
+            u.bias = g->bias ? g->bias + n0 : NULL;
+            g->uk(&u);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Flat mode: see conv_ctx. Tiles [T0, T1) of ftile pixels, panels [q0, q1). */
+static void conv_range_flat(const conv_ctx* g, int64_t T0, int64_t T1,
+                            int64_t q0, int64_t q1) {
+  float abuf[TFCC_UK_MR * TFCC_CONV_KC];
+  int64_t poff[TFCC_CONV_MAX_TAPS];
+  const int64_t h = g->h, w = g->w, c = g->c;
+  const int64_t oc = g->oc, ow = g->ow, K = g->taps * c;
+  const int64_t nkb = g->ntg * g->ncb;
+  tfcc_uk_args u;
+  u.ldc = oc;
+  u.ldr = oc;
+  u.act = g->act;
+  u.alpha = g->alpha;
+  u.beta = g->beta;
+  u.b_tap_stride = c * TFCC_UK_NR;
+  for (int64_t kb = 0; kb < nkb; ++kb) {
+    const int64_t tgi = kb / g->ncb, cbi = kb % g->ncb;
+    const int64_t t0 = tgi * g->tg;
+    const int64_t t1 = t0 + g->tg < g->taps ? t0 + g->tg : g->taps;
+    const int64_t c0 = cbi * g->cb;
+    const int64_t cn = c0 + g->cb < c ? g->cb : c - c0;
+    const int64_t nt = t1 - t0;
+    const int64_t kc = nt * cn;
+    for (int64_t t = t0; t < t1; ++t)
+      poff[t - t0] = (t - t0) * cn;
+    u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) | (kb == nkb - 1 ? TFCC_UK_LAST : 0);
+    if (cn == c) { /* taps contiguous in A and in B: one long tap */
+      u.toff = NULL;
+      u.ntaps = 1;
+      u.kt = kc;
+    } else {
+      u.toff = poff;
+      u.ntaps = nt;
+      u.kt = cn;
+    }
+    u.a = abuf;
+    u.lda = kc;
+    /* the whole panel range as one B block when it fits in L2 */
+    int64_t ncp = (2 * TFCC_NC_BYTES) / (kc * TFCC_UK_NR * 4);
+    if (ncp < 1)
+      ncp = 1;
+    for (int64_t qb = q0; qb < q1; qb += ncp) {
+      const int64_t qe = qb + ncp < q1 ? qb + ncp : q1;
+      for (int64_t T = T0; T < T1; ++T) {
+        const int64_t P0 = T * g->ftile;
+        const int64_t mr = g->npix - P0 < g->ftile ? g->npix - P0 : g->ftile;
+        for (int64_t i = 0; i < mr; ++i) {
+          const int64_t P = P0 + i, R = P / ow, s = P % ow;
+          const int64_t b = R / g->oh, r = R % g->oh;
+          pack_pixel(g, g->x + b * h * w * c, r * g->sh - g->pt,
+                     s * g->sw - g->pl, t0, t1, c0, cn, abuf + i * kc);
+        }
+        u.mr = mr;
+        for (int64_t q = qb; q < qe; ++q) {
+          const int64_t n0 = q * TFCC_UK_NR;
+          u.nr = oc - n0 < TFCC_UK_NR ? oc - n0 : TFCC_UK_NR;
+          u.b = g->wp + (q * K + t0 * c + c0) * TFCC_UK_NR;
+          u.c = g->y + P0 * oc + n0;
+          u.res = g->res ? g->res + P0 * oc + n0 : NULL;
+          u.bias = g->bias ? g->bias + n0 : NULL;
+          g->uk(&u);
+        }
+      }
+    }
+  }
+}
+
 static void c1_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
   (void)thread;
   tfcc_conv_c1_rows_avx512((const tfcc_c1_args*)ctx, begin, end);
@@ -289,7 +464,10 @@ static void conv_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
     const int64_t R0 = mg * g->rows / g->gm, R1 = (mg + 1) * g->rows / g->gm;
     const int64_t q0 = ng * g->panels / g->gn, q1 = (ng + 1) * g->panels / g->gn;
     if (R0 < R1 && q0 < q1)
-      (g->rowmode ? conv_range_rows : conv_range)(g, R0, R1, q0, q1);
+      (g->flat      ? conv_range_flat
+       : g->ring    ? conv_range_ring
+       : g->rowmode ? conv_range_rows
+                    : conv_range)(g, R0, R1, q0, q1);
   }
 }
 
@@ -376,14 +554,25 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   g.y = y;
   g.uk = isa == TFCC_ISA_AVX512 ? tfcc_uk_avx512 : tfcc_uk_generic;
   g.taps = kh * kw;
-  if (c >= TFCC_CONV_KC) {
+  g.panels = (oc + TFCC_UK_NR - 1) / TFCC_UK_NR;
+  g.npix = n * oh * ow;
+  /* Flat mode for short output rows (a row tile would leave most of the
+   * 14-row register tile unused) of at least 16 channels: K blocks sized so
+   * that the B block of every panel fits in ~2 * TFCC_NC_BYTES. */
+  g.flat = ow <= TFCC_CONV_FLAT_OW && c >= 16 && g.npix > ow;
+  int64_t kcmax = TFCC_CONV_KC;
+  if (g.flat) {
+    kcmax = (2 * TFCC_NC_BYTES) / (g.panels * TFCC_UK_NR * 4);
+    kcmax = TFCC_MAX(128, TFCC_MIN(kcmax, TFCC_CONV_KC));
+  }
+  if (c >= kcmax) {
     g.tg = 1;
-    g.ncb = (c + TFCC_CONV_KC - 1) / TFCC_CONV_KC;
+    g.ncb = (c + kcmax - 1) / kcmax;
     g.cb = (c + g.ncb - 1) / g.ncb;
   } else {
     g.cb = c;
     g.ncb = 1;
-    g.tg = TFCC_CONV_KC / c;
+    g.tg = kcmax / c;
   }
   if (g.tg > TFCC_CONV_MAX_TAPS)
     g.tg = TFCC_CONV_MAX_TAPS;
@@ -405,7 +594,26 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
     g.rowmode = g.rg * span * c <= TFCC_UK_MR * TFCC_CONV_KC;
   }
   g.rows = n * oh;
-  g.panels = (oc + TFCC_UK_NR - 1) / TFCC_UK_NR;
+  g.ftile = 0;
+  g.ring = 0;
+  g.slotw = 0;
+  if (!g.flat && !g.rowmode && g.ncb == 1 && c >= 16 && dil_h == 1 &&
+      kh <= TFCC_CONV_RING_MAX_KH) {
+    /* input columns [-pl, w + pr) that the output row reads */
+    const int64_t pr = TFCC_MAX(
+        0, (ow - 1) * stride_w - pad_left + (kw - 1) * dil_w - (w - 1));
+    g.slotw = pad_left + w + pr;
+    g.ring = (pad_left > 0 || pr > 0) &&
+             (kh + 1) * g.slotw * c * (int64_t)sizeof(float) <=
+                 TFCC_CONV_RING_BYTES;
+  }
+  if (g.flat) {
+    g.rowmode = 0;
+    const int64_t nft = (g.npix + TFCC_UK_MR - 1) / TFCC_UK_MR;
+    g.ftile = (g.npix + nft - 1) / nft;
+    g.rows = (g.npix + g.ftile - 1) / g.ftile;
+    g.ntile = 1;
+  }
   g.gm = 1;
   g.gn = 1;
   if (serial) {
