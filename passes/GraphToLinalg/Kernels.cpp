@@ -49,8 +49,9 @@ public:
   }
   /// An index value (a dynamic size) as a 64-bit integer.
   CallBuilder &i64(Value index) {
+    // Folded when static, so the call reads like the static-shape case.
     args.push_back(
-        b.create<arith::IndexCastOp>(loc, b.getI64Type(), index).getResult());
+        b.createOrFold<arith::IndexCastOp>(loc, b.getI64Type(), index));
     return *this;
   }
   CallBuilder &i32(int32_t value) {
@@ -261,7 +262,9 @@ struct FusedDenseLowering : OpRewritePattern<FusedDenseOp> {
 
 /// A float32 graph.matmul whose operands share their batch dims (or whose
 /// rhs is one matrix): one batched GEMM call, transposes done by the kernel.
-/// Broadcast batch dims are left to the linalg lowering.
+/// Matrix dims may be dynamic (the gradients of a dense layer contract or
+/// produce the batch dim: dW = x^T dy, dx = dy W^T). Broadcast batch dims are
+/// left to the linalg lowering.
 struct MatmulToKernel : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -279,42 +282,52 @@ struct MatmulToKernel : OpRewritePattern<MatmulOp> {
         (rhsType.getRank() != rank ||
          lhsType.getShape().drop_back(2) != rhsType.getShape().drop_back(2)))
       return rewriter.notifyMatchFailure(op, "broadcast batch dims");
-    // The last two dims of each operand are what the kernel needs static.
-    for (RankedTensorType type : {lhsType, rhsType, resultType})
-      if (ShapedType::isDynamicShape(type.getShape().take_back(2)))
-        return rewriter.notifyMatchFailure(op, "dynamic matrix sizes");
     if (!sharedRhs && ShapedType::isDynamicShape(rhsType.getShape()))
       return rewriter.notifyMatchFailure(op, "dynamic rhs batch");
 
     Location loc = op.getLoc();
+    Value lhs = op.getLhs(), rhs = op.getRhs();
     bool transA = op.getTransposeA(), transB = op.getTransposeB();
-    int64_t lhsRows = lhsType.getDimSize(rank - 2);
-    int64_t lhsCols = lhsType.getDimSize(rank - 1);
-    int64_t rhsRows = rhsType.getShape()[rhsType.getRank() - 2];
-    int64_t rhsCols = rhsType.getShape()[rhsType.getRank() - 1];
-    int64_t m = transA ? lhsCols : lhsRows, k = transA ? lhsRows : lhsCols;
-    int64_t n = transB ? rhsRows : rhsCols;
+    int64_t rhsRank = rhsType.getRank();
+    auto dim = [&](Value tensor, int64_t d) {
+      return getDimsProduct(rewriter, loc, tensor, {d});
+    };
+    auto mul = [&](Value x, Value y) -> Value {
+      return rewriter.createOrFold<arith::MulIOp>(loc, x, y);
+    };
+    Value lhsRows = dim(lhs, rank - 2), lhsCols = dim(lhs, rank - 1);
+    Value rhsRows = dim(rhs, rhsRank - 2), rhsCols = dim(rhs, rhsRank - 1);
+    Value m = transA ? lhsCols : lhsRows, k = transA ? lhsRows : lhsCols;
+    Value n = transB ? rhsRows : rhsCols;
     SmallVector<int64_t> batchDims =
         llvm::to_vector(llvm::seq<int64_t>(0, rank - 2));
-    Value batch = getDimsProduct(rewriter, loc, op.getLhs(), batchDims);
-    Value output = allocResultLike(rewriter, loc, resultType, op.getLhs());
+    Value batch = getDimsProduct(rewriter, loc, lhs, batchDims);
+    // The result's dynamic dims: batch dims as lhs's, then m and n.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (resultType.isDynamicDim(d))
+        dynamicSizes.push_back(d < rank - 2    ? dim(lhs, d)
+                               : d == rank - 2 ? m
+                                               : n);
+    Value output = allocResult(rewriter, loc, resultType, dynamicSizes);
+    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
     CallBuilder(rewriter, loc)
         .i64(batch)
         .i64(m)
         .i64(n)
         .i64(k)
-        .tensorPointer(op.getLhs())
+        .tensorPointer(lhs)
         .i64(lhsCols)
-        .i64(m * k)
+        .i64(mul(m, k))
         .i32(transA)
-        .tensorPointer(op.getRhs())
+        .tensorPointer(rhs)
         .i64(rhsCols)
-        .i64(sharedRhs ? 0 : k * n)
+        .i64(sharedRhs ? zero : mul(k, n))
         .i32(transB)
         .i32(0)
         .pointer(output)
         .i64(n)
-        .i64(m * n)
+        .i64(mul(m, n))
         .i64(0)
         .i64(0)
         .i32(TFCC_ACT_NONE)

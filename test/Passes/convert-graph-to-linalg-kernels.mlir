@@ -21,6 +21,27 @@ func.func @batched_matmul(%a: tensor<2x5x7xf32>, %b: tensor<2x9x7xf32>) -> tenso
 
 // -----
 
+// The gradients of a dense layer have dynamic matrix dims: dW = x^T dy
+// contracts the batch (K = dim 0 of x, trans_a = 1, lda = 7) into a static
+// [7, 3]; dx = dy W^T has the batch as M and a dynamic result (trans_b = 1).
+// Both are one GEMM call with the dynamic sizes read at run time.
+// CHECK-LABEL: func.func @dense_gradients
+// CHECK: %[[BATCH:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[DW:.*]] = memref.alloc() {alignment = 64 : i64} : memref<7x3xf32>
+// CHECK: %[[K:.*]] = arith.index_cast %[[BATCH]] : index to i64
+// CHECK: call @tfcc_rt_sgemm(%c1_i64, %c7_i64, %c3_i64, %[[K]], %{{.*}}, %c7_i64, %{{.*}}, %c1_i32, %{{.*}}, %c3_i64, %c0_i64, %c0_i32, %c0_i32, %{{.*}}, %c3_i64, %c21_i64, %c0_i64, %c0_i64, %c0_i32, %cst, %cst)
+// CHECK: %[[M:.*]] = tensor.dim %arg1, %c0
+// CHECK: %[[DX:.*]] = memref.alloc(%[[M]]) {alignment = 64 : i64} : memref<?x7xf32>
+// CHECK: %[[M64:.*]] = arith.index_cast %[[M]] : index to i64
+// CHECK: call @tfcc_rt_sgemm(%c1_i64, %[[M64]], %c7_i64, %c3_i64, %{{.*}}, %c3_i64, %{{.*}}, %c0_i32, %{{.*}}, %c3_i64, %c0_i64, %c1_i32, %c0_i32, %{{.*}}, %c7_i64, %{{.*}}, %c0_i64, %c0_i64, %c0_i32, %cst, %cst)
+func.func @dense_gradients(%x: tensor<?x7xf32>, %dy: tensor<?x3xf32>, %w: tensor<7x3xf32>) -> (tensor<7x3xf32>, tensor<?x7xf32>) {
+  %dw = graph.matmul %x, %dy {transpose_a = true} : (tensor<?x7xf32>, tensor<?x3xf32>) -> tensor<7x3xf32>
+  %dx = graph.matmul %dy, %w {transpose_b = true} : (tensor<?x3xf32>, tensor<7x3xf32>) -> tensor<?x7xf32>
+  return %dw, %dx : tensor<7x3xf32>, tensor<?x7xf32>
+}
+
+// -----
+
 // A constant dense kernel [2, 3] is packed at compile time into 32-column
 // panels ([1][2][32], zero-padded): row k holds kernel[k, :] then zeros.
 // M is the dynamic batch; the GEMM reads the packed B (b_packed = 1), adds
