@@ -30,6 +30,7 @@ using namespace mlir::graph;
 namespace {
 
 constexpr const char *kGemm = "tfcc_rt_sgemm";
+constexpr const char *kMaxPoolGrad = "tfcc_rt_max_pool2d_grad_f32";
 constexpr const char *kPackB = "tfcc_rt_sgemm_pack_b";
 constexpr const char *kConv = "tfcc_rt_conv2d_f32";
 constexpr const char *kDepthwise = "tfcc_rt_depthwise_conv2d_f32";
@@ -404,6 +405,51 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
   }
 };
 
+/// graph.max_pool2d_grad through the runtime's kernel (one pass over x and
+/// dy per image instead of the linalg lowering's window argmax and gather).
+struct MaxPool2DGradToKernel : OpRewritePattern<MaxPool2DGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MaxPool2DGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX(), dy = op.getDy();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!xType.getElementType().isF32() || xType.getRank() != 4 ||
+        dyType.getRank() != 4 ||
+        ShapedType::isDynamicShape(xType.getShape().drop_front()) ||
+        ShapedType::isDynamicShape(dyType.getShape().drop_front()))
+      return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
+    SmallVector<int64_t> window = getIntegers(op.getWindow());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    WindowPadding padding =
+        getWindowPadding(xType.getShape().slice(1, 2), window, strides,
+                         {1, 1}, op.getPadding() == "same");
+    Location loc = op.getLoc();
+    Value output = allocResultLike(rewriter, loc, resultType, x);
+    CallBuilder(rewriter, loc)
+        .tensorPointer(x)
+        .i64(getDimValue(rewriter, loc, x, 0))
+        .i64(xType.getDimSize(1))
+        .i64(xType.getDimSize(2))
+        .i64(xType.getDimSize(3))
+        .i64(window[0])
+        .i64(window[1])
+        .i64(strides[0])
+        .i64(strides[1])
+        .i64(padding.before[0])
+        .i64(padding.before[1])
+        .i64(dyType.getDimSize(1))
+        .i64(dyType.getDimSize(2))
+        .tensorPointer(dy)
+        .pointer(output)
+        .call(kMaxPoolGrad);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
 /// The rows x cols view of a tensor normalized over its trailing dims from
 /// `axis` on (static), or failure.
 FailureOr<std::pair<Value, int64_t>> getRowsAndCols(OpBuilder &b, Location loc,
@@ -704,13 +750,16 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
   declare(kDepthwise, conv);
   declare(kPool, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
                   i64, i32, i64});
+  declare(kMaxPoolGrad, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
+                         i64, i64, i64, i64, i64});
   declare(kLayerNorm, {i64, i64, i64, i64, i64, f32, i64});
   declare(kSoftmax, {i64, i64, i64, i32, i64});
 }
 
 void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
   for (StringRef name :
-       {kGemm, kPackB, kConv, kDepthwise, kPool, kLayerNorm, kSoftmax}) {
+       {kGemm, kPackB, kConv, kDepthwise, kPool, kMaxPoolGrad, kLayerNorm,
+        kSoftmax}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (func && SymbolTable::symbolKnownUseEmpty(func, module))
       func.erase();
@@ -725,6 +774,7 @@ void mlir::tfcc::populateGraphKernelsToCallsPatterns(
   patterns.add<MatmulToKernel, PoolToKernel<MaxPool2DOp>,
                PoolToKernel<AvgPool2DOp>, LayerNormToKernel,
                SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>,
-               Conv2DBackpropInputToKernel, Conv2DBackpropFilterToKernel>(
+               Conv2DBackpropInputToKernel, Conv2DBackpropFilterToKernel,
+               MaxPool2DGradToKernel>(
       patterns.getContext(), /*benefit=*/2);
 }

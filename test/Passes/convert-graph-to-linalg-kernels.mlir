@@ -42,6 +42,20 @@ func.func @dense_gradients(%x: tensor<?x7xf32>, %dy: tensor<?x3xf32>, %w: tensor
 
 // -----
 
+// A float32 max_pool2d_grad is one call of the runtime's kernel: x, batch,
+// H, W, C, window, strides, top/left pads (SAME 3x3 stride 2 on 5x5: 1, 1),
+// dy's H, W, then dy and dx.
+// CHECK-LABEL: func.func @max_pool_grad
+// CHECK: %[[DX:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x5x5x3xf32>
+// CHECK: call @tfcc_rt_max_pool2d_grad_f32(%{{.*}}, %{{.*}}, %c5_i64, %c5_i64, %c3_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c3_i64, %c3_i64, %{{.*}}, %{{.*}})
+// CHECK: bufferization.to_tensor %[[DX]] restrict writable
+func.func @max_pool_grad(%x: tensor<?x5x5x3xf32>, %dy: tensor<?x3x3x3xf32>) -> tensor<?x5x5x3xf32> {
+  %dx = graph.max_pool2d_grad %x, %dy {strides = [2, 2], window = [3, 3], padding = "same"} : (tensor<?x5x5x3xf32>, tensor<?x3x3x3xf32>) -> tensor<?x5x5x3xf32>
+  return %dx : tensor<?x5x5x3xf32>
+}
+
+// -----
+
 // A constant dense kernel [2, 3] is packed at compile time into 32-column
 // panels ([1][2][32], zero-padded): row k holds kernel[k, :] then zeros.
 // M is the dynamic batch; the GEMM reads the packed B (b_packed = 1), adds

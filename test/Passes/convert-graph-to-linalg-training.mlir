@@ -85,6 +85,10 @@ func.func @conv_backprop_filter(%x: tensor<?x8x8x4xf32>, %dy: tensor<?x4x4x6xf32
 
 // -----
 
+// The linalg lowering of max_pool2d_grad (f64 here: float32 goes to the
+// runtime kernel, convert-graph-to-linalg-kernels.mlir): the first maximum
+// of each window as a tap index, then each input gathers the windows that
+// chose it.
 // CHECK-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d3)>
 // CHECK-DAG: #[[TAPS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
@@ -92,19 +96,19 @@ func.func @conv_backprop_filter(%x: tensor<?x8x8x4xf32>, %dy: tensor<?x4x4x6xf32
 // CHECK: %[[NONE:.*]] = arith.constant -1 : i64
 // CHECK: %[[TAP0:.*]] = linalg.fill ins(%[[NONE]] : i64) outs(%{{.*}} : tensor<1x2x2x3xi64>)
 // CHECK: %[[ARG:.*]]:2 = linalg.generic {indexing_maps = [#[[WIN]], #[[TAPS]], #[[OUT]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
-// CHECK-SAME: outs(%{{.*}}, %[[TAP0]] : tensor<1x2x2x3xf32>, tensor<1x2x2x3xi64>)
+// CHECK-SAME: outs(%{{.*}}, %[[TAP0]] : tensor<1x2x2x3xf64>, tensor<1x2x2x3xi64>)
 // CHECK: arith.cmpf uno
 // CHECK: arith.cmpf ogt
-// CHECK: linalg.yield %{{.*}}, %{{.*}} : f32, i64
+// CHECK: linalg.yield %{{.*}}, %{{.*}} : f64, i64
 // CHECK: linalg.generic {indexing_maps = [#[[TAPS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
 // CHECK: arith.remsi
-// CHECK: tensor.extract %{{.*}} : tensor<1x2x2x3xf32>
+// CHECK: tensor.extract %{{.*}} : tensor<1x2x2x3xf64>
 // CHECK: tensor.extract %[[ARG]]#1
 // CHECK: arith.addf
 // CHECK: arith.select
-func.func @max_pool_grad(%x: tensor<1x5x5x3xf32>, %dy: tensor<1x2x2x3xf32>) -> tensor<1x5x5x3xf32> {
-  %dx = graph.max_pool2d_grad %x, %dy {strides = [2, 2], window = [2, 2]} : (tensor<1x5x5x3xf32>, tensor<1x2x2x3xf32>) -> tensor<1x5x5x3xf32>
-  return %dx : tensor<1x5x5x3xf32>
+func.func @max_pool_grad(%x: tensor<1x5x5x3xf64>, %dy: tensor<1x2x2x3xf64>) -> tensor<1x5x5x3xf64> {
+  %dx = graph.max_pool2d_grad %x, %dy {strides = [2, 2], window = [2, 2]} : (tensor<1x5x5x3xf64>, tensor<1x2x2x3xf64>) -> tensor<1x5x5x3xf64>
+  return %dx : tensor<1x5x5x3xf64>
 }
 
 // -----

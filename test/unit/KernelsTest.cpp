@@ -616,6 +616,82 @@ TEST_P(KernelsTest, Depthwise3Wide) {
     ASSERT_TRUE(runDw(c, rng));
 }
 
+// ---- max pooling gradient --------------------------------------------------
+
+struct PoolGradCase {
+  int64_t n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
+};
+
+// The rule of graph.max_pool2d_grad written out directly: per window and
+// channel, the first real tap (row-major) that is a NaN or greater than the
+// best so far, unless the best is already a NaN.
+std::vector<double> maxPoolGradRef(const PoolGradCase &c,
+                                   const std::vector<float> &x,
+                                   const std::vector<float> &dy) {
+  std::vector<double> dx(x.size(), 0.0);
+  for (int64_t b = 0; b < c.n; ++b)
+    for (int64_t r = 0; r < c.oh; ++r)
+      for (int64_t s = 0; s < c.ow; ++s)
+        for (int64_t k = 0; k < c.c; ++k) {
+          int64_t bestAt = -1;
+          float best = 0;
+          for (int64_t i = 0; i < c.kh; ++i)
+            for (int64_t j = 0; j < c.kw; ++j) {
+              int64_t y = r * c.sh - c.pt + i, z = s * c.sw - c.pl + j;
+              if (y < 0 || y >= c.h || z < 0 || z >= c.w)
+                continue;
+              int64_t at = ((b * c.h + y) * c.w + z) * c.c + k;
+              float v = x[at];
+              if (bestAt < 0 || (!std::isnan(best) && (std::isnan(v) || v > best))) {
+                bestAt = at;
+                best = v;
+              }
+            }
+          if (bestAt >= 0)
+            dx[bestAt] += dy[((b * c.oh + r) * c.ow + s) * c.c + k];
+        }
+  return dx;
+}
+
+// Overlapping windows (stride < window), implicit padding on every side,
+// channel counts around the kernel's 64-channel blocks, ties (inputs on a
+// coarse grid) and NaNs, and a batch large enough to run in parallel.
+TEST_P(KernelsTest, MaxPool2dGrad) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(11);
+  const PoolGradCase cases[] = {
+      // n  h   w   c kh kw sh sw pt pl oh ow
+      {2, 26, 26, 32, 2, 2, 2, 2, 0, 0, 13, 13},
+      {1, 11, 11, 64, 2, 2, 2, 2, 0, 0, 5, 5},
+      {3, 9, 10, 70, 3, 3, 2, 2, 1, 1, 5, 5},
+      {1, 7, 8, 5, 3, 3, 1, 1, 1, 1, 7, 8},
+      {2, 6, 9, 130, 3, 2, 1, 2, 0, 1, 4, 5},
+      {1, 5, 5, 3, 5, 5, 1, 1, 2, 2, 5, 5},
+      {8, 26, 26, 32, 2, 2, 2, 2, 0, 0, 13, 13},
+  };
+  for (const PoolGradCase &c : cases) {
+    std::vector<float> x(c.n * c.h * c.w * c.c), dy(c.n * c.oh * c.ow * c.c);
+    std::uniform_int_distribution<int> level(-3, 3);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (float &v : x)
+      v = 0.25f * static_cast<float>(level(rng));
+    for (size_t i = 0; i < x.size(); i += 37)
+      x[i] = NAN;
+    for (float &v : dy)
+      v = u(rng);
+    std::vector<float> dx(x.size(), 123.0f); // the kernel must clear it
+    tfcc_rt_max_pool2d_grad_f32(x.data(), c.n, c.h, c.w, c.c, c.kh, c.kw, c.sh,
+                                c.sw, c.pt, c.pl, c.oh, c.ow, dy.data(),
+                                dx.data());
+    std::vector<double> want = maxPoolGradRef(c, x, dy);
+    for (size_t i = 0; i < dx.size(); ++i)
+      ASSERT_NEAR(dx[i], want[i], 1e-6 * (1.0 + std::fabs(want[i])))
+          << "n=" << c.n << " h=" << c.h << " w=" << c.w << " c=" << c.c
+          << " window " << c.kh << "x" << c.kw << " element " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     IsaThreads, KernelsTest,
     ::testing::Combine(::testing::Values(0, 1), ::testing::Values(1, 2)),

@@ -1,0 +1,113 @@
+/* pool_grad.c - the gradient of NHWC max pooling (graph.max_pool2d_grad).
+ *
+ * dx = 0, then each window's dy goes to the window's first maximum in
+ * row-major tap order, per channel; a NaN counts as the maximum (the first
+ * NaN wins), taps outside the input (implicit padding) never do. This is the
+ * interpreter's rule (docs/autodiff.md). Windows overlap when the stride is
+ * below the window, so one task is one image: tasks never write the same dx.
+ * Per output position the channels are processed in blocks of kBlock with the
+ * running maximum and its tap in small arrays, so the inner loops over
+ * channels vectorize (AVX-512 clone selected at run time).
+ */
+#include "kernels_internal.h"
+
+#include <string.h>
+
+enum { kBlock = 64 };
+
+typedef struct max_pool_grad_args {
+  const float* x;
+  const float* dy;
+  int64_t h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
+  float* dx;
+} max_pool_grad_args;
+
+#define TFCC_MAX_POOL_GRAD_BODY                                               \
+  const max_pool_grad_args* p = (const max_pool_grad_args*)ctx;               \
+  float best[kBlock];                                                         \
+  int32_t best_tap[kBlock];                                                   \
+  int64_t b, r, s, i, j, k, k0;                                               \
+  (void)thread;                                                               \
+  for (b = begin; b < end; ++b) {                                             \
+    const float* xb = p->x + b * p->h * p->w * p->c;                          \
+    float* dxb = p->dx + b * p->h * p->w * p->c;                              \
+    memset(dxb, 0, sizeof(float) * (size_t)(p->h * p->w * p->c));             \
+    for (r = 0; r < p->oh; ++r) {                                             \
+      int64_t r0 = r * p->sh - p->pt;                                         \
+      int64_t i_lo = TFCC_MAX(0, -r0), i_hi = TFCC_MIN(p->kh, p->h - r0);     \
+      for (s = 0; s < p->ow; ++s) {                                           \
+        int64_t s0 = s * p->sw - p->pl;                                       \
+        int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);   \
+        const float* g = p->dy + ((b * p->oh + r) * p->ow + s) * p->c;        \
+        for (k0 = 0; k0 < p->c; k0 += kBlock) {                               \
+          int64_t kn = TFCC_MIN(kBlock, p->c - k0);                           \
+          for (k = 0; k < kn; ++k) {                                          \
+            best[k] = 0.0f;                                                   \
+            best_tap[k] = -1;                                                 \
+          }                                                                   \
+          for (i = i_lo; i < i_hi; ++i)                                       \
+            for (j = j_lo; j < j_hi; ++j) {                                   \
+              const float* in = xb + ((r0 + i) * p->w + (s0 + j)) * p->c + k0; \
+              int32_t tap = (int32_t)(i * p->kw + j);                         \
+              for (k = 0; k < kn; ++k) {                                      \
+                float v = in[k], m = best[k];                                 \
+                int take = best_tap[k] < 0 ||                                 \
+                           (m == m && (v != v || v > m));                     \
+                best[k] = take ? v : m;                                       \
+                best_tap[k] = take ? tap : best_tap[k];                       \
+              }                                                               \
+            }                                                                 \
+          for (i = i_lo; i < i_hi; ++i)                                       \
+            for (j = j_lo; j < j_hi; ++j) {                                   \
+              float* out = dxb + ((r0 + i) * p->w + (s0 + j)) * p->c + k0;    \
+              int32_t tap = (int32_t)(i * p->kw + j);                         \
+              for (k = 0; k < kn; ++k)                                        \
+                out[k] += best_tap[k] == tap ? g[k0 + k] : 0.0f;              \
+            }                                                                 \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+  }
+
+static void max_pool_grad_generic(void* ctx, int64_t begin, int64_t end,
+                                  int32_t thread) {
+  TFCC_MAX_POOL_GRAD_BODY
+}
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+__attribute__((target("avx512f,avx512vl,fma"))) static void
+max_pool_grad_avx512(void* ctx, int64_t begin, int64_t end, int32_t thread) {
+  TFCC_MAX_POOL_GRAD_BODY
+}
+#endif
+
+void tfcc_rt_max_pool2d_grad_f32(const float* x, int64_t n, int64_t h,
+                                 int64_t w, int64_t c, int64_t kh, int64_t kw,
+                                 int64_t stride_h, int64_t stride_w,
+                                 int64_t pad_top, int64_t pad_left, int64_t oh,
+                                 int64_t ow, const float* dy, float* dx) {
+  max_pool_grad_args p;
+  void (*images)(void*, int64_t, int64_t, int32_t) = max_pool_grad_generic;
+  if (n <= 0 || h <= 0 || w <= 0 || c <= 0) return;
+  p.x = x;
+  p.dy = dy;
+  p.h = h;
+  p.w = w;
+  p.c = c;
+  p.kh = kh;
+  p.kw = kw;
+  p.sh = stride_h;
+  p.sw = stride_w;
+  p.pt = pad_top;
+  p.pl = pad_left;
+  p.oh = oh;
+  p.ow = ow;
+  p.dx = dx;
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  if (tfcc_kernels_isa() == TFCC_ISA_AVX512) images = max_pool_grad_avx512;
+#endif
+  if (n * h * w * c < 65536)
+    images(&p, 0, n, 0);
+  else
+    tfcc_rt_parallel_for(n, images, &p);
+}
