@@ -2,7 +2,8 @@
  *
  * Blocking (GotoBLAS/BLIS style, with the packed B operand as the cache
  * resident block):
- *   for each K block (kc <= TFCC_KC values, balanced):
+ *   for each K block (kc <= TFCC_KC values, TFCC_KC_PACKED with pre-packed
+ *   B, balanced):
  *     for each block of B panels (kc x ncp*32 floats, ~TFCC_NC_BYTES, in L2):
  *       [B not pre-packed: pack that block into a stack buffer]
  *       for each MR-row tile of A (in L1: used for every panel of the block):
@@ -25,6 +26,11 @@
 #ifndef TFCC_KC
 #define TFCC_KC 256 /* K block: an A tile (14 x kc floats) stays in L1 */
 #endif
+#ifndef TFCC_KC_PACKED
+/* K block with pre-packed B: longer, so that C (re-read once per K block)
+ * makes fewer passes; A and B stream through L1 a cache line per 16 k. */
+#define TFCC_KC_PACKED 512
+#endif
 #ifndef TFCC_NC_BYTES
 #define TFCC_NC_BYTES (512 * 1024) /* B block kept in L2 */
 #endif
@@ -36,7 +42,7 @@
 /* The one stack buffer of a GEMM call (floats). */
 #define TFCC_BUF_FLOATS                                                        \
   TFCC_MAX(TFCC_BBUF_FLOATS + TFCC_UK_MR * TFCC_KC,                            \
-           TFCC_MC_TILES * TFCC_UK_MR * TFCC_KC)
+           TFCC_MC_TILES * TFCC_UK_MR * TFCC_KC_PACKED)
 
 /* ---- ISA dispatch ------------------------------------------------------- */
 
@@ -202,8 +208,9 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
   /* A few rows (GEMV-like, bandwidth bound on B): no K blocking, so every
    * panel of pre-packed B is one long sequential stream. Depends on M only,
    * never on the thread split. */
-  const int64_t kmax =
-      g->b_packed && g->M <= 4 && direct ? TFCC_MAX(K, 1) : TFCC_KC;
+  const int64_t kmax = g->b_packed && g->M <= 4 && direct ? TFCC_MAX(K, 1)
+                       : g->b_packed                       ? TFCC_KC_PACKED
+                                                           : TFCC_KC;
   const int64_t nkb = K > 0 ? (K + kmax - 1) / kmax : 1;
   const int64_t kcs = K > 0 ? (K + nkb - 1) / nkb : 0;
   const int64_t group = g->b_packed && !direct ? TFCC_MC_TILES : 1;
@@ -343,9 +350,15 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
    * gives them: split rows when there are enough row tiles (each task keeps
    * >= 4 tiles so its A reads and B reuse stay efficient), else panels. */
   const int64_t want = 2 * (int64_t)threads;
+  /* A read in place (as in gemm_range): splitting panels costs no extra
+   * packing, and equal panel counts balance better than a few row tiles of
+   * unequal height (M = 256: 19 tiles, the last of 4 rows). */
+  const int direct_a = !trans_a && (lda * 4) % 2048 != 0;
   if (batch < want) {
     int64_t need = (want + batch - 1) / batch;
-    if (g.tiles_m >= 4 * need) {
+    if (direct_a && g.tiles_m < 8 * need && g.panels % need == 0) {
+      g.gn = need;
+    } else if (g.tiles_m >= 4 * need) {
       g.gm = need;
     } else {
       g.gm = TFCC_MAX(1, TFCC_MIN(need, g.tiles_m / 4));
