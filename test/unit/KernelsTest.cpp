@@ -616,6 +616,76 @@ TEST_P(KernelsTest, Depthwise3Wide) {
     ASSERT_TRUE(runDw(c, rng));
 }
 
+// ---- row-wise: softmax, log-softmax, layer norm -------------------------
+
+// Row lengths around the 16- and 32-lane steps of the vector path, inputs
+// spread wide enough that exp spans many orders of magnitude, several rows
+// (split across threads when large).
+TEST_P(KernelsTest, RowwiseSoftmaxLayerNorm) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(13);
+  const int64_t lens[] = {1, 2, 15, 16, 17, 31, 32, 33, 47, 100, 128, 256, 1000};
+  for (int64_t n : lens)
+    for (int64_t rows : {1, 3, 600}) {
+      if (rows * n > 300000)
+        continue;
+      std::vector<float> x = randomVector(rows * n, rng);
+      for (float &v : x)
+        v *= 20.0f;
+      std::vector<float> g = randomVector(n, rng), b = randomVector(n, rng);
+      std::vector<float> y(rows * n, 999.0f);
+      for (int logSm = 0; logSm <= 1; ++logSm) {
+        tfcc_rt_softmax_f32(x.data(), rows, n, logSm, y.data());
+        for (int64_t r = 0; r < rows; ++r) {
+          const float *xr = x.data() + r * n;
+          double mx = xr[0], sum = 0;
+          for (int64_t k = 1; k < n; ++k)
+            mx = std::max(mx, static_cast<double>(xr[k]));
+          for (int64_t k = 0; k < n; ++k)
+            sum += std::exp(xr[k] - mx);
+          for (int64_t k = 0; k < n; ++k) {
+            double want = logSm ? xr[k] - mx - std::log(sum)
+                                : std::exp(xr[k] - mx) / sum;
+            // exp's relative error grows with |x - max| (rounding of the
+            // float difference)
+            double tol = logSm ? 2e-6 * (std::fabs(want) + 1.0)
+                               : want * (2e-6 + 2e-7 * (mx - xr[k])) + 1e-30;
+            ASSERT_NEAR(y[r * n + k], want, tol)
+                << (logSm ? "log_softmax" : "softmax") << " n=" << n
+                << " row " << r << " col " << k;
+          }
+        }
+      }
+      for (int affine = 0; affine < 3; ++affine) {
+        const float *gp = affine >= 1 ? g.data() : nullptr;
+        const float *bp = affine == 2 ? b.data() : nullptr;
+        tfcc_rt_layer_norm_f32(x.data(), rows, n, gp, bp, 1e-5f, y.data());
+        for (int64_t r = 0; r < rows; ++r) {
+          const float *xr = x.data() + r * n;
+          double mean = 0, var = 0;
+          for (int64_t k = 0; k < n; ++k)
+            mean += xr[k];
+          mean /= n;
+          for (int64_t k = 0; k < n; ++k)
+            var += (xr[k] - mean) * (xr[k] - mean);
+          const double inv = 1.0 / std::sqrt(var / n + 1e-5);
+          double amax = 0; // float rounding of x - mean, scaled by inv
+          for (int64_t k = 0; k < n; ++k)
+            amax = std::max(amax, std::fabs(static_cast<double>(xr[k])));
+          for (int64_t k = 0; k < n; ++k) {
+            const double gk = gp ? gp[k] : 1.0;
+            double want = (xr[k] - mean) * inv * gk + (bp ? bp[k] : 0.0);
+            double tol = 1e-5 * (std::fabs(want) + 1.0) +
+                         1e-6 * amax * inv * std::fabs(gk);
+            ASSERT_NEAR(y[r * n + k], want, tol)
+                << "layer_norm n=" << n << " row " << r << " col " << k;
+          }
+        }
+      }
+    }
+}
+
 // ---- max pooling gradient --------------------------------------------------
 
 struct PoolGradCase {

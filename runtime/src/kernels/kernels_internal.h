@@ -110,6 +110,15 @@ typedef struct tfcc_c1_args {
 TFCC_INTERNAL void tfcc_conv_c1_rows_avx512(const tfcc_c1_args* p, int64_t R0,
                                             int64_t R1);
 
+/* One row of softmax / log-softmax and of layer normalization (AVX-512;
+ * exp by the polynomial of the kernels' sigmoid, sums in 32 lanes). */
+TFCC_INTERNAL void tfcc_softmax_row_avx512(const float* x, int64_t n,
+                                           int32_t log_softmax, float* y);
+TFCC_INTERNAL void tfcc_layer_norm_row_avx512(const float* x, int64_t n,
+                                              const float* gamma,
+                                              const float* beta, float epsilon,
+                                              float* y);
+
 /* GEMM core used by tfcc_rt_sgemm and the 1x1 convolution. */
 TFCC_INTERNAL void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N,
                                    int64_t K, const float* A, int64_t lda,

@@ -2,9 +2,10 @@
  * the last, contiguous axis.
  *
  * One task per row, split across the current pool when there is enough work.
- * The loops over a row vectorize; the AVX-512 clone is chosen at run time.
- * Accumulations are in float, in row order, like the lowering they replace;
- * softmax subtracts the row maximum first (no overflow).
+ * Portable path: float accumulations in row order, like the lowering they
+ * replace, libm's expf. AVX-512 path (chosen at run time, ukernel_avx512.c):
+ * 16-lane vectors, sums in two vector accumulators, a polynomial exp.
+ * Softmax subtracts the row maximum first (no overflow).
  */
 #include "kernels_internal.h"
 
@@ -74,13 +75,21 @@ static void softmax_rows_generic(void* ctx, int64_t begin, int64_t end,
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define TFCC_ROW_AVX512 1
-__attribute__((target("avx512f,avx512vl,fma"))) static void
-layer_norm_rows_avx512(void* ctx, int64_t begin, int64_t end, int32_t thread) {
-  TFCC_LAYER_NORM_BODY
+static void layer_norm_rows_avx512(void* ctx, int64_t begin, int64_t end,
+                                   int32_t thread) {
+  const row_args* p = (const row_args*)ctx;
+  (void)thread;
+  for (int64_t row = begin; row < end; ++row)
+    tfcc_layer_norm_row_avx512(p->x + row * p->cols, p->cols, p->gamma,
+                               p->beta, p->epsilon, p->y + row * p->cols);
 }
-__attribute__((target("avx512f,avx512vl,fma"))) static void
-softmax_rows_avx512(void* ctx, int64_t begin, int64_t end, int32_t thread) {
-  TFCC_SOFTMAX_BODY
+static void softmax_rows_avx512(void* ctx, int64_t begin, int64_t end,
+                                int32_t thread) {
+  const row_args* p = (const row_args*)ctx;
+  (void)thread;
+  for (int64_t row = begin; row < end; ++row)
+    tfcc_softmax_row_avx512(p->x + row * p->cols, p->cols, p->log_softmax,
+                            p->y + row * p->cols);
 }
 #endif
 

@@ -562,6 +562,101 @@ TGT void tfcc_conv_c1_rows_avx512(const tfcc_c1_args* p, int64_t R0,
   fns[p->oc - 1](p, R0, R1);
 }
 
+/* ---- row-wise: softmax and layer normalization ------------------------- */
+
+INL __mmask16 tail_mask(int64_t left) {
+  return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+}
+
+TGT void tfcc_softmax_row_avx512(const float* x, int64_t n,
+                                 int32_t log_softmax, float* y) {
+  const __m512 ninf = _mm512_set1_ps(-INFINITY);
+  __m512 vm = ninf;
+  int64_t k = 0;
+  for (; k + 16 <= n; k += 16)
+    vm = _mm512_max_ps(vm, _mm512_loadu_ps(x + k));
+  if (k < n)
+    vm = _mm512_max_ps(vm, _mm512_mask_loadu_ps(ninf, tail_mask(n - k), x + k));
+  const float max = _mm512_reduce_max_ps(vm);
+  const __m512 vmax = _mm512_set1_ps(max);
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+  for (k = 0; k + 32 <= n; k += 32) {
+    const __m512 e0 = v_exp(_mm512_sub_ps(_mm512_loadu_ps(x + k), vmax));
+    const __m512 e1 = v_exp(_mm512_sub_ps(_mm512_loadu_ps(x + k + 16), vmax));
+    s0 = _mm512_add_ps(s0, e0);
+    s1 = _mm512_add_ps(s1, e1);
+    if (!log_softmax) {
+      _mm512_storeu_ps(y + k, e0);
+      _mm512_storeu_ps(y + k + 16, e1);
+    }
+  }
+  for (; k < n; k += 16) {
+    const __mmask16 m = tail_mask(n - k);
+    const __m512 e =
+        v_exp(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + k), vmax));
+    s0 = _mm512_mask_add_ps(s0, m, s0, e);
+    if (!log_softmax)
+      _mm512_mask_storeu_ps(y + k, m, e);
+  }
+  const float sum = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+  if (log_softmax) {
+    const __m512 shift = _mm512_set1_ps(max + logf(sum));
+    for (k = 0; k < n; k += 16) {
+      const __mmask16 m = tail_mask(n - k);
+      _mm512_mask_storeu_ps(
+          y + k, m, _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + k), shift));
+    }
+  } else {
+    const __m512 inv = _mm512_set1_ps(1.0f / sum);
+    for (k = 0; k < n; k += 16) {
+      const __mmask16 m = tail_mask(n - k);
+      _mm512_mask_storeu_ps(
+          y + k, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + k), inv));
+    }
+  }
+}
+
+TGT void tfcc_layer_norm_row_avx512(const float* x, int64_t n,
+                                    const float* gamma, const float* beta,
+                                    float epsilon, float* y) {
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+  int64_t k = 0;
+  for (; k + 32 <= n; k += 32) {
+    s0 = _mm512_add_ps(s0, _mm512_loadu_ps(x + k));
+    s1 = _mm512_add_ps(s1, _mm512_loadu_ps(x + k + 16));
+  }
+  for (; k < n; k += 16)
+    s0 = _mm512_add_ps(s0, _mm512_maskz_loadu_ps(tail_mask(n - k), x + k));
+  const float mean = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1)) / (float)n;
+  const __m512 vmean = _mm512_set1_ps(mean);
+  s0 = _mm512_setzero_ps();
+  s1 = _mm512_setzero_ps();
+  for (k = 0; k + 32 <= n; k += 32) {
+    const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(x + k), vmean);
+    const __m512 d1 = _mm512_sub_ps(_mm512_loadu_ps(x + k + 16), vmean);
+    s0 = _mm512_fmadd_ps(d0, d0, s0);
+    s1 = _mm512_fmadd_ps(d1, d1, s1);
+  }
+  for (; k < n; k += 16) {
+    const __mmask16 m = tail_mask(n - k);
+    const __m512 d =
+        _mm512_maskz_sub_ps(m, _mm512_maskz_loadu_ps(m, x + k), vmean);
+    s0 = _mm512_fmadd_ps(d, d, s0);
+  }
+  const float sq = _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+  const __m512 inv = _mm512_set1_ps(1.0f / sqrtf(sq / (float)n + epsilon));
+  for (k = 0; k < n; k += 16) {
+    const __mmask16 m = tail_mask(n - k);
+    __m512 v = _mm512_mul_ps(
+        _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + k), vmean), inv);
+    if (gamma)
+      v = _mm512_mul_ps(v, _mm512_maskz_loadu_ps(m, gamma + k));
+    if (beta)
+      v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, beta + k));
+    _mm512_mask_storeu_ps(y + k, m, v);
+  }
+}
+
 #else /* not x86-64: never selected */
 void tfcc_uk_avx512(const tfcc_uk_args* p) { tfcc_uk_generic(p); }
 void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
@@ -571,5 +666,21 @@ void tfcc_conv_c1_rows_avx512(const tfcc_c1_args* p, int64_t R0, int64_t R1) {
   (void)p;
   (void)R0;
   (void)R1;
+}
+void tfcc_softmax_row_avx512(const float* x, int64_t n, int32_t log_softmax,
+                             float* y) {
+  (void)x;
+  (void)n;
+  (void)log_softmax;
+  (void)y;
+}
+void tfcc_layer_norm_row_avx512(const float* x, int64_t n, const float* gamma,
+                                const float* beta, float epsilon, float* y) {
+  (void)x;
+  (void)n;
+  (void)gamma;
+  (void)beta;
+  (void)epsilon;
+  (void)y;
 }
 #endif
