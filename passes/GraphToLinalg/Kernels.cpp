@@ -77,6 +77,27 @@ public:
   CallBuilder &tensorPointer(Value tensor) {
     return pointer(tensor ? toMemref(b, loc, tensor) : Value());
   }
+  /// The NHWC pooling geometry the pooling kernels share: x, batch, H, W,
+  /// C, window, strides, top/left pads, then `outType`'s H and W.
+  CallBuilder &poolGeometry(Value x, ArrayRef<int64_t> window,
+                            ArrayRef<int64_t> strides,
+                            const WindowPadding &padding,
+                            RankedTensorType outType) {
+    auto xType = cast<RankedTensorType>(x.getType());
+    return tensorPointer(x)
+        .i64(getDimValue(b, loc, x, 0))
+        .i64(xType.getDimSize(1))
+        .i64(xType.getDimSize(2))
+        .i64(xType.getDimSize(3))
+        .i64(window[0])
+        .i64(window[1])
+        .i64(strides[0])
+        .i64(strides[1])
+        .i64(padding.before[0])
+        .i64(padding.before[1])
+        .i64(outType.getDimSize(1))
+        .i64(outType.getDimSize(2));
+  }
 
   void call(StringRef callee) {
     b.create<func::CallOp>(loc, callee, TypeRange{}, args);
@@ -381,22 +402,9 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
       }
     }
     Location loc = op.getLoc();
-    Value batch = getDimValue(rewriter, loc, x, 0);
     Value output = allocResultLike(rewriter, loc, resultType, x);
     CallBuilder(rewriter, loc)
-        .tensorPointer(x)
-        .i64(batch)
-        .i64(xType.getDimSize(1))
-        .i64(xType.getDimSize(2))
-        .i64(xType.getDimSize(3))
-        .i64(window[0])
-        .i64(window[1])
-        .i64(strides[0])
-        .i64(strides[1])
-        .i64(padding.before[0])
-        .i64(padding.before[1])
-        .i64(resultType.getDimSize(1))
-        .i64(resultType.getDimSize(2))
+        .poolGeometry(x, window, strides, padding, resultType)
         .i32(mode)
         .pointer(output)
         .call(kPool);
@@ -429,19 +437,7 @@ struct MaxPool2DGradToKernel : OpRewritePattern<MaxPool2DGradOp> {
     Location loc = op.getLoc();
     Value output = allocResultLike(rewriter, loc, resultType, x);
     CallBuilder(rewriter, loc)
-        .tensorPointer(x)
-        .i64(getDimValue(rewriter, loc, x, 0))
-        .i64(xType.getDimSize(1))
-        .i64(xType.getDimSize(2))
-        .i64(xType.getDimSize(3))
-        .i64(window[0])
-        .i64(window[1])
-        .i64(strides[0])
-        .i64(strides[1])
-        .i64(padding.before[0])
-        .i64(padding.before[1])
-        .i64(dyType.getDimSize(1))
-        .i64(dyType.getDimSize(2))
+        .poolGeometry(x, window, strides, padding, dyType)
         .tensorPointer(dy)
         .pointer(output)
         .call(kMaxPoolGrad);
