@@ -686,6 +686,64 @@ TEST_P(KernelsTest, RowwiseSoftmaxLayerNorm) {
     }
 }
 
+// ---- pooling ----------------------------------------------------------------
+
+// Max and average pooling (padding skipped; average over the real taps or
+// the whole window) against a direct loop: channel counts around the 16-lane
+// blocks, strides, asymmetric padding, windows larger than the stride.
+TEST_P(KernelsTest, Pool2d) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(14);
+  struct Case {
+    int64_t n, h, w, c, kh, kw, sh, sw, pt, pb, pl, pr;
+  };
+  const Case cases[] = {
+      {64, 26, 26, 32, 2, 2, 2, 2, 0, 0, 0, 0},
+      {2, 11, 11, 64, 2, 2, 2, 2, 0, 0, 0, 0},
+      {1, 9, 10, 17, 3, 3, 2, 2, 1, 1, 1, 1},
+      {3, 7, 8, 5, 3, 2, 1, 2, 1, 0, 0, 1},
+      {1, 112, 112, 64, 3, 3, 2, 2, 1, 1, 1, 1},
+      {2, 5, 5, 40, 5, 5, 1, 1, 2, 2, 2, 2},
+      {1, 4, 6, 33, 2, 3, 3, 1, 0, 1, 1, 0},
+  };
+  for (const Case &c : cases)
+    for (int mode : {TFCC_POOL_MAX, TFCC_POOL_AVG, TFCC_POOL_AVG_WINDOW}) {
+      const int64_t oh = (c.h + c.pt + c.pb - c.kh) / c.sh + 1;
+      const int64_t ow = (c.w + c.pl + c.pr - c.kw) / c.sw + 1;
+      std::vector<float> x = randomVector(c.n * c.h * c.w * c.c, rng);
+      std::vector<float> y(c.n * oh * ow * c.c, 999.0f);
+      tfcc_rt_pool2d_f32(x.data(), c.n, c.h, c.w, c.c, c.kh, c.kw, c.sh, c.sw,
+                         c.pt, c.pl, oh, ow, mode, y.data());
+      for (int64_t b = 0; b < c.n; ++b)
+        for (int64_t r = 0; r < oh; ++r)
+          for (int64_t s = 0; s < ow; ++s)
+            for (int64_t k = 0; k < c.c; ++k) {
+              double acc = mode == TFCC_POOL_MAX ? -1e300 : 0.0;
+              int64_t count = 0;
+              for (int64_t i = 0; i < c.kh; ++i)
+                for (int64_t j = 0; j < c.kw; ++j) {
+                  const int64_t yy = r * c.sh - c.pt + i,
+                                xx = s * c.sw - c.pl + j;
+                  if (yy < 0 || yy >= c.h || xx < 0 || xx >= c.w)
+                    continue;
+                  const double v = x[((b * c.h + yy) * c.w + xx) * c.c + k];
+                  acc = mode == TFCC_POOL_MAX ? std::max(acc, v) : acc + v;
+                  ++count;
+                }
+              if (mode == TFCC_POOL_AVG)
+                acc /= static_cast<double>(count);
+              else if (mode == TFCC_POOL_AVG_WINDOW)
+                acc /= static_cast<double>(c.kh * c.kw);
+              const double got = y[((b * oh + r) * ow + s) * c.c + k];
+              ASSERT_NEAR(got, acc, 1e-6)
+                  << "mode " << mode << " h=" << c.h << " w=" << c.w
+                  << " c=" << c.c << " k=" << c.kh << "x" << c.kw << " at " << b
+                  << "," << r << "," << s << "," << k;
+            }
+    }
+}
+
 // ---- max pooling gradient --------------------------------------------------
 
 struct PoolGradCase {

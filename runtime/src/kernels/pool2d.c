@@ -59,9 +59,51 @@ static void pool_rows_generic(void* ctx, int64_t begin, int64_t end,
 }
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+/* The same arithmetic, in the same tap order, with each 16-channel block of
+ * an output pixel kept in a register over the taps (the portable loop loads
+ * and stores the output once per tap: it may alias the input). */
 __attribute__((target("avx512f,avx512vl,fma"))) static void pool_rows_avx512(
     void* ctx, int64_t begin, int64_t end, int32_t thread) {
-  TFCC_POOL_ROW_BODY
+  const pool_args* p = (const pool_args*)ctx;
+  const int64_t c = p->c;
+  const int is_max = p->mode == TFCC_POOL_MAX;
+  const __m512 init = _mm512_set1_ps(is_max ? -FLT_MAX * 2.0f : 0.0f);
+  (void)thread;
+  for (int64_t task = begin; task < end; ++task) {
+    const int64_t b = task / p->oh, r = task % p->oh;
+    const int64_t r0 = r * p->sh - p->pt;
+    const int64_t i_lo = TFCC_MAX(0, -r0), i_hi = TFCC_MIN(p->kh, p->h - r0);
+    const float* xb = p->x + b * p->h * p->w * c;
+    float* yrow = p->y + (b * p->oh + r) * p->ow * c;
+    for (int64_t s = 0; s < p->ow; ++s) {
+      const int64_t s0 = s * p->sw - p->pl;
+      const int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
+      float* out = yrow + s * c;
+      float scale = 1.0f;
+      if (!is_max) {
+        const int64_t count = p->mode == TFCC_POOL_AVG_WINDOW
+                                  ? p->kh * p->kw
+                                  : (i_hi - i_lo) * (j_hi - j_lo);
+        scale = count > 0 ? 1.0f / (float)count : 0.0f;
+      }
+      for (int64_t k = 0; k < c; k += 16) {
+        const __mmask16 m = c - k >= 16 ? (__mmask16)0xffff
+                                        : (__mmask16)((1u << (c - k)) - 1);
+        __m512 acc = init;
+        for (int64_t i = i_lo; i < i_hi; ++i) {
+          const float* in = xb + ((r0 + i) * p->w + s0) * c + k;
+          for (int64_t j = j_lo; j < j_hi; ++j) {
+            const __m512 v = _mm512_maskz_loadu_ps(m, in + j * c);
+            acc = is_max ? _mm512_max_ps(acc, v) : _mm512_add_ps(acc, v);
+          }
+        }
+        if (!is_max)
+          acc = _mm512_mul_ps(acc, _mm512_set1_ps(scale));
+        _mm512_mask_storeu_ps(out + k, m, acc);
+      }
+    }
+  }
 }
 #endif
 
