@@ -539,13 +539,15 @@ bool isKernelConvGradient(ArrayRef<Type> nhwc, Type kernel, int64_t groups) {
          kernelType.getElementType().isF32();
 }
 
-/// conv2d_backprop_input with stride 1 as a forward convolution of dy:
+/// conv2d_backprop_input as a stride-1 forward convolution of dy:
 ///   dx[n, ih, iw, ci] = sum over (i', j', co) of
 ///     dy[n, ih - P_h + i' * d_h, iw - P_w + j' * d_w, co] * W'[i', j', co, ci]
 /// with W'[i', j', co, ci] = kernel[kh-1-i', kw-1-j', ci, co] (flipped, in and
 /// out channels swapped; a small linalg.generic per step, packed at run
-/// time) and P = (k - 1) * d - pad_before. Strides > 1 and groups > 1 stay
-/// on the linalg lowering.
+/// time) and P = (k - 1) * d - pad_before. A stride s > 1 is stride 1 over
+/// dy spread out with s - 1 zeros between its elements (s^2 times the
+/// multiply-adds, at the convolution kernel's speed). Groups > 1 stay on the
+/// linalg lowering.
 struct Conv2DBackpropInputToKernel : OpRewritePattern<Conv2DBackpropInputOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -556,10 +558,9 @@ struct Conv2DBackpropInputToKernel : OpRewritePattern<Conv2DBackpropInputOp> {
     SmallVector<int64_t> strides = getIntegers(op.getStrides());
     SmallVector<int64_t> dilations = getIntegers(op.getDilations());
     if (!isKernelConvGradient({dy.getType(), resultType}, kernel.getType(),
-                              op.getGroups()) ||
-        strides[0] != 1 || strides[1] != 1)
+                              op.getGroups()))
       return rewriter.notifyMatchFailure(
-          op, "not a float32 static stride-1 groups-1 NHWC gradient");
+          op, "not a float32 static groups-1 NHWC gradient");
     auto dyType = cast<RankedTensorType>(dy.getType());
     auto kernelType = cast<RankedTensorType>(kernel.getType());
     int64_t kh = kernelType.getDimSize(0), kw = kernelType.getDimSize(1);
@@ -575,6 +576,28 @@ struct Conv2DBackpropInputToKernel : OpRewritePattern<Conv2DBackpropInputOp> {
 
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
+    if (strides[0] != 1 || strides[1] != 1) {
+      // dy' holds dy[n, r, s, c] at [n, r * sh, s * sw, c] and zeros between:
+      // the stride-1 gradient over dy' is the strided gradient over dy.
+      auto dilatedType = RankedTensorType::get(
+          {dyType.getDimSize(0), (dyType.getDimSize(1) - 1) * strides[0] + 1,
+           (dyType.getDimSize(2) - 1) * strides[1] + 1, out},
+          rewriter.getF32Type());
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, dy);
+      SmallVector<OpFoldResult> dilatedSizes = {
+          sizes[0], rewriter.getIndexAttr(dilatedType.getDimSize(1)),
+          rewriter.getIndexAttr(dilatedType.getDimSize(2)), sizes[3]};
+      Value zeros = createFilled(
+          rewriter, loc, dilatedType, dilatedSizes,
+          createScalarConstant(rewriter, loc, rewriter.getF32Type(), 0.0));
+      SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> steps = {
+          rewriter.getIndexAttr(1), rewriter.getIndexAttr(strides[0]),
+          rewriter.getIndexAttr(strides[1]), rewriter.getIndexAttr(1)};
+      dy = rewriter.create<tensor::InsertSliceOp>(loc, dy, zeros, offsets,
+                                                  sizes, steps);
+      dyType = dilatedType;
+    }
     auto transformedType =
         RankedTensorType::get({kh, kw, out, in}, rewriter.getF32Type());
     Value transformed;

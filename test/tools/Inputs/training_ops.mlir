@@ -136,6 +136,17 @@ module @training_ops {
     %dx = graph.conv2d_backprop_input %dy, %k {input_size = [6, 7], padding = "same"} : (tensor<?x6x7x5xf32>, tensor<2x4x3x5xf32>) -> tensor<?x6x7x3xf32>
     return %dx : tensor<?x6x7x3xf32>
   }
+  // Strided input gradients (dy spread out with zeros, then the kernel):
+  // unequal strides with a non-square kernel and an uncovered bottom/right
+  // edge, and a stride-2 dilated SAME gradient.
+  func.func @conv_input_s23_valid(%dy: tensor<?x4x3x5xf32>, %k: tensor<3x2x4x5xf32>) -> tensor<?x10x9x4xf32> {
+    %dx = graph.conv2d_backprop_input %dy, %k {input_size = [10, 9], strides = [2, 3]} : (tensor<?x4x3x5xf32>, tensor<3x2x4x5xf32>) -> tensor<?x10x9x4xf32>
+    return %dx : tensor<?x10x9x4xf32>
+  }
+  func.func @conv_input_s2_d2_same(%dy: tensor<?x5x4x3xf32>, %k: tensor<3x3x2x3xf32>) -> tensor<?x9x8x2xf32> {
+    %dx = graph.conv2d_backprop_input %dy, %k {input_size = [9, 8], strides = [2, 2], dilations = [2, 2], padding = "same"} : (tensor<?x5x4x3xf32>, tensor<3x3x2x3xf32>) -> tensor<?x9x8x2xf32>
+    return %dx : tensor<?x9x8x2xf32>
+  }
   func.func @conv_input_1x1(%dy: tensor<?x5x5x8xf32>, %k: tensor<1x1x3x8xf32>) -> tensor<?x5x5x3xf32> {
     %dx = graph.conv2d_backprop_input %dy, %k {input_size = [5, 5]} : (tensor<?x5x5x8xf32>, tensor<1x1x3x8xf32>) -> tensor<?x5x5x3xf32>
     return %dx : tensor<?x5x5x3xf32>
