@@ -622,7 +622,9 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   }
   const int64_t want = 2 * (int64_t)threads;
   const int64_t tiles = g.rows * g.ntile;
-  if (tiles >= 8 * want) {
+  if (tiles >= 8 * want || ((g.flat || g.ring) && g.rows >= want)) {
+    /* rows (flat: tiles) split: in flat and ring mode a panel split would
+     * gather or copy the same input rows once per task */
     g.gm = TFCC_MIN(want, g.rows);
   } else {
     g.gn = TFCC_MIN(want, g.panels);
