@@ -75,6 +75,24 @@ typedef struct conv_ctx {
   tfcc_uk_fn uk;
 } conv_ctx;
 
+/* One tile's micro-kernel calls over output panels [qb, qe): the tile's
+ * first output pixel `pix`, its K block at offset `koff` of each panel's K
+ * values; `u` holds the A side (a, mr, taps) already. */
+static inline void run_panels(const conv_ctx* g, tfcc_uk_args* u, int64_t pix,
+                              int64_t qb, int64_t qe, int64_t K,
+                              int64_t koff) {
+  const int64_t oc = g->oc;
+  for (int64_t q = qb; q < qe; ++q) {
+    const int64_t n0 = q * TFCC_UK_NR;
+    u->nr = oc - n0 < TFCC_UK_NR ? oc - n0 : TFCC_UK_NR;
+    u->b = g->wp + (q * K + koff) * TFCC_UK_NR;
+    u->c = g->y + pix * oc + n0;
+    u->res = g->res ? g->res + pix * oc + n0 : NULL;
+    u->bias = g->bias ? g->bias + n0 : NULL;
+    g->uk(u);
+  }
+}
+
 static inline void copy_floats(float* d, const float* s, int64_t n) {
   if (n >= 32) {
     memcpy(d, s, (size_t)n * sizeof(float));
@@ -202,15 +220,7 @@ static void conv_range(const conv_ctx* g, int64_t R0, int64_t R1, int64_t q0,
           }
           u.mr = mr;
           const int64_t pix = R * ow + s0;
-          for (int64_t q = qb; q < qe; ++q) {
-            const int64_t n0 = q * TFCC_UK_NR;
-            u.nr = oc - n0 < TFCC_UK_NR ? oc - n0 : TFCC_UK_NR;
-            u.b = g->wp + (q * K + t0 * c + c0) * TFCC_UK_NR;
-            u.c = g->y + pix * oc + n0;
-            u.res = g->res ? g->res + pix * oc + n0 : NULL;
-            u.bias = g->bias ? g->bias + n0 : NULL;
-            g->uk(&u);
-          }
+          run_panels(g, &u, pix, qb, qe, K, t0 * c + c0);
         }
       }
     }
@@ -287,15 +297,7 @@ static void conv_range_rows(const conv_ctx* g, int64_t R0, int64_t R1,
           u.ntaps = nt;
           u.mr = mr;
           const int64_t pix = R * ow + s0;
-          for (int64_t q = qb; q < qe; ++q) {
-            const int64_t n0 = q * TFCC_UK_NR;
-            u.nr = oc - n0 < TFCC_UK_NR ? oc - n0 : TFCC_UK_NR;
-            u.b = g->wp + (q * K + i0 * kt) * TFCC_UK_NR;
-            u.c = g->y + pix * oc + n0;
-            u.res = g->res ? g->res + pix * oc + n0 : NULL;
-            u.bias = g->bias ? g->bias + n0 : NULL;
-            g->uk(&u);
-          }
+          run_panels(g, &u, pix, qb, qe, K, i0 * kt);
         }
       }
     }
@@ -369,15 +371,7 @@ static void conv_range_ring(const conv_ctx* g, int64_t R0, int64_t R1,
           u.a = ring + s0 * g->sw * c;
           u.mr = mr;
           const int64_t pix = R * ow + s0;
-          for (int64_t q = qb; q < qe; ++q) {
-            const int64_t n0 = q * TFCC_UK_NR;
-            u.nr = oc - n0 < TFCC_UK_NR ? oc - n0 : TFCC_UK_NR;
-            u.b = g->wp + (q * K + t0 * c) * TFCC_UK_NR;
-            u.c = g->y + pix * oc + n0;
-            u.res = g->res ? g->res + pix * oc + n0 : NULL;
-            u.bias = g->bias ? g->bias + n0 : NULL;
-            g->uk(&u);
-          }
+          run_panels(g, &u, pix, qb, qe, K, t0 * c);
         }
       }
     }
@@ -437,15 +431,7 @@ static void conv_range_flat(const conv_ctx* g, int64_t T0, int64_t T1,
                      s * g->sw - g->pl, t0, t1, c0, cn, abuf + i * kc);
         }
         u.mr = mr;
-        for (int64_t q = qb; q < qe; ++q) {
-          const int64_t n0 = q * TFCC_UK_NR;
-          u.nr = oc - n0 < TFCC_UK_NR ? oc - n0 : TFCC_UK_NR;
-          u.b = g->wp + (q * K + t0 * c + c0) * TFCC_UK_NR;
-          u.c = g->y + P0 * oc + n0;
-          u.res = g->res ? g->res + P0 * oc + n0 : NULL;
-          u.bias = g->bias ? g->bias + n0 : NULL;
-          g->uk(&u);
-        }
+        run_panels(g, &u, P0, qb, qe, K, t0 * c + c0);
       }
     }
   }
