@@ -75,6 +75,32 @@ typedef struct conv_ctx {
   tfcc_uk_fn uk;
 } conv_ctx;
 
+/* The micro-kernel arguments every tile of a convolution shares: output
+ * and residual strides, the epilogue, and the stride between taps in B. */
+static inline tfcc_uk_args conv_uk_args(const conv_ctx* g,
+                                        int64_t b_tap_stride) {
+  tfcc_uk_args u;
+  memset(&u, 0, sizeof u);
+  u.ldc = g->oc;
+  u.ldr = g->oc;
+  u.act = g->act;
+  u.alpha = g->alpha;
+  u.beta = g->beta;
+  u.b_tap_stride = b_tap_stride;
+  return u;
+}
+
+/* K block kb of the (tap group, channel block) blocking: taps [t0, t1) and
+ * channels [c0, c0 + cn). */
+static inline void conv_k_block(const conv_ctx* g, int64_t kb, int64_t* t0,
+                                int64_t* t1, int64_t* c0, int64_t* cn) {
+  const int64_t tgi = kb / g->ncb, cbi = kb % g->ncb;
+  *t0 = tgi * g->tg;
+  *t1 = *t0 + g->tg < g->taps ? *t0 + g->tg : g->taps;
+  *c0 = cbi * g->cb;
+  *cn = *c0 + g->cb < g->c ? g->cb : g->c - *c0;
+}
+
 /* One tile's micro-kernel calls over output panels [qb, qe): the tile's
  * first output pixel `pix`, its K block at offset `koff` of each panel's K
  * values; `u` holds the A side (a, mr, taps) already. */
@@ -155,21 +181,12 @@ static void conv_range(const conv_ctx* g, int64_t R0, int64_t R1, int64_t q0,
   int64_t toff[TFCC_CONV_MAX_TAPS];
   int64_t poff[TFCC_CONV_MAX_TAPS];
   const int64_t h = g->h, w = g->w, c = g->c, kh = g->kh, kw = g->kw;
-  const int64_t oc = g->oc, ow = g->ow, K = g->taps * c;
+  const int64_t ow = g->ow, K = g->taps * c;
   const int64_t nkb = g->ntg * g->ncb;
-  tfcc_uk_args u;
-  u.ldc = oc;
-  u.ldr = oc;
-  u.act = g->act;
-  u.alpha = g->alpha;
-  u.beta = g->beta;
-  u.b_tap_stride = c * TFCC_UK_NR;
+  tfcc_uk_args u = conv_uk_args(g, c * TFCC_UK_NR);
   for (int64_t kb = 0; kb < nkb; ++kb) {
-    const int64_t tgi = kb / g->ncb, cbi = kb % g->ncb;
-    const int64_t t0 = tgi * g->tg;
-    const int64_t t1 = t0 + g->tg < g->taps ? t0 + g->tg : g->taps;
-    const int64_t c0 = cbi * g->cb;
-    const int64_t cn = c0 + g->cb < c ? g->cb : c - c0;
+    int64_t t0, t1, c0, cn;
+    conv_k_block(g, kb, &t0, &t1, &c0, &cn);
     const int64_t nt = t1 - t0;
     const int64_t kc = nt * cn;
     for (int64_t t = t0; t < t1; ++t) {
@@ -235,14 +252,8 @@ static void conv_range_rows(const conv_ctx* g, int64_t R0, int64_t R1,
   int64_t poff[TFCC_CONV_MAX_TAPS];
   const int64_t h = g->h, w = g->w, c = g->c, kh = g->kh, kw = g->kw;
   const int64_t sw = g->sw, dh = g->dh;
-  const int64_t oc = g->oc, ow = g->ow, K = g->taps * c, kt = kw * c;
-  tfcc_uk_args u;
-  u.ldc = oc;
-  u.ldr = oc;
-  u.act = g->act;
-  u.alpha = g->alpha;
-  u.beta = g->beta;
-  u.b_tap_stride = kt * TFCC_UK_NR;
+  const int64_t ow = g->ow, K = g->taps * c, kt = kw * c;
+  tfcc_uk_args u = conv_uk_args(g, kt * TFCC_UK_NR);
   u.kt = kt;
   u.lda = sw * c;
   for (int64_t kb = 0; kb < g->nrg; ++kb) {
@@ -312,20 +323,14 @@ static void conv_range_ring(const conv_ctx* g, int64_t R0, int64_t R1,
   int64_t tag[TFCC_CONV_RING_MAX_KH + 1];
   const float* rowp[TFCC_CONV_RING_MAX_KH];
   const int64_t h = g->h, w = g->w, c = g->c, kh = g->kh, kw = g->kw;
-  const int64_t oc = g->oc, ow = g->ow, K = g->taps * c;
+  const int64_t ow = g->ow, K = g->taps * c;
   const int64_t slotf = g->slotw * c;
   /* slots 0..kh-1 hold input rows (row yy of image b in slot yy % kh, its
    * padding columns zero), slot kh is the zero row above/below the image */
   memset(ring, 0, (size_t)((kh + 1) * slotf) * sizeof(float));
   for (int64_t i = 0; i <= kh; ++i)
     tag[i] = -1;
-  tfcc_uk_args u;
-  u.ldc = oc;
-  u.ldr = oc;
-  u.act = g->act;
-  u.alpha = g->alpha;
-  u.beta = g->beta;
-  u.b_tap_stride = c * TFCC_UK_NR;
+  tfcc_uk_args u = conv_uk_args(g, c * TFCC_UK_NR);
   u.lda = g->sw * c;
   u.kt = c;
   for (int64_t kb = 0; kb < g->ntg; ++kb) {
@@ -384,21 +389,12 @@ static void conv_range_flat(const conv_ctx* g, int64_t T0, int64_t T1,
   float abuf[TFCC_UK_MR * TFCC_CONV_KC];
   int64_t poff[TFCC_CONV_MAX_TAPS];
   const int64_t h = g->h, w = g->w, c = g->c;
-  const int64_t oc = g->oc, ow = g->ow, K = g->taps * c;
+  const int64_t ow = g->ow, K = g->taps * c;
   const int64_t nkb = g->ntg * g->ncb;
-  tfcc_uk_args u;
-  u.ldc = oc;
-  u.ldr = oc;
-  u.act = g->act;
-  u.alpha = g->alpha;
-  u.beta = g->beta;
-  u.b_tap_stride = c * TFCC_UK_NR;
+  tfcc_uk_args u = conv_uk_args(g, c * TFCC_UK_NR);
   for (int64_t kb = 0; kb < nkb; ++kb) {
-    const int64_t tgi = kb / g->ncb, cbi = kb % g->ncb;
-    const int64_t t0 = tgi * g->tg;
-    const int64_t t1 = t0 + g->tg < g->taps ? t0 + g->tg : g->taps;
-    const int64_t c0 = cbi * g->cb;
-    const int64_t cn = c0 + g->cb < c ? g->cb : c - c0;
+    int64_t t0, t1, c0, cn;
+    conv_k_block(g, kb, &t0, &t1, &c0, &cn);
     const int64_t nt = t1 - t0;
     const int64_t kc = nt * cn;
     for (int64_t t = t0; t < t1; ++t)
