@@ -212,8 +212,10 @@ def snapshot_tfcc(tfcc, work):
     return os.path.join(dst, "bin", "tfcc")
 
 
-def compile_tfcc(tfcc, cc, name, model_dir, so_dir, extra):
-    """Returns (so path or None, seconds, error line)."""
+def build_tfcc(tfcc, cc, name, source, so_dir, extra, harness, exe_suffix, libs):
+    """Compiles `source` (.onnx or .mlir) with tfcc into so_dir/NAME.so and builds
+    `harness` (a C file under bench/) against the header tfcc wrote for it (see
+    tfcc_bench.c). Returns (so path or None, seconds, error line)."""
     os.makedirs(so_dir, exist_ok=True)
     so = os.path.join(so_dir, name + ".so")
     for stale in (so, os.path.join(so_dir, name + ".h")):
@@ -221,7 +223,7 @@ def compile_tfcc(tfcc, cc, name, model_dir, so_dir, extra):
             os.remove(stale)
     t0 = time.time()
     try:
-        r = sh([tfcc, os.path.join(model_dir, name + ".onnx"), "--name", name, "-o", so] + extra)
+        r = sh([tfcc, source, "--name", name, "-o", so] + extra)
     except OSError as e:
         return None, time.time() - t0, "cannot run %s: %s" % (tfcc, e)
     dt = time.time() - t0
@@ -231,43 +233,26 @@ def compile_tfcc(tfcc, cc, name, model_dir, so_dir, extra):
         lines = [l.strip() for l in r.stdout.splitlines() if "error" in l.lower()] or \
                 [l.strip() for l in r.stdout.splitlines() if l.strip()] or ["exit %d" % r.returncode]
         return None, dt, lines[0]
-    # The harness is built against the model's own header (see tfcc_bench.c).
-    exe = os.path.join(so_dir, name + ".bench")
+    exe = os.path.join(so_dir, name + exe_suffix)
     r = sh([cc, "-O2", "-std=c11", "-Wall", "-I" + os.path.join(REPO, "runtime", "include"),
             '-DTFCC_MODEL_HEADER="%s"' % os.path.join(so_dir, name + ".h"),
-            os.path.join(HERE, "harness", "tfcc_bench.c"), "-o", exe, "-ldl"])
+            os.path.join(HERE, harness), "-o", exe] + libs)
     if r.returncode != 0:
         return None, dt, "harness build failed: " + (r.stdout.strip().splitlines() or ["?"])[0]
     return so, dt, ""
+
+
+def compile_tfcc(tfcc, cc, name, model_dir, so_dir, extra):
+    """An inference workload's .onnx and bench/harness/tfcc_bench.c."""
+    return build_tfcc(tfcc, cc, name, os.path.join(model_dir, name + ".onnx"), so_dir, extra,
+                      os.path.join("harness", "tfcc_bench.c"), ".bench", ["-ldl"])
 
 
 def compile_tfcc_train(tfcc, cc, name, spec, so_dir, extra):
-    """Compiles a training workload's .mlir and builds bench/train/tfcc_train_harness.c
-    against the header tfcc wrote. Returns (so path or None, seconds, error line)."""
-    os.makedirs(so_dir, exist_ok=True)
-    so = os.path.join(so_dir, name + ".so")
-    for stale in (so, os.path.join(so_dir, name + ".h")):
-        if os.path.exists(stale):
-            os.remove(stale)
-    t0 = time.time()
-    try:
-        r = sh([tfcc, spec["source"], "--name", name, "-o", so] + extra)
-    except OSError as e:
-        return None, time.time() - t0, "cannot run %s: %s" % (tfcc, e)
-    dt = time.time() - t0
-    with open(os.path.join(so_dir, name + ".log"), "w") as f:
-        f.write(r.stdout)
-    if r.returncode != 0 or not os.path.exists(so):
-        lines = [l.strip() for l in r.stdout.splitlines() if "error" in l.lower()] or \
-                [l.strip() for l in r.stdout.splitlines() if l.strip()] or ["exit %d" % r.returncode]
-        return None, dt, lines[0]
-    exe = os.path.join(so_dir, name + ".train_bench")
-    r = sh([cc, "-O2", "-std=c11", "-Wall", "-I" + os.path.join(REPO, "runtime", "include"),
-            '-DTFCC_MODEL_HEADER="%s"' % os.path.join(so_dir, name + ".h"),
-            os.path.join(HERE, "train", "tfcc_train_harness.c"), "-o", exe, "-ldl", "-lm"])
-    if r.returncode != 0:
-        return None, dt, "harness build failed: " + (r.stdout.strip().splitlines() or ["?"])[0]
-    return so, dt, ""
+    """A training workload's .mlir and bench/train/tfcc_train_harness.c."""
+    return build_tfcc(tfcc, cc, name, spec["source"], so_dir, extra,
+                      os.path.join("train", "tfcc_train_harness.c"), ".train_bench",
+                      ["-ldl", "-lm"])
 
 
 def write_train_data(name, spec, out_dir):
@@ -472,13 +457,17 @@ def run_workload(args, name, meta, threads, so, paths):
         if s in status:
             row[s + "_status"] = status[s]
             continue
-        ms = samples[s]
-        row[s + "_ms"] = statistics.median(ms)
-        row[s + "_min"] = min(ms)
-        row[s + "_max"] = max(ms)
-        row[s + "_k"], row[s + "_reps"] = plan[s][0], len(ms)
+        put_timing(row, s, samples[s], plan[s][0])
         row[s + "_status"] = "ok"
     return row
+
+
+def put_timing(row, system, ms, k):
+    """A system's timing columns from its repeats `ms` (each K back-to-back runs)."""
+    row[system + "_ms"] = statistics.median(ms)
+    row[system + "_min"] = min(ms)
+    row[system + "_max"] = max(ms)
+    row[system + "_k"], row[system + "_reps"] = k, len(ms)
 
 
 def check_losses(path, steps):
@@ -592,11 +581,7 @@ def run_train_workload(args, name, spec, threads, so, paths):
             row[s + "_final_loss"] = float(last.get(s, "nan").split()[0])
         except (ValueError, IndexError):
             row[s + "_final_loss"] = float("nan")
-        ms = samples[s]
-        row[s + "_ms"] = statistics.median(ms)
-        row[s + "_min"] = min(ms)
-        row[s + "_max"] = max(ms)
-        row[s + "_k"], row[s + "_reps"] = plan[s][0], len(ms)
+        put_timing(row, s, samples[s], plan[s][0])
         row[s + "_images_s"] = spec["batch"] / (row[s + "_ms"] * 1e-3)
         row[s + "_status"] = "ok"
         if not math.isfinite(row[s + "_final_loss"]):

@@ -22,6 +22,7 @@
 #else
 #include "tfcc/tfcc_types.h"
 #endif
+#include "tfcc_args.h"
 
 typedef const tfcc_model_info* (*info_fn)(void);
 typedef tfcc_status_t (*create_fn)(int64_t, tfcc_context**);
@@ -40,21 +41,6 @@ typedef struct {
   size_t* in_bytes;
   size_t* out_bytes;
 } model_t;
-
-static size_t dtype_bytes(int32_t dtype) {
-  switch (dtype) {
-    case TFCC_DTYPE_F32: case TFCC_DTYPE_I32: return 4;
-    case TFCC_DTYPE_I64: case TFCC_DTYPE_F64: return 8;
-    case TFCC_DTYPE_F16: case TFCC_DTYPE_BF16: return 2;
-    default: return 1;
-  }
-}
-
-static size_t arg_bytes(const tfcc_arg_info* a, int64_t batch) {
-  size_t n = dtype_bytes(a->dtype);
-  for (int32_t i = 0; i < a->rank; ++i) n *= (size_t)(a->dims[i] == TFCC_DIM_DYNAMIC ? batch : a->dims[i]);
-  return n;
-}
 
 static int run(void* self, char* err, size_t len) {
   model_t* m = self;

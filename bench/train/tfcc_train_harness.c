@@ -37,6 +37,7 @@
 #else
 #include "tfcc/tfcc_types.h"
 #endif
+#include "../harness/tfcc_args.h"
 
 typedef const tfcc_model_info* (*info_fn)(void);
 typedef tfcc_status_t (*create_fn)(int64_t, tfcc_context**);
@@ -63,22 +64,6 @@ typedef struct {
   size_t batch_bytes;
   long nbatches, cursor;
 } harness_t;
-
-static size_t dtype_bytes(int32_t dtype) {
-  switch (dtype) {
-    case TFCC_DTYPE_F32: case TFCC_DTYPE_I32: return 4;
-    case TFCC_DTYPE_I64: case TFCC_DTYPE_F64: return 8;
-    case TFCC_DTYPE_F16: case TFCC_DTYPE_BF16: return 2;
-    default: return 1;
-  }
-}
-
-static size_t arg_bytes(const tfcc_arg_info* a, int64_t batch) {
-  size_t n = dtype_bytes(a->dtype);
-  for (int32_t i = 0; i < a->rank; ++i)
-    n *= (size_t)(a->dims[i] == TFCC_DIM_DYNAMIC ? batch : a->dims[i]);
-  return n;
-}
 
 static int find_entry(const tfcc_model_info* mi, const char* name) {
   for (int i = 0; i < mi->num_entries; ++i)
