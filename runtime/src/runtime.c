@@ -399,24 +399,8 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
   tfcc_rt_pool* previous_pool;
   uint64_t need;
   int32_t i;
-  if (!ctx) return TFCC_INVALID_ARGUMENT;
-  if (!m) {
-    TFCC_RT_SET_MESSAGE(ctx, "model info is NULL");
-    return TFCC_INVALID_ARGUMENT;
-  }
-  if (!ctx->model) {
-    TFCC_RT_SET_MESSAGE(
-        ctx,
-        "context is not initialized for model %s: call %s_init or "
-        "%s_create first (and check its status)",
-        tfcc_rt_model_name(m), tfcc_rt_model_name(m), tfcc_rt_model_name(m));
-    return TFCC_INVALID_ARGUMENT;
-  }
-  if (ctx->model != m) {
-    TFCC_RT_SET_MESSAGE(ctx, "context was initialized for model %s, not %s",
-                        tfcc_rt_model_name(ctx->model), tfcc_rt_model_name(m));
-    return TFCC_INVALID_ARGUMENT;
-  }
+  tfcc_status_t status = tfcc_rt_check_context(m, ctx);
+  if (status != TFCC_OK) return status;
   if (entry_index < 0 || entry_index >= m->num_entries) {
     TFCC_RT_SET_MESSAGE(ctx,
                         "entry index %" PRId32
