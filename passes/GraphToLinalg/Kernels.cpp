@@ -361,6 +361,13 @@ struct MatmulToKernel : OpRewritePattern<MatmulOp> {
   }
 };
 
+/// A float32 NHWC tensor type with static H, W and C (what the NHWC
+/// kernels take).
+bool isStaticF32Nhwc(Type type) {
+  return isNhwcWithStaticHwc(type) &&
+         cast<RankedTensorType>(type).getElementType().isF32();
+}
+
 /// Pooling through the runtime's NHWC kernel, which pads implicitly: a
 /// max_pool2d reading a -inf pad of H and W (what ONNX MaxPool's pads
 /// become) and a VALID avg_pool2d reading a zero pad (count_include_pad)
@@ -374,9 +381,7 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
                                 PatternRewriter &rewriter) const override {
     auto xType = cast<RankedTensorType>(op.getX().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (!xType.getElementType().isF32() || xType.getRank() != 4 ||
-        ShapedType::isDynamicShape(xType.getShape().drop_front()) ||
-        ShapedType::isDynamicShape(resultType.getShape().drop_front()))
+    if (!isStaticF32Nhwc(xType) || !isStaticF32Nhwc(resultType))
       return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
     SmallVector<int64_t> window = getIntegers(op.getWindow());
     SmallVector<int64_t> strides = getIntegers(op.getEffectiveStrides());
@@ -424,10 +429,7 @@ struct MaxPool2DGradToKernel : OpRewritePattern<MaxPool2DGradOp> {
     auto xType = cast<RankedTensorType>(x.getType());
     auto dyType = cast<RankedTensorType>(dy.getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (!xType.getElementType().isF32() || xType.getRank() != 4 ||
-        dyType.getRank() != 4 ||
-        ShapedType::isDynamicShape(xType.getShape().drop_front()) ||
-        ShapedType::isDynamicShape(dyType.getShape().drop_front()))
+    if (!isStaticF32Nhwc(xType) || !isStaticF32Nhwc(dyType))
       return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
     SmallVector<int64_t> window = getIntegers(op.getWindow());
     SmallVector<int64_t> strides = getIntegers(op.getStrides());
@@ -528,12 +530,8 @@ struct SoftmaxToKernel : OpRewritePattern<SoftmaxOp> {
 bool isKernelConvGradient(ArrayRef<Type> nhwc, Type kernel, int64_t groups) {
   if (groups != 1)
     return false;
-  for (Type type : nhwc) {
-    auto ranked = dyn_cast<RankedTensorType>(type);
-    if (!ranked || ranked.getRank() != 4 || !ranked.getElementType().isF32() ||
-        ShapedType::isDynamicShape(ranked.getShape().drop_front()))
-      return false;
-  }
+  if (!llvm::all_of(nhwc, isStaticF32Nhwc))
+    return false;
   auto kernelType = cast<RankedTensorType>(kernel);
   return kernelType.getRank() == 4 && kernelType.hasStaticShape() &&
          kernelType.getElementType().isF32();

@@ -152,15 +152,6 @@ struct ElementCountLowering : OpRewritePattern<ElementCountOp> {
   }
 };
 
-/// Checks that `type` is 4-D with static dims 1..3.
-bool isNhwcWithStaticHwc(Type type) {
-  auto ranked = dyn_cast<RankedTensorType>(type);
-  if (!ranked || ranked.getRank() != 4)
-    return false;
-  return !ranked.isDynamicDim(1) && !ranked.isDynamicDim(2) &&
-         !ranked.isDynamicDim(3);
-}
-
 Value zeroFilledLike(OpBuilder &b, Location loc, RankedTensorType type,
                      Value batchSource) {
   SmallVector<OpFoldResult> sizes;

@@ -56,6 +56,14 @@ Value mlir::tfcc::getDimValue(OpBuilder &b, Location loc, Value tensor,
   return b.create<tensor::DimOp>(loc, tensor, dim);
 }
 
+bool mlir::tfcc::isNhwcWithStaticHwc(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || ranked.getRank() != 4)
+    return false;
+  return !ranked.isDynamicDim(1) && !ranked.isDynamicDim(2) &&
+         !ranked.isDynamicDim(3);
+}
+
 Value mlir::tfcc::getDimsProduct(OpBuilder &b, Location loc, Value tensor,
                                  ArrayRef<int64_t> dims) {
   auto type = cast<RankedTensorType>(tensor.getType());

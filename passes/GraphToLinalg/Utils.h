@@ -30,6 +30,10 @@ using ScalarBodyFn =
 // Constants and sizes
 //===----------------------------------------------------------------------===//
 
+/// Checks that `type` is a 4-D ranked tensor with static dims 1..3 (NHWC
+/// with only the batch dynamic).
+bool isNhwcWithStaticHwc(Type type);
+
 /// A scalar constant of `type` (float or integer) holding `value`.
 Value createScalarConstant(OpBuilder &b, Location loc, Type type, double value);
 /// The lowest (-inf, or the signed minimum) value of a float or integer type.
