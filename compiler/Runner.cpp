@@ -432,18 +432,8 @@ bool interpret(ModuleOp module, const std::string &entry,
                const std::vector<NpyArray> &inputs,
                std::vector<NpyArray> &outputs, std::string &error) {
   std::vector<ref::Tensor> args;
-  for (const NpyArray &a : inputs) {
-    auto kind = kindOf(a.dtype);
-    if (!kind) {
-      error = std::string("the interpreter does not support dtype ") +
-              dtypeName(a.dtype);
-      return false;
-    }
-    ref::Tensor t = ref::Tensor::zeros(*kind, a.shape);
-    for (int64_t i = 0; i < a.numElements(); ++i)
-      t.data[i] = elementAsDouble(a, i);
-    args.push_back(std::move(t));
-  }
+  if (!toTensors(inputs, args, error))
+    return false;
   ref::Interpreter interpreter(module);
   auto results = interpreter.run(entry, args);
   if (failed(results)) {
