@@ -252,17 +252,26 @@ LogicalResult VariableOp::verify() {
                        << init;
 }
 
-LogicalResult ReadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto variable =
-      symbolTable.lookupNearestSymbolFrom<VariableOp>(*this, getVariableAttr());
-  if (!variable)
-    return emitOpError() << "'" << getVariable()
-                         << "' does not name a graph.variable";
-  if (variable.getType() != getValue().getType())
-    return emitOpError() << "result type " << getValue().getType()
-                         << " differs from the type " << variable.getType()
-                         << " of variable @" << getVariable();
+/// graph.read / graph.assign: `variable` names a graph.variable of `type`
+/// (`what`: which of the op's types, for the message).
+static LogicalResult verifyVariableUse(Operation *op,
+                                       FlatSymbolRefAttr variable, Type type,
+                                       StringRef what,
+                                       SymbolTableCollection &symbolTable) {
+  auto decl = symbolTable.lookupNearestSymbolFrom<VariableOp>(op, variable);
+  if (!decl)
+    return op->emitOpError() << "'" << variable.getValue()
+                             << "' does not name a graph.variable";
+  if (decl.getType() != type)
+    return op->emitOpError() << what << " type " << type
+                             << " differs from the type " << decl.getType()
+                             << " of variable @" << variable.getValue();
   return success();
+}
+
+LogicalResult ReadOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyVariableUse(*this, getVariableAttr(), getValue().getType(),
+                           "result", symbolTable);
 }
 
 //===----------------------------------------------------------------------===//
@@ -432,16 +441,8 @@ LogicalResult FusedDenseOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AssignOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto variable =
-      symbolTable.lookupNearestSymbolFrom<VariableOp>(*this, getVariableAttr());
-  if (!variable)
-    return emitOpError() << "'" << getVariable()
-                         << "' does not name a graph.variable";
-  if (variable.getType() != getValue().getType())
-    return emitOpError() << "value type " << getValue().getType()
-                         << " differs from the type " << variable.getType()
-                         << " of variable @" << getVariable();
-  return success();
+  return verifyVariableUse(*this, getVariableAttr(), getValue().getType(),
+                           "value", symbolTable);
 }
 
 LogicalResult DropoutMaskOp::verify() {
