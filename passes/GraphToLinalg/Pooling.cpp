@@ -86,24 +86,9 @@ struct AvgPool2DLowering : OpRewritePattern<AvgPool2DOp> {
     SmallVector<int64_t> strides = getIntegers(op.getEffectiveStrides());
     auto xShape = cast<RankedTensorType>(op.getX().getType()).getShape();
     int64_t outH = resultType.getDimSize(1), outW = resultType.getDimSize(2);
-    SmallVector<int64_t> rows = countRealElements(
-        xShape[1], outH, window[0], strides[0], padding.before[0]);
-    SmallVector<int64_t> cols = countRealElements(
-        xShape[2], outW, window[1], strides[1], padding.before[1]);
-    // Small integer counts: exact in every float type.
-    auto floatType = cast<FloatType>(elementType);
-    SmallVector<APFloat> counts;
-    for (int64_t r : rows)
-      for (int64_t c : cols) {
-        APFloat count(static_cast<double>(r * c));
-        bool losesInfo;
-        count.convert(floatType.getFloatSemantics(),
-                      APFloat::rmNearestTiesToEven, &losesInfo);
-        counts.push_back(count);
-      }
-    auto countsType = RankedTensorType::get({outH, outW, 1}, elementType);
-    Value countsTensor = rewriter.create<arith::ConstantOp>(
-        loc, DenseElementsAttr::get(countsType, counts));
+    Value countsTensor = createWindowCounts(
+        rewriter, loc, elementType, xShape.slice(1, 2), outH, outW, window,
+        strides, padding, /*minimum=*/0);
 
     SmallVector<OpFoldResult> sizes =
         getBroadcastSizes(rewriter, loc, resultType, *sums);

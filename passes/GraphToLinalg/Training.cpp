@@ -486,24 +486,10 @@ struct AvgPool2DGradLowering : OpRewritePattern<AvgPool2DGradOp> {
     WindowPadding padding = getWindowPadding(inputSize, window, strides,
                                              {1, 1}, op.getPadding() == "same");
     int64_t outH = dyType.getDimSize(1), outW = dyType.getDimSize(2);
-    SmallVector<int64_t> rows = countRealElements(
-        inputSize[0], outH, window[0], strides[0], padding.before[0]);
-    SmallVector<int64_t> cols = countRealElements(
-        inputSize[1], outW, window[1], strides[1], padding.before[1]);
-    auto floatType = cast<FloatType>(elementType);
-    SmallVector<APFloat> counts;
-    for (int64_t r : rows)
-      for (int64_t c : cols) {
-        // An empty window gets no gradient; divide by 1 to keep it finite.
-        APFloat count(static_cast<double>(std::max<int64_t>(r * c, 1)));
-        bool losesInfo;
-        count.convert(floatType.getFloatSemantics(),
-                      APFloat::rmNearestTiesToEven, &losesInfo);
-        counts.push_back(count);
-      }
-    auto countsType = RankedTensorType::get({outH, outW, 1}, elementType);
-    Value countsTensor = rewriter.create<arith::ConstantOp>(
-        loc, DenseElementsAttr::get(countsType, counts));
+    // An empty window gets no gradient; divide by 1 to keep it finite.
+    Value countsTensor = createWindowCounts(
+        rewriter, loc, elementType, inputSize, outH, outW, window, strides,
+        padding, /*minimum=*/1);
     Value scaled = buildElementwise(
         rewriter, loc, dyType, tensor::getMixedSizes(rewriter, loc, dy),
         ValueRange{dy, countsTensor},

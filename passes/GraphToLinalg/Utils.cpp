@@ -409,10 +409,11 @@ Value mlir::tfcc::buildClampedIndex(OpBuilder &b, Location loc, Value value,
   return b.create<arith::MinSIOp>(loc, clamped, last);
 }
 
-SmallVector<int64_t> mlir::tfcc::countRealElements(int64_t in, int64_t out,
-                                                    int64_t window,
-                                                    int64_t stride,
-                                                    int64_t before) {
+/// Real (unpadded) input rows or columns under each of the `out` output
+/// positions along one dimension.
+static SmallVector<int64_t> countRealElements(int64_t in, int64_t out,
+                                              int64_t window, int64_t stride,
+                                              int64_t before) {
   SmallVector<int64_t> counts;
   for (int64_t o = 0; o < out; ++o) {
     int64_t first = o * stride - before;
@@ -421,4 +422,30 @@ SmallVector<int64_t> mlir::tfcc::countRealElements(int64_t in, int64_t out,
     counts.push_back(std::max<int64_t>(end - begin, 0));
   }
   return counts;
+}
+
+Value mlir::tfcc::createWindowCounts(OpBuilder &b, Location loc,
+                                     Type elementType, ArrayRef<int64_t> inHW,
+                                     int64_t outH, int64_t outW,
+                                     ArrayRef<int64_t> window,
+                                     ArrayRef<int64_t> strides,
+                                     const WindowPadding &padding,
+                                     int64_t minimum) {
+  SmallVector<int64_t> rows = countRealElements(inHW[0], outH, window[0],
+                                                strides[0], padding.before[0]);
+  SmallVector<int64_t> cols = countRealElements(inHW[1], outW, window[1],
+                                                strides[1], padding.before[1]);
+  auto floatType = cast<FloatType>(elementType);
+  SmallVector<APFloat> counts;
+  for (int64_t r : rows)
+    for (int64_t c : cols) {
+      APFloat count(static_cast<double>(std::max<int64_t>(r * c, minimum)));
+      bool losesInfo;
+      count.convert(floatType.getFloatSemantics(),
+                    APFloat::rmNearestTiesToEven, &losesInfo);
+      counts.push_back(count);
+    }
+  auto countsType = RankedTensorType::get({outH, outW, 1}, elementType);
+  return b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(countsType, counts));
 }

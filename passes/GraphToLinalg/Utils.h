@@ -137,11 +137,14 @@ WindowPadding getWindowPadding(ArrayRef<int64_t> inHW, ArrayRef<int64_t> window,
 Value padSpatial(OpBuilder &b, Location loc, Value x,
                  const WindowPadding &padding, Value padValue);
 
-/// Number of real (unpadded) input rows or columns under each of the `out`
-/// output positions of a window op along one dimension (average pooling
-/// divides by it, its gradient spreads by it).
-SmallVector<int64_t> countRealElements(int64_t in, int64_t out, int64_t window,
-                                       int64_t stride, int64_t before);
+/// A constant [outH, outW, 1] tensor of `elementType`: the number of real
+/// (unpadded) input elements under each output position of a 2-D window op
+/// over an `inHW` input, at least `minimum` (average pooling divides by it,
+/// its gradient spreads by it). Small integers: exact in every float type.
+Value createWindowCounts(OpBuilder &b, Location loc, Type elementType,
+                         ArrayRef<int64_t> inHW, int64_t outH, int64_t outW,
+                         ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
+                         const WindowPadding &padding, int64_t minimum);
 
 /// The integers of an array attribute of integers.
 SmallVector<int64_t> getIntegers(ArrayAttr attr);
