@@ -18,14 +18,14 @@
 using namespace mlir;
 using namespace mlir::graph;
 
-namespace {
-
-uint64_t splitmix64(uint64_t x) {
+uint64_t mlir::graph::splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
+
+namespace {
 
 /// Counter-based stream: the value of element i never depends on the order
 /// in which elements are generated.

@@ -14,6 +14,10 @@
 
 namespace mlir::graph {
 
+/// The splitmix64 mixing function: the generator of the initializers and of
+/// graph.dropout_mask (docs/autodiff.md).
+uint64_t splitmix64(uint64_t x);
+
 /// Kinds accepted by #graph.init.
 bool isKnownInitializerKind(StringRef kind);
 

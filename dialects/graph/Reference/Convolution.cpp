@@ -38,15 +38,6 @@ FailureOr<WindowGeometry> windowGeometry(int64_t in, int64_t kernel,
 
 namespace {
 
-/// Checks that `tensor` has rank `rank`.
-LogicalResult expectRank(const Tensor &tensor, int64_t rank, StringRef what,
-                         Report &report) {
-  if (tensor.rank() == rank)
-    return success();
-  return report.fail(what + " has shape " + shapeToString(tensor.shape) +
-                     ", expected rank " + llvm::Twine(rank));
-}
-
 /// Checks an optional bias of `channels` elements.
 LogicalResult checkBias(const Tensor *bias, int64_t channels, Report &report) {
   if (!bias || (bias->rank() == 1 && bias->shape[0] == channels))
@@ -55,10 +46,6 @@ LogicalResult checkBias(const Tensor *bias, int64_t channels, Report &report) {
                      ", expected [" + llvm::Twine(channels) + "]");
 }
 
-/// Index of element (n, h, w, c) of an NHWC tensor.
-int64_t nhwc(const Tensor &t, int64_t n, int64_t h, int64_t w, int64_t c) {
-  return ((n * t.shape[1] + h) * t.shape[2] + w) * t.shape[3] + c;
-}
 
 /// Shared by conv2d (groups >= 1) and depthwise_conv2d (multiplier >= 1).
 struct ConvParams {

@@ -59,6 +59,13 @@ mlir::FailureOr<std::vector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t> a,
                                                       llvm::ArrayRef<int64_t> b,
                                                       Report &report);
 
+/// Checks that `tensor` has rank `rank` (`what` names it in the message).
+mlir::LogicalResult expectRank(const Tensor &tensor, int64_t rank,
+                               llvm::StringRef what, Report &report);
+
+/// Index of element (n, h, w, c) of an NHWC tensor.
+int64_t nhwc(const Tensor &t, int64_t n, int64_t h, int64_t w, int64_t c);
+
 /// The multi-index of row-major position `linear` in `shape`.
 std::vector<int64_t> unravel(int64_t linear, llvm::ArrayRef<int64_t> shape);
 

@@ -114,6 +114,18 @@ mlir::FailureOr<std::vector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t> a,
   return result;
 }
 
+mlir::LogicalResult expectRank(const Tensor &tensor, int64_t rank,
+                               llvm::StringRef what, Report &report) {
+  if (tensor.rank() == rank)
+    return mlir::success();
+  return report.fail(what + " has shape " + shapeToString(tensor.shape) +
+                     ", expected rank " + llvm::Twine(rank));
+}
+
+int64_t nhwc(const Tensor &t, int64_t n, int64_t h, int64_t w, int64_t c) {
+  return ((n * t.shape[1] + h) * t.shape[2] + w) * t.shape[3] + c;
+}
+
 std::vector<int64_t> unravel(int64_t linear, llvm::ArrayRef<int64_t> shape) {
   std::vector<int64_t> index(shape.size());
   for (int64_t i = static_cast<int64_t>(shape.size()) - 1; i >= 0; --i) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/graph/IR/Initializers.h"
 #include "dialects/graph/Reference/Evaluators.h"
 
 #include <cmath>
@@ -17,26 +18,6 @@ using namespace mlir::graph;
 
 namespace tfcc::ref::detail {
 namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-int64_t nhwc(llvm::ArrayRef<int64_t> shape, int64_t n, int64_t h, int64_t w,
-             int64_t c) {
-  return ((n * shape[1] + h) * shape[2] + w) * shape[3] + c;
-}
-
-LogicalResult expectRank(const Tensor &tensor, int64_t rank, StringRef what,
-                         Report &report) {
-  if (tensor.rank() == rank)
-    return success();
-  return report.fail(what + " has shape " + shapeToString(tensor.shape) +
-                     ", expected rank " + llvm::Twine(rank));
-}
 
 /// The output geometry of a window op over input rows/columns `inputSize`,
 /// checked against the spatial size of `dy`.
@@ -134,7 +115,7 @@ FailureOr<Tensor> evaluate(Conv2DBackpropInputOp op, Operands operands,
       for (int64_t ow = 0; ow < cols.outSize; ++ow)
         for (int64_t co = 0; co < out; ++co) {
           int64_t firstIn = (co / groupOut) * groupIn;
-          double g = dy.data[nhwc(dy.shape, n, oh, ow, co)];
+          double g = dy.data[nhwc(dy, n, oh, ow, co)];
           for (int64_t i = 0; i < kh; ++i)
             for (int64_t j = 0; j < kw; ++j) {
               int64_t ih = oh * strides[0] - rows.padBefore + i * dilations[0];
@@ -142,7 +123,7 @@ FailureOr<Tensor> evaluate(Conv2DBackpropInputOp op, Operands operands,
               if (ih < 0 || ih >= inputSize[0] || iw < 0 || iw >= inputSize[1])
                 continue;
               for (int64_t ci = 0; ci < groupIn; ++ci)
-                dx.data[nhwc(dx.shape, n, ih, iw, firstIn + ci)] +=
+                dx.data[nhwc(dx, n, ih, iw, firstIn + ci)] +=
                     g * kernel.data[((i * kw + j) * groupIn + ci) * out + co];
             }
         }
@@ -178,7 +159,7 @@ FailureOr<Tensor> evaluate(Conv2DBackpropFilterOp op, Operands operands,
       for (int64_t ow = 0; ow < cols.outSize; ++ow)
         for (int64_t co = 0; co < out; ++co) {
           int64_t firstIn = (co / groupOut) * groupIn;
-          double g = dy.data[nhwc(dy.shape, n, oh, ow, co)];
+          double g = dy.data[nhwc(dy, n, oh, ow, co)];
           for (int64_t i = 0; i < kh; ++i)
             for (int64_t j = 0; j < kw; ++j) {
               int64_t ih = oh * strides[0] - rows.padBefore + i * dilations[0];
@@ -187,7 +168,7 @@ FailureOr<Tensor> evaluate(Conv2DBackpropFilterOp op, Operands operands,
                 continue;
               for (int64_t ci = 0; ci < groupIn; ++ci)
                 dk.data[((i * kw + j) * groupIn + ci) * out + co] +=
-                    g * x.data[nhwc(x.shape, n, ih, iw, firstIn + ci)];
+                    g * x.data[nhwc(x, n, ih, iw, firstIn + ci)];
             }
         }
   return dk;
@@ -225,7 +206,7 @@ FailureOr<Tensor> poolGradient(const Tensor *x, const Tensor &dy,
               int64_t iw = ow * strides[1] - cols.padBefore + j;
               if (ih < 0 || ih >= inputSize[0] || iw < 0 || iw >= inputSize[1])
                 continue;
-              int64_t offset = nhwc(dx.shape, n, ih, iw, c);
+              int64_t offset = nhwc(dx, n, ih, iw, c);
               taps.push_back(offset);
               if (!x)
                 continue;
@@ -237,7 +218,7 @@ FailureOr<Tensor> poolGradient(const Tensor *x, const Tensor &dy,
                 bestValue = v;
               }
             }
-          double g = dy.data[nhwc(dy.shape, n, oh, ow, c)];
+          double g = dy.data[nhwc(dy, n, oh, ow, c)];
           if (x) {
             if (best >= 0)
               dx.data[best] += g;
