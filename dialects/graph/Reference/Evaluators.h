@@ -66,6 +66,11 @@ mlir::LogicalResult expectRank(const Tensor &tensor, int64_t rank,
 /// Index of element (n, h, w, c) of an NHWC tensor.
 int64_t nhwc(const Tensor &t, int64_t n, int64_t h, int64_t w, int64_t c);
 
+/// Checks that every index of graph.gather / graph.gather_grad is in
+/// [0, dim).
+mlir::LogicalResult checkGatherIndices(const Tensor &indices, int64_t dim,
+                                       Report &report);
+
 /// The multi-index of row-major position `linear` in `shape`.
 std::vector<int64_t> unravel(int64_t linear, llvm::ArrayRef<int64_t> shape);
 

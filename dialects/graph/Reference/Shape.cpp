@@ -301,12 +301,8 @@ FailureOr<Tensor> evaluate(GatherOp op, Operands operands, Report &report) {
   shape.insert(shape.end(), tableShape.begin() + *axis + 1, tableShape.end());
   Tensor y = Tensor::zeros(table.kind, shape);
   int64_t count = indices.numElements();
-  for (int64_t j = 0; j < count; ++j) {
-    int64_t index = static_cast<int64_t>(indices.data[j]);
-    if (index < 0 || index >= dim)
-      return report.fail("gather index " + llvm::Twine(index) +
-                         " out of range [0, " + llvm::Twine(dim) + ")");
-  }
+  if (failed(checkGatherIndices(indices, dim, report)))
+    return failure();
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < count; ++j) {
       int64_t index = static_cast<int64_t>(indices.data[j]);

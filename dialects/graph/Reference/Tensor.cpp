@@ -122,6 +122,17 @@ mlir::LogicalResult expectRank(const Tensor &tensor, int64_t rank,
                      ", expected rank " + llvm::Twine(rank));
 }
 
+mlir::LogicalResult checkGatherIndices(const Tensor &indices, int64_t dim,
+                                       Report &report) {
+  for (double value : indices.data) {
+    int64_t index = static_cast<int64_t>(value);
+    if (index < 0 || index >= dim)
+      return report.fail("gather index " + llvm::Twine(index) +
+                         " out of range [0, " + llvm::Twine(dim) + ")");
+  }
+  return mlir::success();
+}
+
 int64_t nhwc(const Tensor &t, int64_t n, int64_t h, int64_t w, int64_t c) {
   return ((n * t.shape[1] + h) * t.shape[2] + w) * t.shape[3] + c;
 }

@@ -301,12 +301,8 @@ FailureOr<Tensor> evaluate(GatherGradOp op, Operands operands, Report &report) {
   int64_t outer = numElementsOf(dyShape.take_front(axis));
   int64_t inner = numElementsOf(dyShape.drop_front(axis + indices.rank()));
   Tensor dt = Tensor::zeros(dy.kind, shape);
-  for (int64_t j = 0; j < count; ++j) {
-    int64_t index = static_cast<int64_t>(indices.data[j]);
-    if (index < 0 || index >= dim)
-      return report.fail("gather index " + llvm::Twine(index) +
-                         " out of range [0, " + llvm::Twine(dim) + ")");
-  }
+  if (failed(checkGatherIndices(indices, dim, report)))
+    return failure();
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < count; ++j) {
       int64_t index = static_cast<int64_t>(indices.data[j]);
