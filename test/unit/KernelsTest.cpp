@@ -1,9 +1,9 @@
 //===- KernelsTest.cpp - Tests of the runtime's float32 micro-kernels -----===//
 //
-// Every kernel (sgemm, conv2d, depthwise conv2d) against a naive
-// double-precision reference over many shapes and options, on the portable C
-// path and the AVX-512 path (when the CPU has it), at 1 and 2 threads; and the
-// thread pool itself.
+// Every kernel (sgemm, conv2d, Winograd conv2d, depthwise conv2d) against a
+// naive double-precision reference over many shapes and options, on the
+// portable C path and the AVX-512 path (when the CPU has it), at 1 and 2
+// threads; and the thread pool itself.
 //
 //===----------------------------------------------------------------------===//
 
@@ -329,7 +329,10 @@ struct ConvCase {
   int act;
 };
 
-::testing::AssertionResult runConv(const ConvCase &c, std::mt19937 &rng) {
+// winograd: run tfcc_rt_conv2d_winograd_f32 (3x3, stride 1, dilation 1
+// only) on tfcc_rt_winograd_pack's weights instead of tfcc_rt_conv2d_f32.
+::testing::AssertionResult runConv(const ConvCase &c, std::mt19937 &rng,
+                                   bool winograd = false) {
   const int64_t oh = (c.h + c.pt + c.pb - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
   const int64_t ow = (c.w + c.pl + c.pr - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
   std::vector<float> x = randomVector(c.n * c.h * c.w * c.c, rng);
@@ -374,15 +377,30 @@ struct ConvCase {
           e.value = actRef(e.value, c.act, 0.1, 0.0);
           want.push_back(e);
         }
-  tfcc_rt_conv2d_f32(x.data(), c.n, c.h, c.w, c.c, packed.data(), c.oc, c.kh,
-                     c.kw, c.sh, c.sw, c.dh, c.dw, c.pt, c.pl, oh, ow,
-                     c.bias ? bias.data() : nullptr,
-                     c.residual ? (c.inPlace ? y.data() : res.data()) : nullptr,
-                     c.act, 0.1f, 0.0f, y.data());
+  const float *resPtr =
+      c.residual ? (c.inPlace ? y.data() : res.data()) : nullptr;
+  if (winograd) {
+    packed.assign(tfcc_rt_winograd_packed_size(c.c, c.oc), 0.0f);
+    tfcc_rt_winograd_pack(c.c, c.oc, wt.data(), packed.data());
+    tfcc_rt_conv2d_winograd_f32(x.data(), c.n, c.h, c.w, c.c, packed.data(),
+                                c.oc, c.pt, c.pl, oh, ow,
+                                c.bias ? bias.data() : nullptr, resPtr, c.act,
+                                0.1f, 0.0f, y.data());
+  } else {
+    tfcc_rt_conv2d_f32(x.data(), c.n, c.h, c.w, c.c, packed.data(), c.oc,
+                       c.kh, c.kw, c.sh, c.sw, c.dh, c.dw, c.pt, c.pl, oh, ow,
+                       c.bias ? bias.data() : nullptr, resPtr, c.act, 0.1f,
+                       0.0f, y.data());
+  }
+  // Winograd: 4x the direct kernel's tolerance (its transforms add and
+  // subtract up to 4 values per point on each side, which scales the
+  // rounding error relative to the sum of the products' magnitudes).
   auto result = compareOutputs(
-      y.data(), want, [](size_t i) { return static_cast<int64_t>(i); }, K);
+      y.data(), want, [](size_t i) { return static_cast<int64_t>(i); },
+      winograd ? 4 * K + 192 : K);
   if (!result)
-    result << " [conv n=" << c.n << " h=" << c.h << " w=" << c.w
+    result << (winograd ? " [winograd" : " [conv") << " n=" << c.n
+           << " h=" << c.h << " w=" << c.w
            << " c=" << c.c << " oc=" << c.oc << " k=" << c.kh << "x" << c.kw
            << " s=" << c.sh << "," << c.sw << " d=" << c.dh << "," << c.dw
            << " pad=" << c.pt << "," << c.pb << "," << c.pl << "," << c.pr
@@ -487,6 +505,37 @@ TEST_P(KernelsTest, Conv2dFewChannels) {
                  p + (i % 7 == 3), i % 4 != 1, i % 3 == 0, i % 6 == 0, i % 6};
       ASSERT_TRUE(runConv(c, rng));
     }
+}
+
+TEST_P(KernelsTest, Conv2dWinograd) {
+  // Winograd F(2x2, 3x3) (3x3, stride 1, dilation 1) against the double
+  // reference: output sizes odd and even (the last 2x2 tile row / column
+  // partly outside), same / valid / asymmetric padding, channel counts off
+  // the 16-lane vectors and 32-wide panels, batches, bias / residual (also
+  // in place) / every activation, blocks that span images, few blocks (the
+  // threads then split panels), and large c (fewer tiles per block).
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(21);
+  const ConvCase cases[] = {
+      // n  h   w   c   oc kh kw sh sw dh dw pt pb pl pr bias res inpl act
+      {1, 8, 8, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 1},
+      {2, 9, 11, 20, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 0},
+      {1, 10, 13, 17, 33, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, true, false, false, 1},
+      {1, 11, 12, 64, 70, 3, 3, 1, 1, 1, 1, 0, 2, 2, 0, false, true, true, 1},
+      {3, 7, 7, 48, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 1},
+      {2, 30, 17, 48, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+      {1, 8, 8, 64, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 2},
+      {1, 14, 14, 128, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 3},
+      {2, 6, 5, 700, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 4},
+      {1, 3, 4, 2048, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true, false, 5},
+      {3, 1, 1, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+      {1, 3, 3, 1, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, false, false, false, 0},
+      {2, 12, 9, 16, 33, 3, 3, 1, 1, 1, 1, 2, 1, 0, 3, false, false, false, 4},
+      {1, 17, 15, 35, 50, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 5},
+  };
+  for (const ConvCase &c : cases)
+    ASSERT_TRUE(runConv(c, rng, /*winograd=*/true));
 }
 
 // ---- depthwise ------------------------------------------------------------
@@ -879,6 +928,43 @@ TEST(KernelsCheck, ThreadCountDoesNotChangeResults) {
   tfcc_rt_set_current_pool(nullptr);
   tfcc_rt_pool_destroy(pool);
   EXPECT_EQ(0, std::memcmp(C1.data(), C2.data(), C1.size() * sizeof(float)));
+}
+
+TEST(KernelsCheck, WinogradThreadCountDoesNotChangeResults) {
+  std::mt19937 rng(22);
+  const int64_t n = 2, h = 19, w = 21, c = 40, oc = 72;
+  std::vector<float> x = randomVector(n * h * w * c, rng);
+  std::vector<float> wt = randomVector(9 * c * oc, rng);
+  std::vector<float> bias = randomVector(oc, rng);
+  std::vector<float> packed(tfcc_rt_winograd_packed_size(c, oc));
+  tfcc_rt_winograd_pack(c, oc, wt.data(), packed.data());
+  std::vector<float> y1(n * h * w * oc), y2(n * h * w * oc);
+  tfcc_rt_conv2d_winograd_f32(x.data(), n, h, w, c, packed.data(), oc, 1, 1, h,
+                              w, bias.data(), nullptr, TFCC_ACT_RELU, 0, 0,
+                              y1.data());
+  tfcc_rt_pool *pool = tfcc_rt_pool_create(2);
+  ASSERT_NE(pool, nullptr);
+  tfcc_rt_set_current_pool(pool);
+  tfcc_rt_conv2d_winograd_f32(x.data(), n, h, w, c, packed.data(), oc, 1, 1, h,
+                              w, bias.data(), nullptr, TFCC_ACT_RELU, 0, 0,
+                              y2.data());
+  tfcc_rt_set_current_pool(nullptr);
+  tfcc_rt_pool_destroy(pool);
+  EXPECT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(float)));
+}
+
+TEST(KernelsCheck, WinogradRule) {
+  // ResNet-18's 3x3 stride-1 layers: Winograd for 56x56, 28x28 and 14x14;
+  // the 7x7 x 512 layers (weight-streaming bound) and few channels stay on
+  // the direct kernel.
+  EXPECT_EQ(1, tfcc_rt_conv2d_winograd_preferred(56, 56, 64, 64, 56, 56));
+  EXPECT_EQ(1, tfcc_rt_conv2d_winograd_preferred(28, 28, 128, 128, 28, 28));
+  EXPECT_EQ(1, tfcc_rt_conv2d_winograd_preferred(14, 14, 256, 256, 14, 14));
+  EXPECT_EQ(0, tfcc_rt_conv2d_winograd_preferred(7, 7, 512, 512, 7, 7));
+  EXPECT_EQ(0, tfcc_rt_conv2d_winograd_preferred(28, 28, 16, 16, 28, 28));
+  EXPECT_EQ(0, tfcc_rt_conv2d_winograd_preferred(28, 28, 1, 32, 26, 26));
+  EXPECT_EQ(0, tfcc_rt_conv2d_winograd_preferred(
+                   8, 8, TFCC_RT_WINOGRAD_MAX_C + 1, 64, 8, 8));
 }
 
 // ---- thread pool ----------------------------------------------------------

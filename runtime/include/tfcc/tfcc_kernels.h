@@ -105,6 +105,42 @@ TFCC_RT_API void tfcc_rt_conv2d_f32(
     const float* bias, const float* residual, int32_t activation, float alpha,
     float beta, float* y);
 
+/* Winograd F(2x2, 3x3) NHWC convolution for 3x3 kernels, stride 1,
+ * dilation 1, groups 1: y = the convolution tfcc_rt_conv2d_f32 computes with
+ * kh = kw = 3 and unit strides and dilations (same padding, bias, residual
+ * and activation conventions), with 16/36 of its multiply-adds. Each 2x2
+ * block of outputs reads a 4x4 input patch d; per input channel
+ * V = B^T d B (16 transform points), then for each point p one GEMM
+ * M_p = V_p U_p over the input channels, and the outputs A^T M A, followed by
+ * the epilogue. The weights are transformed and packed once by
+ * tfcc_rt_winograd_pack from the HWIO kernel [3][3][c][oc]: U = G g G^T per
+ * (ci, co) (computed in double, rounded once), stored as 16 matrices [c][oc]
+ * in the tfcc_rt_sgemm_pack_b layout, point p = 4 * row + column at
+ * packed + p * tfcc_rt_sgemm_packed_b_size(c, oc); tfcc_rt_winograd_packed_size
+ * is the total in floats (16/9 of the direct kernel's). Plain C (in the
+ * tfcc_kernel_pack library too, like tfcc_rt_sgemm_pack_b).
+ * Requires 1 <= c <= TFCC_RT_WINOGRAD_MAX_C (the transformed input tiles live
+ * on the stack). Rounding: relative error a few times that of the direct
+ * kernel (the transforms add at most 9 terms exactly representable in
+ * float). */
+#define TFCC_RT_WINOGRAD_MAX_C 2048
+TFCC_RT_API int64_t tfcc_rt_winograd_packed_size(int64_t c, int64_t oc);
+TFCC_RT_API void tfcc_rt_winograd_pack(int64_t c, int64_t oc,
+                                       const float* hwio, float* packed);
+TFCC_RT_API void tfcc_rt_conv2d_winograd_f32(
+    const float* x, int64_t n, int64_t h, int64_t w, int64_t c,
+    const float* packed_weights, int64_t oc, int64_t pad_top,
+    int64_t pad_left, int64_t oh, int64_t ow, const float* bias,
+    const float* residual, int32_t activation, float alpha, float beta,
+    float* y);
+/* The rule the compiler lowers by: 1 when a 3x3, stride 1, dilation 1,
+ * groups 1 f32 convolution with these sizes (per image; input h x w x c,
+ * output oh x ow x oc) should use tfcc_rt_conv2d_winograd_f32 rather than
+ * tfcc_rt_conv2d_f32, else 0 (see pack.c for the measurements behind it). */
+TFCC_RT_API int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w,
+                                                      int64_t c, int64_t oc,
+                                                      int64_t oh, int64_t ow);
+
 /* NHWC depthwise convolution: weights [kh, kw, c * m] (the TF [kh,kw,c,m]
  * kernel, unpacked), output y [n, oh, ow, c * m]; output channel ci*m + mi
  * reads input channel ci; same padding / epilogue conventions as

@@ -119,6 +119,32 @@ TFCC_INTERNAL void tfcc_layer_norm_row_avx512(const float* x, int64_t n,
                                               const float* beta, float epsilon,
                                               float* y);
 
+/* Winograd F(2x2, 3x3) transforms (winograd.c, winograd_avx512.c).
+ * Input: src[4*a + e] points to the c channels of patch pixel (a, e) (a
+ * zero row for the padding); writes V = B^T d B, point p's c values at
+ * v + p * pstride. Output: point p's nr values at m + p * pstride; writes
+ * the rows x cols (1..2 each) outputs A^T M A + bias (+ residual), then the
+ * activation, pixel (r, s) at y + r * rs + s * cs (res: same offsets; may
+ * alias y). */
+TFCC_INTERNAL void tfcc_wg_in_generic(const float* const* src, int64_t c,
+                                      float* v, int64_t pstride);
+TFCC_INTERNAL void tfcc_wg_in_avx512(const float* const* src, int64_t c,
+                                     float* v, int64_t pstride);
+typedef void (*tfcc_wg_in_fn)(const float* const*, int64_t, float*, int64_t);
+TFCC_INTERNAL void tfcc_wg_out_generic(const float* m, int64_t pstride,
+                                       int64_t nr, const float* bias,
+                                       const float* res, float* y, int64_t rs,
+                                       int64_t cs, int rows, int cols,
+                                       int32_t act, float alpha, float beta);
+TFCC_INTERNAL void tfcc_wg_out_avx512(const float* m, int64_t pstride,
+                                      int64_t nr, const float* bias,
+                                      const float* res, float* y, int64_t rs,
+                                      int64_t cs, int rows, int cols,
+                                      int32_t act, float alpha, float beta);
+typedef void (*tfcc_wg_out_fn)(const float*, int64_t, int64_t, const float*,
+                               const float*, float*, int64_t, int64_t, int,
+                               int, int32_t, float, float);
+
 /* GEMM core used by tfcc_rt_sgemm and the 1x1 convolution. */
 TFCC_INTERNAL void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N,
                                    int64_t K, const float* A, int64_t lda,
