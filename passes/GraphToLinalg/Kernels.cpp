@@ -33,6 +33,7 @@ constexpr const char *kGemm = "tfcc_rt_sgemm";
 constexpr const char *kMaxPoolGrad = "tfcc_rt_max_pool2d_grad_f32";
 constexpr const char *kPackB = "tfcc_rt_sgemm_pack_b";
 constexpr const char *kConv = "tfcc_rt_conv2d_f32";
+constexpr const char *kConvWinograd = "tfcc_rt_conv2d_winograd_f32";
 constexpr const char *kDepthwise = "tfcc_rt_depthwise_conv2d_f32";
 constexpr const char *kPool = "tfcc_rt_pool2d_f32";
 constexpr const char *kLayerNorm = "tfcc_rt_layer_norm_f32";
@@ -183,11 +184,95 @@ int32_t getActivationCode(StringRef name) {
       .Default(TFCC_ACT_NONE);
 }
 
+/// Whether `op` lowers to the Winograd F(2x2, 3x3) kernel
+/// (tfcc_rt_conv2d_winograd_f32, 4/9 of the direct kernel's multiply-adds)
+/// instead of the direct implicit-GEMM one (tfcc_rt_conv2d_f32). Required:
+/// a regular (not depthwise) 3x3 convolution, strides 1, dilations 1, static
+/// spatial and channel sizes, and constant weights (their transform is done
+/// here, at compile time). Then the runtime's measured per-layer rule
+/// tfcc_rt_conv2d_winograd_preferred decides (enough input and output
+/// channels that the transforms are cheap next to the GEMMs, and enough
+/// output tiles per image that the 16/9 larger transformed weights are
+/// streamed for enough work; e.g. ResNet-18's 56x56, 28x28 and 14x14 layers
+/// yes, its 7x7 x 512 layers no).
+bool useWinogradConv(FusedConv2DOp op) {
+  if (op.getDepthwise())
+    return false;
+  auto xType = cast<RankedTensorType>(op.getX().getType());
+  auto kernelType = cast<RankedTensorType>(op.getKernel().getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  if (!kernelType.hasStaticShape() || kernelType.getDimSize(0) != 3 ||
+      kernelType.getDimSize(1) != 3 ||
+      kernelType.getDimSize(2) != xType.getDimSize(3))
+    return false;
+  for (int64_t dim = 1; dim < 4; ++dim)
+    if (xType.isDynamicDim(dim) || resultType.isDynamicDim(dim))
+      return false;
+  if (llvm::any_of(getIntegers(op.getStrides()),
+                   [](int64_t v) { return v != 1; }) ||
+      llvm::any_of(getIntegers(op.getDilations()),
+                   [](int64_t v) { return v != 1; }))
+    return false;
+  if (!tfcc_rt_conv2d_winograd_preferred(
+          xType.getDimSize(1), xType.getDimSize(2), xType.getDimSize(3),
+          kernelType.getDimSize(3), resultType.getDimSize(1),
+          resultType.getDimSize(2)))
+    return false;
+  return getConstantFloats(op.getKernel()).has_value();
+}
+
+/// The Winograd lowering of `op` (see useWinogradConv): the HWIO kernel
+/// transformed and packed at compile time by the runtime's
+/// tfcc_rt_winograd_pack, one call of tfcc_rt_conv2d_winograd_f32.
+Value lowerWinogradConv(FusedConv2DOp op, PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  auto xType = cast<RankedTensorType>(op.getX().getType());
+  auto kernelType = cast<RankedTensorType>(op.getKernel().getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  int64_t channels = xType.getDimSize(3);
+  int64_t outChannels = kernelType.getDimSize(3);
+  std::vector<float> values = *getConstantFloats(op.getKernel());
+  int64_t size = tfcc_rt_winograd_packed_size(channels, outChannels);
+  std::vector<float> packed(size);
+  tfcc_rt_winograd_pack(channels, outChannels, values.data(), packed.data());
+  auto packedType = RankedTensorType::get({size}, rewriter.getF32Type());
+  Value weights = CallBuilder::toMemref(
+      rewriter, loc,
+      rewriter.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(packedType, ArrayRef<float>(packed))));
+  SmallVector<int64_t> pads = getIntegers(op.getPads());
+  Value output = allocResultLike(rewriter, loc, resultType, op.getX());
+  CallBuilder(rewriter, loc)
+      .tensorPointer(op.getX())
+      .i64(getDimValue(rewriter, loc, op.getX(), 0))
+      .i64(xType.getDimSize(1))
+      .i64(xType.getDimSize(2))
+      .i64(channels)
+      .pointer(weights)
+      .i64(outChannels)
+      .i64(pads[0])
+      .i64(pads[2])
+      .i64(resultType.getDimSize(1))
+      .i64(resultType.getDimSize(2))
+      .tensorPointer(op.getBias())
+      .tensorPointer(op.getResidual())
+      .i32(getActivationCode(op.getActivation()))
+      .f32(op.getAlpha().convertToFloat())
+      .f32(op.getBeta().convertToFloat())
+      .pointer(output)
+      .call(kConvWinograd);
+  return toResultTensor(rewriter, loc, resultType, output);
+}
+
 struct FusedConv2DLowering : OpRewritePattern<FusedConv2DOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(FusedConv2DOp op,
                                 PatternRewriter &rewriter) const override {
+    if (useWinogradConv(op)) {
+      rewriter.replaceOp(op, lowerWinogradConv(op, rewriter));
+      return success();
+    }
     Location loc = op.getLoc();
     auto xType = cast<RankedTensorType>(op.getX().getType());
     auto kernelType = cast<RankedTensorType>(op.getKernel().getType());
@@ -765,6 +850,8 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
                             i64, i64, i64, i32, f32, f32, i64};
   declare(kConv, conv);
   declare(kDepthwise, conv);
+  declare(kConvWinograd, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
+                          i64, i64, i64, i32, f32, f32, i64});
   declare(kPool, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
                   i64, i32, i64});
   declare(kMaxPoolGrad, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
@@ -775,8 +862,8 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
 
 void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
   for (StringRef name :
-       {kGemm, kPackB, kConv, kDepthwise, kPool, kMaxPoolGrad, kLayerNorm,
-        kSoftmax}) {
+       {kGemm, kPackB, kConv, kConvWinograd, kDepthwise, kPool, kMaxPoolGrad,
+        kLayerNorm, kSoftmax}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (func && SymbolTable::symbolKnownUseEmpty(func, module))
       func.erase();
