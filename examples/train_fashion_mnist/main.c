@@ -8,6 +8,7 @@
  *
  *   train_fashion_mnist [--data DIR] [--epochs 5] [--batch-size 64] [--threads 1]
  *                       [--validation-split 0.1] [--patience 2] [--seed 1]
+ *                       [--ema-momentum 0.99]
  *                       [--out DIR] [--limit-train N] [--limit-test N]
  *                       [--tfcc PATH] [--model MODEL.mlir] [--no-export]
  *   train_fashion_mnist --eval-checkpoint FILE [--data DIR] [--batch-size 64] ...
@@ -197,6 +198,91 @@ static int load_checkpoint(tfcc_context* ctx, const char* path) {
   return check(ctx, mnist_cnn_load_checkpoint(ctx, path), path);
 }
 
+/* Keras' optimizer option use_ema=True with ema_momentum=M: an exponential moving
+ * average of every trainable variable, updated after each train step
+ *   average = d * average + (1 - d) * value,  d = min(M, (1 + t) / (10 + t))
+ * from the initial values, t counting the steps from 0. The ramp of d is
+ * TensorFlow's ExponentialMovingAverage(num_updates=t), so that short runs average
+ * over their recent steps instead of the initial weights. The averaged weights are
+ * the ones validated, kept by early stopping, tested and deployed; the train step
+ * keeps updating the raw ones (Keras' finalize_variable_values at the end of fit).
+ * Batch-norm moving statistics are not trainable and stay as they are. */
+typedef struct {
+  double momentum; /* M; 0: no averaging */
+  uint64_t steps;  /* t */
+  float* values;   /* the averages, the trainable f32 variables one after another */
+  float* scratch;  /* one variable's current value */
+} WeightAverage;
+
+static int averaged(const tfcc_variable_info* var) {
+  return var->trainable && var->dtype == TFCC_DTYPE_F32;
+}
+
+/* Starts the averages at the variables' current values. */
+static int average_init(tfcc_context* ctx, double momentum, WeightAverage* avg) {
+  const tfcc_model_info* info = mnist_cnn_info();
+  uint64_t total = 0, largest = 0;
+  float* dst;
+  int32_t v;
+  avg->momentum = momentum;
+  avg->steps = 0;
+  avg->values = avg->scratch = NULL;
+  if (momentum == 0) return 1;
+  for (v = 0; v < info->num_variables; ++v)
+    if (averaged(&info->variables[v])) {
+      total += info->variables[v].bytes;
+      if (info->variables[v].bytes > largest) largest = info->variables[v].bytes;
+    }
+  avg->values = (float*)malloc(total ? total : 1);
+  avg->scratch = (float*)malloc(largest ? largest : 1);
+  if (!avg->values || !avg->scratch) return 0;
+  for (v = 0, dst = avg->values; v < info->num_variables; ++v) {
+    const tfcc_variable_info* var = &info->variables[v];
+    if (!averaged(var)) continue;
+    if (!check(ctx, mnist_cnn_get_variable(ctx, var->name, dst, var->bytes), var->name))
+      return 0;
+    dst += var->bytes / sizeof(float);
+  }
+  return 1;
+}
+
+static int average_update(tfcc_context* ctx, WeightAverage* avg) {
+  const tfcc_model_info* info = mnist_cnn_info();
+  double ramp = (1.0 + (double)avg->steps) / (10.0 + (double)avg->steps);
+  float d = (float)(ramp < avg->momentum ? ramp : avg->momentum);
+  float* dst = avg->values;
+  int32_t v;
+  if (avg->momentum == 0) return 1;
+  for (v = 0; v < info->num_variables; ++v) {
+    const tfcc_variable_info* var = &info->variables[v];
+    uint64_t i, n = var->bytes / sizeof(float);
+    if (!averaged(var)) continue;
+    if (!check(ctx, mnist_cnn_get_variable(ctx, var->name, avg->scratch, var->bytes),
+               var->name))
+      return 0;
+    for (i = 0; i < n; ++i) dst[i] = d * dst[i] + (1.0f - d) * avg->scratch[i];
+    dst += n;
+  }
+  ++avg->steps;
+  return 1;
+}
+
+/* Writes the averages into the model's trainable variables. */
+static int average_apply(tfcc_context* ctx, const WeightAverage* avg) {
+  const tfcc_model_info* info = mnist_cnn_info();
+  const float* src = avg->values;
+  int32_t v;
+  if (avg->momentum == 0) return 1;
+  for (v = 0; v < info->num_variables; ++v) {
+    const tfcc_variable_info* var = &info->variables[v];
+    if (!averaged(var)) continue;
+    if (!check(ctx, mnist_cnn_set_variable(ctx, var->name, src, var->bytes), var->name))
+      return 0;
+    src += var->bytes / sizeof(float);
+  }
+  return 1;
+}
+
 /* Mean loss (the `loss` entry: inference mode, batch-norm moving statistics, no
  * dropout) and accuracy (argmax of the `predict` entry) over `n` images of `d`;
  * every image's probabilities in `all_probs` (n x 10) unless it is NULL. */
@@ -341,6 +427,7 @@ static void usage(const char* argv0) {
   fprintf(stderr,
           "usage: %s [--data DIR] [--epochs N] [--batch-size N] [--threads N]\n"
           "          [--validation-split F] [--patience N] [--seed N] [--out DIR]\n"
+          "          [--ema-momentum M]\n"
           "          [--limit-train N] [--limit-test N] [--eval-checkpoint FILE]\n"
           "          [--tfcc PATH] [--model MODEL.mlir] [--no-export]\n",
           argv0);
@@ -362,7 +449,9 @@ int main(int argc, char** argv) {
   float *bx, *probs;
   int32_t* by;
   tfcc_context* ctx = NULL;
-  unsigned char* best_state;
+  unsigned char *best_state, *raw_state;
+  double ema_momentum = 0.99;
+  WeightAverage average;
   float* test_probs = NULL;
   double best_val = INFINITY, total_start, test_loss, test_acc;
   int best_epoch = 0, since_best = 0, epoch, ran = 0;
@@ -392,6 +481,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--validation-split")) validation_split = atof(v);
     else if (!strcmp(a, "--patience")) patience = atoi(v);
     else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
+    else if (!strcmp(a, "--ema-momentum")) ema_momentum = atof(v);
     else if (!strcmp(a, "--limit-train")) limit_train = (uint32_t)atol(v);
     else if (!strcmp(a, "--limit-test")) limit_test = (uint32_t)atol(v);
     else {
@@ -401,6 +491,11 @@ int main(int argc, char** argv) {
   }
   if (epochs < 1 || batch < 1 || threads < 1 || patience < 0 || validation_split < 0 ||
       validation_split >= 1) {
+    usage(argv[0]);
+    return 2;
+  }
+  if (!(ema_momentum >= 0 && ema_momentum < 1)) {
+    fprintf(stderr, "train_fashion_mnist: --ema-momentum %g is not in [0, 1)\n", ema_momentum);
     usage(argv[0]);
     return 2;
   }
@@ -432,7 +527,9 @@ int main(int argc, char** argv) {
   bx = (float*)malloc(sizeof(float) * (size_t)batch * kPixels);
   by = (int32_t*)malloc(sizeof(int32_t) * (size_t)batch);
   best_state = (unsigned char*)malloc(state_size());
-  if (!order || !bx || !by || !best_state) return 1;
+  raw_state = (unsigned char*)malloc(state_size());
+  if (!order || !bx || !by || !best_state || !raw_state) return 1;
+  if (!average_init(ctx, ema_momentum, &average)) return 1;
   for (i = 0; (uint32_t)i < n_fit; ++i) order[i] = (uint32_t)i;
 
   if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
@@ -449,9 +546,9 @@ int main(int argc, char** argv) {
                "epoch_seconds\n");
 
   printf("mnist_cnn_train: %u training, %u validation, %u test images; batch %lld, "
-         "%d thread%s, seed %llu\n",
+         "%d thread%s, seed %llu, weight average momentum %g\n",
          n_fit, n_val, test.count, (long long)batch, threads, threads == 1 ? "" : "s",
-         (unsigned long long)seed);
+         (unsigned long long)seed, ema_momentum);
   total_start = now_seconds();
   for (epoch = 1; epoch <= epochs; ++epoch) {
     uint64_t rng = seed * 0x100000001B3ull + (uint64_t)epoch, correct = 0;
@@ -476,8 +573,15 @@ int main(int argc, char** argv) {
       t0 = now_seconds();
       if (!check(ctx, mnist_cnn_train_step(ctx, b, bx, by, &loss), "train_step")) return 1;
       step_seconds += now_seconds() - t0;
+      if (!average_update(ctx, &average)) return 1;
       loss_sum += (double)loss * b;
     }
+    /* The checkpoint to resume from holds the raw training state; validation,
+     * early stopping and the rest see the averaged weights. */
+    ran = epoch;
+    snprintf(path, sizeof path, "%s/epoch_%d.tfck", out_dir, epoch);
+    if (!save_checkpoint(ctx, path)) return 1;
+    if (!snapshot_state(ctx, raw_state) || !average_apply(ctx, &average)) return 1;
     if (n_val && !evaluate(ctx, &train, n_fit, n_val, batch, probs, &val_loss, &val_acc, NULL))
       return 1;
     {
@@ -491,9 +595,6 @@ int main(int argc, char** argv) {
       fflush(stdout);
       fflush(csv);
     }
-    ran = epoch;
-    snprintf(path, sizeof path, "%s/epoch_%d.tfck", out_dir, epoch);
-    if (!save_checkpoint(ctx, path)) return 1;
     /* EarlyStopping(monitor="val_loss", patience, restore_best_weights=True);
      * without a validation split, the training loss. */
     {
@@ -509,12 +610,12 @@ int main(int argc, char** argv) {
         break;
       }
     }
+    if (!restore_state(ctx, raw_state)) return 1;
   }
   fclose(csv);
-  if (best_epoch != ran) {
+  if (best_epoch != ran)
     printf("restoring the weights of epoch %d (val_loss %.4f)\n", best_epoch, best_val);
-    if (!restore_state(ctx, best_state)) return 1;
-  }
+  if (best_epoch && !restore_state(ctx, best_state)) return 1;
   snprintf(path, sizeof path, "%s/best.tfck", out_dir);
   if (!save_checkpoint(ctx, path)) return 1;
 
@@ -546,6 +647,9 @@ int main(int argc, char** argv) {
   free(by);
   free(probs);
   free(best_state);
+  free(raw_state);
+  free(average.values);
+  free(average.scratch);
   free(test_probs);
   free(train.images);
   free(train.labels);

@@ -6,7 +6,9 @@ truncated he_normal for the convolutions, glorot_uniform for the dense layers,
 zero biases), Adam (lr 1e-3, eps 1e-7, added where PyTorch adds it), clip_grad_norm 1.0, batch norm eps 1e-3
 and momentum 0.01 (Keras 0.99), dropout 0.25; the same data: pixels / 255, the
 last 10% of the training set held out, the other 54000 in the order of
-main.c's seeded splitmix64 shuffle, batches of 64. Prints the validation loss and
+main.c's seeded splitmix64 shuffle, batches of 64; main.c's moving average of the
+trainable weights (--ema-momentum, Keras' use_ema with TensorFlow's num_updates ramp;
+0 turns it off), which validation and test use. Prints the validation loss and
 accuracy per epoch and the final test accuracy (epoch 5's weights).
 
     /usr/bin/python3 examples/train_fashion_mnist/torch_reference.py --data build/data
@@ -48,6 +50,7 @@ p.add_argument("--data", default="build/data")
 p.add_argument("--epochs", type=int, default=5)
 p.add_argument("--batch", type=int, default=64)
 p.add_argument("--seed", type=int, default=1)
+p.add_argument("--ema-momentum", type=float, default=0.99)
 a = p.parse_args()
 torch.set_num_threads(1)
 torch.manual_seed(a.seed)
@@ -73,6 +76,18 @@ model = nn.Sequential(
 model.apply(keras_init)
 opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
 lossf = nn.CrossEntropyLoss()
+# main.c's WeightAverage: the trainable parameters only (not the batch-norm statistics).
+average = [p.detach().clone() for p in model.parameters()]
+steps = 0
+
+
+def swap_average():
+    """Exchanges the parameters and their averages."""
+    with torch.no_grad():
+        for p, avg in zip(model.parameters(), average):
+            t = p.detach().clone()
+            p.copy_(avg)
+            avg.copy_(t)
 
 
 def evaluate(xe, ye):
@@ -94,8 +109,20 @@ for epoch in range(1, a.epochs + 1):
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
+        if a.ema_momentum:
+            d = min(a.ema_momentum, (1 + steps) / (10 + steps))
+            with torch.no_grad():
+                for p, avg in zip(model.parameters(), average):
+                    avg.mul_(d).add_(p, alpha=1 - d)
+        steps += 1
         tl += loss.item() * len(b)
+    if a.ema_momentum:
+        swap_average()
     vl, va = evaluate(xv, yv)
+    if a.ema_momentum:
+        swap_average()
     print(f"epoch {epoch}: loss {tl / len(xf):.4f} val_loss {vl:.4f} val_acc {va:.4f} {time.time() - t0:.0f}s", flush=True)
+if a.ema_momentum:
+    swap_average()
 tl, ta = evaluate(xt, yt)
 print(f"test loss {tl:.4f} accuracy {ta:.4f}")
