@@ -192,9 +192,9 @@ int32_t getActivationCode(StringRef name) {
 /// here, at compile time). Then the runtime's measured per-layer rule
 /// tfcc_rt_conv2d_winograd_preferred decides (enough input and output
 /// channels that the transforms are cheap next to the GEMMs, and enough
-/// output tiles per image that the 16/9 larger transformed weights are
-/// streamed for enough work; e.g. ResNet-18's 56x56, 28x28 and 14x14 layers
-/// yes, its 7x7 x 512 layers no).
+/// output pixels per image that the 16/9 larger transformed weights are
+/// streamed for enough work: all of ResNet-18's stride-1 3x3 layers, 7x7
+/// included; not a 3x3 output).
 bool useWinogradConv(FusedConv2DOp op) {
   if (op.getDepthwise())
     return false;

@@ -4,7 +4,7 @@
 // F(2x2, 3x3) (useWinogradConv in passes/GraphToLinalg/Kernels.cpp, the
 // runtime's tfcc_rt_conv2d_winograd_preferred rule): a 3x3, stride 1,
 // dilation 1 convolution with a constant kernel, >= 32 input and output
-// channels and >= 28 2x2 output tiles per image (12x12: 36 tiles) calls the
+// channels and >= 16 output pixels per image (here 12x12) calls the
 // Winograd kernel on weights transformed at compile time: 16 points of
 // [32][32] floats. Its arguments: x, batch, H, W, C, weights, OC, top/left
 // pads, output H, W, bias, residual, activation, alpha, beta, y.
@@ -22,18 +22,18 @@ func.func @winograd(%x: tensor<?x12x12x32xf32>, %b: tensor<32xf32>, %r: tensor<?
 
 // -----
 
-// Too few output tiles per image (10x10: 25), too few channels, a stride of
-// 2, or a kernel that is not a constant: the direct kernel.
+// Too few output pixels per image (3x3), too few channels, a stride of 2,
+// or a kernel that is not a constant: the direct kernel.
 // CHECK-LABEL: func.func @direct
 // CHECK-NOT: tfcc_rt_conv2d_winograd_f32(
 // CHECK-COUNT-4: call @tfcc_rt_conv2d_f32(
 // CHECK-NOT: tfcc_rt_conv2d_winograd_f32(
-func.func @direct(%x: tensor<1x10x10x32xf32>, %y: tensor<1x12x12x16xf32>, %z: tensor<1x24x24x32xf32>, %w: tensor<1x12x12x32xf32>, %kv: tensor<3x3x32x32xf32>) -> (tensor<1x10x10x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>) {
+func.func @direct(%x: tensor<1x3x3x32xf32>, %y: tensor<1x12x12x16xf32>, %z: tensor<1x24x24x32xf32>, %w: tensor<1x12x12x32xf32>, %kv: tensor<3x3x32x32xf32>) -> (tensor<1x3x3x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>) {
   %k = graph.constant dense<0.5> : tensor<3x3x32x32xf32>
   %k16 = graph.constant dense<0.5> : tensor<3x3x16x32xf32>
-  %0 = graph.fused_conv2d %x, %k {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x10x10x32xf32>, tensor<3x3x32x32xf32>) -> tensor<1x10x10x32xf32>
+  %0 = graph.fused_conv2d %x, %k {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x3x3x32xf32>, tensor<3x3x32x32xf32>) -> tensor<1x3x3x32xf32>
   %1 = graph.fused_conv2d %y, %k16 {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x12x12x16xf32>, tensor<3x3x16x32xf32>) -> tensor<1x12x12x32xf32>
   %2 = graph.fused_conv2d %z, %k {dilations = [1, 1], pads = [1, 0, 1, 0], strides = [2, 2]} : (tensor<1x24x24x32xf32>, tensor<3x3x32x32xf32>) -> tensor<1x12x12x32xf32>
   %3 = graph.fused_conv2d %w, %kv {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x12x12x32xf32>, tensor<3x3x32x32xf32>) -> tensor<1x12x12x32xf32>
-  return %0, %1, %2, %3 : tensor<1x10x10x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>
+  return %0, %1, %2, %3 : tensor<1x3x3x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>
 }

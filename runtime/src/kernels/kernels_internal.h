@@ -144,6 +144,34 @@ TFCC_INTERNAL void tfcc_wg_out_avx512(const float* m, int64_t pstride,
 typedef void (*tfcc_wg_out_fn)(const float*, int64_t, int64_t, const float*,
                                const float*, float*, int64_t, int64_t, int,
                                int, int32_t, float, float);
+/* Point-major pieces (few tiles per image, see winograd.c): one point p
+ * of one tile's input transform (reads 4 of the 16 src rows, same rounding
+ * as tfcc_wg_in_*); acc[o * lds + k] += coef[o] * m[k] for the 4 outputs o
+ * of a tile with coef[o] != 0 (coef[o] is -1, 0 or 1), k < nr; and the
+ * epilogue y[k] = act(acc[k] + bias[k] (+ res[k])) for k < nr. */
+TFCC_INTERNAL void tfcc_wg_in1_generic(const float* const* src, int p,
+                                       int64_t c, float* v);
+TFCC_INTERNAL void tfcc_wg_in1_avx512(const float* const* src, int p,
+                                      int64_t c, float* v);
+typedef void (*tfcc_wg_in1_fn)(const float* const*, int, int64_t, float*);
+TFCC_INTERNAL void tfcc_wg_acc_generic(const float* m, int64_t nr,
+                                       const float* coef, float* acc,
+                                       int64_t lds);
+TFCC_INTERNAL void tfcc_wg_acc_avx512(const float* m, int64_t nr,
+                                      const float* coef, float* acc,
+                                      int64_t lds);
+typedef void (*tfcc_wg_acc_fn)(const float*, int64_t, const float*, float*,
+                               int64_t);
+TFCC_INTERNAL void tfcc_wg_fin_generic(const float* acc, int64_t nr,
+                                       const float* bias, const float* res,
+                                       float* y, int32_t act, float alpha,
+                                       float beta);
+TFCC_INTERNAL void tfcc_wg_fin_avx512(const float* acc, int64_t nr,
+                                      const float* bias, const float* res,
+                                      float* y, int32_t act, float alpha,
+                                      float beta);
+typedef void (*tfcc_wg_fin_fn)(const float*, int64_t, const float*,
+                               const float*, float*, int32_t, float, float);
 
 /* GEMM core used by tfcc_rt_sgemm and the 1x1 convolution. */
 TFCC_INTERNAL void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N,

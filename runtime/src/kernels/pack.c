@@ -92,22 +92,24 @@ void tfcc_rt_winograd_pack(int64_t c, int64_t oc, const float* hwio,
 }
 
 /* The lowering rule (measured with both kernels on the bench machine, an
- * AMD EPYC with AVX-512 and 1 MB of L2 per core; Winograd / direct time):
- *  - ResNet-18's 3x3 layers, batch 1, 1 thread: 56x56x64 0.60, 28x28x128
- *    0.48, 14x14x256 0.47, 7x7x512 1.02 (only 16 tiles per image: the 16
- *    transformed weight matrices, 16 MB, are streamed once per block of
- *    <= 14 tiles for little work; in a whole network they come from DRAM);
- *  - few channels, batch 64: 28x28, 16 -> 16 channels 1.16 (GEMMs of
- *    K = 16 and the transforms cost more than the multiply-adds saved);
- *    14x14, 32 -> 32 channels 0.91.
- * Hence: at least 32 input and output channels, and at least two blocks of
- * tiles (2 * TFCC_UK_MR 2x2 tiles) per image. h and w do not matter beyond
- * the output size. */
+ * AMD EPYC with AVX-512 and 1 MB of L2 per core; Winograd / direct time at
+ * 1 thread, batch 1, weights cold in cache (64 MB streamed between calls) as
+ * in a whole network):
+ *  - ResNet-18's 3x3 layers: 56x56x64 1.08 / 2.06 ms, 28x28x128 1.02 / 2.07,
+ *    14x14x256 1.02 / 2.12, 7x7x512 1.69 / 2.60 (point-major mode);
+ *  - small outputs, 512 channels: 5x5 0.98 / 1.34, 4x4 0.70 / 0.89, but
+ *    3x3 0.77 / 0.59, 2x2 0.58 / 0.42 (a 2x2 tile computes 4 outputs, too
+ *    few for the 16/9 larger weights); 3x3 x 64 channels 8 / 6 us;
+ *  - few channels, batch 64: 28x28, 16 -> 16 channels 1.16x the direct
+ *    time (GEMMs of K = 16, transforms as costly as the multiply-adds
+ *    saved); 14x14, 32 -> 32 channels 0.91x.
+ * Hence: at least 32 input and output channels and at least 16 output
+ * pixels per image. h and w do not matter beyond the output size. */
 int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w, int64_t c,
                                           int64_t oc, int64_t oh, int64_t ow) {
   (void)h;
   (void)w;
   if (c < 32 || c > TFCC_RT_WINOGRAD_MAX_C || oc < 32 || oh < 1 || ow < 1)
     return 0;
-  return ((oh + 1) / 2) * ((ow + 1) / 2) >= 2 * TFCC_UK_MR;
+  return oh * ow >= 16;
 }

@@ -106,6 +106,67 @@ TGT void tfcc_wg_out_avx512(const float* m, int64_t ps, int64_t nr,
   }
 }
 
+static const int g_wg1_idx[4][2] = {{0, 2}, {1, 2}, {2, 1}, {1, 3}};
+static const int g_wg1_sub[4] = {1, 0, 1, 1};
+
+INL __m512 wg_addsub(int sub, __m512 a, __m512 b) {
+  return sub ? _mm512_sub_ps(a, b) : _mm512_add_ps(a, b);
+}
+
+TGT void tfcc_wg_in1_avx512(const float* const* s, int p, int64_t c,
+                            float* v) {
+  const int a = p / 4, e = p % 4;
+  const int i1 = g_wg1_idx[a][0], i2 = g_wg1_idx[a][1];
+  const int j1 = g_wg1_idx[e][0], j2 = g_wg1_idx[e][1];
+  const float* r0 = s[4 * i1 + j1];
+  const float* r1 = s[4 * i1 + j2];
+  const float* r2 = s[4 * i2 + j1];
+  const float* r3 = s[4 * i2 + j2];
+  const int sa = g_wg1_sub[a], se = g_wg1_sub[e];
+  for (int64_t k = 0; k < c; k += 16) { /* rows first, as tfcc_wg_in_* */
+    const __mmask16 mk = wg_mask(c - k);
+    const __m512 u0 = wg_addsub(sa, _mm512_maskz_loadu_ps(mk, r0 + k),
+                                _mm512_maskz_loadu_ps(mk, r2 + k));
+    const __m512 u1 = wg_addsub(sa, _mm512_maskz_loadu_ps(mk, r1 + k),
+                                _mm512_maskz_loadu_ps(mk, r3 + k));
+    _mm512_mask_storeu_ps(v + k, mk, wg_addsub(se, u0, u1));
+  }
+}
+
+TGT void tfcc_wg_acc_avx512(const float* m, int64_t nr, const float* coef,
+                            float* acc, int64_t lds) {
+  for (int64_t k = 0; k < nr; k += 16) {
+    const __mmask16 mk = wg_mask(nr - k);
+    const __m512 mv = _mm512_maskz_loadu_ps(mk, m + k);
+#pragma unroll
+    for (int o = 0; o < 4; ++o) {
+      if (coef[o] == 0.0f)
+        continue;
+      float* d = acc + o * lds + k;
+      const __m512 dv = _mm512_maskz_loadu_ps(mk, d);
+      _mm512_mask_storeu_ps(d, mk, wg_addsub(coef[o] < 0.0f, dv, mv));
+    }
+  }
+}
+
+TGT void tfcc_wg_fin_avx512(const float* acc, int64_t nr, const float* bias,
+                            const float* res, float* y, int32_t act,
+                            float alpha, float beta) {
+  for (int64_t k = 0; k < nr; k += 16) {
+    const __mmask16 mk = wg_mask(nr - k);
+    __m512 val = _mm512_maskz_loadu_ps(mk, acc + k);
+    if (bias)
+      val = _mm512_add_ps(val, _mm512_maskz_loadu_ps(mk, bias + k));
+    if (res)
+      val = _mm512_add_ps(val, _mm512_maskz_loadu_ps(mk, res + k));
+    val = wg_act(val, act, alpha, beta);
+    _mm512_mask_storeu_ps(y + k, mk, val);
+    if (act == TFCC_ACT_SIGMOID)
+      for (int64_t l = 0; l < 16 && k + l < nr; ++l)
+        y[k + l] = tfcc_act_scalar(y[k + l], act, alpha, beta);
+  }
+}
+
 #else /* not x86-64: never selected */
 void tfcc_wg_in_avx512(const float* const* s, int64_t c, float* v,
                        int64_t ps) {
@@ -117,5 +178,17 @@ void tfcc_wg_out_avx512(const float* m, int64_t ps, int64_t nr,
                         int32_t act, float alpha, float beta) {
   tfcc_wg_out_generic(m, ps, nr, bias, res, y, rs, cs, rows, cols, act, alpha,
                       beta);
+}
+void tfcc_wg_in1_avx512(const float* const* s, int p, int64_t c, float* v) {
+  tfcc_wg_in1_generic(s, p, c, v);
+}
+void tfcc_wg_acc_avx512(const float* m, int64_t nr, const float* coef,
+                        float* acc, int64_t lds) {
+  tfcc_wg_acc_generic(m, nr, coef, acc, lds);
+}
+void tfcc_wg_fin_avx512(const float* acc, int64_t nr, const float* bias,
+                        const float* res, float* y, int32_t act, float alpha,
+                        float beta) {
+  tfcc_wg_fin_generic(acc, nr, bias, res, y, act, alpha, beta);
 }
 #endif
