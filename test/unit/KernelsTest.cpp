@@ -303,6 +303,11 @@ TEST_P(KernelsTest, GemmLargeBlocks) {
   ASSERT_TRUE(runGemm({2, 45, 200, 700, true, true, false, false, false, true,
                        true, TFCC_ACT_HARD_SWISH, 0},
                       rng));
+  // B of one contiguous 32-wide panel, read in place (a 32-channel
+  // convolution's filter gradient: im2col^T dy), over several K blocks.
+  ASSERT_TRUE(runGemm({1, 9, 32, 5000, true, false, false, false, false,
+                       false, false, TFCC_ACT_NONE, 0},
+                      rng));
   // GEMV-like rows (no K blocking when A is read in place), then with rows
   // that must be copied (lda = 1024).
   ASSERT_TRUE(runGemm({1, 3, 70, 1000, false, false, true, false, true, true,

@@ -8,7 +8,8 @@
  *       [B not pre-packed: pack that block into a stack buffer]
  *       for each MR-row tile of A (in L1: used for every panel of the block):
  *         A rows read in place ("direct": rows at a stride that does not
- *         alias in L1) or copied into a [mr][kc] stack buffer;
+ *         alias in L1), a transposed A read in place by the k-major
+ *         AVX-512 micro-kernel, or else copied into a [mr][kc] stack buffer;
  *         for each panel: micro-kernel (epilogue fused into the last K block).
  * Threads split the (batch, row tiles, panels) grid; every output element
  * is reduced in the same order whatever the split, so results are identical
@@ -172,6 +173,7 @@ typedef struct gemm_ctx {
   float alpha, beta;
   int64_t tiles_m, panels, gm, gn; /* task grid per batch: gm x gn */
   tfcc_uk_fn uk;
+  tfcc_uk_fn uk_kmajor; /* A^T read in place; NULL without AVX-512 */
 } gemm_ctx;
 
 /* Copies rows [mt, mt+mr) x columns [k0, k0+kc) of op(A) into dst [mr][kc]. */
@@ -213,7 +215,16 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
                                                            : TFCC_KC;
   const int64_t nkb = K > 0 ? (K + kmax - 1) / kmax : 1;
   const int64_t kcs = K > 0 ? (K + nkb - 1) / nkb : 0;
-  const int64_t group = g->b_packed && !direct ? TFCC_MC_TILES : 1;
+  /* A transposed (op(A) = A^T, A stored K x M): read in place by the
+   * k-major micro-kernel (the MR values of one k are adjacent) instead of
+   * transposing tiles, unless its rows alias in L1. */
+  const int kmajor =
+      g->trans_a && g->uk_kmajor && (g->lda * 4) % 2048 != 0;
+  const int64_t group = g->b_packed && !direct && !kmajor ? TFCC_MC_TILES : 1;
+  /* A B of exactly one panel with contiguous rows (e.g. dy of a 32-channel
+   * convolution in its filter gradient) is already in the packed layout. */
+  const int b_in_place = !g->b_packed && !g->trans_b && N == TFCC_UK_NR &&
+                         g->ldb == TFCC_UK_NR;
   float* const bbuf = buf;
   float* const abuf = g->b_packed ? buf : buf + TFCC_BBUF_FLOATS;
   tfcc_uk_args u;
@@ -239,41 +250,54 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
     }
     if (ncp < 1)
       ncp = 1;
-    for (int64_t mg = r0; mg < r1; mg += group * TFCC_UK_MR) {
-      const int64_t mge =
-          mg + group * TFCC_UK_MR < r1 ? mg + group * TFCC_UK_MR : r1;
-      if (group > 1)
-        for (int64_t mt = mg; mt < mge; mt += TFCC_UK_MR)
-          pack_a_tile(g, A, mt, TFCC_MIN(TFCC_UK_MR, mge - mt), k0, kc,
-                      abuf + (mt - mg) / TFCC_UK_MR * tsz);
-      for (int64_t qb = q0; qb < q1; qb += ncp) {
-        const int64_t qe = qb + ncp < q1 ? qb + ncp : q1;
-        if (!g->b_packed && kc > 0)
-          tfcc_pack_b_block(N, B, g->ldb, g->trans_b, k0, kc, qb, qe - qb,
-                            bbuf);
-        for (int64_t mt = mg; mt < mge; mt += TFCC_UK_MR) {
-          const int64_t mr = mge - mt < TFCC_UK_MR ? mge - mt : TFCC_UK_MR;
-          if (direct) {
-            u.a = A + mt * g->lda + k0;
-            u.lda = g->lda;
-          } else if (group > 1) {
-            u.a = abuf + (mt - mg) / TFCC_UK_MR * tsz;
-            u.lda = kc;
-          } else {
-            pack_a_tile(g, A, mt, mr, k0, kc, abuf);
-            u.a = abuf;
-            u.lda = kc;
-          }
-          u.mr = mr;
-          for (int64_t q = qb; q < qe; ++q) {
-            const int64_t n0 = q * TFCC_UK_NR;
-            u.nr = N - n0 < TFCC_UK_NR ? N - n0 : TFCC_UK_NR;
-            u.b = g->b_packed ? B + (q * K + k0) * TFCC_UK_NR
-                              : bbuf + (q - qb) * kc * TFCC_UK_NR;
-            u.c = C + mt * g->ldc + n0;
-            u.res = R ? R + mt * g->ldc + n0 : NULL;
-            u.bias = g->bias ? g->bias + n0 : NULL;
-            g->uk(&u);
+    /* A read in place and B packed at run time: each B block is packed
+     * once for all the row tiles instead of once per tile. */
+    const int b_outer = !g->b_packed && !b_in_place && (direct || kmajor);
+    for (int64_t qo = q0; qo < q1; qo += b_outer ? ncp : q1 - qo) {
+      const int64_t qo_end = b_outer && qo + ncp < q1 ? qo + ncp : q1;
+      if (b_outer && kc > 0)
+        tfcc_pack_b_block(N, B, g->ldb, g->trans_b, k0, kc, qo, qo_end - qo,
+                          bbuf);
+      for (int64_t mg = r0; mg < r1; mg += group * TFCC_UK_MR) {
+        const int64_t mge =
+            mg + group * TFCC_UK_MR < r1 ? mg + group * TFCC_UK_MR : r1;
+        if (group > 1)
+          for (int64_t mt = mg; mt < mge; mt += TFCC_UK_MR)
+            pack_a_tile(g, A, mt, TFCC_MIN(TFCC_UK_MR, mge - mt), k0, kc,
+                        abuf + (mt - mg) / TFCC_UK_MR * tsz);
+        for (int64_t qb = qo; qb < qo_end; qb += ncp) {
+          const int64_t qe = qb + ncp < qo_end ? qb + ncp : qo_end;
+          if (!g->b_packed && !b_in_place && !b_outer && kc > 0)
+            tfcc_pack_b_block(N, B, g->ldb, g->trans_b, k0, kc, qb, qe - qb,
+                              bbuf);
+          for (int64_t mt = mg; mt < mge; mt += TFCC_UK_MR) {
+            const int64_t mr = mge - mt < TFCC_UK_MR ? mge - mt : TFCC_UK_MR;
+            if (direct) {
+              u.a = A + mt * g->lda + k0;
+              u.lda = g->lda;
+            } else if (kmajor) {
+              u.a = A + k0 * g->lda + mt;
+              u.lda = g->lda;
+            } else if (group > 1) {
+              u.a = abuf + (mt - mg) / TFCC_UK_MR * tsz;
+              u.lda = kc;
+            } else {
+              pack_a_tile(g, A, mt, mr, k0, kc, abuf);
+              u.a = abuf;
+              u.lda = kc;
+            }
+            u.mr = mr;
+            for (int64_t q = qb; q < qe; ++q) {
+              const int64_t n0 = q * TFCC_UK_NR;
+              u.nr = N - n0 < TFCC_UK_NR ? N - n0 : TFCC_UK_NR;
+              u.b = g->b_packed  ? B + (q * K + k0) * TFCC_UK_NR
+                    : b_in_place ? B + k0 * TFCC_UK_NR
+                                 : bbuf + (q - qb) * kc * TFCC_UK_NR;
+              u.c = C + mt * g->ldc + n0;
+              u.res = R ? R + mt * g->ldc + n0 : NULL;
+              u.bias = g->bias ? g->bias + n0 : NULL;
+              (kmajor ? g->uk_kmajor : g->uk)(&u);
+            }
           }
         }
       }
@@ -330,6 +354,8 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.alpha = alpha;
   g.beta = beta;
   g.uk = tfcc_kernels_isa() == TFCC_ISA_AVX512 ? tfcc_uk_avx512 : tfcc_uk_generic;
+  g.uk_kmajor =
+      tfcc_kernels_isa() == TFCC_ISA_AVX512 ? tfcc_uk_avx512_kmajor : NULL;
   g.tiles_m = (M + TFCC_UK_MR - 1) / TFCC_UK_MR;
   g.panels = (N + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.gm = 1;

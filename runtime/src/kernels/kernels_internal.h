@@ -56,6 +56,9 @@ TFCC_INTERNAL void tfcc_rt_kernels_force_isa(int isa);
 
 TFCC_INTERNAL void tfcc_uk_generic(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_uk_avx512(const tfcc_uk_args* p);
+/* The same with A k-major: element (i, k) at a[k * lda + i]; one tap
+ * (toff NULL, ntaps 1). Only called when tfcc_kernels_isa() is AVX-512. */
+TFCC_INTERNAL void tfcc_uk_avx512_kmajor(const tfcc_uk_args* p);
 
 /* Packs rows [k0, k0+kc) and panels [p0, p0+np) of B (K x N, see
  * tfcc_rt_sgemm_pack_b) into dst as [np][kc][32], zero padded in n. */

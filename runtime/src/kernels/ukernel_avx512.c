@@ -70,8 +70,11 @@ INL __m512 v_act(__m512 v, int32_t act, float alpha, float beta) {
 
 /* ---- GEMM micro-kernel -------------------------------------------------- */
 
-/* NH: 16-float halves of the panel computed (1 when nr <= 16). */
-INL void uk_body(const int MR, const int NH, const tfcc_uk_args* p) {
+/* NH: 16-float halves of the panel computed (1 when nr <= 16). AK: A is
+ * k-major, element (i, k) at a[k * lda + i] (a transposed operand read in
+ * place, one tap) instead of a[i * lda + k]. */
+INL void uk_body(const int MR, const int NH, const int AK,
+                 const tfcc_uk_args* p) {
   __m512 c0[TFCC_UK_MR], c1[TFCC_UK_MR];
   const int64_t lda = p->lda, kt = p->kt, ntaps = p->ntaps;
   const int64_t nr = p->nr, ldc = p->ldc;
@@ -109,6 +112,25 @@ INL void uk_body(const int MR, const int NH, const tfcc_uk_args* p) {
   for (int64_t t = 0; t < ntaps; ++t) {
     const float* a = p->a + (p->toff ? p->toff[t] : 0);
     const float* bt = b + t * p->b_tap_stride;
+    if (AK) {
+      /* The MR values of one k are adjacent: broadcasts at constant
+       * displacements from one pointer that steps by lda. */
+      const float* ak = a;
+      for (int64_t k = 0; k < kt; ++k) {
+        __m512 b0 = _mm512_loadu_ps(bt);
+        __m512 b1 = NH == 2 ? _mm512_loadu_ps(bt + 16) : b0;
+        bt += 32;
+#pragma unroll
+        for (int i = 0; i < MR; ++i) {
+          __m512 av = _mm512_set1_ps(ak[i]);
+          c0[i] = _mm512_fmadd_ps(av, b0, c0[i]);
+          if (NH == 2)
+            c1[i] = _mm512_fmadd_ps(av, b1, c1[i]);
+        }
+        ak += lda;
+      }
+      continue;
+    }
     if (MR == 1) {
       /* One row: split k over two accumulator sets to hide FMA latency. */
       __m512 d0 = _mm512_setzero_ps(), d1 = _mm512_setzero_ps();
@@ -198,10 +220,10 @@ INL void uk_body(const int MR, const int NH, const tfcc_uk_args* p) {
 
 #define UK(MR)                                                                 \
   static TGT __attribute__((noinline)) void uk_##MR(const tfcc_uk_args* p) {   \
-    uk_body(MR, 2, p);                                                         \
+    uk_body(MR, 2, 0, p);                                                      \
   }                                                                            \
   static TGT __attribute__((noinline)) void uk_##MR##h(const tfcc_uk_args* p) { \
-    uk_body(MR, 1, p);                                                         \
+    uk_body(MR, 1, 0, p);                                                      \
   }
 UK(1)
 UK(2)
@@ -217,6 +239,32 @@ UK(11)
 UK(12)
 UK(13)
 UK(14)
+
+#define UKT(MR)                                                                \
+  static TGT __attribute__((noinline)) void ukt_##MR(const tfcc_uk_args* p) {  \
+    uk_body(MR, 2, 1, p);                                                      \
+  }
+UKT(1)
+UKT(2)
+UKT(3)
+UKT(4)
+UKT(5)
+UKT(6)
+UKT(7)
+UKT(8)
+UKT(9)
+UKT(10)
+UKT(11)
+UKT(12)
+UKT(13)
+UKT(14)
+
+TGT void tfcc_uk_avx512_kmajor(const tfcc_uk_args* p) {
+  static const tfcc_uk_fn full[TFCC_UK_MR] = {
+      ukt_1, ukt_2, ukt_3,  ukt_4,  ukt_5,  ukt_6,  ukt_7,
+      ukt_8, ukt_9, ukt_10, ukt_11, ukt_12, ukt_13, ukt_14};
+  full[p->mr - 1](p);
+}
 
 TGT void tfcc_uk_avx512(const tfcc_uk_args* p) {
   static const tfcc_uk_fn full[TFCC_UK_MR] = {uk_1,  uk_2,  uk_3,  uk_4,  uk_5,
@@ -659,6 +707,7 @@ TGT void tfcc_layer_norm_row_avx512(const float* x, int64_t n,
 
 #else /* not x86-64: never selected */
 void tfcc_uk_avx512(const tfcc_uk_args* p) { tfcc_uk_generic(p); }
+void tfcc_uk_avx512_kmajor(const tfcc_uk_args* p) { (void)p; }
 void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
   tfcc_dw_row_generic(p, b, r);
 }
