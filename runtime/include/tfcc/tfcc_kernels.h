@@ -112,13 +112,15 @@ TFCC_RT_API void tfcc_rt_conv2d_f32(
  * block of outputs reads a 4x4 input patch d; per input channel
  * V = B^T d B (16 transform points), then for each point p one GEMM
  * M_p = V_p U_p over the input channels, and the outputs A^T M A, followed by
- * the epilogue. The weights are transformed and packed once by
+ * the epilogue. The weights are transformed and packed by
  * tfcc_rt_winograd_pack from the HWIO kernel [3][3][c][oc]: U = G g G^T per
  * (ci, co) (computed in double, rounded once), stored as 16 matrices [c][oc]
  * in the tfcc_rt_sgemm_pack_b layout, point p = 4 * row + column at
  * packed + p * tfcc_rt_sgemm_packed_b_size(c, oc); tfcc_rt_winograd_packed_size
  * is the total in floats (16/9 of the direct kernel's). Plain C (in the
- * tfcc_kernel_pack library too, like tfcc_rt_sgemm_pack_b).
+ * tfcc_kernel_pack library too, like tfcc_rt_sgemm_pack_b): the compiler
+ * transforms constant weights once; variable ones (a train step's) are
+ * transformed by a call per step into an arena buffer (3x3x32x64: ~13 us).
  * Requires 1 <= c <= TFCC_RT_WINOGRAD_MAX_C (the transformed input tiles live
  * on the stack). Rounding: relative error a few times that of the direct
  * kernel (the transforms add at most 9 terms exactly representable in
