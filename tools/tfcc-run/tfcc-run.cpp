@@ -36,7 +36,9 @@ static cl::list<std::string> inputFiles(
     "input", cl::desc("Input .npy files, in argument order (default: random)"),
     cl::value_desc("FILE.npy"), cl::cat(category));
 static cl::opt<std::string> outputDir(
-    "output-dir", cl::desc("Write outputs as DIR/output_0.npy, output_1.npy, ..."),
+    "output-dir", cl::desc("Write outputs as DIR/output_0.npy, output_1.npy, ... "
+                           "(with --train-steps: the variables after training, "
+                           "DIR/variable_0.npy, ...)"),
     cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<bool> interpretOnly("interpret",
                                    cl::desc("Run the reference interpreter instead"),
@@ -133,7 +135,7 @@ std::vector<NpyArray> randomInputsFromTable(const tfcc_entry_info &e,
 int runTrainingSession(mlir::ModuleOp module, CompiledModel &compiled,
                        const std::string &trainEntry, std::string probeEntry,
                        int64_t batch, uint64_t seed, bool compare, double rtol,
-                       unsigned steps) {
+                       unsigned steps, const std::string &outputDir) {
   auto fail = [](const std::string &message) {
     llvm::errs() << "tfcc-run: error: " << message << "\n";
     return 1;
@@ -186,6 +188,15 @@ int runTrainingSession(mlir::ModuleOp module, CompiledModel &compiled,
   for (size_t i = 0; i < names.size(); ++i)
     if (!compiled.getVariable(names[i], variables[i], error))
       return fail(error);
+  if (!outputDir.empty()) {
+    llvm::sys::fs::create_directories(outputDir);
+    for (size_t i = 0; i < variables.size(); ++i) {
+      llvm::SmallString<128> path(outputDir);
+      llvm::sys::path::append(path, "variable_" + std::to_string(i) + ".npy");
+      if (!writeNpy(path.str().str(), variables[i], error))
+        return fail(error);
+    }
+  }
 
   InterpretedTraining reference;
   if (compare && !interpretTraining(module, trainEntry, inputs, steps,
@@ -379,7 +390,7 @@ int main(int argc, char **argv) {
 
   if (trainSteps > 0)
     return runTrainingSession(*module, *compiled, trainEntry, entryName, batchSize,
-                              seed, compareFlag, rtol, trainSteps);
+                              seed, compareFlag, rtol, trainSteps, outputDir);
 
   // Pick the entry.
   mlir::func::FuncOp func;
