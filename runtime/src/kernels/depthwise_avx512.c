@@ -15,10 +15,7 @@
 #include "kernels_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-
-#define TGT __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma")))
-#define INL static inline __attribute__((always_inline)) TGT
+#include "avx512_common.h"
 
 #define DW3_MAX_KH 16
 #define DW3_P 8 /* pixels per group */
@@ -33,27 +30,6 @@ typedef struct dw3_row {
   float alpha, beta;
 } dw3_row;
 
-INL __m512 dw3_act(__m512 v, int32_t act, float al, float be) {
-  switch (act) {
-  case TFCC_ACT_RELU:
-    return _mm512_max_ps(v, _mm512_setzero_ps());
-  case TFCC_ACT_CLIP:
-    return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(al)),
-                         _mm512_set1_ps(be));
-  case TFCC_ACT_LEAKY_RELU: {
-    __mmask16 pos = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-    return _mm512_mask_mov_ps(_mm512_mul_ps(v, _mm512_set1_ps(al)), pos, v);
-  }
-  case TFCC_ACT_HARD_SWISH: {
-    __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
-    t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()),
-                      _mm512_set1_ps(6.0f));
-    return _mm512_div_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(6.0f));
-  }
-  default:
-    return v;
-  }
-}
 
 /* Output pixels [s, s+P) of channels [o, o+16) (lanes mk): x points at the
  * input column of pixel s's tap 0, channel o, in row 0 of the row table
@@ -90,7 +66,7 @@ INL void dw3_group(const int P, const int SW, const dw3_row* R, int64_t xoff,
     __m512 v = acc[q];
     if (res)
       v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, res + q * C));
-    v = dw3_act(v, R->act, R->alpha, R->beta);
+    v = v_act_piecewise(v, R->act, R->alpha, R->beta);
     _mm512_mask_storeu_ps(y + q * C, mk, v);
   }
 }
@@ -151,7 +127,7 @@ static TGT __attribute__((noinline)) void dw3_border(const dw3_row* R,
             _mm512_maskz_loadu_ps(mk, R->wr[i] + j * C + o), a);
     if (res)
       a = _mm512_add_ps(a, _mm512_maskz_loadu_ps(mk, res + o));
-    _mm512_mask_storeu_ps(y + o, mk, dw3_act(a, R->act, R->alpha, R->beta));
+    _mm512_mask_storeu_ps(y + o, mk, v_act_piecewise(a, R->act, R->alpha, R->beta));
   }
 }
 
@@ -197,8 +173,8 @@ INL void dw3_group2(const int P, const int SW, const dw3_row* R,
       v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(mk, res + q * C));
       v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(mk, res + ys + q * C));
     }
-    v0 = dw3_act(v0, R->act, R->alpha, R->beta);
-    v1 = dw3_act(v1, R->act, R->alpha, R->beta);
+    v0 = v_act_piecewise(v0, R->act, R->alpha, R->beta);
+    v1 = v_act_piecewise(v1, R->act, R->alpha, R->beta);
     _mm512_mask_storeu_ps(y + q * C, mk, v0);
     _mm512_mask_storeu_ps(y + ys + q * C, mk, v1);
   }

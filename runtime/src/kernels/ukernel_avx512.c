@@ -11,12 +11,9 @@
 #include "kernels_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
+#include "avx512_common.h"
 #include <math.h>
 #include <string.h>
-
-#define TGT __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma")))
-#define INL static inline __attribute__((always_inline)) TGT
 
 /* ---- vector epilogue ---------------------------------------------------- */
 
@@ -42,30 +39,12 @@ INL __m512 v_exp(__m512 x) {
 }
 
 INL __m512 v_act(__m512 v, int32_t act, float alpha, float beta) {
-  switch (act) {
-  case TFCC_ACT_RELU:
-    return _mm512_max_ps(v, _mm512_setzero_ps());
-  case TFCC_ACT_CLIP:
-    return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
-                         _mm512_set1_ps(beta));
-  case TFCC_ACT_LEAKY_RELU: {
-    __mmask16 pos = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-    return _mm512_mask_mov_ps(_mm512_mul_ps(v, _mm512_set1_ps(alpha)), pos, v);
-  }
-  case TFCC_ACT_HARD_SWISH: {
-    __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
-    t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()),
-                      _mm512_set1_ps(6.0f));
-    return _mm512_div_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(6.0f));
-  }
-  case TFCC_ACT_SIGMOID: {
+  if (act == TFCC_ACT_SIGMOID) {
     __m512 e = v_exp(_mm512_sub_ps(_mm512_setzero_ps(), v));
     return _mm512_div_ps(_mm512_set1_ps(1.0f),
                          _mm512_add_ps(_mm512_set1_ps(1.0f), e));
   }
-  default:
-    return v;
-  }
+  return v_act_piecewise(v, act, alpha, beta);
 }
 
 /* ---- GEMM micro-kernel -------------------------------------------------- */
@@ -611,10 +590,6 @@ TGT void tfcc_conv_c1_rows_avx512(const tfcc_c1_args* p, int64_t R0,
 }
 
 /* ---- row-wise: softmax and layer normalization ------------------------- */
-
-INL __mmask16 tail_mask(int64_t left) {
-  return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-}
 
 TGT void tfcc_softmax_row_avx512(const float* x, int64_t n,
                                  int32_t log_softmax, float* y) {

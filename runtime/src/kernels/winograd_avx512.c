@@ -5,19 +5,12 @@
 #include "kernels_internal.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-
-#define TGT __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma")))
-#define INL static inline __attribute__((always_inline)) TGT
-
-INL __mmask16 wg_mask(int64_t left) {
-  return left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
-}
+#include "avx512_common.h"
 
 TGT void tfcc_wg_in_avx512(const float* const* s, int64_t c, float* v,
                            int64_t ps) {
   for (int64_t k = 0; k < c; k += 16) {
-    const __mmask16 mk = wg_mask(c - k);
+    const __mmask16 mk = tail_mask(c - k);
     __m512 t[4][4];
 #pragma unroll
     for (int e = 0; e < 4; ++e) { /* B^T d */
@@ -44,34 +37,13 @@ TGT void tfcc_wg_in_avx512(const float* const* s, int64_t c, float* v,
   }
 }
 
-INL __m512 wg_act(__m512 v, int32_t act, float alpha, float beta) {
-  switch (act) {
-  case TFCC_ACT_RELU:
-    return _mm512_max_ps(v, _mm512_setzero_ps());
-  case TFCC_ACT_CLIP:
-    return _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(alpha)),
-                         _mm512_set1_ps(beta));
-  case TFCC_ACT_LEAKY_RELU: {
-    __mmask16 pos = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-    return _mm512_mask_mov_ps(_mm512_mul_ps(v, _mm512_set1_ps(alpha)), pos, v);
-  }
-  case TFCC_ACT_HARD_SWISH: {
-    __m512 t = _mm512_add_ps(v, _mm512_set1_ps(3.0f));
-    t = _mm512_min_ps(_mm512_max_ps(t, _mm512_setzero_ps()),
-                      _mm512_set1_ps(6.0f));
-    return _mm512_div_ps(_mm512_mul_ps(v, t), _mm512_set1_ps(6.0f));
-  }
-  default: /* none; sigmoid is applied by the caller, per element */
-    return v;
-  }
-}
 
 TGT void tfcc_wg_out_avx512(const float* m, int64_t ps, int64_t nr,
                             const float* bias, const float* res, float* y,
                             int64_t rs, int64_t cs, int rows, int cols,
                             int32_t act, float alpha, float beta) {
   for (int64_t k = 0; k < nr; k += 16) {
-    const __mmask16 mk = wg_mask(nr - k);
+    const __mmask16 mk = tail_mask(nr - k);
     __m512 s[2][4], o[2][2];
 #pragma unroll
     for (int e = 0; e < 4; ++e) { /* A^T M */
@@ -97,7 +69,7 @@ TGT void tfcc_wg_out_avx512(const float* m, int64_t ps, int64_t nr,
           val = _mm512_add_ps(val, bv);
         if (res)
           val = _mm512_add_ps(val, _mm512_maskz_loadu_ps(mk, res + off));
-        val = wg_act(val, act, alpha, beta);
+        val = v_act_piecewise(val, act, alpha, beta);
         _mm512_mask_storeu_ps(y + off, mk, val);
         if (act == TFCC_ACT_SIGMOID)
           for (int64_t l = 0; l < 16 && k + l < nr; ++l)
@@ -124,7 +96,7 @@ TGT void tfcc_wg_in1_avx512(const float* const* s, int p, int64_t c,
   const float* r3 = s[4 * i2 + j2];
   const int sa = g_wg1_sub[a], se = g_wg1_sub[e];
   for (int64_t k = 0; k < c; k += 16) { /* rows first, as tfcc_wg_in_* */
-    const __mmask16 mk = wg_mask(c - k);
+    const __mmask16 mk = tail_mask(c - k);
     const __m512 u0 = wg_addsub(sa, _mm512_maskz_loadu_ps(mk, r0 + k),
                                 _mm512_maskz_loadu_ps(mk, r2 + k));
     const __m512 u1 = wg_addsub(sa, _mm512_maskz_loadu_ps(mk, r1 + k),
@@ -136,7 +108,7 @@ TGT void tfcc_wg_in1_avx512(const float* const* s, int p, int64_t c,
 TGT void tfcc_wg_acc_avx512(const float* m, int64_t nr, const float* coef,
                             float* acc, int64_t lds) {
   for (int64_t k = 0; k < nr; k += 16) {
-    const __mmask16 mk = wg_mask(nr - k);
+    const __mmask16 mk = tail_mask(nr - k);
     const __m512 mv = _mm512_maskz_loadu_ps(mk, m + k);
 #pragma unroll
     for (int o = 0; o < 4; ++o) {
@@ -153,13 +125,13 @@ TGT void tfcc_wg_fin_avx512(const float* acc, int64_t nr, const float* bias,
                             const float* res, float* y, int32_t act,
                             float alpha, float beta) {
   for (int64_t k = 0; k < nr; k += 16) {
-    const __mmask16 mk = wg_mask(nr - k);
+    const __mmask16 mk = tail_mask(nr - k);
     __m512 val = _mm512_maskz_loadu_ps(mk, acc + k);
     if (bias)
       val = _mm512_add_ps(val, _mm512_maskz_loadu_ps(mk, bias + k));
     if (res)
       val = _mm512_add_ps(val, _mm512_maskz_loadu_ps(mk, res + k));
-    val = wg_act(val, act, alpha, beta);
+    val = v_act_piecewise(val, act, alpha, beta);
     _mm512_mask_storeu_ps(y + k, mk, val);
     if (act == TFCC_ACT_SIGMOID)
       for (int64_t l = 0; l < 16 && k + l < nr; ++l)
