@@ -484,6 +484,32 @@ std::string headerPathFor(const std::string &outputPath) {
   return path.str().str();
 }
 
+/// The OpenMP runtime functions that distributed loop nests call
+/// (tfcc-parallelize-loops, outlined by the OpenMP translation), renamed to
+/// the tfcc runtime's implementations (runtime/src/omp_shim.c): a model never
+/// defines or calls a libomp symbol, so it cannot clash with a libomp the
+/// application links, even as a relocatable object. Any other OpenMP runtime
+/// call is an internal error.
+llvm::Error renameOpenMPRuntimeCalls(llvm::Module &module) {
+  static const std::pair<llvm::StringRef, llvm::StringRef> kNames[] = {
+      {"__kmpc_fork_call", "tfcc_rt_omp_fork_call"},
+      {"__kmpc_push_num_threads", "tfcc_rt_omp_push_num_threads"},
+      {"__kmpc_global_thread_num", "tfcc_rt_omp_global_thread_num"},
+      {"__kmpc_for_static_init_8u", "tfcc_rt_omp_for_static_init_8u"},
+      {"__kmpc_for_static_fini", "tfcc_rt_omp_for_static_fini"}};
+  for (auto [from, to] : kNames)
+    if (llvm::Function *f = module.getFunction(from))
+      f->setName(to);
+  for (llvm::Function &f : module)
+    if (f.isDeclaration() &&
+        (f.getName().starts_with("__kmpc_") || f.getName().starts_with("omp_")))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "internal error: generated code calls the OpenMP runtime function " +
+              f.getName().str() + ", which the tfcc runtime does not provide");
+  return llvm::Error::success();
+}
+
 std::string defaultRuntimeLibrary() {
   std::string exe = llvm::sys::fs::getMainExecutable(
       nullptr, reinterpret_cast<void *>(&defaultRuntimeLibrary));
@@ -591,6 +617,10 @@ int compile(const CompileOptions &o) {
       translateModuleToLLVMIR(*module, llvmContext, sig->modelName);
   if (!llvmModule) {
     llvm::errs() << "tfcc: error: translation to LLVM IR failed\n";
+    return 1;
+  }
+  if (llvm::Error err = renameOpenMPRuntimeCalls(*llvmModule)) {
+    llvm::errs() << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
     return 1;
   }
   if (llvm::Error err = emitCInterface(*llvmModule, *sig, implNames)) {

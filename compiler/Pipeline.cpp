@@ -31,11 +31,12 @@ const char *const tfcc::kToArenaPipeline =
     "canonicalize,tfcc-arena-allocation";
 
 const char *const tfcc::kToLLVMPipeline =
-    "convert-linalg-to-loops,lower-affine,canonicalize,convert-scf-to-cf,"
+    "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,lower-affine,"
+    "canonicalize,convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,convert-math-to-libm,"
     "convert-math-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
-    "reconcile-unrealized-casts";
+    "convert-openmp-to-llvm,reconcile-unrealized-casts";
 
 static LogicalResult runPipeline(ModuleOp module, const char *pipeline) {
   PassManager pm(module.getContext());

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -46,6 +47,13 @@ void populateLayoutPropagationPatterns(RewritePatternSet &patterns);
 /// ops, and the fused ops growing over pads, biases, batch norms, residual
 /// adds and activations.
 void populateFuseOpsPatterns(RewritePatternSet &patterns);
+
+/// tfcc-parallelize-loops steps: `parallel` (no reductions) to a serial
+/// scf.for nest; to omp.parallel num_threads(numThreads) + omp.wsloop nowait
+/// over its first `distributed` dimensions with scf.for loops inside.
+void serializeParallelLoop(scf::ParallelOp parallel);
+void distributeParallelLoop(scf::ParallelOp parallel, unsigned distributed,
+                            Value numThreads);
 
 /// Name of the external function generated code calls to report a runtime
 /// error (e.g. a gather index out of range): void(i32 code).

@@ -139,4 +139,61 @@ def Autodiff : Pass<"tfcc-autodiff", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
+  let summary = "Run large generated loop nests on the context's thread pool";
+  let description = [{
+    After `convert-linalg-to-parallel-loops`, every `scf.parallel` of a
+    function (parallel dimensions; reductions are inner `scf.for`s) either
+    becomes a serial `scf.for` nest or, when its body is large enough and
+    calls nothing (arith, math, memref loads and stores, scf, affine, index
+    only), an `omp.parallel` + `omp.wsloop nowait` over its leading
+    dimensions (the fewest whose static trip counts multiply to at least
+    `min-outer-iterations`, never the innermost of two or more), the other
+    dimensions staying serial `scf.for`s inside. The work of a nest is the
+    number of body operations it executes; `num_threads` is that work over
+    `min-work-per-thread` (at least 1), computed at run time when a trip
+    count is dynamic (e.g. the batch). A nest with less static work than
+    `min-work-per-thread` and no dynamic trip count stays serial.
+
+    The OpenMP translation outlines the body and calls `__kmpc_fork_call`,
+    `__kmpc_push_num_threads`, `__kmpc_global_thread_num`,
+    `__kmpc_for_static_init_8u` and `__kmpc_for_static_fini`, which the tfcc
+    runtime implements, renamed `tfcc_rt_omp_*` by the compiler, on the
+    context's thread pool (runtime/src/omp_shim.c):
+    static chunks, no barrier, so results are identical for any thread
+    count. Example:
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c64) step (%c1, %c1) {
+      ... scf.reduce
+    }
+    ```
+    becomes
+    ```mlir
+    %nt = ... (work over min-work-per-thread, as i32)
+    omp.parallel num_threads(%nt : i32) {
+      omp.wsloop nowait {
+        omp.loop_nest (%i) : index = (%c0) to (%n) step (%c1) {
+          scf.for %j = %c0 to %c64 step %c1 { ... }
+          omp.yield
+        }
+        omp.terminator
+      }
+      omp.terminator
+    }
+    ```
+  }];
+  let options = [
+    Option<"minWorkPerThread", "min-work-per-thread", "int64_t",
+           /*default=*/"16384",
+           "Body operations a thread must get for a fork to pay off">,
+    Option<"minOuterIterations", "min-outer-iterations", "int64_t",
+           /*default=*/"32",
+           "Static iterations of the distributed dimensions to aim for">
+  ];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TFCC_PASSES
