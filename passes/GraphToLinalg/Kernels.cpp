@@ -41,6 +41,8 @@ constexpr const char *kPool = "tfcc_rt_pool2d_f32";
 constexpr const char *kLayerNorm = "tfcc_rt_layer_norm_f32";
 constexpr const char *kSoftmax = "tfcc_rt_softmax_f32";
 
+int32_t getActivationCode(StringRef name);
+
 /// Builds the argument list of one kernel call.
 class CallBuilder {
 public:
@@ -100,6 +102,17 @@ public:
         .i64(padding.before[1])
         .i64(outType.getDimSize(1))
         .i64(outType.getDimSize(2));
+  }
+
+  /// The fused epilogue the GEMM and convolution kernels share: bias,
+  /// residual (each 0 when absent), activation code, alpha, beta.
+  template <typename FusedOp>
+  CallBuilder &epilogue(FusedOp op) {
+    return tensorPointer(op.getBias())
+        .tensorPointer(op.getResidual())
+        .i32(getActivationCode(op.getActivation()))
+        .f32(op.getAlpha().convertToFloat())
+        .f32(op.getBeta().convertToFloat());
   }
 
   void call(StringRef callee) {
@@ -302,11 +315,7 @@ Value lowerWinogradConv(FusedConv2DOp op, PatternRewriter &rewriter) {
       .i64(pads[2])
       .i64(resultType.getDimSize(1))
       .i64(resultType.getDimSize(2))
-      .tensorPointer(op.getBias())
-      .tensorPointer(op.getResidual())
-      .i32(getActivationCode(op.getActivation()))
-      .f32(op.getAlpha().convertToFloat())
-      .f32(op.getBeta().convertToFloat())
+      .epilogue(op)
       .pointer(output)
       .call(kConvWinograd);
   return toResultTensor(rewriter, loc, resultType, output);
@@ -358,11 +367,7 @@ struct FusedConv2DLowering : OpRewritePattern<FusedConv2DOp> {
         .i64(pads[2])
         .i64(resultType.getDimSize(1))
         .i64(resultType.getDimSize(2))
-        .tensorPointer(op.getBias())
-        .tensorPointer(op.getResidual())
-        .i32(getActivationCode(op.getActivation()))
-        .f32(op.getAlpha().convertToFloat())
-        .f32(op.getBeta().convertToFloat())
+        .epilogue(op)
         .pointer(output)
         .call(op.getDepthwise() ? kDepthwise : kConv);
     rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
@@ -404,11 +409,7 @@ struct FusedDenseLowering : OpRewritePattern<FusedDenseOp> {
         .pointer(output)
         .i64(n)
         .i64(0)
-        .tensorPointer(op.getBias())
-        .tensorPointer(op.getResidual())
-        .i32(getActivationCode(op.getActivation()))
-        .f32(op.getAlpha().convertToFloat())
-        .f32(op.getBeta().convertToFloat())
+        .epilogue(op)
         .call(kGemm);
     rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
     return success();
