@@ -1054,6 +1054,29 @@ TEST(ThreadPool, ManySmallJobs) {
   tfcc_rt_pool_destroy(pool);
 }
 
+TEST(ThreadPool, JobsOfChangingSizeRunEachIndexOnce) {
+  // Back-to-back jobs whose size grows and shrinks, on more threads than
+  // cores: a worker preempted between jobs must never run an index of the
+  // next job under the previous one's claim (a double run, or a done count
+  // past n that hangs the submitter).
+  tfcc_rt_pool *pool = tfcc_rt_pool_create(3);
+  ASSERT_NE(pool, nullptr);
+  tfcc_rt_set_current_pool(pool);
+  Coverage small(2), large(64);
+  small.threads = large.threads = 3;
+  const int reps = 50000;
+  for (int rep = 0; rep < reps; ++rep) {
+    tfcc_rt_parallel_for(2, countFn, &small);
+    tfcc_rt_parallel_for(64, countFn, &large);
+  }
+  for (int i = 0; i < 2; ++i)
+    EXPECT_EQ(small.hits[i].load(), reps);
+  for (int i = 0; i < 64; ++i)
+    EXPECT_EQ(large.hits[i].load(), reps);
+  tfcc_rt_set_current_pool(nullptr);
+  tfcc_rt_pool_destroy(pool);
+}
+
 struct Nested {
   Coverage inner{50 * 30};
   std::atomic<int> outerHits{0};

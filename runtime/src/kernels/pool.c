@@ -228,6 +228,14 @@ void tfcc_rt_parallel_for(int64_t n, tfcc_pf_fn fn, void* ctx) {
   int64_t chunk = (n + chunks - 1) / chunks;
   if (n <= t)
     chunk = 1;
+  /* Close the previous job before its parameters are overwritten: a worker
+   * that saw that job's generation late (preempted in pool_work) could
+   * otherwise read this job's n with the old claim word, claim indices of
+   * this job under the old generation before it is published, run them
+   * twice and push `done` past n, so that the wait below never ends. An
+   * index of 0xffffffff is past any n (larger jobs run serially above). */
+  __atomic_store_n(&p->claim, ((uint64_t)LDX(&p->gen) << 32) | 0xffffffffu,
+                   __ATOMIC_SEQ_CST);
   p->fn = fn;
   p->ctx = ctx;
   p->n = n;
