@@ -88,12 +88,7 @@ public:
                             ArrayRef<int64_t> strides,
                             const WindowPadding &padding,
                             RankedTensorType outType) {
-    auto xType = cast<RankedTensorType>(x.getType());
-    return tensorPointer(x)
-        .i64(getDimValue(b, loc, x, 0))
-        .i64(xType.getDimSize(1))
-        .i64(xType.getDimSize(2))
-        .i64(xType.getDimSize(3))
+    return nhwcInput(x)
         .i64(window[0])
         .i64(window[1])
         .i64(strides[0])
@@ -104,6 +99,21 @@ public:
         .i64(outType.getDimSize(2));
   }
 
+  /// An NHWC input as the convolution and pooling kernels take it: x,
+  /// batch, H, W, C.
+  CallBuilder &nhwcInput(Value x) {
+    auto xType = cast<RankedTensorType>(x.getType());
+    return tensorPointer(x)
+        .i64(getDimValue(b, loc, x, 0))
+        .i64(xType.getDimSize(1))
+        .i64(xType.getDimSize(2))
+        .i64(xType.getDimSize(3));
+  }
+  /// The operands every convolution kernel starts with: the NHWC input,
+  /// the packed `weights` and the output channels.
+  CallBuilder &convOperands(Value x, Value weights, int64_t outChannels) {
+    return nhwcInput(x).pointer(weights).i64(outChannels);
+  }
   /// The fused epilogue the GEMM and convolution kernels share: bias,
   /// residual (each 0 when absent), activation code, alpha, beta.
   template <typename FusedOp>
@@ -304,13 +314,7 @@ Value lowerWinogradConv(FusedConv2DOp op, PatternRewriter &rewriter) {
   SmallVector<int64_t> pads = getIntegers(op.getPads());
   Value output = allocResultLike(rewriter, loc, resultType, op.getX());
   CallBuilder(rewriter, loc)
-      .tensorPointer(op.getX())
-      .i64(getDimValue(rewriter, loc, op.getX(), 0))
-      .i64(xType.getDimSize(1))
-      .i64(xType.getDimSize(2))
-      .i64(channels)
-      .pointer(weights)
-      .i64(outChannels)
+      .convOperands(op.getX(), weights, outChannels)
       .i64(pads[0])
       .i64(pads[2])
       .i64(resultType.getDimSize(1))
@@ -347,16 +351,9 @@ struct FusedConv2DLowering : OpRewritePattern<FusedConv2DOp> {
       weights = packWeights(rewriter, loc, op.getKernel(),
                             kernelShape[0] * kernelShape[1] * channels,
                             kernelShape[3]);
-    Value batch = getDimValue(rewriter, loc, op.getX(), 0);
     Value output = allocResultLike(rewriter, loc, resultType, op.getX());
     CallBuilder call(rewriter, loc);
-    call.tensorPointer(op.getX())
-        .i64(batch)
-        .i64(xType.getDimSize(1))
-        .i64(xType.getDimSize(2))
-        .i64(channels)
-        .pointer(weights)
-        .i64(kernelShape[3])
+    call.convOperands(op.getX(), weights, kernelShape[3])
         .i64(kernelShape[0])
         .i64(kernelShape[1])
         .i64(strides[0])
@@ -759,7 +756,6 @@ struct Conv2DBackpropInputToKernel : OpRewritePattern<Conv2DBackpropInputOp> {
           init, rewriter.getMultiDimIdentityMap(4), getIterators(4),
           [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     }
-    Value batch = getDimValue(rewriter, loc, dy, 0);
     if (isWinogradConv(dyType.getDimSize(1), dyType.getDimSize(2), out, in,
                        resultType.getDimSize(1), resultType.getDimSize(2),
                        {kh, kw}, {1, 1}, dilations,
@@ -767,13 +763,7 @@ struct Conv2DBackpropInputToKernel : OpRewritePattern<Conv2DBackpropInputOp> {
       Value weights = packWinogradWeights(rewriter, loc, transformed, out, in);
       Value output = allocResultLike(rewriter, loc, resultType, dy);
       CallBuilder(rewriter, loc)
-          .tensorPointer(dy)
-          .i64(batch)
-          .i64(dyType.getDimSize(1))
-          .i64(dyType.getDimSize(2))
-          .i64(out)
-          .pointer(weights)
-          .i64(in)
+          .convOperands(dy, weights, in)
           .i64(padTop)
           .i64(padLeft)
           .i64(resultType.getDimSize(1))
@@ -792,13 +782,7 @@ struct Conv2DBackpropInputToKernel : OpRewritePattern<Conv2DBackpropInputOp> {
     Value weights = packWeights(rewriter, loc, transformed, kh * kw * out, in);
     Value output = allocResultLike(rewriter, loc, resultType, dy);
     CallBuilder(rewriter, loc)
-        .tensorPointer(dy)
-        .i64(batch)
-        .i64(dyType.getDimSize(1))
-        .i64(dyType.getDimSize(2))
-        .i64(out)
-        .pointer(weights)
-        .i64(in)
+        .convOperands(dy, weights, in)
         .i64(kh)
         .i64(kw)
         .i64(1)

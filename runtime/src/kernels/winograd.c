@@ -186,6 +186,20 @@ static void wg_tile_src(const wg_ctx* g, int64_t tile, const float** src) {
     }
 }
 
+/* Micro-kernel arguments of one point GEMM: K = c packed channels, a
+ * 32-wide scratch C written whole (no accumulation, no epilogue). */
+static tfcc_uk_args wg_point_uk_args(int64_t c) {
+  tfcc_uk_args u;
+  memset(&u, 0, sizeof u);
+  u.lda = c;
+  u.kt = c;
+  u.ntaps = 1;
+  u.ldc = TFCC_UK_NR;
+  u.flags = TFCC_UK_FIRST | TFCC_UK_LAST;
+  u.act = TFCC_ACT_NONE;
+  return u;
+}
+
 /* Stream mode: tile groups [G0, G1), output panels [q0, q1). */
 static void wg_range_stream(const wg_ctx* g, int64_t G0, int64_t G1,
                             int64_t q0, int64_t q1) {
@@ -198,14 +212,7 @@ static void wg_range_stream(const wg_ctx* g, int64_t G0, int64_t G1,
   /* panels per chunk: the group's 4 outputs per tile fit in acc */
   const int64_t nch = TFCC_MAX(1, WG_S_ACC_FLOATS / (T * 4 * TFCC_UK_NR));
   const int64_t lds = nch * TFCC_UK_NR, ldt = 4 * lds;
-  tfcc_uk_args u;
-  memset(&u, 0, sizeof u);
-  u.lda = c;
-  u.kt = c;
-  u.ntaps = 1;
-  u.ldc = TFCC_UK_NR;
-  u.flags = TFCC_UK_FIRST | TFCC_UK_LAST;
-  u.act = TFCC_ACT_NONE;
+  tfcc_uk_args u = wg_point_uk_args(c);
   for (int64_t grp = G0; grp < G1; ++grp) {
     const int64_t t0 = grp * T;
     const int64_t nt = g->tiles - t0 < T ? g->tiles - t0 : T;
@@ -274,14 +281,7 @@ static void wg_range(const wg_ctx* g, int64_t B0, int64_t B1, int64_t q0,
   const int64_t per = g->th * g->tw;
   const int64_t vps = T * c;                /* V point stride */
   const int64_t mps = WG_T * TFCC_UK_NR;    /* M point stride */
-  tfcc_uk_args u;
-  memset(&u, 0, sizeof u);
-  u.lda = c;
-  u.kt = c;
-  u.ntaps = 1;
-  u.ldc = TFCC_UK_NR;
-  u.flags = TFCC_UK_FIRST | TFCC_UK_LAST;
-  u.act = TFCC_ACT_NONE;
+  tfcc_uk_args u = wg_point_uk_args(c);
   for (int64_t blk = B0; blk < B1; ++blk) {
     const int64_t t0 = blk * T;
     const int64_t nt = g->tiles - t0 < T ? g->tiles - t0 : T;
