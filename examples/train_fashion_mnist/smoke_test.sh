@@ -44,6 +44,7 @@ if "$prog" --data "$data" --limit-train 200 --limit-test 100 --ema-momentum 1 \
      > "$out.bad.log" 2>&1; then
   echo "--ema-momentum 1 was not an error"; exit 1
 fi
+grep -q "ema-momentum 1 is not in \[0, 1)" "$out.bad.log"
 if "$prog" --data "$data" --out "$out.bad" --epochs 1 --limit-train 200 --limit-test 100 \
      --tfcc /nonexistent/tfcc > "$out.bad.log" 2>&1; then
   echo "a missing tfcc was not an error"; exit 1
