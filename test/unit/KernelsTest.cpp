@@ -855,6 +855,7 @@ std::vector<double> maxPoolGradRef(const PoolGradCase &c,
 }
 
 // Overlapping windows (stride < window), implicit padding on every side,
+// disjoint windows (stride == window) that leave rows and columns uncovered,
 // channel counts around the kernel's 64-channel blocks, ties (inputs on a
 // coarse grid) and NaNs, and a batch large enough to run in parallel.
 TEST_P(KernelsTest, MaxPool2dGrad) {
@@ -870,6 +871,9 @@ TEST_P(KernelsTest, MaxPool2dGrad) {
       {2, 6, 9, 130, 3, 2, 1, 2, 0, 1, 4, 5},
       {1, 5, 5, 3, 5, 5, 1, 1, 2, 2, 5, 5},
       {8, 26, 26, 32, 2, 2, 2, 2, 0, 0, 13, 13},
+      // disjoint windows leaving a row and columns uncovered
+      {2, 7, 9, 20, 3, 3, 3, 3, 0, 0, 2, 2},
+      {1, 5, 7, 17, 2, 3, 2, 3, 0, 0, 2, 2},
   };
   for (const PoolGradCase &c : cases) {
     std::vector<float> x(c.n * c.h * c.w * c.c), dy(c.n * c.oh * c.ow * c.c);
