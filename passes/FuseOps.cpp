@@ -5,7 +5,9 @@
 // input, a constant bias add, an inference batch_norm (folded into the
 // weights at compile time), a residual add and an activation. Each fused op
 // then lowers to one micro-kernel call whose epilogue does that work while
-// the output tile is still in registers.
+// the output tile is still in registers. In training graphs, the ReLU
+// gradient's mask compares the ReLU's output (so the ReLU can fuse) and folds
+// into a following max-pooling gradient.
 //
 //===----------------------------------------------------------------------===//
 
@@ -477,6 +479,59 @@ Activation FuseActivation<SigmoidOp>::describe(SigmoidOp) {
   return {"sigmoid", 0.0f, 0.0f};
 }
 
+/// A constant whose every element is zero.
+bool isZeroConstant(Value value) {
+  std::optional<std::vector<float>> values = tfcc::getConstantFloats(value);
+  return values && !values->empty() &&
+         llvm::all_of(*values, [](float v) { return v == 0.0f; });
+}
+
+/// compare(a, 0, "gt") where relu(a) is computed before it: compare relu(a)
+/// instead (relu(a) > 0 exactly when a > 0, NaN included). The ReLU
+/// gradient's mask then no longer keeps `a` alive: a producing conv can take
+/// the ReLU into its epilogue, and the pooling gradient below can absorb the
+/// mask.
+struct CompareReluOutput : OpRewritePattern<CompareOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CompareOp op,
+                                PatternRewriter &rewriter) const override {
+    Value a = op.getLhs();
+    if (op.getPredicate() != "gt" || !isZeroConstant(op.getRhs()))
+      return rewriter.notifyMatchFailure(op, "not a comparison with zero");
+    for (Operation *user : a.getUsers()) {
+      auto relu = dyn_cast<ReluOp>(user);
+      if (!relu || relu.getType() != a.getType() ||
+          relu->getBlock() != op->getBlock() || !relu->isBeforeInBlock(op))
+        continue;
+      rewriter.modifyOpInPlace(op, [&] { op.getLhsMutable().assign(relu); });
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no ReLU of the operand before it");
+  }
+};
+
+/// select(x > 0, max_pool2d_grad(x, dy), 0): the pooling gradient's kernel
+/// applies the mask itself (positive_only), saving a pass over a tensor of
+/// the pooling input's size.
+struct FoldMaskIntoMaxPoolGrad : OpRewritePattern<SelectOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SelectOp op,
+                                PatternRewriter &rewriter) const override {
+    auto grad = op.getLhs().getDefiningOp<MaxPool2DGradOp>();
+    auto mask = op.getCondition().getDefiningOp<CompareOp>();
+    if (!grad || !mask || !grad->hasOneUse() || grad.getPositiveOnly() ||
+        grad.getType() != op.getType() || !isZeroConstant(op.getRhs()) ||
+        mask.getPredicate() != "gt" || mask.getLhs() != grad.getX() ||
+        !isZeroConstant(mask.getRhs()))
+      return rewriter.notifyMatchFailure(op, "not a masked pooling gradient");
+    rewriter.modifyOpInPlace(grad, [&] {
+      grad.setPositiveOnly(true);
+    });
+    rewriter.replaceOp(op, grad.getResult());
+    return success();
+  }
+};
+
 struct FuseOps : tfcc::impl::FuseOpsBase<FuseOps> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -499,4 +554,6 @@ void mlir::tfcc::populateFuseOpsPatterns(RewritePatternSet &patterns) {
   patterns.add<FuseActivation<ReluOp>, FuseActivation<Relu6Op>,
                FuseActivation<ClipOp>, FuseActivation<LeakyReluOp>,
                FuseActivation<HardSwishOp>, FuseActivation<SigmoidOp>>(ctx);
+  // Training graphs: the ReLU gradient's mask.
+  patterns.add<CompareReluOutput, FoldMaskIntoMaxPoolGrad>(ctx);
 }

@@ -571,6 +571,7 @@ struct MaxPool2DGradToKernel : OpRewritePattern<MaxPool2DGradOp> {
     Value output = allocResultLike(rewriter, loc, resultType, x);
     CallBuilder(rewriter, loc)
         .poolGeometry(x, window, strides, padding, dyType)
+        .i32(op.getPositiveOnly() ? 1 : 0)
         .tensorPointer(dy)
         .pointer(output)
         .call(kMaxPoolGrad);
@@ -921,7 +922,7 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
   declare(kPool, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
                   i64, i32, i64});
   declare(kMaxPoolGrad, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
-                         i64, i64, i64, i64, i64});
+                         i64, i64, i64, i32, i64, i64});
   declare(kLayerNorm, {i64, i64, i64, i64, i64, f32, i64});
   declare(kSoftmax, {i64, i64, i64, i32, i64});
 }

@@ -459,9 +459,23 @@ struct MaxPool2DGradLowering : OpRewritePattern<MaxPool2DGradOp> {
                             b.create<arith::SelectOp>(l, take, tap, bestTap)});
         });
 
+    // positive_only: a maximum not above zero chooses no tap.
+    Value chosen = argmax.getResult(1);
+    if (op.getPositiveOnly()) {
+      AffineMap identity = rewriter.getMultiDimIdentityMap(4);
+      chosen = buildGeneric(
+          rewriter, loc, argmax.getResults(), {identity, identity}, tapInit,
+          identity, getIterators(4),
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            Value positive = b.create<arith::CmpFOp>(
+                l, arith::CmpFPredicate::OGT, args[0], zero);
+            return b.create<arith::SelectOp>(l, positive, args[1], noTap);
+          });
+    }
+
     // Stage 2: each input position gathers the windows that chose it.
-    Value dx = buildWindowGradient(rewriter, loc, dy, argmax.getResult(1),
-                                   resultType, window, strides, padding);
+    Value dx = buildWindowGradient(rewriter, loc, dy, chosen, resultType,
+                                   window, strides, padding);
     rewriter.replaceOp(op, dx);
     return success();
   }

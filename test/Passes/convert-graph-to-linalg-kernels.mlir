@@ -47,11 +47,21 @@ func.func @dense_gradients(%x: tensor<?x7xf32>, %dy: tensor<?x3xf32>, %w: tensor
 // dy's H, W, then dy and dx.
 // CHECK-LABEL: func.func @max_pool_grad
 // CHECK: %[[DX:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x5x5x3xf32>
-// CHECK: call @tfcc_rt_max_pool2d_grad_f32(%{{.*}}, %{{.*}}, %c5_i64, %c5_i64, %c3_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c3_i64, %c3_i64, %{{.*}}, %{{.*}})
+// CHECK: call @tfcc_rt_max_pool2d_grad_f32(%{{.*}}, %{{.*}}, %c5_i64, %c5_i64, %c3_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c3_i64, %c3_i64, %c0_i32, %{{.*}}, %{{.*}})
 // CHECK: bufferization.to_tensor %[[DX]] restrict writable
 func.func @max_pool_grad(%x: tensor<?x5x5x3xf32>, %dy: tensor<?x3x3x3xf32>) -> tensor<?x5x5x3xf32> {
   %dx = graph.max_pool2d_grad %x, %dy {strides = [2, 2], window = [3, 3], padding = "same"} : (tensor<?x5x5x3xf32>, tensor<?x3x3x3xf32>) -> tensor<?x5x5x3xf32>
   return %dx : tensor<?x5x5x3xf32>
+}
+
+// -----
+
+// positive_only (the fused ReLU mask) is the kernel's flag before dy.
+// CHECK-LABEL: func.func @max_pool_grad_positive_only
+// CHECK: call @tfcc_rt_max_pool2d_grad_f32({{.*}}, %c1_i32, %{{.*}}, %{{.*}})
+func.func @max_pool_grad_positive_only(%x: tensor<?x4x4x3xf32>, %dy: tensor<?x2x2x3xf32>) -> tensor<?x4x4x3xf32> {
+  %dx = graph.max_pool2d_grad %x, %dy {positive_only, strides = [2, 2], window = [2, 2]} : (tensor<?x4x4x3xf32>, tensor<?x2x2x3xf32>) -> tensor<?x4x4x3xf32>
+  return %dx : tensor<?x4x4x3xf32>
 }
 
 // -----

@@ -113,6 +113,21 @@ func.func @max_pool_grad(%x: tensor<1x5x5x3xf64>, %dy: tensor<1x2x2x3xf64>) -> t
 
 // -----
 
+// positive_only: a window maximum not above zero keeps no tap (-1) before
+// the gather.
+// CHECK-LABEL: func.func @max_pool_grad_positive_only
+// CHECK: %[[ARG:.*]]:2 = linalg.generic
+// CHECK: %[[MASKED:.*]] = linalg.generic {{.*}} ins(%[[ARG]]#0, %[[ARG]]#1 : tensor<1x2x2x3xf64>, tensor<1x2x2x3xi64>)
+// CHECK: arith.cmpf ogt, %{{.*}}, %cst
+// CHECK: arith.select %{{.*}}, %{{.*}}, %c-1_i64 : i64
+// CHECK: tensor.extract %[[MASKED]]
+func.func @max_pool_grad_positive_only(%x: tensor<1x5x5x3xf64>, %dy: tensor<1x2x2x3xf64>) -> tensor<1x5x5x3xf64> {
+  %dx = graph.max_pool2d_grad %x, %dy {positive_only, strides = [2, 2], window = [2, 2]} : (tensor<1x5x5x3xf64>, tensor<1x2x2x3xf64>) -> tensor<1x5x5x3xf64>
+  return %dx : tensor<1x5x5x3xf64>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @avg_pool_grad
 // CHECK: %[[COUNTS:.*]] = arith.constant dense<{{\[}}{{\[}}[4.000000e+00], [4.000000e+00], [2.000000e+00]], {{\[}}[4.000000e+00], [4.000000e+00], [2.000000e+00]], {{\[}}[2.000000e+00], [2.000000e+00], [1.000000e+00]]]> : tensor<3x3x1xf32>
 // CHECK: %[[SCALED:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[COUNTS]] : tensor<1x3x3x3xf32>, tensor<3x3x1xf32>)

@@ -133,3 +133,47 @@ func.func @grouped_depthwise_and_nchw_pad(%x: tensor<1x3x4x4xf32>, %k: tensor<3x
   %c = graph.conv2d %t, %k {groups = 3} : (tensor<1x6x6x3xf32>, tensor<3x3x1x6xf32>) -> tensor<1x4x4x6xf32>
   return %c : tensor<1x4x4x6xf32>
 }
+
+// -----
+
+// A train step's conv -> relu -> max_pool and its gradient: the ReLU mask
+// compares the ReLU's output, so the ReLU fuses into the convolution, and the
+// masked pooling gradient becomes one max_pool2d_grad {positive_only}.
+// CHECK-LABEL: func.func @relu_mask_into_pool_grad
+// CHECK: %[[C:.*]] = graph.fused_conv2d %arg0, %arg1 {activation = "relu"
+// CHECK: %[[P:.*]] = graph.max_pool2d %[[C]]
+// CHECK: %[[G:.*]] = graph.max_pool2d_grad %[[C]], %arg2 {positive_only, strides = [2, 2], window = [2, 2]}
+// CHECK-NOT: graph.compare
+// CHECK-NOT: graph.select
+// CHECK: return %[[P]], %[[G]]
+func.func @relu_mask_into_pool_grad(%x: tensor<?x6x6x1xf32>, %k: tensor<3x3x1x2xf32>, %dp: tensor<?x2x2x2xf32>) -> (tensor<?x2x2x2xf32>, tensor<?x4x4x2xf32>) {
+  %zero = graph.constant dense<0.0> : tensor<f32>
+  %c = graph.conv2d %x, %k : (tensor<?x6x6x1xf32>, tensor<3x3x1x2xf32>) -> tensor<?x4x4x2xf32>
+  %r = graph.relu %c : tensor<?x4x4x2xf32>
+  %p = graph.max_pool2d %r {window = [2, 2], strides = [2, 2]} : (tensor<?x4x4x2xf32>) -> tensor<?x2x2x2xf32>
+  %g = graph.max_pool2d_grad %r, %dp {window = [2, 2], strides = [2, 2]} : (tensor<?x4x4x2xf32>, tensor<?x2x2x2xf32>) -> tensor<?x4x4x2xf32>
+  %m = graph.compare %c, %zero {predicate = "gt"} : (tensor<?x4x4x2xf32>, tensor<f32>) -> tensor<?x4x4x2xi1>
+  %d = graph.select %m, %g, %zero : (tensor<?x4x4x2xi1>, tensor<?x4x4x2xf32>, tensor<f32>) -> tensor<?x4x4x2xf32>
+  return %p, %d : tensor<?x2x2x2xf32>, tensor<?x4x4x2xf32>
+}
+
+// -----
+
+// The mask stays when it is not a comparison with zero, or when the pooling
+// gradient has another user.
+// CHECK-LABEL: func.func @mask_kept
+// CHECK: %[[G:.*]] = graph.max_pool2d_grad %arg0, %arg1 {strides = [2, 2], window = [2, 2]}
+// CHECK: graph.compare %arg0, %{{.*}} {predicate = "gt"}
+// CHECK: graph.select
+// CHECK: graph.compare %arg0, %{{.*}} {predicate = "gt"}
+// CHECK: graph.select
+func.func @mask_kept(%r: tensor<1x4x4x2xf32>, %dp: tensor<1x2x2x2xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) {
+  %zero = graph.constant dense<0.0> : tensor<f32>
+  %half = graph.constant dense<0.5> : tensor<f32>
+  %g = graph.max_pool2d_grad %r, %dp {window = [2, 2], strides = [2, 2]} : (tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32>
+  %m = graph.compare %r, %half {predicate = "gt"} : (tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xi1>
+  %d = graph.select %m, %g, %zero : (tensor<1x4x4x2xi1>, tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xf32>
+  %m2 = graph.compare %r, %zero {predicate = "gt"} : (tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xi1>
+  %d2 = graph.select %m2, %g, %zero : (tensor<1x4x4x2xi1>, tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xf32>
+  return %d, %d2, %g : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>
+}

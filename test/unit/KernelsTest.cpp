@@ -826,9 +826,11 @@ struct PoolGradCase {
 // The rule of graph.max_pool2d_grad written out directly: per window and
 // channel, the first real tap (row-major) that is a NaN or greater than the
 // best so far, unless the best is already a NaN.
+// With positiveOnly, the ReLU gradient's mask (x > 0) applies as well.
 std::vector<double> maxPoolGradRef(const PoolGradCase &c,
                                    const std::vector<float> &x,
-                                   const std::vector<float> &dy) {
+                                   const std::vector<float> &dy,
+                                   bool positiveOnly) {
   std::vector<double> dx(x.size(), 0.0);
   for (int64_t b = 0; b < c.n; ++b)
     for (int64_t r = 0; r < c.oh; ++r)
@@ -848,7 +850,7 @@ std::vector<double> maxPoolGradRef(const PoolGradCase &c,
                 best = v;
               }
             }
-          if (bestAt >= 0)
+          if (bestAt >= 0 && (!positiveOnly || x[bestAt] > 0.0f))
             dx[bestAt] += dy[((b * c.oh + r) * c.ow + s) * c.c + k];
         }
   return dx;
@@ -857,7 +859,8 @@ std::vector<double> maxPoolGradRef(const PoolGradCase &c,
 // Overlapping windows (stride < window), implicit padding on every side,
 // disjoint windows (stride == window) that leave rows and columns uncovered,
 // channel counts around the kernel's 64-channel blocks, ties (inputs on a
-// coarse grid) and NaNs, and a batch large enough to run in parallel.
+// coarse grid) and NaNs, and a batch large enough to run in parallel; each
+// with and without positive_only (the fused ReLU mask; zeros are on the grid).
 TEST_P(KernelsTest, MaxPool2dGrad) {
   KernelEnv env(isa_, threads_);
   ASSERT_TRUE(env.ok());
@@ -885,15 +888,18 @@ TEST_P(KernelsTest, MaxPool2dGrad) {
       x[i] = NAN;
     for (float &v : dy)
       v = u(rng);
-    std::vector<float> dx(x.size(), 123.0f); // the kernel must clear it
-    tfcc_rt_max_pool2d_grad_f32(x.data(), c.n, c.h, c.w, c.c, c.kh, c.kw, c.sh,
-                                c.sw, c.pt, c.pl, c.oh, c.ow, dy.data(),
-                                dx.data());
-    std::vector<double> want = maxPoolGradRef(c, x, dy);
-    for (size_t i = 0; i < dx.size(); ++i)
-      ASSERT_NEAR(dx[i], want[i], 1e-6 * (1.0 + std::fabs(want[i])))
-          << "n=" << c.n << " h=" << c.h << " w=" << c.w << " c=" << c.c
-          << " window " << c.kh << "x" << c.kw << " element " << i;
+    for (int positiveOnly = 0; positiveOnly < 2; ++positiveOnly) {
+      std::vector<float> dx(x.size(), 123.0f); // the kernel must clear it
+      tfcc_rt_max_pool2d_grad_f32(x.data(), c.n, c.h, c.w, c.c, c.kh, c.kw,
+                                  c.sh, c.sw, c.pt, c.pl, c.oh, c.ow,
+                                  positiveOnly, dy.data(), dx.data());
+      std::vector<double> want = maxPoolGradRef(c, x, dy, positiveOnly);
+      for (size_t i = 0; i < dx.size(); ++i)
+        ASSERT_NEAR(dx[i], want[i], 1e-6 * (1.0 + std::fabs(want[i])))
+            << "n=" << c.n << " h=" << c.h << " w=" << c.w << " c=" << c.c
+            << " window " << c.kh << "x" << c.kw << " positive_only "
+            << positiveOnly << " element " << i;
+    }
   }
 }
 

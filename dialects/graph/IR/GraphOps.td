@@ -633,10 +633,14 @@ def Graph_MaxPool2DGradOp : Graph_Op<"max_pool2d_grad", [Pure]> {
     type of `%x`. Each output element's gradient is added to the input
     position of the first maximum of its window in row-major window order
     (a NaN counts as the maximum; padded positions are never chosen).
+    With `positive_only` (set by tfcc-fuse-ops, which folds in the gradient
+    of a ReLU that produced `%x`), a gradient reaches only positions whose
+    input is greater than zero.
   }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$dy,
                        I64ArrayAttr:$window, I64ArrayAttr:$strides,
-                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding);
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding,
+                       UnitAttr:$positive_only);
   let results = (outs Graph_FloatTensor:$dx);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

@@ -238,8 +238,15 @@ FailureOr<Tensor> evaluate(MaxPool2DGradOp op, Operands operands,
     return failure();
   if (operands[1]->rank() == 4 && operands[1]->shape[0] != x.shape[0])
     return report.fail("output gradient and input differ in batch");
-  return poolGradient(&x, *operands[1], {x.shape[1], x.shape[2]},
-                      op.getWindow(), op.getStrides(), op.getPadding(), report);
+  FailureOr<Tensor> dx =
+      poolGradient(&x, *operands[1], {x.shape[1], x.shape[2]}, op.getWindow(),
+                   op.getStrides(), op.getPadding(), report);
+  // positive_only: the fused ReLU gradient keeps positive inputs only.
+  if (succeeded(dx) && op.getPositiveOnly())
+    for (size_t i = 0; i < dx->data.size(); ++i)
+      if (!(x.data[i] > 0.0))
+        dx->data[i] = 0.0;
+  return dx;
 }
 
 FailureOr<Tensor> evaluate(AvgPool2DGradOp op, Operands operands,

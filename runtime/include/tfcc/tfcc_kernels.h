@@ -173,11 +173,14 @@ TFCC_RT_API void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h,
 /* Gradient of TFCC_POOL_MAX pooling with the same geometry: dx [n, h, w, c]
  * = 0, then dy [n, oh, ow, c] of each window is added to the window's first
  * maximum (row-major taps, per channel; a NaN counts as the maximum; taps
- * outside the input never win). dx must not alias x or dy. */
+ * outside the input never win). With positive_only != 0 only a maximum
+ * greater than zero receives its gradient (the gradient of a ReLU that
+ * produced x, fused in). dx must not alias x or dy. */
 TFCC_RT_API void tfcc_rt_max_pool2d_grad_f32(
     const float* x, int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
     int64_t kw, int64_t stride_h, int64_t stride_w, int64_t pad_top,
-    int64_t pad_left, int64_t oh, int64_t ow, const float* dy, float* dx);
+    int64_t pad_left, int64_t oh, int64_t ow, int32_t positive_only,
+    const float* dy, float* dx);
 
 /* Row-wise kernels over the last, contiguous axis of a [rows, cols] tensor.
  * Layer normalization: y = (x - mean) / sqrt(var + epsilon) * gamma + beta

@@ -3,7 +3,8 @@
  * dx = 0, then each window's dy goes to the window's first maximum in
  * row-major tap order, per channel; a NaN counts as the maximum (the first
  * NaN wins), taps outside the input (implicit padding) never do. This is the
- * interpreter's rule (docs/autodiff.md). Windows overlap when the stride is
+ * interpreter's rule (docs/autodiff.md). With positive_only, a maximum that
+ * is not greater than zero gets nothing: the ReLU gradient fused in. Windows overlap when the stride is
  * below the window, so one task is one image: tasks never write the same dx.
  * Per output position the channels are processed in blocks of kBlock with the
  * running maximum and its tap in small arrays, so the inner loops over
@@ -24,6 +25,7 @@ typedef struct max_pool_grad_args {
   const float* x;
   const float* dy;
   int64_t h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
+  int32_t positive_only;
   float* dx;
 } max_pool_grad_args;
 
@@ -62,6 +64,9 @@ typedef struct max_pool_grad_args {
                 best_tap[k] = take ? tap : best_tap[k];                       \
               }                                                               \
             }                                                                 \
+          if (p->positive_only)                                               \
+            for (k = 0; k < kn; ++k)                                          \
+              best_tap[k] = best[k] > 0.0f ? best_tap[k] : -1;                \
           for (i = i_lo; i < i_hi; ++i)                                       \
             for (j = j_lo; j < j_hi; ++j) {                                   \
               float* out = dxb + ((r0 + i) * p->w + (s0 + j)) * p->c + k0;    \
@@ -106,6 +111,9 @@ typedef struct max_pool_grad_args {
                 best_tap[k] = take ? tap : best_tap[k];                       \
               }                                                               \
             }                                                                 \
+          if (p->positive_only)                                               \
+            for (k = 0; k < kn; ++k)                                          \
+              best_tap[k] = best[k] > 0.0f ? best_tap[k] : -1;                \
           for (i = 0; i < p->kh; ++i)                                         \
             for (j = 0; j < p->kw; ++j) {                                     \
               float* out = dxb + ((r * p->kh + i) * p->w + s * p->kw + j) *   \
@@ -152,7 +160,8 @@ void tfcc_rt_max_pool2d_grad_f32(const float* x, int64_t n, int64_t h,
                                  int64_t w, int64_t c, int64_t kh, int64_t kw,
                                  int64_t stride_h, int64_t stride_w,
                                  int64_t pad_top, int64_t pad_left, int64_t oh,
-                                 int64_t ow, const float* dy, float* dx) {
+                                 int64_t ow, int32_t positive_only,
+                                 const float* dy, float* dx) {
   max_pool_grad_args p;
   void (*images)(void*, int64_t, int64_t, int32_t) = max_pool_grad_generic;
   int disjoint = stride_h == kh && stride_w == kw && pad_top == 0 &&
@@ -172,6 +181,7 @@ void tfcc_rt_max_pool2d_grad_f32(const float* x, int64_t n, int64_t h,
   p.pl = pad_left;
   p.oh = oh;
   p.ow = ow;
+  p.positive_only = positive_only;
   p.dx = dx;
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
   if (disjoint) images = max_pool_grad_disjoint_generic;

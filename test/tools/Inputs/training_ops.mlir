@@ -76,6 +76,20 @@ module @training_ops {
     %dx = graph.max_pool2d_grad %r, %dy {window = [2, 2], strides = [2, 2], padding = "same"} : (tensor<?x6x6x4xf32>, tensor<?x3x3x4xf32>) -> tensor<?x6x6x4xf32>
     return %dx : tensor<?x6x6x4xf32>
   }
+  // The ReLU gradient's mask after the pooling gradient: the compiler folds
+  // it into the kernel (positive_only), the interpreter runs it as written.
+  func.func @max_pool_grad_relu_mask(%x: tensor<?x6x6x4xf32>, %dy: tensor<?x3x3x4xf32>) -> tensor<?x6x6x4xf32> {
+    %zero = graph.constant dense<0.000000e+00> : tensor<f32>
+    %r = graph.relu %x : tensor<?x6x6x4xf32>
+    %g = graph.max_pool2d_grad %r, %dy {window = [2, 2], strides = [2, 2]} : (tensor<?x6x6x4xf32>, tensor<?x3x3x4xf32>) -> tensor<?x6x6x4xf32>
+    %m = graph.compare %x, %zero {predicate = "gt"} : (tensor<?x6x6x4xf32>, tensor<f32>) -> tensor<?x6x6x4xi1>
+    %dx = graph.select %m, %g, %zero : (tensor<?x6x6x4xi1>, tensor<?x6x6x4xf32>, tensor<f32>) -> tensor<?x6x6x4xf32>
+    return %dx : tensor<?x6x6x4xf32>
+  }
+  func.func @max_pool_grad_positive_only_overlap(%x: tensor<?x7x7x3xf32>, %dy: tensor<?x3x3x3xf32>) -> tensor<?x7x7x3xf32> {
+    %dx = graph.max_pool2d_grad %x, %dy {positive_only, window = [3, 3], strides = [2, 2]} : (tensor<?x7x7x3xf32>, tensor<?x3x3x3xf32>) -> tensor<?x7x7x3xf32>
+    return %dx : tensor<?x7x7x3xf32>
+  }
 
   // avg_pool2d_grad
   func.func @avg_pool_grad_same(%dy: tensor<?x4x3x3xf32>) -> tensor<?x7x6x3xf32> {
