@@ -21,7 +21,7 @@ const char *const tfcc::kGraphPipeline =
 
 const char *const tfcc::kToBuffersPipeline =
     "tfcc-convert-graph-to-linalg,canonicalize,cse,"
-    "linalg-fuse-elementwise-ops,canonicalize,"
+    "tfcc-fuse-elementwise,canonicalize,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "canonicalize";

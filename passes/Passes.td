@@ -139,6 +139,26 @@ def Autodiff : Pass<"tfcc-autodiff", "ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def FuseElementwise : Pass<"tfcc-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops, but never recompute costly broadcast producers";
+  let description = [{
+    Upstream `linalg-fuse-elementwise-ops` (the same patterns: producer into
+    consumer when the producer has one use, reshape folding by expansion,
+    constant folding, canonicalization), except that a producer with fewer
+    loops than its consumer (a per-channel value read broadcast over a whole
+    tensor, say) is not fused when its body does more than cheap arithmetic
+    (a division, a square root, an exponential...): fused, it would be
+    recomputed for every element of the broadcast dimensions. It stays a
+    small loop of its own whose result the consumer reads. Example: the
+    batch-norm scale gamma * rsqrt(var + eps), a loop over C, stays out of
+    the loop over N x H x W x C that applies it.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
   let summary = "Run large generated loop nests on the context's thread pool";
   let description = [{

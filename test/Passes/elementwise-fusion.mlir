@@ -1,10 +1,11 @@
-// RUN: tfcc-opt %s -tfcc-convert-graph-to-linalg -canonicalize -cse -linalg-fuse-elementwise-ops -canonicalize | FileCheck %s
+// RUN: tfcc-opt %s -tfcc-convert-graph-to-linalg -canonicalize -cse -tfcc-fuse-elementwise -canonicalize | FileCheck %s
 // RUN: tfcc-opt %s -tfcc-convert-graph-to-linalg -canonicalize -cse | FileCheck %s --check-prefix=BEFORE
 
 // An elementwise chain (x * scale + shift, then tanh, then a broadcast add)
 // is one linalg.generic per op after lowering and one loop nest after
-// linalg-fuse-elementwise-ops, which tfcc's pipeline runs right after the
-// lowering (compiler/Pipeline.cpp): no intermediate tensor is materialized.
+// tfcc-fuse-elementwise (upstream's linalg-fuse-elementwise-ops plus one
+// rule), which tfcc's pipeline runs right after the lowering
+// (compiler/Pipeline.cpp): no intermediate tensor is materialized.
 // BEFORE-LABEL: func.func @chain
 // BEFORE-COUNT-4: linalg.generic
 // BEFORE-NOT: linalg.generic

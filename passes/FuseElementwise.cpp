@@ -1,0 +1,83 @@
+//===- FuseElementwise.cpp - the tfcc-fuse-elementwise pass ---------------===//
+//
+// linalg-fuse-elementwise-ops with one more condition in its control
+// function: a costly producer is not fused into a consumer that reads it
+// broadcast, where it would be recomputed per element of the broadcast
+// dimensions (a per-channel rsqrt per pixel, say).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tfcc {
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "passes/Passes.h.inc"
+} // namespace mlir::tfcc
+
+using namespace mlir;
+
+namespace {
+
+/// Whether the body of `op` does only cheap arithmetic: adds, multiplies,
+/// comparisons, selects, min/max, casts, indices.
+bool hasCheapBody(linalg::GenericOp op) {
+  for (Operation &inner : op.getBody()->without_terminator())
+    if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::NegFOp,
+             arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+             arith::MinNumFOp, arith::CmpFOp, arith::CmpIOp, arith::SelectOp,
+             arith::ConstantOp, arith::AddIOp, arith::SubIOp, arith::MulIOp,
+             arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::ExtFOp,
+             arith::TruncFOp, arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
+             arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp,
+             arith::IndexCastOp, linalg::IndexOp, math::FmaOp>(inner))
+      return false;
+  return true;
+}
+
+/// Upstream's rule (the producer has one use) plus: no costly producer
+/// recomputed over broadcast dimensions.
+bool shouldFuse(OpOperand *fusedOperand) {
+  Operation *producer = fusedOperand->get().getDefiningOp();
+  if (!producer || !producer->hasOneUse())
+    return false;
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  auto consumer = dyn_cast<linalg::LinalgOp>(fusedOperand->getOwner());
+  if (generic && consumer &&
+      generic.getNumLoops() < consumer.getNumLoops() && !hasCheapBody(generic))
+    return false;
+  return true;
+}
+
+/// The upstream rule alone, for reshape and constant folding.
+bool hasOneUseProducer(OpOperand *fusedOperand) {
+  Operation *producer = fusedOperand->get().getDefiningOp();
+  return producer && producer->hasOneUse();
+}
+
+struct FuseElementwise
+    : tfcc::impl::FuseElementwiseBase<FuseElementwise> {
+  void runOnOperation() override {
+    Operation *op = getOperation();
+    MLIRContext *context = op->getContext();
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                      hasOneUseProducer);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+    context->getLoadedDialect<linalg::LinalgDialect>()
+        ->getCanonicalizationPatterns(patterns);
+    linalg::populateConstantFoldLinalgOperations(patterns, hasOneUseProducer);
+    GreedyRewriteConfig config;
+    config.useTopDownTraversal = true;
+    (void)applyPatternsAndFoldGreedily(op, std::move(patterns), config);
+  }
+};
+
+} // namespace
