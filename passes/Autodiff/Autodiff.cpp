@@ -144,20 +144,26 @@ LogicalResult TrainStepGenerator::enterTrainingMode(func::FuncOp func,
         replacement = g.mul(dropout.getX(), mask);
       }
     } else if (auto bn = dyn_cast<BatchNormOp>(op)) {
-      // Batch statistics over every axis but the last (biased variance).
+      // Batch statistics over every axis but the last (biased variance):
+      // graph.moments, then graph.batch_norm_train on them, whose gradient
+      // rule is the whole batch-norm gradient in two passes over x and dy
+      // (graph.batch_norm_grad_sums, graph.batch_norm_train_grad) instead
+      // of the chain rule through each primitive of the formula.
       Value x = bn.getX();
-      int64_t rank = GraphBuilder::typeOf(x).getRank();
-      SmallVector<int64_t> axes;
-      for (int64_t i = 0; i + 1 < rank; ++i)
-        axes.push_back(i);
       Type element = GraphBuilder::elementOf(x);
-      Value mean = g.reduceMean(x, axes, false);
-      Value centered = g.sub(x, mean);
-      Value variance = g.reduceMean(g.square(centered), axes, false);
-      double epsilon = bn.getEpsilon().convertToFloat();
-      Value scale = g.mul(g.rsqrt(g.add(variance, g.scalar(epsilon, element))),
-                          bn.getGamma());
-      replacement = g.add(g.mul(centered, scale), bn.getBeta());
+      int64_t channels = GraphBuilder::typeOf(x).getShape().back();
+      auto vectorType = RankedTensorType::get({channels}, element);
+      auto momentsType = RankedTensorType::get({2, channels}, element);
+      Value moments = b.create<MomentsOp>(op->getLoc(), momentsType, x);
+      Value gamma = g.reshape(bn.getGamma(), vectorType);
+      Value beta = g.reshape(bn.getBeta(), vectorType);
+      replacement = b.create<BatchNormTrainOp>(op->getLoc(), x.getType(), x,
+                                               moments, gamma, beta,
+                                               bn.getEpsilonAttr());
+      Value mean =
+          g.reshape(g.slice(moments, {0, 0}, {1, channels}, {1, 1}), vectorType);
+      Value variance =
+          g.reshape(g.slice(moments, {1, 0}, {2, channels}, {1, 1}), vectorType);
       // moving = moving * momentum + batch * (1 - momentum)
       double momentum = bn.getMomentum().convertToFloat();
       for (auto [moving, batch] : {std::pair(bn.getMean(), mean),

@@ -340,6 +340,34 @@ LogicalResult Rules::run() {
     return success();
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      // Training batch norm: %moments are the statistics of %x, so %x gets
+      // the whole gradient and %moments none.
+      .Case([&](BatchNormTrainOp bn) {
+        OpBuilder &b = g.builder();
+        Location loc = g.location();
+        Value moments = bn.getMoments();
+        auto momentsType = GraphBuilder::typeOf(moments);
+        int64_t channels = momentsType.getShape().back();
+        auto vectorType =
+            RankedTensorType::get({channels}, momentsType.getElementType());
+        Value sums = b.create<BatchNormGradSumsOp>(loc, momentsType, x(0), dy,
+                                                   moments);
+        auto row = [&](Value rows, int64_t r) {
+          return g.reshape(g.slice(rows, {r, 0}, {r + 1, channels}, {1, 1}),
+                           vectorType);
+        };
+        set(0, [&] {
+          return b.create<BatchNormTrainGradOp>(loc, x(0).getType(), x(0), dy,
+                                                moments, bn.getGamma(), sums,
+                                                bn.getEpsilonAttr());
+        });
+        set(2, [&] {
+          Value epsilon = c(bn.getEpsilon().convertToFloat());
+          return g.mul(row(sums, 1), g.rsqrt(g.add(row(moments, 1), epsilon)));
+        });
+        set(3, [&] { return row(sums, 0); });
+        return success();
+      })
       // Broadcasting binaries.
       .Case([&](AddOp) {
         set(0, [&] { return dy; });

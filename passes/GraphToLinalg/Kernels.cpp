@@ -40,6 +40,8 @@ constexpr const char *kDepthwise = "tfcc_rt_depthwise_conv2d_f32";
 constexpr const char *kPool = "tfcc_rt_pool2d_f32";
 constexpr const char *kLayerNorm = "tfcc_rt_layer_norm_f32";
 constexpr const char *kSoftmax = "tfcc_rt_softmax_f32";
+constexpr const char *kMoments = "tfcc_rt_channel_moments_f32";
+constexpr const char *kGradSums = "tfcc_rt_batch_norm_grad_sums_f32";
 
 int32_t getActivationCode(StringRef name);
 
@@ -629,6 +631,35 @@ struct LayerNormToKernel : OpRewritePattern<LayerNormOp> {
   }
 };
 
+/// graph.moments / graph.batch_norm_grad_sums of float32 with a static
+/// channel count: one call of the runtime's parallel per-channel reduction
+/// (the linalg lowering's reductions run serially with their accumulators
+/// in memory).
+template <typename StatsOp>
+struct ChannelStatsToKernel : OpRewritePattern<StatsOp> {
+  using OpRewritePattern<StatsOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(StatsOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX();
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    Location loc = op.getLoc();
+    FailureOr<std::pair<Value, int64_t>> shape =
+        getRowsAndCols(rewriter, loc, x, rank - 1);
+    if (failed(shape))
+      return rewriter.notifyMatchFailure(op, "not float32 static channels");
+    auto type = cast<RankedTensorType>(op.getType());
+    Value output = allocResult(rewriter, loc, type, {});
+    CallBuilder call(rewriter, loc);
+    call.tensorPointer(x);
+    if constexpr (std::is_same_v<StatsOp, BatchNormGradSumsOp>)
+      call.tensorPointer(op.getDy()).tensorPointer(op.getMoments());
+    call.i64(shape->first).i64(shape->second).pointer(output);
+    call.call(std::is_same_v<StatsOp, MomentsOp> ? kMoments : kGradSums);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, type, output));
+    return success();
+  }
+};
+
 /// softmax / log_softmax over the last axis.
 template <typename SoftmaxOp>
 struct SoftmaxToKernel : OpRewritePattern<SoftmaxOp> {
@@ -925,12 +956,14 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
                          i64, i64, i64, i32, i64, i64});
   declare(kLayerNorm, {i64, i64, i64, i64, i64, f32, i64});
   declare(kSoftmax, {i64, i64, i64, i32, i64});
+  declare(kMoments, {i64, i64, i64, i64});
+  declare(kGradSums, {i64, i64, i64, i64, i64, i64});
 }
 
 void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
   for (StringRef name :
        {kGemm, kPackB, kConv, kConvWinograd, kWinogradPack, kDepthwise, kPool,
-        kMaxPoolGrad, kLayerNorm, kSoftmax}) {
+        kMaxPoolGrad, kLayerNorm, kSoftmax, kMoments, kGradSums}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (func && SymbolTable::symbolKnownUseEmpty(func, module))
       func.erase();
@@ -946,6 +979,7 @@ void mlir::tfcc::populateGraphKernelsToCallsPatterns(
                PoolToKernel<AvgPool2DOp>, LayerNormToKernel,
                SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>,
                Conv2DBackpropInputToKernel, Conv2DBackpropFilterToKernel,
-               MaxPool2DGradToKernel>(
+               MaxPool2DGradToKernel, ChannelStatsToKernel<MomentsOp>,
+               ChannelStatsToKernel<BatchNormGradSumsOp>>(
       patterns.getContext(), /*benefit=*/2);
 }

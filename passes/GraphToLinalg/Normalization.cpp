@@ -1,7 +1,12 @@
 //===- Normalization.cpp - graph.batch_norm and graph.layer_norm ----------===//
 //
 // batch_norm (inference form) is elementwise: the per-channel parameters
-// broadcast along the last axis. layer_norm makes two reductions over the
+// broadcast along the last axis. The training forms (graph.moments,
+// batch_norm_train, batch_norm_grad_sums, batch_norm_train_grad) keep their
+// statistics as [2, C] tensors: per-channel coefficients are computed once
+// over C, then one elementwise pass (which fuses with a following ReLU);
+// the two reductions lower to linalg here and, for float32, to runtime
+// kernels (Kernels.cpp). layer_norm makes two reductions over the
 // axes [axis, rank) -- the sum, then the sum of squared deviations from the
 // mean (two passes, as the reference does, for accuracy) -- and one
 // elementwise pass.
@@ -121,9 +126,277 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
   }
 };
 
+/// Row `row` of a [2, C] statistics tensor read in `rank` loops whose last
+/// one runs over the channels.
+AffineMap getStatsRowMap(MLIRContext *ctx, unsigned rank, int64_t row) {
+  return AffineMap::get(rank, 0,
+                        {getAffineConstantExpr(row, ctx),
+                         getAffineDimExpr(rank - 1, ctx)},
+                        ctx);
+}
+
+/// The last loop of `rank` (a [C] operand read per channel).
+AffineMap getChannelMap(MLIRContext *ctx, unsigned rank) {
+  return AffineMap::get(rank, 0, {getAffineDimExpr(rank - 1, ctx)}, ctx);
+}
+
+/// An operand of a per-channel computation: a [C] tensor (row < 0) or one
+/// row of a [2, C] one.
+struct ChannelInput {
+  Value value;
+  int64_t row = -1;
+};
+
+/// Inputs and maps of `inputs` in `rank` loops ending with the channel loop.
+void appendChannelInputs(MLIRContext *ctx, unsigned rank,
+                         ArrayRef<ChannelInput> inputs,
+                         SmallVectorImpl<Value> &values,
+                         SmallVectorImpl<AffineMap> &maps) {
+  for (const ChannelInput &in : inputs) {
+    values.push_back(in.value);
+    maps.push_back(in.row < 0 ? getChannelMap(ctx, rank)
+                              : getStatsRowMap(ctx, rank, in.row));
+  }
+}
+
+/// A [C] tensor (`like`'s type and sizes) computed per channel from
+/// `inputs`.
+Value buildPerChannel(OpBuilder &b, Location loc, Value like,
+                      ArrayRef<ChannelInput> inputs, ScalarBodyFn body) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Value> values;
+  SmallVector<AffineMap> maps;
+  appendChannelInputs(ctx, 1, inputs, values, maps);
+  Value init = createEmpty(b, loc, cast<RankedTensorType>(like.getType()),
+                           tensor::getMixedSizes(b, loc, like));
+  return buildGeneric(b, loc, values, maps, init, b.getMultiDimIdentityMap(1),
+                      getIterators(1), body);
+}
+
+/// An elementwise pass over `x`'s shape reading `full` (x's shape) and
+/// per-channel `inputs`.
+Value buildChannelElementwise(OpBuilder &b, Location loc, Value x,
+                              ValueRange full, ArrayRef<ChannelInput> inputs,
+                              ScalarBodyFn body) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<Value> values(full.begin(), full.end());
+  SmallVector<AffineMap> maps(full.size(), identity);
+  appendChannelInputs(ctx, rank, inputs, values, maps);
+  Value init = createEmpty(b, loc, type, tensor::getMixedSizes(b, loc, x));
+  return buildGeneric(b, loc, values, maps, init, identity,
+                      getIterators(rank), body);
+}
+
+/// [2, C] from two [C] tensors: row 0 `first / count`, row 1 `second /
+/// count`.
+Value buildStatsRows(OpBuilder &b, Location loc, RankedTensorType type,
+                     Value first, Value second, Value count) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap channel = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(2)};
+  sizes.push_back(tensor::getMixedSizes(b, loc, first)[0]);
+  Value init = createEmpty(b, loc, type, sizes);
+  return buildGeneric(
+      b, loc, ValueRange{first, second}, {channel, channel}, init,
+      b.getMultiDimIdentityMap(2), getIterators(2),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value isFirst = nb.create<arith::CmpIOp>(
+            l, arith::CmpIPredicate::eq, nb.create<linalg::IndexOp>(l, 0),
+            nb.create<arith::ConstantIndexOp>(l, 0));
+        Value picked = nb.create<arith::SelectOp>(l, isFirst, args[0], args[1]);
+        return count ? nb.create<arith::DivFOp>(l, picked, count) : picked;
+      });
+}
+
+/// The reduced axes (all but the last) of a training batch norm's input.
+SmallVector<int64_t> getBatchAxes(Value x) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  return llvm::to_vector(llvm::seq<int64_t>(0, rank - 1));
+}
+
+/// graph.moments: the sum, then the sum of squared deviations from the mean
+/// (two passes, as the reference does).
+struct MomentsLowering : OpRewritePattern<MomentsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MomentsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getX();
+    auto type = cast<RankedTensorType>(x.getType());
+    unsigned rank = type.getRank();
+    SmallVector<int64_t> axes = getBatchAxes(x);
+    Type elementType = type.getElementType();
+    Value zero = createScalarConstant(rewriter, loc, elementType, 0.0);
+    Value count = castIndexTo(
+        rewriter, loc, getDimsProduct(rewriter, loc, x, axes), elementType);
+    auto add = [](OpBuilder &b, Location l, ValueRange args) -> Value {
+      return b.create<arith::AddFOp>(l, args[0], args[1]);
+    };
+    Value sum = buildReduction(rewriter, loc, x, axes, zero, add);
+    AffineMap reduced = getDropDimsMap(ctx, rank, axes);
+    Value squaresInit = createFilled(
+        rewriter, loc, cast<RankedTensorType>(sum.getType()),
+        tensor::getMixedSizes(rewriter, loc, sum), zero);
+    Value squares = buildGeneric(
+        rewriter, loc, ValueRange{x, sum},
+        {rewriter.getMultiDimIdentityMap(rank), reduced}, squaresInit, reduced,
+        getIterators(rank, axes),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value mean = b.create<arith::DivFOp>(l, args[1], count);
+          Value centered = b.create<arith::SubFOp>(l, args[0], mean);
+          return b.create<arith::AddFOp>(
+              l, args[2], b.create<arith::MulFOp>(l, centered, centered));
+        });
+    rewriter.replaceOp(op, buildStatsRows(rewriter, loc, op.getType(), sum,
+                                          squares, count));
+    return success();
+  }
+};
+
+/// graph.batch_norm_grad_sums: sum(dy) and sum(dy * (x - mean)).
+struct BatchNormGradSumsLowering : OpRewritePattern<BatchNormGradSumsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormGradSumsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = op.getX();
+    auto type = cast<RankedTensorType>(x.getType());
+    unsigned rank = type.getRank();
+    SmallVector<int64_t> axes = getBatchAxes(x);
+    Value zero =
+        createScalarConstant(rewriter, loc, type.getElementType(), 0.0);
+    Value sumDy = buildReduction(
+        rewriter, loc, op.getDy(), axes, zero,
+        [](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return b.create<arith::AddFOp>(l, args[0], args[1]);
+        });
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    Value init = createFilled(rewriter, loc,
+                              cast<RankedTensorType>(sumDy.getType()),
+                              tensor::getMixedSizes(rewriter, loc, sumDy), zero);
+    Value sumDyXc = buildGeneric(
+        rewriter, loc, ValueRange{x, op.getDy(), op.getMoments()},
+        {identity, identity, getStatsRowMap(ctx, rank, 0)}, init,
+        getDropDimsMap(ctx, rank, axes), getIterators(rank, axes),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value centered = b.create<arith::SubFOp>(l, args[0], args[2]);
+          return b.create<arith::AddFOp>(
+              l, args[3], b.create<arith::MulFOp>(l, args[1], centered));
+        });
+    rewriter.replaceOp(op, buildStatsRows(rewriter, loc, op.getType(), sumDy,
+                                          sumDyXc, Value()));
+    return success();
+  }
+};
+
+/// rsqrt(variance + epsilon) as 1 / sqrt (the interpreter's rounding).
+Value inverseDeviation(OpBuilder &b, Location l, Value variance,
+                       Value epsilon) {
+  Value one = b.create<arith::ConstantOp>(
+      l, b.getFloatAttr(variance.getType(), 1.0));
+  return b.create<arith::DivFOp>(
+      l, one,
+      b.create<math::SqrtOp>(l, b.create<arith::AddFOp>(l, variance, epsilon)));
+}
+
+/// y = (x - mean) * scale + beta with scale = gamma * rsqrt(var + epsilon)
+/// computed once per channel.
+struct BatchNormTrainLowering : OpRewritePattern<BatchNormTrainOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormTrainOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elementType = op.getType().getElementType();
+    Value epsilon = createScalarConstant(rewriter, loc, elementType,
+                                         op.getEpsilon().convertToDouble());
+    Value moments = op.getMoments();
+    Value scale = buildPerChannel(
+        rewriter, loc, op.getGamma(), {{moments, 1}, {op.getGamma()}},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return b.create<arith::MulFOp>(
+              l, inverseDeviation(b, l, args[0], epsilon), args[1]);
+        });
+    Value y = buildChannelElementwise(
+        rewriter, loc, op.getX(), op.getX(),
+        {{moments, 0}, {scale}, {op.getBeta()}},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value centered = b.create<arith::SubFOp>(l, args[0], args[1]);
+          return b.create<arith::AddFOp>(
+              l, b.create<arith::MulFOp>(l, centered, args[2]), args[3]);
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// dx = dy * k - (x - mean) * k * r^2 * s1 / N - k * s0 / N with
+/// k = gamma * r, r = rsqrt(var + epsilon): three coefficients per channel,
+/// then one pass over x and dy.
+struct BatchNormTrainGradLowering : OpRewritePattern<BatchNormTrainGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchNormTrainGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getX();
+    Type elementType = op.getType().getElementType();
+    Value epsilon = createScalarConstant(rewriter, loc, elementType,
+                                         op.getEpsilon().convertToDouble());
+    Value count = castIndexTo(
+        rewriter, loc, getDimsProduct(rewriter, loc, x, getBatchAxes(x)),
+        elementType);
+    Value moments = op.getMoments(), sums = op.getSums(), gamma = op.getGamma();
+    // k = gamma * r; a = -k * r^2 * s1 / N; b = -k * s0 / N.
+    Value k = buildPerChannel(
+        rewriter, loc, gamma, {{moments, 1}, {gamma}},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return b.create<arith::MulFOp>(
+              l, args[1], inverseDeviation(b, l, args[0], epsilon));
+        });
+    Value a = buildPerChannel(
+        rewriter, loc, gamma, {{moments, 1}, {k}, {sums, 1}},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value r = inverseDeviation(b, l, args[0], epsilon);
+          Value t = b.create<arith::MulFOp>(
+              l, b.create<arith::MulFOp>(l, args[1], b.create<arith::MulFOp>(l, r, r)),
+              b.create<arith::DivFOp>(l, args[2], count));
+          return b.create<arith::NegFOp>(l, t);
+        });
+    Value shift = buildPerChannel(
+        rewriter, loc, gamma, {{k}, {sums, 0}},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return b.create<arith::NegFOp>(
+              l, b.create<arith::MulFOp>(
+                     l, args[0], b.create<arith::DivFOp>(l, args[1], count)));
+        });
+    Value dx = buildChannelElementwise(
+        rewriter, loc, x, ValueRange{x, op.getDy()},
+        {{moments, 0}, {k}, {a}, {shift}},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value centered = b.create<arith::SubFOp>(l, args[0], args[2]);
+          Value sum = b.create<arith::AddFOp>(
+              l, b.create<arith::MulFOp>(l, args[1], args[3]),
+              b.create<arith::MulFOp>(l, centered, args[4]));
+          return b.create<arith::AddFOp>(l, sum, args[5]);
+        });
+    rewriter.replaceOp(op, dx);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::populateGraphNormalizationToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<BatchNormLowering, LayerNormLowering>(patterns.getContext());
+  patterns.add<BatchNormLowering, LayerNormLowering, MomentsLowering,
+               BatchNormGradSumsLowering, BatchNormTrainLowering,
+               BatchNormTrainGradLowering>(patterns.getContext());
 }

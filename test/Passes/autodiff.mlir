@@ -78,24 +78,35 @@ module @sgd {
 
 // -----
 
-// Adam with batch_norm in training mode: batch statistics, moving
-// statistics assigned with momentum 0.9, bias-corrected step size.
+// Adam with batch_norm in training mode: batch statistics (graph.moments:
+// row 0 the mean, row 1 the variance), batch_norm_train on them, moving
+// statistics assigned with momentum 0.9, the gradients through
+// batch_norm_grad_sums, bias-corrected step size.
 // CHECK-LABEL: module @adam
 // CHECK-DAG: graph.variable @"gamma/adam_m" : tensor<2xf32>
 // CHECK-DAG: graph.variable @"gamma/adam_v" : tensor<2xf32>
 // CHECK-NOT: mean/adam
 // CHECK-LABEL: func.func @step(
+// CHECK: %[[GAMMA:.*]] = graph.read @gamma
 // CHECK: %[[MEAN:.*]] = graph.read @mean
-// CHECK: %[[BMEAN:.*]] = graph.reduce_mean %[[X:.*]] {axes = [0]} : (tensor<?x2xf32>) -> tensor<2xf32>
-// CHECK: %[[C:.*]] = graph.sub %[[X]], %[[BMEAN]]
-// CHECK: %[[SQ:.*]] = graph.square %[[C]]
-// CHECK: %[[BVAR:.*]] = graph.reduce_mean %[[SQ]] {axes = [0]}
-// CHECK: graph.rsqrt
+// CHECK: %[[M:.*]] = graph.moments %[[X:.*]] : (tensor<?x2xf32>) -> tensor<2x2xf32>
+// CHECK: %[[Y:.*]] = graph.batch_norm_train %[[X]], %[[M]], %[[GAMMA]], %{{.*}} {epsilon = 1.000000e-03 : f32}
+// CHECK: %[[BMEAN0:.*]] = graph.slice %[[M]] {limits = [1, 2], starts = [0, 0], strides = [1, 1]}
+// CHECK: %[[BMEAN:.*]] = graph.reshape %[[BMEAN0]] : (tensor<1x2xf32>) -> tensor<2xf32>
+// CHECK: graph.slice %[[M]] {limits = [2, 2], starts = [1, 0], strides = [1, 1]}
 // CHECK: %[[MOM:.*]] = graph.constant dense<0.899999976> : tensor<f32>
 // CHECK: %[[OLD:.*]] = graph.mul %[[MEAN]], %[[MOM]]
 // CHECK: %[[NEW:.*]] = graph.mul %[[BMEAN]], %{{.*}}
 // CHECK: %[[MOVING:.*]] = graph.add %[[OLD]], %[[NEW]]
-// CHECK-NOT: graph.batch_norm
+// CHECK: graph.sparse_softmax_cross_entropy %[[Y]]
+// x is an input, so only gamma and beta get gradients (rows 1 and 0 of
+// the sums, gamma's scaled by rsqrt(variance + epsilon)):
+// CHECK: %[[S:.*]] = graph.batch_norm_grad_sums %[[X]], %{{.*}}, %[[M]]
+// CHECK: graph.slice %[[S]] {limits = [2, 2], starts = [1, 0], strides = [1, 1]}
+// CHECK: graph.rsqrt
+// CHECK: graph.slice %[[S]] {limits = [1, 2], starts = [0, 0], strides = [1, 1]}
+// CHECK-NOT: graph.batch_norm_train_grad
+// CHECK-NOT: graph.batch_norm %
 // lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t) with t = step + 1:
 // CHECK: %[[T:.*]] = graph.cast %{{.*}} : (tensor<i64>) -> tensor<f32>
 // CHECK: graph.pow %{{.*}}, %[[T]]
@@ -137,6 +148,10 @@ module @adam {
 // CNN: graph.dropout_mask
 // CNN: graph.max_pool2d_grad
 // CNN: graph.conv2d_backprop_filter
+// The batch norm after conv1, whose output is active: the input gradient.
+// CNN: %[[S:.*]] = graph.batch_norm_grad_sums %[[C1:.*]], %[[D:.*]], %[[M:.*]] : (tensor<?x26x26x32xf32>, tensor<?x26x26x32xf32>, tensor<2x32xf32>) -> tensor<2x32xf32>
+// CNN: %[[DX:.*]] = graph.batch_norm_train_grad %[[C1]], %[[D]], %[[M]], %{{.*}}, %[[S]] {epsilon = 1.000000e-03 : f32}
+// CNN: graph.conv2d_backprop_filter %{{.*}}, %[[DX]]
 // CNN: graph.assign @bn1_mean
 // CNN: graph.assign @bn1_variance
 // CNN: graph.assign @"train_step/step"

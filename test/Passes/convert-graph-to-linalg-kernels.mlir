@@ -110,3 +110,17 @@ func.func @depthwise(%x: tensor<1x5x5x3xf32>, %k: tensor<3x3x3x2xf32>) -> tensor
   %0 = graph.fused_conv2d %x, %k {depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x5x5x3xf32>, tensor<3x3x3x2xf32>) -> tensor<1x5x5x6xf32>
   return %0 : tensor<1x5x5x6xf32>
 }
+
+// -----
+
+// Float32 training batch-norm reductions call the runtime: x (and dy,
+// moments), rows (batch * 4 * 5), channels, then the [2, C] result.
+// CHECK-LABEL: func.func @batch_norm_train_reductions
+// CHECK: %[[M:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x3xf32>
+// CHECK: call @tfcc_rt_channel_moments_f32(%{{.*}}, %[[ROWS:.*]], %c3_i64, %{{.*}})
+// CHECK: call @tfcc_rt_batch_norm_grad_sums_f32(%{{.*}}, %{{.*}}, %{{.*}}, %[[ROWS]], %c3_i64, %{{.*}})
+func.func @batch_norm_train_reductions(%x: tensor<?x4x5x3xf32>, %dy: tensor<?x4x5x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %m = graph.moments %x : (tensor<?x4x5x3xf32>) -> tensor<2x3xf32>
+  %s = graph.batch_norm_grad_sums %x, %dy, %m : (tensor<?x4x5x3xf32>, tensor<?x4x5x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %m, %s : tensor<2x3xf32>, tensor<2x3xf32>
+}

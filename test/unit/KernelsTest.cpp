@@ -903,6 +903,66 @@ TEST_P(KernelsTest, MaxPool2dGrad) {
   }
 }
 
+// ---- training batch norm reductions -----------------------------------------
+
+// Against double two-pass sums: channel counts past the kernel's stack groups
+// (4096 doubles of partials) and its 64-channel tiles, row counts around its
+// 64-row runs and 16 blocks, data offset from zero (a large mean makes a
+// one-pass variance lose digits), and the same bits with 1 and 2 threads.
+TEST_P(KernelsTest, BatchNormTrainReductions) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {1, 3}, {63, 5}, {65, 70}, {43264, 32}, {1000, 300}, {40, 2100}, {0, 4}};
+  for (auto [rows, c] : shapes) {
+    std::vector<float> x(rows * c), dy(rows * c);
+    for (int64_t i = 0; i < rows * c; ++i) {
+      x[i] = 4.0f + 0.5f * static_cast<float>(i % c % 7) + normal(rng);
+      dy[i] = normal(rng) * 1e-3f;
+    }
+    std::vector<float> moments(2 * c, 7.0f), sums(2 * c, 7.0f);
+    std::vector<float> moments1, sums1;
+    for (int threads : {threads_, 1}) {
+      KernelEnv env(isa_, threads);
+      ASSERT_TRUE(env.ok());
+      tfcc_rt_channel_moments_f32(x.data(), rows, c, moments.data());
+      tfcc_rt_batch_norm_grad_sums_f32(x.data(), dy.data(), moments.data(),
+                                       rows, c, sums.data());
+      if (moments1.empty()) {
+        moments1 = moments;
+        sums1 = sums;
+      }
+    }
+    EXPECT_EQ(moments, moments1) << "rows " << rows << " c " << c
+                                 << ": the thread count changed the moments";
+    EXPECT_EQ(sums, sums1) << "rows " << rows << " c " << c;
+    for (int64_t k = 0; k < c; ++k) {
+      double sum = 0, squares = 0, sumDy = 0, sumDyXc = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        sum += x[r * c + k];
+      double mean = rows ? sum / rows : 0.0;
+      for (int64_t r = 0; r < rows; ++r) {
+        double d = x[r * c + k] - mean, g = dy[r * c + k];
+        squares += d * d;
+        sumDy += g;
+        sumDyXc += g * (x[r * c + k] - double(moments[k]));
+      }
+      double variance = rows ? squares / rows : 0.0;
+      ASSERT_NEAR(moments[k], mean, 1e-6 * (1.0 + std::fabs(mean)))
+          << "mean, rows " << rows << " c " << c << " channel " << k;
+      ASSERT_NEAR(moments[c + k], variance, 1e-5 * (1.0 + variance))
+          << "variance, rows " << rows << " c " << c << " channel " << k;
+      // The sums scale with sqrt(rows) * |dy| (random signs).
+      double scale = 1e-3 * std::sqrt(double(rows) + 1.0);
+      ASSERT_NEAR(sums[k], sumDy, 1e-5 * scale)
+          << "sum dy, rows " << rows << " c " << c << " channel " << k;
+      ASSERT_NEAR(sums[c + k], sumDyXc, 1e-5 * scale)
+          << "sum dy * (x - mean), rows " << rows << " c " << c
+          << " channel " << k;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     IsaThreads, KernelsTest,
     ::testing::Combine(::testing::Values(0, 1), ::testing::Values(1, 2)),

@@ -487,6 +487,65 @@ static LogicalResult verifyShapeAgrees(Operation *op, RankedTensorType written,
                            << "expected shape [" << shape << "]";
 }
 
+/// A training batch-norm operand: `stats` [2, C] (moments or sums) or, with
+/// rows == 0, `stats` [C] (gamma, beta), of x's element type, C being x's
+/// last dimension.
+static LogicalResult verifyChannelOperand(Operation *op, RankedTensorType x,
+                                          Value stats, int64_t rows,
+                                          StringRef name) {
+  auto type = cast<RankedTensorType>(stats.getType());
+  int64_t channels = x.getRank() > 0 ? x.getShape().back() : 1;
+  SmallVector<int64_t> want;
+  if (rows > 0)
+    want.push_back(rows);
+  want.push_back(channels);
+  bool ok = x.getRank() >= 1 && type.getElementType() == x.getElementType() &&
+            type.getRank() == static_cast<int64_t>(want.size());
+  for (size_t i = 0; ok && i < want.size(); ++i)
+    ok = dimsCompatible(type.getDimSize(i), want[i]);
+  if (!ok)
+    return op->emitOpError()
+           << name << " must be " << (rows > 0 ? "tensor<2xC>" : "tensor<C>")
+           << " of the input's element type with C its last dimension ("
+           << x << "), got " << type;
+  return success();
+}
+
+LogicalResult MomentsOp::verify() {
+  auto x = getX().getType();
+  if (x.getRank() < 1)
+    return emitOpError() << "input must have rank >= 1";
+  return verifyChannelOperand(*this, x, getMoments(), 2, "result");
+}
+
+LogicalResult BatchNormTrainOp::verify() {
+  auto x = getX().getType();
+  if (failed(verifyChannelOperand(*this, x, getMoments(), 2, "moments")) ||
+      failed(verifyChannelOperand(*this, x, getGamma(), 0, "gamma")) ||
+      failed(verifyChannelOperand(*this, x, getBeta(), 0, "beta")))
+    return failure();
+  return verifyShapeAgrees(*this, getY().getType(), x.getShape(), "result");
+}
+
+LogicalResult BatchNormGradSumsOp::verify() {
+  auto x = getX().getType();
+  if (failed(verifyShapeAgrees(*this, getDy().getType(), x.getShape(), "dy")))
+    return failure();
+  if (failed(verifyChannelOperand(*this, x, getMoments(), 2, "moments")))
+    return failure();
+  return verifyChannelOperand(*this, x, getSums(), 2, "result");
+}
+
+LogicalResult BatchNormTrainGradOp::verify() {
+  auto x = getX().getType();
+  if (failed(verifyShapeAgrees(*this, getDy().getType(), x.getShape(), "dy")) ||
+      failed(verifyChannelOperand(*this, x, getMoments(), 2, "moments")) ||
+      failed(verifyChannelOperand(*this, x, getGamma(), 0, "gamma")) ||
+      failed(verifyChannelOperand(*this, x, getSums(), 2, "sums")))
+    return failure();
+  return verifyShapeAgrees(*this, getDx().getType(), x.getShape(), "result");
+}
+
 LogicalResult BroadcastLikeOp::verify() {
   auto value = getValue().getType(), like = getLike().getType();
   auto result = getResult().getType();

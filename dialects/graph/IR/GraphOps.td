@@ -559,6 +559,74 @@ def Graph_DropoutMaskOp : Graph_Op<"dropout_mask", [Pure]> {
   let hasVerifier = 1;
 }
 
+// Training-mode batch normalization, created by tfcc-autodiff over x of shape
+// [..., C] with the statistics taken over every axis but the last.
+// `moments` and `sums` are tensor<2xC>: rows (mean, biased variance) and
+// (sum of dy, sum of dy * (x - mean)). N below is the element count of x
+// divided by C.
+
+def Graph_MomentsOp : Graph_Op<"moments", [Pure]> {
+  let summary = "per-channel batch mean and biased variance (training batch_norm)";
+  let description = [{
+    `%m = graph.moments %x : (tensor<?x8x8x4xf32>) -> tensor<2x4xf32>`:
+    row 0 the mean of each channel (the last axis) over all other axes, row 1
+    the biased variance, mean((x - mean)^2).
+  }];
+  let arguments = (ins Graph_FloatTensor:$x);
+  let results = (outs Graph_FloatTensor:$moments);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_BatchNormTrainOp : Graph_Op<"batch_norm_train", [Pure]> {
+  let summary = "training-mode batch_norm on precomputed batch statistics";
+  let description = [{
+    `%y = graph.batch_norm_train %x, %moments, %gamma, %beta {epsilon}`:
+    y = (x - mean) * rsqrt(variance + epsilon) * gamma + beta per channel,
+    where `%moments` must be `graph.moments %x`. Its gradient rule treats
+    the statistics as functions of `%x` (the full batch-norm gradient goes to
+    `%x`; `%moments` gets none).
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$moments,
+                       Graph_FloatTensor:$gamma, Graph_FloatTensor:$beta,
+                       F32Attr:$epsilon);
+  let results = (outs Graph_FloatTensor:$y);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_BatchNormGradSumsOp : Graph_Op<"batch_norm_grad_sums", [Pure]> {
+  let summary = "per-channel sums of dy and dy * (x - mean) (batch_norm gradient)";
+  let description = [{
+    `%s = graph.batch_norm_grad_sums %x, %dy, %moments`: row 0 the sum of
+    `%dy` per channel over all other axes, row 1 the sum of
+    dy * (x - mean). The gradients of gamma and beta are row 1 * rsqrt(
+    variance + epsilon) and row 0.
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$dy,
+                       Graph_FloatTensor:$moments);
+  let results = (outs Graph_FloatTensor:$sums);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_BatchNormTrainGradOp : Graph_Op<"batch_norm_train_grad", [Pure]> {
+  let summary = "gradient of batch_norm_train with respect to x";
+  let description = [{
+    `%dx = graph.batch_norm_train_grad %x, %dy, %moments, %gamma, %sums
+    {epsilon}`: with r = rsqrt(variance + epsilon),
+    dx = gamma * r * (dy - sum_dy / N - (x - mean) * r^2 * sum_dy_xc / N),
+    the batch-norm gradient including the paths through the batch mean and
+    variance.
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$dy,
+                       Graph_FloatTensor:$moments, Graph_FloatTensor:$gamma,
+                       Graph_FloatTensor:$sums, F32Attr:$epsilon);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_BroadcastLikeOp : Graph_Op<"broadcast_like", [Pure]> {
   let summary = "broadcasts a value (NumPy rules) to the shape of another tensor";
   let description = [{

@@ -163,7 +163,8 @@ dispatch(Operation *op, detail::Operands operands, detail::Report &report) {
             ReshapeOp, TransposeOp, ConcatOp, SliceOp, PadOp, ResizeOp,
             GatherOp,
             // Training.cpp
-            DropoutMaskOp, BroadcastLikeOp, ElementCountOp,
+            DropoutMaskOp, BroadcastLikeOp, ElementCountOp, MomentsOp,
+            BatchNormTrainOp, BatchNormGradSumsOp, BatchNormTrainGradOp,
             Conv2DBackpropInputOp, Conv2DBackpropFilterOp, MaxPool2DGradOp,
             AvgPool2DGradOp, ResizeGradOp, GatherGradOp>([&](auto typedOp) -> Result {
         return detail::evaluate(typedOp, operands, report);

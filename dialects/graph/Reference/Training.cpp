@@ -87,6 +87,119 @@ FailureOr<Tensor> evaluate(ElementCountOp op, Operands operands, Report &) {
   return result;
 }
 
+namespace {
+
+/// The [rows, C] view of a training batch norm's input and its per-channel
+/// operands: `stats` tensors are [2, C], `vectors` [C].
+FailureOr<std::pair<int64_t, int64_t>>
+channelView(const Tensor &x, std::initializer_list<const Tensor *> stats,
+            std::initializer_list<const Tensor *> vectors,
+            std::initializer_list<const Tensor *> likeX, Report &report) {
+  if (x.rank() < 1)
+    return report.fail("batch norm input must have rank >= 1");
+  int64_t channels = x.shape.back();
+  for (const Tensor *t : stats)
+    if (t->shape != std::vector<int64_t>{2, channels})
+      return report.fail("statistics " + shapeToString(t->shape) +
+                         " must be [2, " + llvm::Twine(channels) + "]");
+  for (const Tensor *t : vectors)
+    if (t->shape != std::vector<int64_t>{channels})
+      return report.fail("per-channel operand " + shapeToString(t->shape) +
+                         " must be [" + llvm::Twine(channels) + "]");
+  for (const Tensor *t : likeX)
+    if (t->shape != x.shape)
+      return report.fail("gradient " + shapeToString(t->shape) +
+                         " differs from the input " + shapeToString(x.shape));
+  return std::make_pair(channels ? x.numElements() / channels : 0, channels);
+}
+
+} // namespace
+
+/// Two passes per channel, as the statistics are defined: the mean, then the
+/// mean of the squared deviations.
+FailureOr<Tensor> evaluate(MomentsOp, Operands operands, Report &report) {
+  const Tensor &x = *operands[0];
+  auto view = channelView(x, {}, {}, {}, report);
+  if (failed(view))
+    return failure();
+  auto [rows, channels] = *view;
+  Tensor m = Tensor::zeros(x.kind, {2, channels});
+  for (int64_t c = 0; c < channels; ++c) {
+    double sum = 0.0;
+    for (int64_t r = 0; r < rows; ++r)
+      sum += x.data[r * channels + c];
+    double mean = rows ? sum / double(rows) : 0.0;
+    double squares = 0.0;
+    for (int64_t r = 0; r < rows; ++r) {
+      double d = x.data[r * channels + c] - mean;
+      squares += d * d;
+    }
+    m.data[c] = mean;
+    m.data[channels + c] = rows ? squares / double(rows) : 0.0;
+  }
+  return m;
+}
+
+FailureOr<Tensor> evaluate(BatchNormTrainOp op, Operands operands,
+                           Report &report) {
+  const Tensor &x = *operands[0], &m = *operands[1], &gamma = *operands[2],
+               &beta = *operands[3];
+  auto view = channelView(x, {&m}, {&gamma, &beta}, {}, report);
+  if (failed(view))
+    return failure();
+  auto [rows, channels] = *view;
+  double epsilon = op.getEpsilon().convertToFloat();
+  Tensor y = Tensor::zeros(x.kind, x.shape);
+  for (int64_t c = 0; c < channels; ++c) {
+    double scale = gamma.data[c] / std::sqrt(m.data[channels + c] + epsilon);
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t i = r * channels + c;
+      y.data[i] = (x.data[i] - m.data[c]) * scale + beta.data[c];
+    }
+  }
+  return y;
+}
+
+FailureOr<Tensor> evaluate(BatchNormGradSumsOp, Operands operands,
+                           Report &report) {
+  const Tensor &x = *operands[0], &dy = *operands[1], &m = *operands[2];
+  auto view = channelView(x, {&m}, {}, {&dy}, report);
+  if (failed(view))
+    return failure();
+  auto [rows, channels] = *view;
+  Tensor s = Tensor::zeros(x.kind, {2, channels});
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t i = r * channels + c;
+      s.data[c] += dy.data[i];
+      s.data[channels + c] += dy.data[i] * (x.data[i] - m.data[c]);
+    }
+  return s;
+}
+
+FailureOr<Tensor> evaluate(BatchNormTrainGradOp op, Operands operands,
+                           Report &report) {
+  const Tensor &x = *operands[0], &dy = *operands[1], &m = *operands[2],
+               &gamma = *operands[3], &s = *operands[4];
+  auto view = channelView(x, {&m, &s}, {&gamma}, {&dy}, report);
+  if (failed(view))
+    return failure();
+  auto [rows, channels] = *view;
+  double epsilon = op.getEpsilon().convertToFloat();
+  Tensor dx = Tensor::zeros(x.kind, x.shape);
+  for (int64_t c = 0; c < channels; ++c) {
+    double r = 1.0 / std::sqrt(m.data[channels + c] + epsilon);
+    double n = double(rows);
+    double meanDy = s.data[c] / n, meanDyXc = s.data[channels + c] / n;
+    for (int64_t row = 0; row < rows; ++row) {
+      int64_t i = row * channels + c;
+      double xc = x.data[i] - m.data[c];
+      dx.data[i] = gamma.data[c] * r * (dy.data[i] - meanDy - xc * r * r * meanDyXc);
+    }
+  }
+  return dx;
+}
+
 FailureOr<Tensor> evaluate(Conv2DBackpropInputOp op, Operands operands,
                            Report &report) {
   const Tensor &dy = *operands[0], &kernel = *operands[1];

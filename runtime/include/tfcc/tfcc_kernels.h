@@ -182,6 +182,19 @@ TFCC_RT_API void tfcc_rt_max_pool2d_grad_f32(
     int64_t pad_left, int64_t oh, int64_t ow, int32_t positive_only,
     const float* dy, float* dx);
 
+/* Training batch norm over x viewed as [rows, c] (channels innermost).
+ * moments [2, c]: row 0 the mean of each channel, row 1 the biased variance
+ * mean((x - mean)^2) (a second pass, around the float mean of row 0).
+ * sums [2, c]: row 0 the sum of dy, row 1 the sum of dy * (x - mean), mean
+ * being row 0 of `moments`. Results do not depend on the thread count. */
+TFCC_RT_API void tfcc_rt_channel_moments_f32(const float* x, int64_t rows,
+                                             int64_t c, float* moments);
+TFCC_RT_API void tfcc_rt_batch_norm_grad_sums_f32(const float* x,
+                                                  const float* dy,
+                                                  const float* moments,
+                                                  int64_t rows, int64_t c,
+                                                  float* sums);
+
 /* Row-wise kernels over the last, contiguous axis of a [rows, cols] tensor.
  * Layer normalization: y = (x - mean) / sqrt(var + epsilon) * gamma + beta
  * with the biased variance of each row; gamma / beta have cols floats, or

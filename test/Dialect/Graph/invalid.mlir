@@ -1393,3 +1393,27 @@ func.func @nested() {
   graph.train_step @t {loss = @nested, optimizer = #graph.adam<>}
   return
 }
+
+// -----
+
+func.func @moments_wrong_channels(%x: tensor<?x4x3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'graph.moments' op result must be tensor<2xC> of the input's element type with C its last dimension ('tensor<?x4x3xf32>'), got 'tensor<2x4xf32>'}}
+  %m = graph.moments %x : (tensor<?x4x3xf32>) -> tensor<2x4xf32>
+  return %m : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @batch_norm_train_wrong_gamma(%x: tensor<?x3xf32>, %m: tensor<2x3xf32>, %g: tensor<4xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{'graph.batch_norm_train' op gamma must be tensor<C> of the input's element type with C its last dimension ('tensor<?x3xf32>'), got 'tensor<4xf32>'}}
+  %y = graph.batch_norm_train %x, %m, %g, %b {epsilon = 1.0e-03 : f32} : (tensor<?x3xf32>, tensor<2x3xf32>, tensor<4xf32>, tensor<3xf32>) -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @batch_norm_grad_sums_wrong_dy(%x: tensor<?x3xf32>, %dy: tensor<?x4xf32>, %m: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'graph.batch_norm_grad_sums' op dy}}
+  %s = graph.batch_norm_grad_sums %x, %dy, %m : (tensor<?x3xf32>, tensor<?x4xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %s : tensor<2x3xf32>
+}

@@ -21,6 +21,24 @@ module @training_ops {
     return %n : tensor<f32>
   }
 
+  // Training batch norm: statistics, normalization and its gradient (float32
+  // through the runtime's reductions, float64 through linalg). Inputs are
+  // random, so the moments are fed back through graph.moments itself.
+  func.func @batch_norm_train_ops(%x: tensor<?x5x3x40xf32>, %dy: tensor<?x5x3x40xf32>, %g: tensor<40xf32>, %b: tensor<40xf32>) -> (tensor<2x40xf32>, tensor<?x5x3x40xf32>, tensor<2x40xf32>, tensor<?x5x3x40xf32>) {
+    %m = graph.moments %x : (tensor<?x5x3x40xf32>) -> tensor<2x40xf32>
+    %y = graph.batch_norm_train %x, %m, %g, %b {epsilon = 1.0e-03 : f32} : (tensor<?x5x3x40xf32>, tensor<2x40xf32>, tensor<40xf32>, tensor<40xf32>) -> tensor<?x5x3x40xf32>
+    %s = graph.batch_norm_grad_sums %x, %dy, %m : (tensor<?x5x3x40xf32>, tensor<?x5x3x40xf32>, tensor<2x40xf32>) -> tensor<2x40xf32>
+    %dx = graph.batch_norm_train_grad %x, %dy, %m, %g, %s {epsilon = 1.0e-03 : f32} : (tensor<?x5x3x40xf32>, tensor<?x5x3x40xf32>, tensor<2x40xf32>, tensor<40xf32>, tensor<2x40xf32>) -> tensor<?x5x3x40xf32>
+    return %m, %y, %s, %dx : tensor<2x40xf32>, tensor<?x5x3x40xf32>, tensor<2x40xf32>, tensor<?x5x3x40xf32>
+  }
+  func.func @batch_norm_train_ops_f64(%x: tensor<?x3xf64>, %dy: tensor<?x3xf64>, %g: tensor<3xf64>, %b: tensor<3xf64>) -> (tensor<2x3xf64>, tensor<?x3xf64>, tensor<2x3xf64>, tensor<?x3xf64>) {
+    %m = graph.moments %x : (tensor<?x3xf64>) -> tensor<2x3xf64>
+    %y = graph.batch_norm_train %x, %m, %g, %b {epsilon = 1.0e-03 : f32} : (tensor<?x3xf64>, tensor<2x3xf64>, tensor<3xf64>, tensor<3xf64>) -> tensor<?x3xf64>
+    %s = graph.batch_norm_grad_sums %x, %dy, %m : (tensor<?x3xf64>, tensor<?x3xf64>, tensor<2x3xf64>) -> tensor<2x3xf64>
+    %dx = graph.batch_norm_train_grad %x, %dy, %m, %g, %s {epsilon = 1.0e-03 : f32} : (tensor<?x3xf64>, tensor<?x3xf64>, tensor<2x3xf64>, tensor<3xf64>, tensor<2x3xf64>) -> tensor<?x3xf64>
+    return %m, %y, %s, %dx : tensor<2x3xf64>, tensor<?x3xf64>, tensor<2x3xf64>, tensor<?x3xf64>
+  }
+
   // conv2d_backprop_input
   func.func @conv_input_s2_same(%dy: tensor<?x4x4x6xf32>, %k: tensor<3x3x4x6xf32>) -> tensor<?x7x8x4xf32> {
     %dx = graph.conv2d_backprop_input %dy, %k {input_size = [7, 8], padding = "same", strides = [2, 2]} : (tensor<?x4x4x6xf32>, tensor<3x3x4x6xf32>) -> tensor<?x7x8x4xf32>
