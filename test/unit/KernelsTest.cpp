@@ -907,8 +907,9 @@ TEST_P(KernelsTest, MaxPool2dGrad) {
 
 // Against double two-pass sums: channel counts past the kernel's stack groups
 // (4096 doubles of partials) and its 64-channel tiles, row counts around its
-// 64-row runs and 16 blocks, data offset from zero (a large mean makes a
-// one-pass variance lose digits), and the same bits with 1 and 2 threads.
+// 64-row runs and 16 blocks, data offset from zero by 4 to 1000 (a large
+// mean would make an unshifted one-pass variance lose its digits), and the
+// same bits with 1 and 2 threads.
 TEST_P(KernelsTest, BatchNormTrainReductions) {
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -917,7 +918,9 @@ TEST_P(KernelsTest, BatchNormTrainReductions) {
   for (auto [rows, c] : shapes) {
     std::vector<float> x(rows * c), dy(rows * c);
     for (int64_t i = 0; i < rows * c; ++i) {
-      x[i] = 4.0f + 0.5f * static_cast<float>(i % c % 7) + normal(rng);
+      int64_t k = i % c; // channels 0, 5, 10, ... sit near 1000
+      x[i] = 4.0f + 0.5f * static_cast<float>(k % 7) +
+             (k % 5 == 0 ? 1000.0f : 0.0f) + normal(rng);
       dy[i] = normal(rng) * 1e-3f;
     }
     std::vector<float> moments(2 * c, 7.0f), sums(2 * c, 7.0f);

@@ -184,7 +184,7 @@ TFCC_RT_API void tfcc_rt_max_pool2d_grad_f32(
 
 /* Training batch norm over x viewed as [rows, c] (channels innermost).
  * moments [2, c]: row 0 the mean of each channel, row 1 the biased variance
- * mean((x - mean)^2) (a second pass, around the float mean of row 0).
+ * mean((x - mean)^2) (one pass over x minus its first row).
  * sums [2, c]: row 0 the sum of dy, row 1 the sum of dy * (x - mean), mean
  * being row 0 of `moments`. Results do not depend on the thread count. */
 TFCC_RT_API void tfcc_rt_channel_moments_f32(const float* x, int64_t rows,

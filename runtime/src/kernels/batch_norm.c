@@ -1,6 +1,10 @@
 /* batch_norm.c - the per-channel reductions of training batch norm, over x
  * viewed as [rows, c] with the channels innermost:
- *   graph.moments               mean, then the biased variance (two passes);
+ *   graph.moments               mean and biased variance, in one pass over
+ *                               x - shift with shift = the first row (a
+ *                               sample, so |mean - shift| is of the order of
+ *                               the deviation and var = E[(x - shift)^2] -
+ *                               (mean - shift)^2 loses about one bit);
  *   graph.batch_norm_grad_sums  sum of dy and of dy * (x - mean) (one pass).
  *
  * The rows are split into a fixed number of blocks that depends on the shape
@@ -19,17 +23,17 @@ enum {
   kPartial = 4096  /* doubles of per-block partials on the stack */
 };
 
-typedef enum { SUM_X, SUM_SQUARED_DEVIATION, SUM_DY_AND_DY_XC } sums_mode;
+typedef enum { SUM_SHIFTED_AND_SQUARES, SUM_DY_AND_DY_XC } sums_mode;
 
 typedef struct channel_sums_args {
   const float* x;
   const float* dy;   /* SUM_DY_AND_DY_XC */
-  const float* mean; /* per channel, all but SUM_X */
+  const float* mean; /* per channel: the shift, or the mean */
   int64_t rows, c;
   int64_t c0, cn; /* this channel group */
   int64_t block_rows;
   sums_mode mode;
-  int nout;        /* 1, or 2 for SUM_DY_AND_DY_XC */
+  int nout;        /* 2 */
   double* partial; /* [block][nout][cn] */
 } channel_sums_args;
 
@@ -49,18 +53,13 @@ static void sum_block(const channel_sums_args* p, int64_t block) {
       int64_t re = TFCC_MIN(r1, r + kRun);
       for (k = 0; k < tn; ++k) f0[k] = f1[k] = 0.0f;
       switch (p->mode) {
-        case SUM_X:
-          for (rr = r; rr < re; ++rr) {
-            const float* xr = p->x + rr * p->c + col;
-            for (k = 0; k < tn; ++k) f0[k] += xr[k];
-          }
-          break;
-        case SUM_SQUARED_DEVIATION:
+        case SUM_SHIFTED_AND_SQUARES:
           for (rr = r; rr < re; ++rr) {
             const float* xr = p->x + rr * p->c + col;
             for (k = 0; k < tn; ++k) {
               float d = xr[k] - m[k];
-              f0[k] += d * d;
+              f0[k] += d;
+              f1[k] += d * d;
             }
           }
           break;
@@ -125,15 +124,21 @@ void tfcc_rt_channel_moments_f32(const float* x, int64_t rows, int64_t c,
                                  float* moments) {
   channel_sums_args p = {0};
   double inverse = rows > 0 ? 1.0 / (double)rows : 0.0;
+  int64_t k;
   p.x = x;
   p.rows = rows;
   p.c = c;
-  p.nout = 1;
-  p.mode = SUM_X;
+  p.nout = 2;
+  p.mode = SUM_SHIFTED_AND_SQUARES;
+  p.mean = x; /* the shift: row 0 */
+  /* Row 0: E[x - shift]; row 1: E[(x - shift)^2]. */
   channel_sums(&p, inverse, moments);
-  p.mode = SUM_SQUARED_DEVIATION;
-  p.mean = moments;
-  channel_sums(&p, inverse, moments + c);
+  for (k = 0; k < c && rows > 0; ++k) {
+    double d = moments[k], squares = moments[c + k];
+    double variance = squares - d * d;
+    moments[k] = (float)((double)x[k] + d);
+    moments[c + k] = (float)(variance > 0.0 ? variance : 0.0);
+  }
 }
 
 void tfcc_rt_batch_norm_grad_sums_f32(const float* x, const float* dy,
