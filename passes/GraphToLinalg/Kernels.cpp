@@ -41,6 +41,7 @@ constexpr const char *kPool = "tfcc_rt_pool2d_f32";
 constexpr const char *kLayerNorm = "tfcc_rt_layer_norm_f32";
 constexpr const char *kSoftmax = "tfcc_rt_softmax_f32";
 constexpr const char *kMoments = "tfcc_rt_channel_moments_f32";
+constexpr const char *kFilterGrad = "tfcc_rt_conv2d_filter_grad_f32";
 constexpr const char *kGradSums = "tfcc_rt_batch_norm_grad_sums_f32";
 
 int32_t getActivationCode(StringRef name);
@@ -870,10 +871,32 @@ struct Conv2DBackpropFilterToKernel
         getWindowPadding(xType.getShape().slice(1, 2), kernelSize, strides,
                          dilations, op.getPadding() == "same");
 
+    bool unitSteps = strides[0] == 1 && strides[1] == 1 && dilations[0] == 1 &&
+                     dilations[1] == 1;
+    // Stride 1, a window: the runtime reads the (padded) input in place
+    // through per-row tap offsets instead of an im2col matrix kh * kw times
+    // the input's size.
+    if (unitSteps && kh * kw > 1 && ow <= 1024) {
+      Value zero =
+          createScalarConstant(rewriter, loc, rewriter.getF32Type(), 0.0);
+      Value padded = padSpatial(rewriter, loc, x, padding, zero);
+      Value output = allocResult(rewriter, loc, resultType, {});
+      CallBuilder(rewriter, loc)
+          .nhwcInput(padded)
+          .i64(kh)
+          .i64(kw)
+          .tensorPointer(dy)
+          .i64(oh)
+          .i64(ow)
+          .i64(out)
+          .pointer(output)
+          .call(kFilterGrad);
+      rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+      return success();
+    }
     Value columns = x;
-    bool direct = kh == 1 && kw == 1 && strides[0] == 1 && strides[1] == 1 &&
-                  padding.isZero() && xType.getDimSize(1) == oh &&
-                  xType.getDimSize(2) == ow;
+    bool direct = kh == 1 && kw == 1 && unitSteps && padding.isZero() &&
+                  xType.getDimSize(1) == oh && xType.getDimSize(2) == ow;
     if (!direct) {
       Value zero = createScalarConstant(rewriter, loc, rewriter.getF32Type(), 0.0);
       Value padded = padSpatial(rewriter, loc, x, padding, zero);
@@ -957,13 +980,16 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
   declare(kLayerNorm, {i64, i64, i64, i64, i64, f32, i64});
   declare(kSoftmax, {i64, i64, i64, i32, i64});
   declare(kMoments, {i64, i64, i64, i64});
+  declare(kFilterGrad, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
+                        i64});
   declare(kGradSums, {i64, i64, i64, i64, i64, i64});
 }
 
 void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
   for (StringRef name :
        {kGemm, kPackB, kConv, kConvWinograd, kWinogradPack, kDepthwise, kPool,
-        kMaxPoolGrad, kLayerNorm, kSoftmax, kMoments, kGradSums}) {
+        kMaxPoolGrad, kLayerNorm, kSoftmax, kMoments, kGradSums,
+        kFilterGrad}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (func && SymbolTable::symbolKnownUseEmpty(func, module))
       func.erase();

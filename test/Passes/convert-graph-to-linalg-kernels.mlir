@@ -124,3 +124,17 @@ func.func @batch_norm_train_reductions(%x: tensor<?x4x5x3xf32>, %dy: tensor<?x4x
   %s = graph.batch_norm_grad_sums %x, %dy, %m : (tensor<?x4x5x3xf32>, tensor<?x4x5x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %m, %s : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// A stride-1 float32 kernel gradient reads the padded input in place (no
+// im2col matrix): SAME 3x3 pads 8x8 to 10x10, then x, batch, 10, 10, C=4,
+// the window, dy, its 8x8, the 6 output channels and dk.
+// CHECK-LABEL: func.func @conv_filter_grad_s1
+// CHECK: tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK-NOT: linalg.generic
+// CHECK: call @tfcc_rt_conv2d_filter_grad_f32(%{{.*}}, %{{.*}}, %c10_i64, %c10_i64, %c4_i64, %c3_i64, %c3_i64, %{{.*}}, %c8_i64, %c8_i64, %c6_i64, %{{.*}})
+func.func @conv_filter_grad_s1(%x: tensor<?x8x8x4xf32>, %dy: tensor<?x8x8x6xf32>) -> tensor<3x3x4x6xf32> {
+  %dk = graph.conv2d_backprop_filter %x, %dy {kernel_size = [3, 3], padding = "same"} : (tensor<?x8x8x4xf32>, tensor<?x8x8x6xf32>) -> tensor<3x3x4x6xf32>
+  return %dk : tensor<3x3x4x6xf32>
+}

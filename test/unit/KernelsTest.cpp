@@ -903,6 +903,55 @@ TEST_P(KernelsTest, MaxPool2dGrad) {
   }
 }
 
+// ---- convolution kernel gradient without im2col ------------------------------
+
+// Against double sums with a bound from the sum of |terms|: 3x3 over 32 -> 64
+// channels (the train step's conv2), one input channel, a 3x1 and a 1x2
+// window, odd channel counts around the 14-row tiles and 32-column panels,
+// rows wider than a K block (ow 299), and a batch large enough to split.
+TEST_P(KernelsTest, Conv2dFilterGrad) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  struct Case {
+    int64_t n, h, w, c, kh, kw, co;
+  };
+  const Case cases[] = {{2, 13, 13, 32, 3, 3, 64}, {1, 6, 7, 3, 2, 3, 5},
+                        {3, 28, 28, 1, 3, 3, 32}, {2, 5, 40, 70, 3, 1, 40},
+                        {1, 3, 300, 4, 1, 2, 33}, {16, 13, 13, 32, 3, 3, 64}};
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (const Case &k : cases) {
+    int64_t oh = k.h - k.kh + 1, ow = k.w - k.kw + 1;
+    std::vector<float> x(k.n * k.h * k.w * k.c), dy(k.n * oh * ow * k.co);
+    for (float &v : x)
+      v = u(rng);
+    for (float &v : dy)
+      v = u(rng);
+    std::vector<float> dk(k.kh * k.kw * k.c * k.co, 123.0f);
+    tfcc_rt_conv2d_filter_grad_f32(x.data(), k.n, k.h, k.w, k.c, k.kh, k.kw,
+                                   dy.data(), oh, ow, k.co, dk.data());
+    for (int64_t i = 0; i < k.kh; ++i)
+      for (int64_t j = 0; j < k.kw; ++j)
+        for (int64_t ci = 0; ci < k.c; ++ci)
+          for (int64_t o = 0; o < k.co; ++o) {
+            double want = 0, magnitude = 0;
+            for (int64_t b = 0; b < k.n; ++b)
+              for (int64_t r = 0; r < oh; ++r)
+                for (int64_t s = 0; s < ow; ++s) {
+                  double t = double(x[((b * k.h + r + i) * k.w + s + j) * k.c + ci]) *
+                             dy[((b * oh + r) * ow + s) * k.co + o];
+                  want += t;
+                  magnitude += std::fabs(t);
+                }
+            float got = dk[((i * k.kw + j) * k.c + ci) * k.co + o];
+            ASSERT_NEAR(got, want, 1e-6 * magnitude + 1e-6)
+                << "n=" << k.n << " h=" << k.h << " w=" << k.w << " c=" << k.c
+                << " window " << k.kh << "x" << k.kw << " co=" << k.co
+                << " at " << i << "," << j << "," << ci << "," << o;
+          }
+  }
+}
+
 // ---- training batch norm reductions -----------------------------------------
 
 // Against double two-pass sums: channel counts past the kernel's stack groups

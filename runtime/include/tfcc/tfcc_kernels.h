@@ -182,6 +182,15 @@ TFCC_RT_API void tfcc_rt_max_pool2d_grad_f32(
     int64_t pad_left, int64_t oh, int64_t ow, int32_t positive_only,
     const float* dy, float* dx);
 
+/* Kernel gradient of a stride-1, dilation-1, groups-1 NHWC convolution:
+ * dk [kh, kw, c, co] = sum over (b, r, s) of x[b, r + i, s + j, :]^T dy[b, r, s, :]
+ * with x [n, h, w, c] already padded (h >= oh + kh - 1, w >= ow + kw - 1) and
+ * dy [n, oh, ow, co]. Reads x in place (no im2col matrix). */
+TFCC_RT_API void tfcc_rt_conv2d_filter_grad_f32(
+    const float* x, int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
+    int64_t kw, const float* dy, int64_t oh, int64_t ow, int64_t co,
+    float* dk);
+
 /* Training batch norm over x viewed as [rows, c] (channels innermost).
  * moments [2, c]: row 0 the mean of each channel, row 1 the biased variance
  * mean((x - mean)^2) (one pass over x minus its first row).

@@ -1,0 +1,160 @@
+/* conv_filter_grad.c - the kernel gradient of a stride-1, dilation-1 NHWC
+ * convolution without an im2col matrix:
+ *   dk[i][j][ci][o] = sum over (b, r, s) of x[b][r + i][s + j][ci] * dy[b][r][s][o]
+ * with x already padded (h >= oh + kh - 1, w >= ow + kw - 1).
+ *
+ * For one kernel row i, the rows (j, ci) of dk form a GEMM dk_i = A_i^T dy
+ * whose A_i element (m = j * c + ci, pixel (b, r, s)) sits at
+ * x + ((b * h + r + i) * w + s) * c + m: along m contiguous, along s at
+ * stride c, and each output row (b, r) starts at its own offset. That is the
+ * k-major micro-kernel's tap form: one tap per output row (ow values of K at
+ * stride c), tap offsets in a small table, so x is read in place where the
+ * im2col lowering wrote and re-read a kh * kw times larger matrix. dy is
+ * packed per K block (whole output rows) into 32-column panels, once per
+ * task for all its row tiles. Every output element is reduced in the same
+ * order whatever the thread split.
+ */
+#include "kernels_internal.h"
+
+#include <string.h>
+
+enum {
+  kKBlock = 256,          /* K values (pixels) per block, whole rows */
+  kBFloats = 256 * 4 * 32 /* packed dy block: 4 panels of kKBlock */
+};
+
+typedef struct filter_grad_ctx {
+  const float* x;
+  const float* dy;
+  float* dk;
+  int64_t n, h, w, c, kh, kw, oh, ow, co;
+  int64_t m_row;         /* kw * c: dk rows per kernel row */
+  int64_t tiles_row;     /* MR tiles per kernel row */
+  int64_t tiles, panels; /* kh * tiles_row; ceil(co / 32) */
+  int64_t gm, gn;        /* task grid */
+} filter_grad_ctx;
+
+static void filter_grad_range(const filter_grad_ctx* g, int64_t t0, int64_t t1,
+                              int64_t q0, int64_t q1) {
+  float bbuf[kBFloats] __attribute__((aligned(64)));
+  int64_t toff[kKBlock];
+  const int64_t taps = g->n * g->oh; /* output rows */
+  const int64_t rows_per_block = TFCC_MAX((int64_t)1, kKBlock / g->ow);
+  const int64_t nblocks = (taps + rows_per_block - 1) / rows_per_block;
+  const int64_t max_panels =
+      TFCC_MAX((int64_t)1, kBFloats / (rows_per_block * g->ow * TFCC_UK_NR));
+  tfcc_uk_args u;
+  memset(&u, 0, sizeof(u));
+  u.toff = toff;
+  u.kt = g->ow;
+  u.lda = g->c;
+  u.b_tap_stride = g->ow * TFCC_UK_NR;
+  u.ldc = g->co;
+  u.ldr = g->co;
+  u.act = TFCC_ACT_NONE;
+  for (int64_t kb = 0; kb < nblocks; ++kb) {
+    const int64_t tap0 = kb * rows_per_block;
+    const int64_t ntaps = TFCC_MIN(rows_per_block, taps - tap0);
+    const int64_t kc = ntaps * g->ow;
+    for (int64_t t = 0; t < ntaps; ++t) {
+      int64_t b = (tap0 + t) / g->oh, r = (tap0 + t) % g->oh;
+      toff[t] = (b * g->h + r) * g->w * g->c;
+    }
+    u.ntaps = ntaps;
+    u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) | (kb == nblocks - 1 ? TFCC_UK_LAST : 0);
+    for (int64_t qb = q0; qb < q1; qb += max_panels) {
+      const int64_t qe = TFCC_MIN(q1, qb + max_panels);
+      tfcc_pack_b_block(g->co, g->dy, g->co, 0, tap0 * g->ow, kc, qb, qe - qb,
+                        bbuf);
+      for (int64_t tile = t0; tile < t1; ++tile) {
+        const int64_t i = tile / g->tiles_row;
+        const int64_t mt = (tile % g->tiles_row) * TFCC_UK_MR;
+        u.mr = TFCC_MIN((int64_t)TFCC_UK_MR, g->m_row - mt);
+        u.a = g->x + i * g->w * g->c + mt;
+        for (int64_t q = qb; q < qe; ++q) {
+          const int64_t n0 = q * TFCC_UK_NR;
+          u.nr = TFCC_MIN((int64_t)TFCC_UK_NR, g->co - n0);
+          u.b = bbuf + (q - qb) * kc * TFCC_UK_NR;
+          u.c = g->dk + (i * g->m_row + mt) * g->co + n0;
+          tfcc_uk_avx512_kmajor(&u);
+        }
+      }
+    }
+  }
+}
+
+static void filter_grad_task(void* ctx, int64_t begin, int64_t end,
+                             int32_t thread) {
+  const filter_grad_ctx* g = (const filter_grad_ctx*)ctx;
+  (void)thread;
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t mg = t / g->gn, ng = t % g->gn;
+    const int64_t t0 = mg * g->tiles / g->gm, t1 = (mg + 1) * g->tiles / g->gm;
+    const int64_t q0 = ng * g->panels / g->gn,
+                  q1 = (ng + 1) * g->panels / g->gn;
+    if (t0 < t1 && q0 < q1) filter_grad_range(g, t0, t1, q0, q1);
+  }
+}
+
+/* The portable path: the same sums, plain loops. */
+static void filter_grad_generic(const filter_grad_ctx* g) {
+  int64_t b, r, s, i, j, ci, o;
+  memset(g->dk, 0, sizeof(float) * (size_t)(g->kh * g->m_row * g->co));
+  for (b = 0; b < g->n; ++b)
+    for (r = 0; r < g->oh; ++r)
+      for (s = 0; s < g->ow; ++s) {
+        const float* d = g->dy + ((b * g->oh + r) * g->ow + s) * g->co;
+        for (i = 0; i < g->kh; ++i)
+          for (j = 0; j < g->kw; ++j) {
+            const float* xr =
+                g->x + ((b * g->h + r + i) * g->w + s + j) * g->c;
+            float* out = g->dk + (i * g->kw + j) * g->c * g->co;
+            for (ci = 0; ci < g->c; ++ci)
+              for (o = 0; o < g->co; ++o) out[ci * g->co + o] += xr[ci] * d[o];
+          }
+      }
+}
+
+void tfcc_rt_conv2d_filter_grad_f32(const float* x, int64_t n, int64_t h,
+                                    int64_t w, int64_t c, int64_t kh,
+                                    int64_t kw, const float* dy, int64_t oh,
+                                    int64_t ow, int64_t co, float* dk) {
+  filter_grad_ctx g;
+  int64_t tasks, threads;
+  if (kh <= 0 || kw <= 0 || c <= 0 || co <= 0) return;
+  g.x = x;
+  g.dy = dy;
+  g.dk = dk;
+  g.n = n;
+  g.h = h;
+  g.w = w;
+  g.c = c;
+  g.kh = kh;
+  g.kw = kw;
+  g.oh = oh;
+  g.ow = ow;
+  g.co = co;
+  g.m_row = kw * c;
+  g.tiles_row = (g.m_row + TFCC_UK_MR - 1) / TFCC_UK_MR;
+  g.tiles = kh * g.tiles_row;
+  g.panels = (co + TFCC_UK_NR - 1) / TFCC_UK_NR;
+  if (n <= 0 || oh <= 0 || ow <= 0) {
+    memset(dk, 0, sizeof(float) * (size_t)(kh * kw * c * co));
+    return;
+  }
+  /* The micro-kernel's tap form needs a whole output row per K block. */
+  if (tfcc_kernels_isa() != TFCC_ISA_AVX512 || ow * TFCC_UK_NR > kBFloats) {
+    filter_grad_generic(&g);
+    return;
+  }
+  /* Panels split first (each task packs dy for its panels once per K
+   * block), then row tiles. */
+  threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
+  g.gn = TFCC_MIN(g.panels, threads);
+  g.gm = TFCC_MIN(g.tiles, TFCC_MAX((int64_t)1, threads / g.gn));
+  tasks = g.gm * g.gn;
+  if (tasks == 1 || n * oh * ow * c * co < 65536)
+    filter_grad_task(&g, 0, tasks, 0);
+  else
+    tfcc_rt_parallel_for(tasks, filter_grad_task, &g);
+}
