@@ -149,10 +149,66 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void
 max_pool_grad_avx512(void* ctx, int64_t begin, int64_t end, int32_t thread) {
   TFCC_MAX_POOL_GRAD_BODY
 }
-__attribute__((target("avx512f,avx512vl,fma"))) static void
-max_pool_grad_disjoint_avx512(void* ctx, int64_t begin, int64_t end,
-                              int32_t thread) {
-  TFCC_MAX_POOL_GRAD_DISJOINT_BODY
+#include "avx512_common.h"
+
+/* The disjoint case with intrinsics: per window and 16 channels, the
+ * running maximum and its tap stay in registers (a zmm and a mask-selected
+ * zmm of tap ids), and each tap's dx is one masked select of dy. */
+TGT static void max_pool_grad_disjoint_avx512(void* ctx, int64_t begin,
+                                              int64_t end, int32_t thread) {
+  const max_pool_grad_args* p = (const max_pool_grad_args*)ctx;
+  const int64_t c = p->c, kh = p->kh, kw = p->kw, row = p->w * c;
+  const int64_t covered_w = p->ow * kw;
+  const __m512 zero = _mm512_setzero_ps();
+  int64_t b, r, s, i, j, k;
+  (void)thread;
+  for (b = begin; b < end; ++b) {
+    const float* xb = p->x + b * p->h * row;
+    float* dxb = p->dx + b * p->h * row;
+    for (r = 0; r < p->oh; ++r) {
+      for (s = 0; s < p->ow; ++s) {
+        const float* g = p->dy + ((b * p->oh + r) * p->ow + s) * c;
+        const float* first = xb + (r * kh * p->w + s * kw) * c;
+        float* out0 = dxb + (r * kh * p->w + s * kw) * c;
+        for (k = 0; k < c; k += 16) {
+          const __mmask16 m = tail_mask(c - k);
+          __m512 best = _mm512_maskz_loadu_ps(m, first + k);
+          __m512i tap = _mm512_setzero_si512();
+          for (i = 0; i < kh; ++i)
+            for (j = 0; j < kw; ++j) {
+              if (i == 0 && j == 0) continue;
+              __m512 v = _mm512_maskz_loadu_ps(m, first + (i * p->w + j) * c + k);
+              /* take: best is not NaN and (v is NaN or v > best) */
+              __mmask16 ordered = _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q);
+              __mmask16 take = _mm512_mask_cmp_ps_mask(
+                  ordered, v, best, _CMP_NLE_UQ); /* v > best or unordered */
+              best = _mm512_mask_mov_ps(best, take, v);
+              tap = _mm512_mask_mov_epi32(
+                  tap, take, _mm512_set1_epi32((int32_t)(i * kw + j)));
+            }
+          if (p->positive_only)
+            tap = _mm512_mask_mov_epi32(
+                _mm512_set1_epi32(-1),
+                _mm512_cmp_ps_mask(best, zero, _CMP_GT_OQ), tap);
+          const __m512 gv = _mm512_maskz_loadu_ps(m, g + k);
+          for (i = 0; i < kh; ++i)
+            for (j = 0; j < kw; ++j) {
+              __mmask16 hit = _mm512_cmpeq_epi32_mask(
+                  tap, _mm512_set1_epi32((int32_t)(i * kw + j)));
+              _mm512_mask_storeu_ps(out0 + (i * p->w + j) * c + k, m,
+                                    _mm512_maskz_mov_ps(hit, gv));
+            }
+        }
+      }
+      if (covered_w < p->w)
+        for (i = 0; i < kh; ++i)
+          memset(dxb + (r * kh + i) * row + covered_w * c, 0,
+                 sizeof(float) * (size_t)((p->w - covered_w) * c));
+    }
+    if (p->oh * kh < p->h)
+      memset(dxb + p->oh * kh * row, 0,
+             sizeof(float) * (size_t)((p->h - p->oh * kh) * row));
+  }
 }
 #endif
 
