@@ -11,7 +11,8 @@
  * stride c), tap offsets in a small table, so x is read in place where the
  * im2col lowering wrote and re-read a kh * kw times larger matrix. dy is
  * packed per K block (whole output rows) into 32-column panels, once per
- * task for all its row tiles. Every output element is reduced in the same
+ * task for all its row tiles; with exactly 32 output channels its rows
+ * already are that layout and it is read in place. Every output element is reduced in the same
  * order whatever the thread split.
  */
 #include "kernels_internal.h"
@@ -64,8 +65,12 @@ static void filter_grad_range(const filter_grad_ctx* g, int64_t t0, int64_t t1,
     u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) | (kb == nblocks - 1 ? TFCC_UK_LAST : 0);
     for (int64_t qb = q0; qb < q1; qb += max_panels) {
       const int64_t qe = TFCC_MIN(q1, qb + max_panels);
-      tfcc_pack_b_block(g->co, g->dy, g->co, 0, tap0 * g->ow, kc, qb, qe - qb,
-                        bbuf);
+      const float* bblock = g->dy + tap0 * g->ow * TFCC_UK_NR; /* in place */
+      if (g->co != TFCC_UK_NR) {
+        tfcc_pack_b_block(g->co, g->dy, g->co, 0, tap0 * g->ow, kc, qb,
+                          qe - qb, bbuf);
+        bblock = bbuf;
+      }
       for (int64_t tile = t0; tile < t1; ++tile) {
         const int64_t i = tile / g->tiles_row;
         const int64_t mt = (tile % g->tiles_row) * TFCC_UK_MR;
@@ -74,7 +79,7 @@ static void filter_grad_range(const filter_grad_ctx* g, int64_t t0, int64_t t1,
         for (int64_t q = qb; q < qe; ++q) {
           const int64_t n0 = q * TFCC_UK_NR;
           u.nr = TFCC_MIN((int64_t)TFCC_UK_NR, g->co - n0);
-          u.b = bbuf + (q - qb) * kc * TFCC_UK_NR;
+          u.b = bblock + (q - qb) * kc * TFCC_UK_NR;
           u.c = g->dk + (i * g->m_row + mt) * g->co + n0;
           tfcc_uk_avx512_kmajor(&u);
         }
