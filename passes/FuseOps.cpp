@@ -510,6 +510,19 @@ struct CompareReluOutput : OpRewritePattern<CompareOp> {
   }
 };
 
+/// select(x > 0, grad, 0) with grad = max_pool2d_grad(x, dy) used only
+/// there: the ReLU mask FoldMaskIntoMaxPoolGrad folds.
+MaxPool2DGradOp getMaskedPoolGrad(SelectOp op) {
+  auto grad = op.getLhs().getDefiningOp<MaxPool2DGradOp>();
+  auto mask = op.getCondition().getDefiningOp<CompareOp>();
+  if (!grad || !mask || !grad->hasOneUse() || grad.getPositiveOnly() ||
+      grad.getType() != op.getType() || !isZeroConstant(op.getRhs()) ||
+      mask.getPredicate() != "gt" || mask.getLhs() != grad.getX() ||
+      !isZeroConstant(mask.getRhs()))
+    return {};
+  return grad;
+}
+
 /// select(x > 0, max_pool2d_grad(x, dy), 0): the pooling gradient's kernel
 /// applies the mask itself (positive_only), saving a pass over a tensor of
 /// the pooling input's size.
@@ -517,18 +530,69 @@ struct FoldMaskIntoMaxPoolGrad : OpRewritePattern<SelectOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SelectOp op,
                                 PatternRewriter &rewriter) const override {
-    auto grad = op.getLhs().getDefiningOp<MaxPool2DGradOp>();
-    auto mask = op.getCondition().getDefiningOp<CompareOp>();
-    if (!grad || !mask || !grad->hasOneUse() || grad.getPositiveOnly() ||
-        grad.getType() != op.getType() || !isZeroConstant(op.getRhs()) ||
-        mask.getPredicate() != "gt" || mask.getLhs() != grad.getX() ||
-        !isZeroConstant(mask.getRhs()))
+    MaxPool2DGradOp grad = getMaskedPoolGrad(op);
+    if (!grad)
       return rewriter.notifyMatchFailure(op, "not a masked pooling gradient");
     rewriter.modifyOpInPlace(grad, [&] {
       grad.setPositiveOnly(true);
     });
     rewriter.replaceOp(op, grad.getResult());
     return success();
+  }
+};
+
+/// Whether `type` is a float32 NHWC tensor with static H, W and C (what the
+/// pooling kernels take).
+bool isF32StaticHwc(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && t.getRank() == 4 && t.getElementType().isF32() &&
+         !t.isDynamicDim(1) && !t.isDynamicDim(2) && !t.isDynamicDim(3);
+}
+
+/// max_pool2d(x) and max_pool2d_grad(x, dy) of the same geometry (a train
+/// step): the forward pool records each window's tap
+/// (max_pool2d_with_indices) and the gradient scatters through that record
+/// (max_pool2d_grad_indices), so the backward pass does not read x again.
+struct RecordMaxPoolTaps : OpRewritePattern<MaxPool2DGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool2DGradOp grad,
+                                PatternRewriter &rewriter) const override {
+    Value x = grad.getX();
+    SmallVector<int64_t> window = mlir::tfcc::getIntegers(grad.getWindow());
+    if (!isF32StaticHwc(x.getType()) || !isF32StaticHwc(grad.getDy().getType()) ||
+        window.size() != 2 || window[0] * window[1] > 127)
+      return rewriter.notifyMatchFailure(grad, "not a float32 NHWC pool");
+    // The ReLU mask folds first, so the record carries it.
+    if (grad->hasOneUse())
+      if (auto select = dyn_cast<SelectOp>(*grad->getUsers().begin()))
+        if (getMaskedPoolGrad(select))
+          return rewriter.notifyMatchFailure(grad, "mask not folded yet");
+    for (Operation *user : x.getUsers()) {
+      auto pool = dyn_cast<MaxPool2DOp>(user);
+      if (!pool || pool->getBlock() != grad->getBlock() ||
+          !pool->isBeforeInBlock(grad) || pool.getWindow() != grad.getWindow() ||
+          pool.getEffectiveStrides() != grad.getStrides() ||
+          pool.getPadding() != grad.getPadding() ||
+          pool.getType() != grad.getDy().getType())
+        continue;
+      auto yType = cast<RankedTensorType>(pool.getType());
+      auto tapsType =
+          RankedTensorType::get(yType.getShape(), rewriter.getI8Type());
+      rewriter.setInsertionPoint(pool);
+      auto recorded = rewriter.create<MaxPool2DWithIndicesOp>(
+          pool.getLoc(), TypeRange{yType, tapsType}, x, pool.getWindow(),
+          pool.getEffectiveStrides(), pool.getPaddingAttr(),
+          grad.getPositiveOnly());
+      rewriter.replaceOp(pool, recorded.getY());
+      auto xType = cast<RankedTensorType>(x.getType());
+      rewriter.setInsertionPoint(grad);
+      rewriter.replaceOpWithNewOp<MaxPool2DGradIndicesOp>(
+          grad, grad.getType(), recorded.getTaps(), grad.getDy(),
+          rewriter.getI64ArrayAttr({xType.getDimSize(1), xType.getDimSize(2)}),
+          grad.getWindow(), grad.getStrides(), grad.getPaddingAttr());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(grad, "no forward pool of x");
   }
 };
 
@@ -555,5 +619,6 @@ void mlir::tfcc::populateFuseOpsPatterns(RewritePatternSet &patterns) {
                FuseActivation<ClipOp>, FuseActivation<LeakyReluOp>,
                FuseActivation<HardSwishOp>, FuseActivation<SigmoidOp>>(ctx);
   // Training graphs: the ReLU gradient's mask.
-  patterns.add<CompareReluOutput, FoldMaskIntoMaxPoolGrad>(ctx);
+  patterns.add<CompareReluOutput, FoldMaskIntoMaxPoolGrad, RecordMaxPoolTaps>(
+      ctx);
 }

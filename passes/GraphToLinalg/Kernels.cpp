@@ -41,6 +41,8 @@ constexpr const char *kPool = "tfcc_rt_pool2d_f32";
 constexpr const char *kLayerNorm = "tfcc_rt_layer_norm_f32";
 constexpr const char *kSoftmax = "tfcc_rt_softmax_f32";
 constexpr const char *kMoments = "tfcc_rt_channel_moments_f32";
+constexpr const char *kPoolIndices = "tfcc_rt_max_pool2d_indices_f32";
+constexpr const char *kPoolGradIndices = "tfcc_rt_max_pool2d_grad_indices_f32";
 constexpr const char *kFilterGrad = "tfcc_rt_conv2d_filter_grad_f32";
 constexpr const char *kGradSums = "tfcc_rt_batch_norm_grad_sums_f32";
 
@@ -583,6 +585,79 @@ struct MaxPool2DGradToKernel : OpRewritePattern<MaxPool2DGradOp> {
   }
 };
 
+/// graph.max_pool2d_with_indices: one kernel call writing both results.
+struct MaxPoolWithIndicesToKernel : OpRewritePattern<MaxPool2DWithIndicesOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MaxPool2DWithIndicesOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto yType = cast<RankedTensorType>(op.getY().getType());
+    auto tapsType = cast<RankedTensorType>(op.getTaps().getType());
+    if (!isStaticF32Nhwc(xType) || !isStaticF32Nhwc(yType))
+      return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
+    SmallVector<int64_t> window = getIntegers(op.getWindow());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    WindowPadding padding =
+        getWindowPadding(xType.getShape().slice(1, 2), window, strides,
+                         {1, 1}, op.getPadding() == "same");
+    Location loc = op.getLoc();
+    Value y = allocResultLike(rewriter, loc, yType, x);
+    Value taps = allocResultLike(rewriter, loc, tapsType, x);
+    CallBuilder(rewriter, loc)
+        .poolGeometry(x, window, strides, padding, yType)
+        .i32(op.getPositiveOnly() ? 1 : 0)
+        .pointer(y)
+        .pointer(taps)
+        .call(kPoolIndices);
+    rewriter.replaceOp(op, {toResultTensor(rewriter, loc, yType, y),
+                            toResultTensor(rewriter, loc, tapsType, taps)});
+    return success();
+  }
+};
+
+/// graph.max_pool2d_grad_indices: the scatter through the recorded taps.
+struct MaxPoolGradIndicesToKernel
+    : OpRewritePattern<MaxPool2DGradIndicesOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MaxPool2DGradIndicesOp op,
+                                PatternRewriter &rewriter) const override {
+    Value taps = op.getTaps(), dy = op.getDy();
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!isStaticF32Nhwc(dyType) || !isStaticF32Nhwc(resultType))
+      return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
+    SmallVector<int64_t> window = getIntegers(op.getWindow());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    WindowPadding padding =
+        getWindowPadding(resultType.getShape().slice(1, 2), window, strides,
+                         {1, 1}, op.getPadding() == "same");
+    Location loc = op.getLoc();
+    Value output = allocResultLike(rewriter, loc, resultType, dy);
+    CallBuilder(rewriter, loc)
+        .tensorPointer(taps)
+        .tensorPointer(dy)
+        .i64(getDimValue(rewriter, loc, dy, 0))
+        .i64(resultType.getDimSize(1))
+        .i64(resultType.getDimSize(2))
+        .i64(resultType.getDimSize(3))
+        .i64(window[0])
+        .i64(window[1])
+        .i64(strides[0])
+        .i64(strides[1])
+        .i64(padding.before[0])
+        .i64(padding.before[1])
+        .i64(dyType.getDimSize(1))
+        .i64(dyType.getDimSize(2))
+        .pointer(output)
+        .call(kPoolGradIndices);
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
 /// The rows x cols view of a tensor normalized over its trailing dims from
 /// `axis` on (static), or failure.
 FailureOr<std::pair<Value, int64_t>> getRowsAndCols(OpBuilder &b, Location loc,
@@ -980,6 +1055,10 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
   declare(kLayerNorm, {i64, i64, i64, i64, i64, f32, i64});
   declare(kSoftmax, {i64, i64, i64, i32, i64});
   declare(kMoments, {i64, i64, i64, i64});
+  declare(kPoolIndices, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
+                         i64, i64, i32, i64, i64});
+  declare(kPoolGradIndices, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
+                             i64, i64, i64, i64, i64});
   declare(kFilterGrad, {i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64,
                         i64});
   declare(kGradSums, {i64, i64, i64, i64, i64, i64});
@@ -989,7 +1068,7 @@ void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
   for (StringRef name :
        {kGemm, kPackB, kConv, kConvWinograd, kWinogradPack, kDepthwise, kPool,
         kMaxPoolGrad, kLayerNorm, kSoftmax, kMoments, kGradSums,
-        kFilterGrad}) {
+        kFilterGrad, kPoolIndices, kPoolGradIndices}) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (func && SymbolTable::symbolKnownUseEmpty(func, module))
       func.erase();
@@ -1005,7 +1084,8 @@ void mlir::tfcc::populateGraphKernelsToCallsPatterns(
                PoolToKernel<AvgPool2DOp>, LayerNormToKernel,
                SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>,
                Conv2DBackpropInputToKernel, Conv2DBackpropFilterToKernel,
-               MaxPool2DGradToKernel, ChannelStatsToKernel<MomentsOp>,
+               MaxPool2DGradToKernel, MaxPoolWithIndicesToKernel,
+               MaxPoolGradIndicesToKernel, ChannelStatsToKernel<MomentsOp>,
                ChannelStatsToKernel<BatchNormGradSumsOp>>(
       patterns.getContext(), /*benefit=*/2);
 }

@@ -138,3 +138,18 @@ func.func @conv_filter_grad_s1(%x: tensor<?x8x8x4xf32>, %dy: tensor<?x8x8x6xf32>
   %dk = graph.conv2d_backprop_filter %x, %dy {kernel_size = [3, 3], padding = "same"} : (tensor<?x8x8x4xf32>, tensor<?x8x8x6xf32>) -> tensor<3x3x4x6xf32>
   return %dk : tensor<3x3x4x6xf32>
 }
+
+// -----
+
+// The recorded pooling taps: one call writes the pooled values and the i8
+// taps (after the positive_only flag); the gradient reads the taps and dy.
+// CHECK-LABEL: func.func @pool_with_taps
+// CHECK: %[[Y:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x2x2x3xf32>
+// CHECK: %[[T:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x2x2x3xi8>
+// CHECK: call @tfcc_rt_max_pool2d_indices_f32(%{{.*}}, %{{.*}}, %c4_i64, %c4_i64, %c3_i64, %c2_i64, %c2_i64, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c2_i64, %c2_i64, %c1_i32, %{{.*}}, %{{.*}})
+// CHECK: call @tfcc_rt_max_pool2d_grad_indices_f32(%{{.*}}, %{{.*}}, %{{.*}}, %c4_i64, %c4_i64, %c3_i64, %c2_i64, %c2_i64, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c2_i64, %c2_i64, %{{.*}})
+func.func @pool_with_taps(%x: tensor<?x4x4x3xf32>, %dy: tensor<?x2x2x3xf32>) -> (tensor<?x2x2x3xf32>, tensor<?x4x4x3xf32>) {
+  %y, %t = graph.max_pool2d_with_indices %x {positive_only, strides = [2, 2], window = [2, 2]} : (tensor<?x4x4x3xf32>) -> (tensor<?x2x2x3xf32>, tensor<?x2x2x3xi8>)
+  %dx = graph.max_pool2d_grad_indices %t, %dy {input_size = [4, 4], strides = [2, 2], window = [2, 2]} : (tensor<?x2x2x3xi8>, tensor<?x2x2x3xf32>) -> tensor<?x4x4x3xf32>
+  return %y, %dx : tensor<?x2x2x3xf32>, tensor<?x4x4x3xf32>
+}

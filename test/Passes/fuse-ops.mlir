@@ -137,12 +137,14 @@ func.func @grouped_depthwise_and_nchw_pad(%x: tensor<1x3x4x4xf32>, %k: tensor<3x
 // -----
 
 // A train step's conv -> relu -> max_pool and its gradient: the ReLU mask
-// compares the ReLU's output, so the ReLU fuses into the convolution, and the
-// masked pooling gradient becomes one max_pool2d_grad {positive_only}.
+// compares the ReLU's output, so the ReLU fuses into the convolution; the
+// masked pooling gradient becomes max_pool2d_grad {positive_only}, and as
+// the forward pool has the same input and geometry, it records the taps
+// (with the mask) for the gradient to scatter through.
 // CHECK-LABEL: func.func @relu_mask_into_pool_grad
 // CHECK: %[[C:.*]] = graph.fused_conv2d %arg0, %arg1 {activation = "relu"
-// CHECK: %[[P:.*]] = graph.max_pool2d %[[C]]
-// CHECK: %[[G:.*]] = graph.max_pool2d_grad %[[C]], %arg2 {positive_only, strides = [2, 2], window = [2, 2]}
+// CHECK: %[[P:.*]], %[[T:.*]] = graph.max_pool2d_with_indices %[[C]] {positive_only, strides = [2, 2], window = [2, 2]} : (tensor<?x4x4x2xf32>) -> (tensor<?x2x2x2xf32>, tensor<?x2x2x2xi8>)
+// CHECK: %[[G:.*]] = graph.max_pool2d_grad_indices %[[T]], %arg2 {input_size = [4, 4], strides = [2, 2], window = [2, 2]}
 // CHECK-NOT: graph.compare
 // CHECK-NOT: graph.select
 // CHECK: return %[[P]], %[[G]]
@@ -176,4 +178,18 @@ func.func @mask_kept(%r: tensor<1x4x4x2xf32>, %dp: tensor<1x2x2x2xf32>) -> (tens
   %m2 = graph.compare %r, %zero {predicate = "gt"} : (tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xi1>
   %d2 = graph.select %m2, %g, %zero : (tensor<1x4x4x2xi1>, tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xf32>
   return %d, %d2, %g : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// Without a forward pool of the same geometry (here: other strides), the
+// gradient keeps reading x.
+// CHECK-LABEL: func.func @pool_taps_not_recorded
+// CHECK: graph.max_pool2d %arg0 {strides = [1, 1], window = [2, 2]}
+// CHECK: graph.max_pool2d_grad %arg0, %arg1 {strides = [2, 2], window = [2, 2]}
+// CHECK-NOT: indices
+func.func @pool_taps_not_recorded(%x: tensor<1x4x4x2xf32>, %dp: tensor<1x2x2x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x4x4x2xf32>) {
+  %p = graph.max_pool2d %x {window = [2, 2], strides = [1, 1]} : (tensor<1x4x4x2xf32>) -> tensor<1x3x3x2xf32>
+  %g = graph.max_pool2d_grad %x, %dp {window = [2, 2], strides = [2, 2]} : (tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32>
+  return %p, %g : tensor<1x3x3x2xf32>, tensor<1x4x4x2xf32>
 }

@@ -826,6 +826,31 @@ struct PoolGradCase {
 // The rule of graph.max_pool2d_grad written out directly: per window and
 // channel, the first real tap (row-major) that is a NaN or greater than the
 // best so far, unless the best is already a NaN.
+// The pooled values: the window maximum over real taps, a NaN winning.
+std::vector<float> maxPoolRef(const PoolGradCase &c,
+                              const std::vector<float> &x) {
+  std::vector<float> y(c.n * c.oh * c.ow * c.c);
+  for (int64_t b = 0; b < c.n; ++b)
+    for (int64_t r = 0; r < c.oh; ++r)
+      for (int64_t s = 0; s < c.ow; ++s)
+        for (int64_t k = 0; k < c.c; ++k) {
+          bool any = false;
+          float best = 0;
+          for (int64_t i = 0; i < c.kh; ++i)
+            for (int64_t j = 0; j < c.kw; ++j) {
+              int64_t yy = r * c.sh - c.pt + i, z = s * c.sw - c.pl + j;
+              if (yy < 0 || yy >= c.h || z < 0 || z >= c.w)
+                continue;
+              float v = x[((b * c.h + yy) * c.w + z) * c.c + k];
+              if (!any || (!std::isnan(best) && (std::isnan(v) || v > best)))
+                best = v;
+              any = true;
+            }
+          y[((b * c.oh + r) * c.ow + s) * c.c + k] = best;
+        }
+  return y;
+}
+
 // With positiveOnly, the ReLU gradient's mask (x > 0) applies as well.
 std::vector<double> maxPoolGradRef(const PoolGradCase &c,
                                    const std::vector<float> &x,
@@ -860,7 +885,9 @@ std::vector<double> maxPoolGradRef(const PoolGradCase &c,
 // disjoint windows (stride == window) that leave rows and columns uncovered,
 // channel counts around the kernel's 64-channel blocks, ties (inputs on a
 // coarse grid) and NaNs, and a batch large enough to run in parallel; each
-// with and without positive_only (the fused ReLU mask; zeros are on the grid).
+// with and without positive_only (the fused ReLU mask; zeros are on the grid),
+// and both from x and through the taps the forward pool records
+// (tfcc_rt_max_pool2d_indices_f32, whose pooled values are checked too).
 TEST_P(KernelsTest, MaxPool2dGrad) {
   KernelEnv env(isa_, threads_);
   ASSERT_TRUE(env.ok());
@@ -889,16 +916,37 @@ TEST_P(KernelsTest, MaxPool2dGrad) {
     for (float &v : dy)
       v = u(rng);
     for (int positiveOnly = 0; positiveOnly < 2; ++positiveOnly) {
-      std::vector<float> dx(x.size(), 123.0f); // the kernel must clear it
-      tfcc_rt_max_pool2d_grad_f32(x.data(), c.n, c.h, c.w, c.c, c.kh, c.kw,
-                                  c.sh, c.sw, c.pt, c.pl, c.oh, c.ow,
-                                  positiveOnly, dy.data(), dx.data());
       std::vector<double> want = maxPoolGradRef(c, x, dy, positiveOnly);
-      for (size_t i = 0; i < dx.size(); ++i)
-        ASSERT_NEAR(dx[i], want[i], 1e-6 * (1.0 + std::fabs(want[i])))
-            << "n=" << c.n << " h=" << c.h << " w=" << c.w << " c=" << c.c
-            << " window " << c.kh << "x" << c.kw << " positive_only "
-            << positiveOnly << " element " << i;
+      // Directly from x, and through the taps the forward pool records.
+      for (int recorded = 0; recorded < 2; ++recorded) {
+        std::vector<float> dx(x.size(), 123.0f); // the kernel must clear it
+        if (!recorded) {
+          tfcc_rt_max_pool2d_grad_f32(x.data(), c.n, c.h, c.w, c.c, c.kh, c.kw,
+                                      c.sh, c.sw, c.pt, c.pl, c.oh, c.ow,
+                                      positiveOnly, dy.data(), dx.data());
+        } else {
+          std::vector<float> y(dy.size(), 7.0f);
+          std::vector<int8_t> taps(dy.size(), 99);
+          tfcc_rt_max_pool2d_indices_f32(x.data(), c.n, c.h, c.w, c.c, c.kh,
+                                         c.kw, c.sh, c.sw, c.pt, c.pl, c.oh,
+                                         c.ow, positiveOnly, y.data(),
+                                         taps.data());
+          std::vector<float> wantY = maxPoolRef(c, x);
+          for (size_t i = 0; i < y.size(); ++i)
+            ASSERT_TRUE(y[i] == wantY[i] ||
+                        (std::isnan(y[i]) && std::isnan(wantY[i])))
+                << "pooled value " << i << ": " << y[i] << " vs " << wantY[i];
+          tfcc_rt_max_pool2d_grad_indices_f32(
+              taps.data(), dy.data(), c.n, c.h, c.w, c.c, c.kh, c.kw, c.sh,
+              c.sw, c.pt, c.pl, c.oh, c.ow, dx.data());
+        }
+        for (size_t i = 0; i < dx.size(); ++i)
+          ASSERT_NEAR(dx[i], want[i], 1e-6 * (1.0 + std::fabs(want[i])))
+              << "n=" << c.n << " h=" << c.h << " w=" << c.w << " c=" << c.c
+              << " window " << c.kh << "x" << c.kw << " positive_only "
+              << positiveOnly << " recorded taps " << recorded << " element "
+              << i;
+      }
     }
   }
 }

@@ -714,6 +714,41 @@ def Graph_MaxPool2DGradOp : Graph_Op<"max_pool2d_grad", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_MaxPool2DWithIndicesOp : Graph_Op<"max_pool2d_with_indices", [Pure]> {
+  let summary = "max_pool2d that also records each window's first maximum";
+  let description = [{
+    What tfcc-fuse-ops makes of a float32 `graph.max_pool2d` whose input also
+    feeds a `graph.max_pool2d_grad` of the same geometry (a training step):
+    `%y, %taps = graph.max_pool2d_with_indices %x {window, strides, padding,
+    positive_only}`. `%y` is the max_pool2d result; `%taps` (i8, the shape of
+    `%y`) holds the tap i * kw + j of the first maximum that
+    max_pool2d_grad's rule picks, or -1 when `positive_only` is set and that
+    maximum is not above zero. The gradient then reads `%taps` instead of
+    `%x`. Compiler-internal: never in a model, not interpreted.
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, I64ArrayAttr:$window,
+                       I64ArrayAttr:$strides,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding,
+                       UnitAttr:$positive_only);
+  let results = (outs Graph_FloatTensor:$y, TensorOf<[I8]>:$taps);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Graph_MaxPool2DGradIndicesOp : Graph_Op<"max_pool2d_grad_indices", [Pure]> {
+  let summary = "max_pool2d_grad from the taps max_pool2d_with_indices recorded";
+  let description = [{
+    `%dx = graph.max_pool2d_grad_indices %taps, %dy {input_size = [h, w],
+    window, strides, padding}`: dx = 0, then each window's dy is added at its
+    recorded tap (none for -1). Compiler-internal, as above.
+  }];
+  let arguments = (ins TensorOf<[I8]>:$taps, Graph_FloatTensor:$dy,
+                       I64ArrayAttr:$input_size, I64ArrayAttr:$window,
+                       I64ArrayAttr:$strides,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding);
+  let results = (outs Graph_FloatTensor:$dx);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 def Graph_AvgPool2DGradOp : Graph_Op<"avg_pool2d_grad", [Pure]> {
   let summary = "gradient of avg_pool2d: each window's gradient spread over its real elements";
   let description = [{

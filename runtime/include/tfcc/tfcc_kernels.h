@@ -182,6 +182,21 @@ TFCC_RT_API void tfcc_rt_max_pool2d_grad_f32(
     int64_t pad_left, int64_t oh, int64_t ow, int32_t positive_only,
     const float* dy, float* dx);
 
+/* Max pooling with the geometry of tfcc_rt_pool2d_f32 that also records, per
+ * pooled value, the tap i * kw + j of the window's first maximum as
+ * tfcc_rt_max_pool2d_grad_f32 picks it (int8; -1 with positive_only when that
+ * maximum is not above zero). The gradient from such a record: dx [n, h, w, c]
+ * = 0, then each dy is added at its window's recorded tap. kh * kw <= 127. */
+TFCC_RT_API void tfcc_rt_max_pool2d_indices_f32(
+    const float* x, int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
+    int64_t kw, int64_t stride_h, int64_t stride_w, int64_t pad_top,
+    int64_t pad_left, int64_t oh, int64_t ow, int32_t positive_only, float* y,
+    int8_t* taps);
+TFCC_RT_API void tfcc_rt_max_pool2d_grad_indices_f32(
+    const int8_t* taps, const float* dy, int64_t n, int64_t h, int64_t w,
+    int64_t c, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
+    int64_t pad_top, int64_t pad_left, int64_t oh, int64_t ow, float* dx);
+
 /* Kernel gradient of a stride-1, dilation-1, groups-1 NHWC convolution:
  * dk [kh, kw, c, co] = sum over (b, r, s) of x[b, r + i, s + j, :]^T dy[b, r, s, :]
  * with x [n, h, w, c] already padded (h >= oh + kh - 1, w >= ow + kw - 1) and

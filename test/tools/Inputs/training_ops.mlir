@@ -104,6 +104,22 @@ module @training_ops {
     %dx = graph.select %m, %g, %zero : (tensor<?x6x6x4xi1>, tensor<?x6x6x4xf32>, tensor<f32>) -> tensor<?x6x6x4xf32>
     return %dx : tensor<?x6x6x4xf32>
   }
+  // A forward pool and its gradient (the compiler records the taps in the
+  // forward pool), overlapping SAME windows and the ReLU mask.
+  func.func @max_pool_and_grad_recorded(%x: tensor<?x7x7x3xf32>, %dy: tensor<?x4x4x3xf32>) -> (tensor<?x4x4x3xf32>, tensor<?x7x7x3xf32>) {
+    %zero = graph.constant dense<0.000000e+00> : tensor<f32>
+    %r = graph.relu %x : tensor<?x7x7x3xf32>
+    %p = graph.max_pool2d %r {window = [3, 3], strides = [2, 2], padding = "same"} : (tensor<?x7x7x3xf32>) -> tensor<?x4x4x3xf32>
+    %g = graph.max_pool2d_grad %r, %dy {window = [3, 3], strides = [2, 2], padding = "same"} : (tensor<?x7x7x3xf32>, tensor<?x4x4x3xf32>) -> tensor<?x7x7x3xf32>
+    %m = graph.compare %x, %zero {predicate = "gt"} : (tensor<?x7x7x3xf32>, tensor<f32>) -> tensor<?x7x7x3xi1>
+    %dx = graph.select %m, %g, %zero : (tensor<?x7x7x3xi1>, tensor<?x7x7x3xf32>, tensor<f32>) -> tensor<?x7x7x3xf32>
+    return %p, %dx : tensor<?x4x4x3xf32>, tensor<?x7x7x3xf32>
+  }
+  func.func @max_pool_and_grad_disjoint(%x: tensor<?x9x8x20xf32>, %dy: tensor<?x4x4x20xf32>) -> (tensor<?x4x4x20xf32>, tensor<?x9x8x20xf32>) {
+    %p = graph.max_pool2d %x {window = [2, 2]} : (tensor<?x9x8x20xf32>) -> tensor<?x4x4x20xf32>
+    %g = graph.max_pool2d_grad %x, %dy {window = [2, 2], strides = [2, 2]} : (tensor<?x9x8x20xf32>, tensor<?x4x4x20xf32>) -> tensor<?x9x8x20xf32>
+    return %p, %g : tensor<?x4x4x20xf32>, tensor<?x9x8x20xf32>
+  }
   func.func @max_pool_grad_positive_only_overlap(%x: tensor<?x7x7x3xf32>, %dy: tensor<?x3x3x3xf32>) -> tensor<?x7x7x3xf32> {
     %dx = graph.max_pool2d_grad %x, %dy {positive_only, window = [3, 3], strides = [2, 2]} : (tensor<?x7x7x3xf32>, tensor<?x3x3x3xf32>) -> tensor<?x7x7x3xf32>
     return %dx : tensor<?x7x7x3xf32>

@@ -1,0 +1,286 @@
+/* pool_indices.c - max pooling that records its argmax, and the gradient
+ * that scatters through the record (graph.max_pool2d_with_indices,
+ * graph.max_pool2d_grad_indices).
+ *
+ * A train step pools in the forward pass and needs each window's first
+ * maximum again in the backward pass; re-reading the pooling input then
+ * (tfcc_rt_max_pool2d_grad_f32) streams a tensor that has long left the
+ * caches. Recording the tap (one byte per pooled value) while pooling makes
+ * the backward pass read only that record and dy. The tap rule is
+ * max_pool2d_grad's (pool_grad.c): the first maximum in row-major tap
+ * order, a NaN counting as the maximum (the first NaN wins), padded taps
+ * never chosen; with positive_only a maximum not above zero records -1 (the
+ * ReLU gradient's mask). One task is one image.
+ */
+#include "kernels_internal.h"
+
+#include <string.h>
+
+enum { kBlock = 64 };
+
+typedef struct pool_indices_args {
+  const float* x;
+  const float* dy;
+  const int8_t* taps_in;
+  int64_t h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
+  int32_t positive_only;
+  int disjoint; /* windows tile the input: dx written once */
+  float* y;
+  int8_t* taps;
+  float* dx;
+} pool_indices_args;
+
+/* The valid tap ranges of output (r, s). */
+#define TFCC_WINDOW_RANGE                                                     \
+  int64_t r0 = r * p->sh - p->pt, s0 = s * p->sw - p->pl;                     \
+  int64_t i_lo = TFCC_MAX(0, -r0), i_hi = TFCC_MIN(p->kh, p->h - r0);         \
+  int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
+
+static void indices_generic(void* ctx, int64_t begin, int64_t end,
+                            int32_t thread) {
+  const pool_indices_args* p = (const pool_indices_args*)ctx;
+  float best[kBlock];
+  int32_t best_tap[kBlock];
+  int64_t b, r, s, i, j, k, k0;
+  (void)thread;
+  for (b = begin; b < end; ++b) {
+    const float* xb = p->x + b * p->h * p->w * p->c;
+    for (r = 0; r < p->oh; ++r)
+      for (s = 0; s < p->ow; ++s) {
+        TFCC_WINDOW_RANGE
+        int64_t out = ((b * p->oh + r) * p->ow + s) * p->c;
+        for (k0 = 0; k0 < p->c; k0 += kBlock) {
+          int64_t kn = TFCC_MIN(kBlock, p->c - k0);
+          for (k = 0; k < kn; ++k) {
+            best[k] = 0.0f;
+            best_tap[k] = -1;
+          }
+          for (i = i_lo; i < i_hi; ++i)
+            for (j = j_lo; j < j_hi; ++j) {
+              const float* in = xb + ((r0 + i) * p->w + (s0 + j)) * p->c + k0;
+              int32_t tap = (int32_t)(i * p->kw + j);
+              for (k = 0; k < kn; ++k) {
+                float v = in[k], m = best[k];
+                int take = best_tap[k] < 0 || (m == m && (v != v || v > m));
+                best[k] = take ? v : m;
+                best_tap[k] = take ? tap : best_tap[k];
+              }
+            }
+          for (k = 0; k < kn; ++k) {
+            p->y[out + k0 + k] = best[k];
+            p->taps[out + k0 + k] =
+                (int8_t)(p->positive_only && !(best[k] > 0.0f) ? -1
+                                                               : best_tap[k]);
+          }
+        }
+      }
+  }
+}
+
+/* Rows and columns of dx that no window covers (disjoint windows only). */
+static void zero_uncovered(const pool_indices_args* p, float* dxb) {
+  const int64_t row = p->w * p->c, covered_w = p->ow * p->kw;
+  int64_t r;
+  if (covered_w < p->w)
+    for (r = 0; r < p->oh * p->kh; ++r)
+      memset(dxb + r * row + covered_w * p->c, 0,
+             sizeof(float) * (size_t)((p->w - covered_w) * p->c));
+  if (p->oh * p->kh < p->h)
+    memset(dxb + p->oh * p->kh * row, 0,
+           sizeof(float) * (size_t)((p->h - p->oh * p->kh) * row));
+}
+
+static void grad_indices_generic(void* ctx, int64_t begin, int64_t end,
+                                 int32_t thread) {
+  const pool_indices_args* p = (const pool_indices_args*)ctx;
+  int64_t b, r, s, i, j, k;
+  (void)thread;
+  for (b = begin; b < end; ++b) {
+    float* dxb = p->dx + b * p->h * p->w * p->c;
+    if (p->disjoint)
+      zero_uncovered(p, dxb);
+    else
+      memset(dxb, 0, sizeof(float) * (size_t)(p->h * p->w * p->c));
+    for (r = 0; r < p->oh; ++r)
+      for (s = 0; s < p->ow; ++s) {
+        TFCC_WINDOW_RANGE
+        int64_t at = ((b * p->oh + r) * p->ow + s) * p->c;
+        const float* g = p->dy + at;
+        const int8_t* t = p->taps_in + at;
+        for (i = i_lo; i < i_hi; ++i)
+          for (j = j_lo; j < j_hi; ++j) {
+            float* out = dxb + ((r0 + i) * p->w + (s0 + j)) * p->c;
+            int8_t tap = (int8_t)(i * p->kw + j);
+            if (p->disjoint)
+              for (k = 0; k < p->c; ++k) out[k] = t[k] == tap ? g[k] : 0.0f;
+            else
+              for (k = 0; k < p->c; ++k) out[k] += t[k] == tap ? g[k] : 0.0f;
+          }
+      }
+  }
+}
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include "avx512_common.h"
+
+TGT static void indices_avx512(void* ctx, int64_t begin, int64_t end,
+                               int32_t thread) {
+  const pool_indices_args* p = (const pool_indices_args*)ctx;
+  const __m512 zero = _mm512_setzero_ps();
+  int64_t b, r, s, i, j, k;
+  (void)thread;
+  for (b = begin; b < end; ++b) {
+    const float* xb = p->x + b * p->h * p->w * p->c;
+    for (r = 0; r < p->oh; ++r)
+      for (s = 0; s < p->ow; ++s) {
+        TFCC_WINDOW_RANGE
+        int64_t out = ((b * p->oh + r) * p->ow + s) * p->c;
+        if (i_lo >= i_hi || j_lo >= j_hi) { /* no real tap */
+          for (k = 0; k < p->c; ++k) {
+            p->y[out + k] = 0.0f;
+            p->taps[out + k] = -1;
+          }
+          continue;
+        }
+        for (k = 0; k < p->c; k += 16) {
+          const __mmask16 m = tail_mask(p->c - k);
+          const float* first = xb + ((r0 + i_lo) * p->w + s0 + j_lo) * p->c + k;
+          __m512 best = _mm512_maskz_loadu_ps(m, first);
+          __m512i tap = _mm512_set1_epi32((int32_t)(i_lo * p->kw + j_lo));
+          for (i = i_lo; i < i_hi; ++i)
+            for (j = j_lo; j < j_hi; ++j) {
+              if (i == i_lo && j == j_lo) continue;
+              __m512 v = _mm512_maskz_loadu_ps(
+                  m, xb + ((r0 + i) * p->w + s0 + j) * p->c + k);
+              __mmask16 take = _mm512_mask_cmp_ps_mask(
+                  _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q), v, best,
+                  _CMP_NLE_UQ); /* best real and (v > best or v NaN) */
+              best = _mm512_mask_mov_ps(best, take, v);
+              tap = _mm512_mask_mov_epi32(
+                  tap, take, _mm512_set1_epi32((int32_t)(i * p->kw + j)));
+            }
+          if (p->positive_only)
+            tap = _mm512_mask_mov_epi32(
+                _mm512_set1_epi32(-1),
+                _mm512_cmp_ps_mask(best, zero, _CMP_GT_OQ), tap);
+          _mm512_mask_storeu_ps(p->y + out + k, m, best);
+          _mm_mask_storeu_epi8(p->taps + out + k, m, _mm512_cvtepi32_epi8(tap));
+        }
+      }
+  }
+}
+
+TGT static void grad_indices_avx512(void* ctx, int64_t begin, int64_t end,
+                                    int32_t thread) {
+  const pool_indices_args* p = (const pool_indices_args*)ctx;
+  int64_t b, r, s, i, j, k;
+  (void)thread;
+  for (b = begin; b < end; ++b) {
+    float* dxb = p->dx + b * p->h * p->w * p->c;
+    if (p->disjoint)
+      zero_uncovered(p, dxb);
+    else
+      memset(dxb, 0, sizeof(float) * (size_t)(p->h * p->w * p->c));
+    for (r = 0; r < p->oh; ++r)
+      for (s = 0; s < p->ow; ++s) {
+        TFCC_WINDOW_RANGE
+        int64_t at = ((b * p->oh + r) * p->ow + s) * p->c;
+        for (k = 0; k < p->c; k += 16) {
+          const __mmask16 m = tail_mask(p->c - k);
+          const __m512 g = _mm512_maskz_loadu_ps(m, p->dy + at + k);
+          const __m512i t = _mm512_cvtepi8_epi32(
+              _mm_maskz_loadu_epi8(m, p->taps_in + at + k));
+          for (i = i_lo; i < i_hi; ++i)
+            for (j = j_lo; j < j_hi; ++j) {
+              float* out = dxb + ((r0 + i) * p->w + (s0 + j)) * p->c + k;
+              __mmask16 hit = _mm512_cmpeq_epi32_mask(
+                  t, _mm512_set1_epi32((int32_t)(i * p->kw + j)));
+              __m512 v = _mm512_maskz_mov_ps(hit, g);
+              if (!p->disjoint)
+                v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, out));
+              _mm512_mask_storeu_ps(out, m, v);
+            }
+        }
+      }
+  }
+}
+#endif
+
+static void run_images(pool_indices_args* p, int64_t n,
+                       void (*generic)(void*, int64_t, int64_t, int32_t),
+                       void (*avx512)(void*, int64_t, int64_t, int32_t)) {
+  void (*images)(void*, int64_t, int64_t, int32_t) = generic;
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  if (tfcc_kernels_isa() == TFCC_ISA_AVX512) images = avx512;
+#else
+  (void)avx512;
+#endif
+  p->disjoint = p->sh == p->kh && p->sw == p->kw && p->pt == 0 &&
+                p->pl == 0 && p->oh * p->kh <= p->h && p->ow * p->kw <= p->w;
+  if (n * p->h * p->w * p->c < 65536)
+    images(p, 0, n, 0);
+  else
+    tfcc_rt_parallel_for(n, images, p);
+}
+
+void tfcc_rt_max_pool2d_indices_f32(const float* x, int64_t n, int64_t h,
+                                    int64_t w, int64_t c, int64_t kh,
+                                    int64_t kw, int64_t stride_h,
+                                    int64_t stride_w, int64_t pad_top,
+                                    int64_t pad_left, int64_t oh, int64_t ow,
+                                    int32_t positive_only, float* y,
+                                    int8_t* taps) {
+  pool_indices_args p;
+  if (n <= 0 || oh <= 0 || ow <= 0 || c <= 0) return;
+  memset(&p, 0, sizeof(p));
+  p.x = x;
+  p.h = h;
+  p.w = w;
+  p.c = c;
+  p.kh = kh;
+  p.kw = kw;
+  p.sh = stride_h;
+  p.sw = stride_w;
+  p.pt = pad_top;
+  p.pl = pad_left;
+  p.oh = oh;
+  p.ow = ow;
+  p.positive_only = positive_only;
+  p.y = y;
+  p.taps = taps;
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  run_images(&p, n, indices_generic, indices_avx512);
+#else
+  run_images(&p, n, indices_generic, 0);
+#endif
+}
+
+void tfcc_rt_max_pool2d_grad_indices_f32(const int8_t* taps, const float* dy,
+                                         int64_t n, int64_t h, int64_t w,
+                                         int64_t c, int64_t kh, int64_t kw,
+                                         int64_t stride_h, int64_t stride_w,
+                                         int64_t pad_top, int64_t pad_left,
+                                         int64_t oh, int64_t ow, float* dx) {
+  pool_indices_args p;
+  if (n <= 0 || h <= 0 || w <= 0 || c <= 0) return;
+  memset(&p, 0, sizeof(p));
+  p.taps_in = taps;
+  p.dy = dy;
+  p.h = h;
+  p.w = w;
+  p.c = c;
+  p.kh = kh;
+  p.kw = kw;
+  p.sh = stride_h;
+  p.sw = stride_w;
+  p.pt = pad_top;
+  p.pl = pad_left;
+  p.oh = oh;
+  p.ow = ow;
+  p.dx = dx;
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  run_images(&p, n, grad_indices_generic, grad_indices_avx512);
+#else
+  run_images(&p, n, grad_indices_generic, 0);
+#endif
+}
