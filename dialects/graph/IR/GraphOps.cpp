@@ -699,6 +699,48 @@ LogicalResult MaxPool2DGradOp::verify() {
   return success();
 }
 
+LogicalResult MaxPool2DWithIndicesOp::verify() {
+  if (failed(verifyPair(*this, getWindow(), "window", 1)) ||
+      failed(verifyPair(*this, getStrides(), "strides", 1)))
+    return failure();
+  auto x = getX().getType();
+  auto y = getY().getType();
+  if (x.getRank() != 4 || y.getRank() != 4 ||
+      y.getElementType() != x.getElementType())
+    return emitOpError() << "input " << x << " and values " << y
+                         << " must be NHWC of one element type";
+  if (failed(verifyShapeAgrees(*this, getTaps().getType(), y.getShape(),
+                               "taps")))
+    return failure();
+  return verifyConvGradient(*this, y, x.getShape().slice(1, 2),
+                            getI64Values(getWindow()), getStrides(),
+                            Builder(getContext()).getI64ArrayAttr({1, 1}),
+                            getPadding());
+}
+
+LogicalResult MaxPool2DGradIndicesOp::verify() {
+  if (failed(verifyPair(*this, getInputSize(), "input_size", 0)) ||
+      failed(verifyPair(*this, getWindow(), "window", 1)) ||
+      failed(verifyPair(*this, getStrides(), "strides", 1)))
+    return failure();
+  auto dy = getDy().getType();
+  if (dy.getRank() != 4)
+    return emitOpError() << "output gradient " << dy << " must be NHWC";
+  if (failed(verifyShapeAgrees(*this, getTaps().getType(), dy.getShape(),
+                               "taps")))
+    return failure();
+  SmallVector<int64_t> inputSize = getI64Values(getInputSize());
+  if (failed(verifyConvGradient(*this, dy, inputSize, getI64Values(getWindow()),
+                                getStrides(),
+                                Builder(getContext()).getI64ArrayAttr({1, 1}),
+                                getPadding())))
+    return failure();
+  return verifyShapeAgrees(*this, getDx().getType(),
+                           {dy.getDimSize(0), inputSize[0], inputSize[1],
+                            dy.getDimSize(3)},
+                           "result");
+}
+
 LogicalResult AvgPool2DGradOp::verify() {
   if (failed(verifyPair(*this, getInputSize(), "input_size", 0)) ||
       failed(verifyPair(*this, getWindow(), "window", 1)))

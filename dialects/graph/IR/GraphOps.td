@@ -730,8 +730,9 @@ def Graph_MaxPool2DWithIndicesOp : Graph_Op<"max_pool2d_with_indices", [Pure]> {
                        I64ArrayAttr:$strides,
                        DefaultValuedAttr<StrAttr, "\"valid\"">:$padding,
                        UnitAttr:$positive_only);
-  let results = (outs Graph_FloatTensor:$y, TensorOf<[I8]>:$taps);
+  let results = (outs Graph_FloatTensor:$y, RankedTensorOf<[I8]>:$taps);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
 }
 
 def Graph_MaxPool2DGradIndicesOp : Graph_Op<"max_pool2d_grad_indices", [Pure]> {
@@ -741,12 +742,13 @@ def Graph_MaxPool2DGradIndicesOp : Graph_Op<"max_pool2d_grad_indices", [Pure]> {
     window, strides, padding}`: dx = 0, then each window's dy is added at its
     recorded tap (none for -1). Compiler-internal, as above.
   }];
-  let arguments = (ins TensorOf<[I8]>:$taps, Graph_FloatTensor:$dy,
+  let arguments = (ins RankedTensorOf<[I8]>:$taps, Graph_FloatTensor:$dy,
                        I64ArrayAttr:$input_size, I64ArrayAttr:$window,
                        I64ArrayAttr:$strides,
                        DefaultValuedAttr<StrAttr, "\"valid\"">:$padding);
   let results = (outs Graph_FloatTensor:$dx);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
 }
 
 def Graph_AvgPool2DGradOp : Graph_Op<"avg_pool2d_grad", [Pure]> {

@@ -1417,3 +1417,19 @@ func.func @batch_norm_grad_sums_wrong_dy(%x: tensor<?x3xf32>, %dy: tensor<?x4xf3
   %s = graph.batch_norm_grad_sums %x, %dy, %m : (tensor<?x3xf32>, tensor<?x4xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %s : tensor<2x3xf32>
 }
+
+// -----
+
+func.func @pool_taps_wrong_shape(%x: tensor<1x4x4x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x3x2xi8>) {
+  // expected-error @+1 {{'graph.max_pool2d_with_indices' op taps}}
+  %y, %t = graph.max_pool2d_with_indices %x {strides = [2, 2], window = [2, 2]} : (tensor<1x4x4x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x3x2xi8>)
+  return %y, %t : tensor<1x2x2x2xf32>, tensor<1x2x3x2xi8>
+}
+
+// -----
+
+func.func @pool_grad_taps_one_window_dim(%t: tensor<1x2x2x2xi8>, %dy: tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32> {
+  // expected-error @+1 {{'graph.max_pool2d_grad_indices' op attribute 'window' must hold 2 integers >= 1}}
+  %dx = graph.max_pool2d_grad_indices %t, %dy {input_size = [4, 4], strides = [2, 2], window = [2]} : (tensor<1x2x2x2xi8>, tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32>
+  return %dx : tensor<1x4x4x2xf32>
+}
