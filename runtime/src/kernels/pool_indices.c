@@ -223,6 +223,31 @@ static void run_images(pool_indices_args* p, int64_t n,
     tfcc_rt_parallel_for(n, images, p);
 }
 
+/* The pooling geometry both entry points take. */
+static void set_geometry(pool_indices_args* p, int64_t h, int64_t w, int64_t c,
+                         int64_t kh, int64_t kw, int64_t stride_h,
+                         int64_t stride_w, int64_t pad_top, int64_t pad_left,
+                         int64_t oh, int64_t ow) {
+  memset(p, 0, sizeof(*p));
+  p->h = h;
+  p->w = w;
+  p->c = c;
+  p->kh = kh;
+  p->kw = kw;
+  p->sh = stride_h;
+  p->sw = stride_w;
+  p->pt = pad_top;
+  p->pl = pad_left;
+  p->oh = oh;
+  p->ow = ow;
+}
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define TFCC_AVX512_OR_NULL(fn) fn
+#else
+#define TFCC_AVX512_OR_NULL(fn) 0
+#endif
+
 void tfcc_rt_max_pool2d_indices_f32(const float* x, int64_t n, int64_t h,
                                     int64_t w, int64_t c, int64_t kh,
                                     int64_t kw, int64_t stride_h,
@@ -232,27 +257,13 @@ void tfcc_rt_max_pool2d_indices_f32(const float* x, int64_t n, int64_t h,
                                     int8_t* taps) {
   pool_indices_args p;
   if (n <= 0 || oh <= 0 || ow <= 0 || c <= 0) return;
-  memset(&p, 0, sizeof(p));
+  set_geometry(&p, h, w, c, kh, kw, stride_h, stride_w, pad_top, pad_left, oh,
+               ow);
   p.x = x;
-  p.h = h;
-  p.w = w;
-  p.c = c;
-  p.kh = kh;
-  p.kw = kw;
-  p.sh = stride_h;
-  p.sw = stride_w;
-  p.pt = pad_top;
-  p.pl = pad_left;
-  p.oh = oh;
-  p.ow = ow;
   p.positive_only = positive_only;
   p.y = y;
   p.taps = taps;
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-  run_images(&p, n, indices_generic, indices_avx512);
-#else
-  run_images(&p, n, indices_generic, 0);
-#endif
+  run_images(&p, n, indices_generic, TFCC_AVX512_OR_NULL(indices_avx512));
 }
 
 void tfcc_rt_max_pool2d_grad_indices_f32(const int8_t* taps, const float* dy,
@@ -263,24 +274,11 @@ void tfcc_rt_max_pool2d_grad_indices_f32(const int8_t* taps, const float* dy,
                                          int64_t oh, int64_t ow, float* dx) {
   pool_indices_args p;
   if (n <= 0 || h <= 0 || w <= 0 || c <= 0) return;
-  memset(&p, 0, sizeof(p));
+  set_geometry(&p, h, w, c, kh, kw, stride_h, stride_w, pad_top, pad_left, oh,
+               ow);
   p.taps_in = taps;
   p.dy = dy;
-  p.h = h;
-  p.w = w;
-  p.c = c;
-  p.kh = kh;
-  p.kw = kw;
-  p.sh = stride_h;
-  p.sw = stride_w;
-  p.pt = pad_top;
-  p.pl = pad_left;
-  p.oh = oh;
-  p.ow = ow;
   p.dx = dx;
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-  run_images(&p, n, grad_indices_generic, grad_indices_avx512);
-#else
-  run_images(&p, n, grad_indices_generic, 0);
-#endif
+  run_images(&p, n, grad_indices_generic,
+             TFCC_AVX512_OR_NULL(grad_indices_avx512));
 }
