@@ -248,18 +248,16 @@ bool isWinogradConv(int64_t h, int64_t w, int64_t c, int64_t oc, int64_t oh,
 }
 
 /// Whether graph.fused_conv2d `op` lowers to the Winograd kernel (see
-/// isWinogradConv): only with a constant kernel, transformed here at compile
-/// time. A forward convolution of variables (a train step's) stays on the
-/// direct kernel: through it the mnist_cnn_train step is 0.6 ms faster at
-/// batch 64 (15.8 vs 16.4 ms, 1 thread), but its rounding (a few ulp
-/// more than the direct kernel's) moves training.test's 10-step comparison
-/// with the interpreter at batch 4 past 1e-4 (dense1_kernel 2.9e-5 ->
-/// 1.1e-4: Adam's update of a gradient near its epsilon amplifies the
-/// activations' rounding), where the direct kernel passes. The comparison is
-/// that fragile with the direct kernel too (its batch 2, 3 and 16 runs fail
-/// with it). The input gradient (Conv2DBackpropInputToKernel) does take the
-/// Winograd path with a run-time transform (1.2 ms of the step's 1.8 ms
-/// gain); it leaves the comparison's figures as they were (batch 4 and 64).
+/// isWinogradConv): a constant kernel is transformed here at compile time, a
+/// kernel of variables (a train step's forward convolution) at run time into
+/// an arena buffer, as the input gradient's is (Conv2DBackpropInputToKernel).
+/// In the mnist_cnn train step (batch 64, 1 thread) that is ~0.7 ms of
+/// 11.4. Its rounding differs from the direct kernel's by a few ulp; the
+/// 10-step comparison with the interpreter (test/tools/training.test, rtol
+/// 1e-4) then passes at batches 4, 8, 15, 16, 17 and 64 (largest variable
+/// difference 2.8e-5 at batch 4, 7.1e-5 on the direct kernel) and fails at
+/// 2, 3 and 32 as it does on the direct kernel (2, 3, 16 and 32 there): a
+/// ReLU or max-pool decision flipped by float32 rounding, docs/training.md.
 bool useWinogradConv(FusedConv2DOp op) {
   if (op.getDepthwise())
     return false;
@@ -275,8 +273,7 @@ bool useWinogradConv(FusedConv2DOp op) {
                         kernelType.getShape().take_front(2),
                         getIntegers(op.getStrides()),
                         getIntegers(op.getDilations()),
-                        /*runtimeTransform=*/false) &&
-         getConstantFloats(op.getKernel()).has_value();
+                        /*runtimeTransform=*/!getConstantFloats(op.getKernel()));
 }
 
 /// The Winograd kernel's weights from a [3, 3, c, oc] HWIO tensor: transformed

@@ -22,21 +22,34 @@ func.func @winograd(%x: tensor<?x12x12x32xf32>, %b: tensor<32xf32>, %r: tensor<?
 
 // -----
 
-// Too few output pixels per image (3x3), too few channels, a stride of 2,
-// or a forward kernel that is not a constant (a train step's, see
-// useWinogradConv): the direct kernel.
+// Too few output pixels per image (3x3), too few channels, or a stride of 2:
+// the direct kernel.
 // CHECK-LABEL: func.func @direct
-// CHECK-NOT: tfcc_rt_conv2d_winograd_f32(
-// CHECK-COUNT-4: call @tfcc_rt_conv2d_f32(
-// CHECK-NOT: tfcc_rt_conv2d_winograd_f32(
-func.func @direct(%x: tensor<1x3x3x32xf32>, %y: tensor<1x12x12x16xf32>, %z: tensor<1x24x24x32xf32>, %w: tensor<1x12x12x32xf32>, %kv: tensor<3x3x32x32xf32>) -> (tensor<1x3x3x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>) {
+// CHECK-NOT: call @tfcc_rt_conv2d_winograd_f32(
+// CHECK-COUNT-3: call @tfcc_rt_conv2d_f32(
+// CHECK-NOT: call @tfcc_rt_conv2d_winograd_f32(
+func.func @direct(%x: tensor<1x3x3x32xf32>, %y: tensor<1x12x12x16xf32>, %z: tensor<1x24x24x32xf32>) -> (tensor<1x3x3x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>) {
   %k = graph.constant dense<0.5> : tensor<3x3x32x32xf32>
   %k16 = graph.constant dense<0.5> : tensor<3x3x16x32xf32>
   %0 = graph.fused_conv2d %x, %k {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x3x3x32xf32>, tensor<3x3x32x32xf32>) -> tensor<1x3x3x32xf32>
   %1 = graph.fused_conv2d %y, %k16 {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x12x12x16xf32>, tensor<3x3x16x32xf32>) -> tensor<1x12x12x32xf32>
   %2 = graph.fused_conv2d %z, %k {dilations = [1, 1], pads = [1, 0, 1, 0], strides = [2, 2]} : (tensor<1x24x24x32xf32>, tensor<3x3x32x32xf32>) -> tensor<1x12x12x32xf32>
-  %3 = graph.fused_conv2d %w, %kv {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x12x12x32xf32>, tensor<3x3x32x32xf32>) -> tensor<1x12x12x32xf32>
-  return %0, %1, %2, %3 : tensor<1x3x3x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>
+  return %0, %1, %2 : tensor<1x3x3x32xf32>, tensor<1x12x12x32xf32>, tensor<1x12x12x32xf32>
+}
+
+// -----
+
+// A forward kernel that is not a constant (a train step's, see
+// useWinogradConv): transformed at run time by tfcc_rt_winograd_pack into a
+// buffer of 16 points of [32][32] floats, then the Winograd kernel.
+// CHECK-LABEL: func.func @forward_variable
+// CHECK: %[[U:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16384xf32>
+// CHECK: call @tfcc_rt_winograd_pack(%c32_i64, %c32_i64, %{{.*}}, %{{.*}})
+// CHECK: call @tfcc_rt_conv2d_winograd_f32(
+// CHECK-NOT: call @tfcc_rt_conv2d_f32(
+func.func @forward_variable(%w: tensor<?x12x12x32xf32>, %kv: tensor<3x3x32x32xf32>) -> tensor<?x12x12x32xf32> {
+  %3 = graph.fused_conv2d %w, %kv {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x12x12x32xf32>, tensor<3x3x32x32xf32>) -> tensor<?x12x12x32xf32>
+  return %3 : tensor<?x12x12x32xf32>
 }
 
 // -----
