@@ -54,6 +54,19 @@ TFCC_INTERNAL int tfcc_kernels_isa(void);
  * lacks: AVX-512 is only honoured when supported). */
 TFCC_INTERNAL void tfcc_rt_kernels_force_isa(int isa);
 
+/* Max pooling windows that tile the input (stride == window, no padding,
+ * every window inside), so each input position belongs to at most one; and
+ * zeroing the rows and columns of one image's dx [h, w, c] that such
+ * windows leave uncovered. Shared by pool_grad.c and pool_indices.c. */
+TFCC_INTERNAL int tfcc_pool_windows_disjoint(int64_t h, int64_t w, int64_t kh,
+                                             int64_t kw, int64_t sh,
+                                             int64_t sw, int64_t pt,
+                                             int64_t pl, int64_t oh,
+                                             int64_t ow);
+TFCC_INTERNAL void tfcc_pool_zero_uncovered(float* dx, int64_t h, int64_t w,
+                                            int64_t c, int64_t kh, int64_t kw,
+                                            int64_t oh, int64_t ow);
+
 TFCC_INTERNAL void tfcc_uk_generic(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_uk_avx512(const tfcc_uk_args* p);
 /* The same with A k-major: element (i, k) at a[k * lda + i]; one tap

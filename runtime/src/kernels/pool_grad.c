@@ -79,17 +79,39 @@ typedef struct max_pool_grad_args {
     }                                                                         \
   }
 
-/* The disjoint case: sh == kh, sw == kw, no padding, every window inside. */
+int tfcc_pool_windows_disjoint(int64_t h, int64_t w, int64_t kh, int64_t kw,
+                               int64_t sh, int64_t sw, int64_t pt, int64_t pl,
+                               int64_t oh, int64_t ow) {
+  return sh == kh && sw == kw && pt == 0 && pl == 0 && kh >= 1 && kw >= 1 &&
+         oh * kh <= h && ow * kw <= w;
+}
+
+void tfcc_pool_zero_uncovered(float* dx, int64_t h, int64_t w, int64_t c,
+                              int64_t kh, int64_t kw, int64_t oh, int64_t ow) {
+  const int64_t row = w * c, covered_w = ow * kw;
+  int64_t r;
+  if (covered_w < w)
+    for (r = 0; r < oh * kh; ++r)
+      memset(dx + r * row + covered_w * c, 0,
+             sizeof(float) * (size_t)((w - covered_w) * c));
+  if (oh * kh < h)
+    memset(dx + oh * kh * row, 0, sizeof(float) * (size_t)((h - oh * kh) * row));
+}
+
+/* The disjoint case: sh == kh, sw == kw, no padding, every window inside;
+ * the uncovered rows and columns are zeroed first, the rest written once. */
 #define TFCC_MAX_POOL_GRAD_DISJOINT_BODY                                      \
   const max_pool_grad_args* p = (const max_pool_grad_args*)ctx;               \
   float best[kBlock];                                                         \
   int32_t best_tap[kBlock];                                                   \
   int64_t b, r, s, i, j, k, k0;                                               \
-  const int64_t row = p->w * p->c, covered_w = p->ow * p->kw;                 \
+  const int64_t row = p->w * p->c;                                            \
   (void)thread;                                                               \
   for (b = begin; b < end; ++b) {                                             \
     const float* xb = p->x + b * p->h * row;                                  \
     float* dxb = p->dx + b * p->h * row;                                      \
+    tfcc_pool_zero_uncovered(dxb, p->h, p->w, p->c, p->kh, p->kw, p->oh,      \
+                             p->ow);                                          \
     for (r = 0; r < p->oh; ++r) {                                             \
       for (s = 0; s < p->ow; ++s) {                                           \
         const float* g = p->dy + ((b * p->oh + r) * p->ow + s) * p->c;        \
@@ -124,14 +146,7 @@ typedef struct max_pool_grad_args {
             }                                                                 \
         }                                                                     \
       }                                                                       \
-      if (covered_w < p->w)                                                   \
-        for (i = 0; i < p->kh; ++i)                                           \
-          memset(dxb + (r * p->kh + i) * row + covered_w * p->c, 0,           \
-                 sizeof(float) * (size_t)((p->w - covered_w) * p->c));        \
     }                                                                         \
-    if (p->oh * p->kh < p->h)                                                 \
-      memset(dxb + p->oh * p->kh * row, 0,                                    \
-             sizeof(float) * (size_t)((p->h - p->oh * p->kh) * row));         \
   }
 
 static void max_pool_grad_disjoint_generic(void* ctx, int64_t begin,
@@ -158,13 +173,13 @@ TGT static void max_pool_grad_disjoint_avx512(void* ctx, int64_t begin,
                                               int64_t end, int32_t thread) {
   const max_pool_grad_args* p = (const max_pool_grad_args*)ctx;
   const int64_t c = p->c, kh = p->kh, kw = p->kw, row = p->w * c;
-  const int64_t covered_w = p->ow * kw;
   const __m512 zero = _mm512_setzero_ps();
   int64_t b, r, s, i, j, k;
   (void)thread;
   for (b = begin; b < end; ++b) {
     const float* xb = p->x + b * p->h * row;
     float* dxb = p->dx + b * p->h * row;
+    tfcc_pool_zero_uncovered(dxb, p->h, p->w, c, kh, kw, p->oh, p->ow);
     for (r = 0; r < p->oh; ++r) {
       for (s = 0; s < p->ow; ++s) {
         const float* g = p->dy + ((b * p->oh + r) * p->ow + s) * c;
@@ -200,14 +215,7 @@ TGT static void max_pool_grad_disjoint_avx512(void* ctx, int64_t begin,
             }
         }
       }
-      if (covered_w < p->w)
-        for (i = 0; i < kh; ++i)
-          memset(dxb + (r * kh + i) * row + covered_w * c, 0,
-                 sizeof(float) * (size_t)((p->w - covered_w) * c));
     }
-    if (p->oh * kh < p->h)
-      memset(dxb + p->oh * kh * row, 0,
-             sizeof(float) * (size_t)((p->h - p->oh * kh) * row));
   }
 }
 #endif
@@ -220,9 +228,8 @@ void tfcc_rt_max_pool2d_grad_f32(const float* x, int64_t n, int64_t h,
                                  const float* dy, float* dx) {
   max_pool_grad_args p;
   void (*images)(void*, int64_t, int64_t, int32_t) = max_pool_grad_generic;
-  int disjoint = stride_h == kh && stride_w == kw && pad_top == 0 &&
-                 pad_left == 0 && kh >= 1 && kw >= 1 && oh * kh <= h &&
-                 ow * kw <= w;
+  int disjoint = tfcc_pool_windows_disjoint(h, w, kh, kw, stride_h, stride_w,
+                                            pad_top, pad_left, oh, ow);
   if (n <= 0 || h <= 0 || w <= 0 || c <= 0) return;
   p.x = x;
   p.dy = dy;

@@ -77,17 +77,14 @@ static void indices_generic(void* ctx, int64_t begin, int64_t end,
   }
 }
 
-/* Rows and columns of dx that no window covers (disjoint windows only). */
-static void zero_uncovered(const pool_indices_args* p, float* dxb) {
-  const int64_t row = p->w * p->c, covered_w = p->ow * p->kw;
-  int64_t r;
-  if (covered_w < p->w)
-    for (r = 0; r < p->oh * p->kh; ++r)
-      memset(dxb + r * row + covered_w * p->c, 0,
-             sizeof(float) * (size_t)((p->w - covered_w) * p->c));
-  if (p->oh * p->kh < p->h)
-    memset(dxb + p->oh * p->kh * row, 0,
-           sizeof(float) * (size_t)((p->h - p->oh * p->kh) * row));
+/* dx = 0 where no window writes: the uncovered borders of disjoint windows,
+ * else all of it (overlapping windows accumulate). */
+static void clear_dx(const pool_indices_args* p, float* dxb) {
+  if (p->disjoint)
+    tfcc_pool_zero_uncovered(dxb, p->h, p->w, p->c, p->kh, p->kw, p->oh,
+                             p->ow);
+  else
+    memset(dxb, 0, sizeof(float) * (size_t)(p->h * p->w * p->c));
 }
 
 static void grad_indices_generic(void* ctx, int64_t begin, int64_t end,
@@ -97,10 +94,7 @@ static void grad_indices_generic(void* ctx, int64_t begin, int64_t end,
   (void)thread;
   for (b = begin; b < end; ++b) {
     float* dxb = p->dx + b * p->h * p->w * p->c;
-    if (p->disjoint)
-      zero_uncovered(p, dxb);
-    else
-      memset(dxb, 0, sizeof(float) * (size_t)(p->h * p->w * p->c));
+    clear_dx(p, dxb);
     for (r = 0; r < p->oh; ++r)
       for (s = 0; s < p->ow; ++s) {
         TFCC_WINDOW_RANGE
@@ -177,10 +171,7 @@ TGT static void grad_indices_avx512(void* ctx, int64_t begin, int64_t end,
   (void)thread;
   for (b = begin; b < end; ++b) {
     float* dxb = p->dx + b * p->h * p->w * p->c;
-    if (p->disjoint)
-      zero_uncovered(p, dxb);
-    else
-      memset(dxb, 0, sizeof(float) * (size_t)(p->h * p->w * p->c));
+    clear_dx(p, dxb);
     for (r = 0; r < p->oh; ++r)
       for (s = 0; s < p->ow; ++s) {
         TFCC_WINDOW_RANGE
@@ -215,8 +206,8 @@ static void run_images(pool_indices_args* p, int64_t n,
 #else
   (void)avx512;
 #endif
-  p->disjoint = p->sh == p->kh && p->sw == p->kw && p->pt == 0 &&
-                p->pl == 0 && p->oh * p->kh <= p->h && p->ow * p->kw <= p->w;
+  p->disjoint = tfcc_pool_windows_disjoint(p->h, p->w, p->kh, p->kw, p->sh,
+                                           p->sw, p->pt, p->pl, p->oh, p->ow);
   if (n * p->h * p->w * p->c < 65536)
     images(p, 0, n, 0);
   else
