@@ -37,6 +37,38 @@ Value normalize(OpBuilder &b, Location loc, Value x, Value mean, Value variance,
   return b.create<arith::AddFOp>(loc, scaled, beta);
 }
 
+/// The sum of `x` over `axes`, then the sum of squared deviations from the
+/// mean sum / `count` (a second pass, as the reference computes variances),
+/// both without those axes.
+std::pair<Value, Value> buildSumAndSquaredDeviations(OpBuilder &b,
+                                                     Location loc, Value x,
+                                                     ArrayRef<int64_t> axes,
+                                                     Value count) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  Value zero = createScalarConstant(b, loc, type.getElementType(), 0.0);
+  Value sum =
+      buildReduction(b, loc, x, axes, zero,
+                     [](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                       return nb.create<arith::AddFOp>(l, args[0], args[1]);
+                     });
+  AffineMap reduced = getDropDimsMap(ctx, rank, axes);
+  Value squaresInit =
+      createFilled(b, loc, cast<RankedTensorType>(sum.getType()),
+                   tensor::getMixedSizes(b, loc, sum), zero);
+  Value squares = buildGeneric(
+      b, loc, ValueRange{x, sum}, {b.getMultiDimIdentityMap(rank), reduced},
+      squaresInit, reduced, getIterators(rank, axes),
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Value mean = nb.create<arith::DivFOp>(l, args[1], count);
+        Value centered = nb.create<arith::SubFOp>(l, args[0], mean);
+        return nb.create<arith::AddFOp>(
+            l, args[2], nb.create<arith::MulFOp>(l, centered, centered));
+      });
+  return {sum, squares};
+}
+
 struct BatchNormLowering : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -77,31 +109,12 @@ struct LayerNormLowering : OpRewritePattern<LayerNormOp> {
     SmallVector<int64_t> axes =
         llvm::to_vector(llvm::seq<int64_t>(*axis, rank));
     Type elementType = type.getElementType();
-    Value zero = createScalarConstant(rewriter, loc, elementType, 0.0);
     Value count = castIndexTo(
         rewriter, loc, getDimsProduct(rewriter, loc, x, axes), elementType);
-
-    Value sum =
-        buildReduction(rewriter, loc, x, axes, zero,
-                       [](OpBuilder &b, Location l, ValueRange args) -> Value {
-                         return b.create<arith::AddFOp>(l, args[0], args[1]);
-                       });
-    // Sum of squared deviations, the mean read through the reduced map.
+    auto [sum, squares] =
+        buildSumAndSquaredDeviations(rewriter, loc, x, axes, count);
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
     AffineMap reduced = getDropDimsMap(ctx, rank, axes);
-    auto sumType = cast<RankedTensorType>(sum.getType());
-    Value squaresInit =
-        createFilled(rewriter, loc, sumType,
-                     tensor::getMixedSizes(rewriter, loc, sum), zero);
-    Value squares = buildGeneric(
-        rewriter, loc, ValueRange{x, sum}, {identity, reduced}, squaresInit,
-        reduced, getIterators(rank, axes),
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value mean = b.create<arith::DivFOp>(l, args[1], count);
-          Value centered = b.create<arith::SubFOp>(l, args[0], mean);
-          return b.create<arith::AddFOp>(
-              l, args[2], b.create<arith::MulFOp>(l, centered, centered));
-        });
 
     // gamma and beta have the shape of the normalized (trailing) axes.
     Value epsilon = createScalarConstant(rewriter, loc, elementType,
@@ -225,33 +238,13 @@ struct MomentsLowering : OpRewritePattern<MomentsOp> {
   LogicalResult matchAndRewrite(MomentsOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     Value x = op.getX();
-    auto type = cast<RankedTensorType>(x.getType());
-    unsigned rank = type.getRank();
     SmallVector<int64_t> axes = getBatchAxes(x);
-    Type elementType = type.getElementType();
-    Value zero = createScalarConstant(rewriter, loc, elementType, 0.0);
+    Type elementType = cast<RankedTensorType>(x.getType()).getElementType();
     Value count = castIndexTo(
         rewriter, loc, getDimsProduct(rewriter, loc, x, axes), elementType);
-    auto add = [](OpBuilder &b, Location l, ValueRange args) -> Value {
-      return b.create<arith::AddFOp>(l, args[0], args[1]);
-    };
-    Value sum = buildReduction(rewriter, loc, x, axes, zero, add);
-    AffineMap reduced = getDropDimsMap(ctx, rank, axes);
-    Value squaresInit = createFilled(
-        rewriter, loc, cast<RankedTensorType>(sum.getType()),
-        tensor::getMixedSizes(rewriter, loc, sum), zero);
-    Value squares = buildGeneric(
-        rewriter, loc, ValueRange{x, sum},
-        {rewriter.getMultiDimIdentityMap(rank), reduced}, squaresInit, reduced,
-        getIterators(rank, axes),
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value mean = b.create<arith::DivFOp>(l, args[1], count);
-          Value centered = b.create<arith::SubFOp>(l, args[0], mean);
-          return b.create<arith::AddFOp>(
-              l, args[2], b.create<arith::MulFOp>(l, centered, centered));
-        });
+    auto [sum, squares] =
+        buildSumAndSquaredDeviations(rewriter, loc, x, axes, count);
     rewriter.replaceOp(op, buildStatsRows(rewriter, loc, op.getType(), sum,
                                           squares, count));
     return success();
