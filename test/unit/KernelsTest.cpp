@@ -12,11 +12,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 // Internal testing hooks of the kernel library (runtime/src/kernels).
@@ -1245,6 +1247,55 @@ TEST(ThreadPool, JobsOfChangingSizeRunEachIndexOnce) {
     EXPECT_EQ(large.hits[i].load(), reps);
   tfcc_rt_set_current_pool(nullptr);
   tfcc_rt_pool_destroy(pool);
+}
+
+struct FirstChunks {
+  int threads = 2;
+  std::atomic<int> entered{0};
+  std::vector<std::atomic<int64_t>> first; // first index each thread ran
+  explicit FirstChunks(int t) : threads(t), first(t) {
+    for (auto &f : first)
+      f = -1;
+  }
+};
+
+void firstChunkFn(void *ctx, int64_t begin, int64_t end, int32_t thread) {
+  (void)end;
+  auto *fc = static_cast<FirstChunks *>(ctx);
+  int64_t none = -1;
+  if (fc->first[thread].compare_exchange_strong(none, begin)) {
+    // Hold every thread in its first chunk until all have one, so none can
+    // finish its share and steal before the others start.
+    fc->entered++;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (fc->entered.load() < fc->threads &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
+  }
+}
+
+TEST(ThreadPool, EachThreadStartsOnItsOwnShare) {
+  // Thread i starts at the i-th fraction of [0, n) in every job (later
+  // layers split the same way then read what the same thread wrote, from
+  // its own cache); only a thread with nothing left takes from the others,
+  // from the back of their shares.
+  for (int threads : {2, 3, 4}) {
+    tfcc_rt_pool *pool = tfcc_rt_pool_create(threads);
+    ASSERT_NE(pool, nullptr);
+    tfcc_rt_set_current_pool(pool);
+    for (int64_t n : {8, 100, 1000}) {
+      FirstChunks fc(threads);
+      tfcc_rt_parallel_for(n, firstChunkFn, &fc);
+      ASSERT_EQ(fc.entered.load(), threads) << "threads=" << threads;
+      for (int i = 0; i < threads; ++i) {
+        const double share = double(n) / threads;
+        EXPECT_NEAR(double(fc.first[i].load()), i * share, share / 2)
+            << "threads=" << threads << " n=" << n << " thread " << i;
+      }
+    }
+    tfcc_rt_set_current_pool(nullptr);
+    tfcc_rt_pool_destroy(pool);
+  }
 }
 
 struct Nested {

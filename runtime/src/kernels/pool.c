@@ -3,10 +3,17 @@
  * num_threads - 1 workers wait for a job generation counter to change: they
  * spin for a short while (so back-to-back kernel calls dispatch in well under
  * a microsecond or two), then sleep on a futex (a condition variable off
- * Linux). A job is (fn, ctx, n, chunk); threads claim chunks of [0, n) with a
- * compare-and-swap on one 64-bit word that holds (generation, next index), so
- * a late worker can never claim a chunk of a later job. The submitting thread
- * works too and returns when the count of finished indices reaches n.
+ * Linux). A job is (fn, ctx, n) cut into about 4 chunks per thread. Thread i
+ * owns the i-th contiguous run of chunks and takes them from the front; a
+ * thread whose run is empty steals from the back of the others'. Without
+ * stealing, thread i therefore covers the i-th fraction of [0, n) in every
+ * job, so a layer split the same way as the one before it reads what this
+ * thread just wrote, from its own cache: on a VM whose two vCPUs sit on
+ * different L3 slices, interleaved chunks made every layer pull half its
+ * input from the other slice. Each run is one 64-bit word, (generation,
+ * first chunk, end chunk), changed by compare-and-swap, so a late worker can
+ * never claim a chunk of a later job. The submitting thread works too and
+ * returns when the count of finished indices reaches n.
  * Only tfcc_rt_pool_create mallocs. */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE
@@ -47,17 +54,35 @@ typedef struct tfcc_worker {
   pthread_t thread;
 } tfcc_worker;
 
+/* Chunks per thread in a job: enough to even out a late or preempted thread
+ * by stealing, few enough that claiming stays cheap. */
+#define TFCC_POOL_CHUNKS_PER_THREAD 4
+/* A run word: (generation << 32) | (first chunk << 16) | end chunk. */
+#define TFCC_RUN(gen, first, end)                                            \
+  (((uint64_t)(gen) << 32) | ((uint64_t)(first) << 16) | (uint64_t)(end))
+#define TFCC_RUN_GEN(w) ((uint32_t)((w) >> 32))
+#define TFCC_RUN_FIRST(w) ((int64_t)(((w) >> 16) & 0xffffu))
+#define TFCC_RUN_END(w) ((int64_t)((w)&0xffffu))
+/* Chunk counts must fit the 16-bit fields. */
+#define TFCC_POOL_MAX_THREADS (0xffff / TFCC_POOL_CHUNKS_PER_THREAD)
+
+/* Thread i's run of chunks, alone on its cache line (its owner's claims do
+ * not bounce a line the other threads use). */
+typedef struct {
+  uint64_t word;
+  char pad[56];
+} tfcc_run;
+
 struct tfcc_rt_pool {
   int32_t num_threads;
   int32_t num_started;
   tfcc_worker* workers;
+  tfcc_run* runs; /* num_threads, 64-byte aligned */
   /* the job (written by the submitter before the generation is bumped) */
   tfcc_pf_fn fn;
   void* ctx;
   int64_t n;
-  int64_t chunk;
-  char pad0[64];
-  uint64_t claim; /* (generation << 32) | next index (index < 2^32) */
+  int64_t chunk; /* indices per chunk */
   char pad1[64];
   int64_t done; /* indices finished in the current job */
   char pad2[64];
@@ -96,30 +121,51 @@ static void pool_wake(tfcc_rt_pool* p) {
 #endif
 }
 
-/* Claims and runs chunks of job `gen` until none is left. */
+/* Takes one chunk of job `gen` from run r: from the front when r is the
+ * caller's own run, else from the back. Returns the chunk, or -1 when r is
+ * empty or belongs to another job. */
+static int64_t pool_take(tfcc_run* r, uint32_t gen, int own) {
+  uint64_t cur = LD(&r->word);
+  for (;;) {
+    if (TFCC_RUN_GEN(cur) != gen)
+      return -1;
+    int64_t first = TFCC_RUN_FIRST(cur), end = TFCC_RUN_END(cur);
+    if (first >= end)
+      return -1;
+    uint64_t next = own ? TFCC_RUN(gen, first + 1, end)
+                        : TFCC_RUN(gen, first, end - 1);
+    if (__atomic_compare_exchange_n(&r->word, &cur, next, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      return own ? first : end - 1;
+  }
+}
+
+/* Runs chunks of job `gen` until none is left: thread `index`'s own run
+ * first, then the other runs from their backs. The job's parameters may be
+ * a later job's when this thread saw `gen` late, but then every run word
+ * carries another generation and nothing runs: a run of `gen` still holds a
+ * chunk only while that job is unfinished, and the next job's parameters
+ * are written after it finishes. */
 static void pool_work(tfcc_rt_pool* p, uint32_t gen, int32_t index) {
   tfcc_pf_fn fn = LDX(&p->fn);
   void* ctx = LDX(&p->ctx);
   int64_t n = LDX(&p->n), chunk = LDX(&p->chunk);
-  uint64_t cur = LD(&p->claim);
-  for (;;) {
-    if ((uint32_t)(cur >> 32) != gen)
-      return;
-    int64_t begin = (int64_t)(cur & 0xffffffffu);
-    if (begin >= n)
-      return;
-    int64_t end = begin + chunk < n ? begin + chunk : n;
-    uint64_t next = ((uint64_t)gen << 32) | (uint64_t)end;
-    if (!__atomic_compare_exchange_n(&p->claim, &cur, next, 1,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-      continue; /* cur reloaded */
-    tls_in_job = 1;
-    tls_index = index;
-    fn(ctx, begin, end, index);
-    tls_in_job = 0;
-    __atomic_fetch_add(&p->done, end - begin, __ATOMIC_RELEASE);
-    cur = LD(&p->claim);
+  int32_t t = p->num_threads;
+  int64_t finished = 0;
+  tls_in_job = 1;
+  tls_index = index;
+  for (int32_t k = 0; k < t; ++k) {
+    tfcc_run* r = &p->runs[(index + k) % t];
+    for (int64_t c; (c = pool_take(r, gen, k == 0)) >= 0;) {
+      int64_t begin = c * chunk;
+      int64_t end = begin + chunk < n ? begin + chunk : n;
+      fn(ctx, begin, end, index);
+      finished += end - begin;
+    }
   }
+  tls_in_job = 0;
+  if (finished)
+    __atomic_fetch_add(&p->done, finished, __ATOMIC_RELEASE);
 }
 
 static void* pool_main(void* arg) {
@@ -149,10 +195,18 @@ static void* pool_main(void* arg) {
 tfcc_rt_pool* tfcc_rt_pool_create(int32_t num_threads) {
   if (num_threads < 1)
     return NULL;
+  if (num_threads > TFCC_POOL_MAX_THREADS)
+    num_threads = TFCC_POOL_MAX_THREADS;
   tfcc_rt_pool* p = (tfcc_rt_pool*)calloc(1, sizeof(tfcc_rt_pool));
   if (!p)
     return NULL;
   p->num_threads = num_threads;
+  p->runs = (tfcc_run*)aligned_alloc(64, (size_t)num_threads * sizeof(tfcc_run));
+  if (!p->runs) {
+    free(p);
+    return NULL;
+  }
+  memset(p->runs, 0, (size_t)num_threads * sizeof(tfcc_run));
 #if !TFCC_USE_FUTEX
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
@@ -199,6 +253,7 @@ void tfcc_rt_pool_destroy(tfcc_rt_pool* p) {
   pthread_mutex_destroy(&p->mu);
 #endif
   free(p->workers);
+  free(p->runs);
   free(p);
 }
 
@@ -214,7 +269,7 @@ void tfcc_rt_parallel_for(int64_t n, tfcc_pf_fn fn, void* ctx) {
     return;
   tfcc_rt_pool* p = tls_pool;
   int32_t t = p ? p->num_threads : 1;
-  if (t <= 1 || n == 1 || tls_in_job || n > 0xffffffffLL ||
+  if (t <= 1 || n == 1 || tls_in_job ||
       __atomic_exchange_n(&p->busy, 1, __ATOMIC_ACQUIRE)) {
     int32_t saved = tls_in_job;
     int32_t index = saved ? tls_index : 0;
@@ -224,18 +279,13 @@ void tfcc_rt_parallel_for(int64_t n, tfcc_pf_fn fn, void* ctx) {
     tls_in_job = saved;
     return;
   }
-  int64_t chunks = (int64_t)t * 4;
+  int64_t chunks = (int64_t)t * TFCC_POOL_CHUNKS_PER_THREAD;
   int64_t chunk = (n + chunks - 1) / chunks;
   if (n <= t)
     chunk = 1;
-  /* Close the previous job before its parameters are overwritten: a worker
-   * that saw that job's generation late (preempted in pool_work) could
-   * otherwise read this job's n with the old claim word, claim indices of
-   * this job under the old generation before it is published, run them
-   * twice and push `done` past n, so that the wait below never ends. An
-   * index of 0xffffffff is past any n (larger jobs run serially above). */
-  __atomic_store_n(&p->claim, ((uint64_t)LDX(&p->gen) << 32) | 0xffffffffu,
-                   __ATOMIC_SEQ_CST);
+  chunks = (n + chunk - 1) / chunk;
+  /* The previous job is finished, so all its runs are empty: no thread can
+   * take a chunk while the parameters change. */
   p->fn = fn;
   p->ctx = ctx;
   p->n = n;
@@ -244,7 +294,10 @@ void tfcc_rt_parallel_for(int64_t n, tfcc_pf_fn fn, void* ctx) {
   uint32_t gen = LDX(&p->gen) + 1;
   if (gen == 0)
     gen = 1; /* workers start with seen = 0 */
-  __atomic_store_n(&p->claim, (uint64_t)gen << 32, __ATOMIC_RELEASE);
+  for (int32_t i = 0; i < t; ++i)
+    __atomic_store_n(&p->runs[i].word,
+                     TFCC_RUN(gen, chunks * i / t, chunks * (i + 1) / t),
+                     __ATOMIC_RELAXED);
   __atomic_store_n(&p->gen, gen, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0)
     pool_wake(p);
