@@ -305,6 +305,21 @@ TEST_P(KernelsTest, GemmLargeBlocks) {
   ASSERT_TRUE(runGemm({2, 45, 200, 700, true, true, false, false, false, true,
                        true, TFCC_ACT_HARD_SWISH, 0},
                       rng));
+  // Thread splits of equal work: panel-major (M < N, a last row tile of 7
+  // rows), tile-major with partial tile rows, and a GEMV-like product; the
+  // in-place residual catches a block computed twice or never.
+  for (const GemmCase &c : {
+           GemmCase{1, 49, 160, 960, false, false, true, false, true, true,
+                    true, TFCC_ACT_CLIP, 0},
+           GemmCase{1, 196, 96, 576, false, false, true, false, true, true,
+                    true, TFCC_ACT_NONE, 0},
+           GemmCase{1, 3136, 24, 144, false, false, true, false, true, true,
+                    true, TFCC_ACT_RELU, 0},
+           GemmCase{1, 1, 1000, 1280, false, false, true, false, true, true,
+                    true, TFCC_ACT_NONE, 0},
+           GemmCase{3, 100, 70, 300, false, false, true, true, false, true,
+                    true, TFCC_ACT_NONE, 0}})
+    ASSERT_TRUE(runGemm(c, rng)) << describe(c);
   // B of one contiguous 32-wide panel, read in place (a 32-channel
   // convolution's filter gradient: im2col^T dy), over several K blocks.
   ASSERT_TRUE(runGemm({1, 9, 32, 5000, true, false, false, false, false,

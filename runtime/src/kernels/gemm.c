@@ -157,6 +157,9 @@ void tfcc_uk_generic(const tfcc_uk_args* p) {
 
 /* ---- GEMM driver -------------------------------------------------------- */
 
+/* Tasks per pool thread of a small product (see tfcc_sgemm_impl). */
+#define TFCC_GEMM_TASKS_PER_THREAD 4
+
 typedef struct gemm_ctx {
   int64_t M, N, K;
   const float* A;
@@ -171,7 +174,12 @@ typedef struct gemm_ctx {
   const float* res;
   int32_t act;
   float alpha, beta;
-  int64_t tiles_m, panels, gm, gn; /* task grid per batch: gm x gn */
+  int64_t tiles_m, panels;
+  /* Each batch is cut into `per` tasks of about equal work along a
+   * linearized order of its (row tile, panel) blocks: tile-major (a task is
+   * mostly whole row tiles) or panel-major (mostly whole panels). */
+  int64_t per;
+  int32_t panel_major;
   tfcc_uk_fn uk;
   tfcc_uk_fn uk_kmajor; /* A^T read in place; NULL without AVX-512 */
 } gemm_ctx;
@@ -305,19 +313,72 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
   }
 }
 
+/* The first block of task k of g->per in the linearized order: where the
+ * k-th fraction of the batch's work (rows x panels, the last row tile
+ * weighing its rows) begins, rounded to a block boundary. */
+static int64_t gemm_split_point(const gemm_ctx* g, int64_t k) {
+  const int64_t M = g->M, P = g->panels, T = g->tiles_m;
+  const int64_t w = k * (M * P) / g->per;
+  if (g->panel_major) {
+    const int64_t q = w / M, rows = w - q * M;
+    int64_t t = (rows + TFCC_UK_MR / 2) / TFCC_UK_MR;
+    if (t > T)
+      t = T;
+    return q * T + t;
+  }
+  const int64_t full = (T - 1) * TFCC_UK_MR * P; /* work of all but the last tile */
+  int64_t t, q;
+  if (w < full) {
+    t = w / (TFCC_UK_MR * P);
+    q = (w - t * TFCC_UK_MR * P + TFCC_UK_MR / 2) / TFCC_UK_MR;
+  } else {
+    const int64_t last = M - (T - 1) * TFCC_UK_MR;
+    t = T - 1;
+    q = (w - full + last / 2) / last;
+  }
+  return t * P + (q < P ? q : P);
+}
+
+/* Row tiles [t0, t1) x panels [q0, q1) of batch bi. */
+static void gemm_block(const gemm_ctx* g, int64_t bi, int64_t t0, int64_t t1,
+                       int64_t q0, int64_t q1) {
+  const int64_t r0 = t0 * TFCC_UK_MR;
+  const int64_t r1 = t1 * TFCC_UK_MR < g->M ? t1 * TFCC_UK_MR : g->M;
+  if (r0 < r1 && q0 < q1)
+    gemm_range(g, bi, r0, r1, q0, q1);
+}
+
+/* Blocks [u0, u1) of the linearized order: a partial line, whole lines and
+ * a partial line (a line is one row tile, or one panel when panel-major). */
+static void gemm_blocks(const gemm_ctx* g, int64_t bi, int64_t u0, int64_t u1) {
+  const int64_t len = g->panel_major ? g->tiles_m : g->panels;
+  int64_t a0 = u0 / len, b0 = u0 % len;
+  const int64_t a1 = u1 / len, b1 = u1 % len;
+  /* (major line, minor range) -> tiles x panels */
+#define GEMM_LINES(a, ae, b, be)                                             \
+  (g->panel_major ? gemm_block(g, bi, (b), (be), (a), (ae))                   \
+                  : gemm_block(g, bi, (a), (ae), (b), (be)))
+  if (a0 == a1) {
+    GEMM_LINES(a0, a0 + 1, b0, b1);
+    return;
+  }
+  if (b0 > 0) {
+    GEMM_LINES(a0, a0 + 1, b0, len);
+    ++a0;
+  }
+  if (a0 < a1)
+    GEMM_LINES(a0, a1, 0, len);
+  if (b1 > 0)
+    GEMM_LINES(a1, a1 + 1, 0, b1);
+#undef GEMM_LINES
+}
+
 static void gemm_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
   const gemm_ctx* g = (const gemm_ctx*)ctx;
   (void)thread;
-  const int64_t per = g->gm * g->gn;
   for (int64_t t = begin; t < end; ++t) {
-    const int64_t bi = t / per, rem = t % per;
-    const int64_t mg = rem / g->gn, ng = rem % g->gn;
-    const int64_t t0 = mg * g->tiles_m / g->gm, t1 = (mg + 1) * g->tiles_m / g->gm;
-    const int64_t q0 = ng * g->panels / g->gn, q1 = (ng + 1) * g->panels / g->gn;
-    const int64_t r0 = t0 * TFCC_UK_MR;
-    const int64_t r1 = t1 * TFCC_UK_MR < g->M ? t1 * TFCC_UK_MR : g->M;
-    if (r0 < r1 && q0 < q1)
-      gemm_range(g, bi, r0, r1, q0, q1);
+    const int64_t bi = t / g->per, k = t % g->per;
+    gemm_blocks(g, bi, gemm_split_point(g, k), gemm_split_point(g, k + 1));
   }
 }
 
@@ -358,8 +419,8 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
       tfcc_kernels_isa() == TFCC_ISA_AVX512 ? tfcc_uk_avx512_kmajor : NULL;
   g.tiles_m = (M + TFCC_UK_MR - 1) / TFCC_UK_MR;
   g.panels = (N + TFCC_UK_NR - 1) / TFCC_UK_NR;
-  g.gm = 1;
-  g.gn = 1;
+  g.per = 1;
+  g.panel_major = 0;
   const double flops = 2.0 * (double)batch * (double)M * (double)N * (double)K;
   const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());
   const double bytes =
@@ -372,27 +433,20 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
       gemm_range(&g, bi, 0, M, 0, g.panels);
     return;
   }
-  /* Aim for >= 2 tasks per thread (dynamic balance) unless the batch alone
-   * gives them: split rows when there are enough row tiles (each task keeps
-   * >= 4 tiles so its A reads and B reuse stay efficient), else panels. */
-  const int64_t want = 2 * (int64_t)threads;
-  /* A read in place (as in gemm_range): splitting panels costs no extra
-   * packing, and equal panel counts balance better than a few row tiles of
-   * unequal height (M = 256: 19 tiles, the last of 4 rows). */
-  const int direct_a = !trans_a && (lda * 4) % 2048 != 0;
-  if (batch < want) {
-    int64_t need = (want + batch - 1) / batch;
-    if (direct_a && g.tiles_m < 8 * need && g.panels % need == 0) {
-      g.gn = need;
-    } else if (g.tiles_m >= 4 * need) {
-      g.gm = need;
-    } else {
-      g.gm = TFCC_MAX(1, TFCC_MIN(need, g.tiles_m / 4));
-      int64_t rest = (need + g.gm - 1) / g.gm;
-      g.gn = TFCC_MAX(1, TFCC_MIN(rest, g.panels));
-    }
-  }
-  tfcc_rt_parallel_for(batch * g.gm * g.gn, gemm_task, &g);
+  /* Tasks of equal work, so that the pool's per-thread runs of them are
+   * equal too (a grid of whole tiles x whole panels was not: 3 panels split
+   * 1 + 2). Several per thread unless the batch alone gives them, so that a
+   * thread that is late can have its last ones taken; big products keep 2
+   * per thread (each task re-reads B). Tile-major when A is the larger
+   * operand (a thread reads its share of A and all of B, and its rows are
+   * those the same thread wrote in an earlier layer split the same way),
+   * panel-major when B is (each thread reads only its share of B). */
+  const int64_t want =
+      (flops > 2e8 ? 2 : TFCC_GEMM_TASKS_PER_THREAD) * (int64_t)threads;
+  if (batch < want)
+    g.per = TFCC_MIN((want + batch - 1) / batch, g.tiles_m * g.panels);
+  g.panel_major = M < N;
+  tfcc_rt_parallel_for(batch * g.per, gemm_task, &g);
 }
 
 void tfcc_rt_sgemm(int64_t batch, int64_t M, int64_t N, int64_t K,
