@@ -237,6 +237,15 @@ TEST_P(KernelsTest, GemmEdgeShapes) {
                    false, false, false, TFCC_ACT_NONE, 0};
         ASSERT_TRUE(runGemm(c, rng));
       }
+  // Last panels 17..24 columns wide (the micro-kernel's 16 + 8 form), with
+  // every epilogue input: bias, in-place residual, clipping.
+  for (int64_t M : {1, 5, 14, 29})
+    for (int64_t N : {17, 20, 24, 56})
+      for (int64_t K : {1, 16, 97}) {
+        GemmCase c{1, M, N, K, false, false, (M + K) % 2 == 0, false,
+                   true, true, true, TFCC_ACT_CLIP, 0};
+        ASSERT_TRUE(runGemm(c, rng)) << describe(c);
+      }
 }
 
 TEST_P(KernelsTest, GemmOptions) {

@@ -49,12 +49,16 @@ INL __m512 v_act(__m512 v, int32_t act, float alpha, float beta) {
 
 /* ---- GEMM micro-kernel -------------------------------------------------- */
 
-/* NH: 16-float halves of the panel computed (1 when nr <= 16). AK: A is
- * k-major, element (i, k) at a[k * lda + i] (a transposed operand read in
- * place, one tap) instead of a[i * lda + k]. */
+/* NH: 16-float halves of the panel computed (1 when nr <= 16), or 3: 24
+ * columns, the second half 8 wide (16 < nr <= 24, e.g. MobileNetV2's
+ * 24-channel projections): on cores that split 512-bit FMAs into two
+ * 256-bit halves (Zen 4) a 256-bit FMA costs half, so the 8 columns cost 8,
+ * not 16. AK: A is k-major, element (i, k) at a[k * lda + i] (a transposed
+ * operand read in place, one tap) instead of a[i * lda + k]. */
 INL void uk_body(const int MR, const int NH, const int AK,
                  const tfcc_uk_args* p) {
   __m512 c0[TFCC_UK_MR], c1[TFCC_UK_MR];
+  __m256 c2[TFCC_UK_MR]; /* NH == 3: columns 16..23 */
   const int64_t lda = p->lda, kt = p->kt, ntaps = p->ntaps;
   const int64_t nr = p->nr, ldc = p->ldc;
   const __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
@@ -78,13 +82,15 @@ INL void uk_body(const int MR, const int NH, const int AK,
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
       _mm_prefetch((const char*)(prev + i * ldp), _MM_HINT_T0);
-      _mm_prefetch((const char*)(prev + i * ldp + 16 * NH - 1), _MM_HINT_T0);
+      _mm_prefetch((const char*)(prev + i * ldp + (NH == 3 ? 23 : 16 * NH - 1)),
+                   _MM_HINT_T0);
     }
   }
 #pragma unroll
   for (int i = 0; i < MR; ++i) {
     c0[i] = _mm512_setzero_ps();
     c1[i] = _mm512_setzero_ps();
+    c2[i] = _mm256_setzero_ps();
   }
 
   const float* b = p->b;
@@ -110,7 +116,7 @@ INL void uk_body(const int MR, const int NH, const int AK,
       }
       continue;
     }
-    if (MR == 1) {
+    if (MR == 1 && NH != 3) {
       /* One row: split k over two accumulator sets to hide FMA latency. */
       __m512 d0 = _mm512_setzero_ps(), d1 = _mm512_setzero_ps();
       int64_t k = 0;
@@ -142,6 +148,7 @@ INL void uk_body(const int MR, const int NH, const int AK,
     for (int64_t k = 0; k < kt; ++k) {
       __m512 b0 = _mm512_loadu_ps(bt);
       __m512 b1 = NH == 2 ? _mm512_loadu_ps(bt + 16) : b0;
+      __m256 b2 = NH == 3 ? _mm256_loadu_ps(bt + 16) : _mm256_setzero_ps();
 #ifdef TFCC_B_PREFETCH
       _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH), _MM_HINT_T0);
       _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH + 16), _MM_HINT_T0);
@@ -154,6 +161,10 @@ INL void uk_body(const int MR, const int NH, const int AK,
         c0[i] = _mm512_fmadd_ps(av, b0, c0[i]);
         if (NH == 2)
           c1[i] = _mm512_fmadd_ps(av, b1, c1[i]);
+        /* its own broadcast load: deriving it from av made the compiler
+         * broadcast to ymm and then shuffle to zmm, a shuffle per row */
+        if (NH == 3)
+          c2[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(&row[k]), b2, c2[i]);
       }
     }
   }
@@ -165,17 +176,24 @@ INL void uk_body(const int MR, const int NH, const int AK,
       if (NH == 2)
         c1[i] = _mm512_add_ps(c1[i],
                               _mm512_maskz_loadu_ps(m1, prev + i * ldp + 16));
+      if (NH == 3)
+        c2[i] = _mm256_add_ps(
+            c2[i], _mm256_maskz_loadu_ps((__mmask8)m1, prev + i * ldp + 16));
     }
   }
   if (flags & TFCC_UK_LAST) {
     if (p->bias) {
       __m512 bb0 = _mm512_maskz_loadu_ps(m0, p->bias);
       __m512 bb1 = NH == 2 ? _mm512_maskz_loadu_ps(m1, p->bias + 16) : bb0;
+      __m256 bb2 = NH == 3 ? _mm256_maskz_loadu_ps((__mmask8)m1, p->bias + 16)
+                           : _mm256_setzero_ps();
 #pragma unroll
       for (int i = 0; i < MR; ++i) {
         c0[i] = _mm512_add_ps(c0[i], bb0);
         if (NH == 2)
           c1[i] = _mm512_add_ps(c1[i], bb1);
+        if (NH == 3)
+          c2[i] = _mm256_add_ps(c2[i], bb2);
       }
     }
     const int32_t act = p->act;
@@ -186,6 +204,9 @@ INL void uk_body(const int MR, const int NH, const int AK,
         c0[i] = v_act(c0[i], act, al, be);
         if (NH == 2)
           c1[i] = v_act(c1[i], act, al, be);
+        if (NH == 3)
+          c2[i] = _mm512_castps512_ps256(
+              v_act(_mm512_castps256_ps512(c2[i]), act, al, be));
       }
     }
   }
@@ -194,6 +215,8 @@ INL void uk_body(const int MR, const int NH, const int AK,
     _mm512_mask_storeu_ps(c + i * ldc, m0, c0[i]);
     if (NH == 2)
       _mm512_mask_storeu_ps(c + i * ldc + 16, m1, c1[i]);
+    if (NH == 3)
+      _mm256_mask_storeu_ps(c + i * ldc + 16, (__mmask8)m1, c2[i]);
   }
 }
 
@@ -203,6 +226,9 @@ INL void uk_body(const int MR, const int NH, const int AK,
   }                                                                            \
   static TGT __attribute__((noinline)) void uk_##MR##h(const tfcc_uk_args* p) { \
     uk_body(MR, 1, 0, p);                                                      \
+  }                                                                            \
+  static TGT __attribute__((noinline)) void uk_##MR##q(const tfcc_uk_args* p) { \
+    uk_body(MR, 3, 0, p);                                                      \
   }
 UK(1)
 UK(2)
@@ -252,7 +278,10 @@ TGT void tfcc_uk_avx512(const tfcc_uk_args* p) {
   static const tfcc_uk_fn half[TFCC_UK_MR] = {
       uk_1h, uk_2h, uk_3h,  uk_4h,  uk_5h,  uk_6h,  uk_7h,
       uk_8h, uk_9h, uk_10h, uk_11h, uk_12h, uk_13h, uk_14h};
-  (p->nr <= 16 ? half : full)[p->mr - 1](p);
+  static const tfcc_uk_fn q24[TFCC_UK_MR] = {
+      uk_1q, uk_2q, uk_3q,  uk_4q,  uk_5q,  uk_6q,  uk_7q,
+      uk_8q, uk_9q, uk_10q, uk_11q, uk_12q, uk_13q, uk_14q};
+  (p->nr <= 16 ? half : p->nr <= 24 ? q24 : full)[p->mr - 1](p);
 }
 
 /* ---- depthwise ---------------------------------------------------------- */
