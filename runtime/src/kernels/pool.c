@@ -3,7 +3,7 @@
  * num_threads - 1 workers wait for a job generation counter to change: they
  * spin for a short while (so back-to-back kernel calls dispatch in well under
  * a microsecond or two), then sleep on a futex (a condition variable off
- * Linux). A job is (fn, ctx, n) cut into about 4 chunks per thread. Thread i
+ * Linux). A job is (fn, ctx, n) cut into up to 8 chunks per thread. Thread i
  * owns the i-th contiguous run of chunks and takes them from the front; a
  * thread whose run is empty steals from the back of the others'. Without
  * stealing, thread i therefore covers the i-th fraction of [0, n) in every
@@ -56,7 +56,7 @@ typedef struct tfcc_worker {
 
 /* Chunks per thread in a job: enough to even out a late or preempted thread
  * by stealing, few enough that claiming stays cheap. */
-#define TFCC_POOL_CHUNKS_PER_THREAD 4
+#define TFCC_POOL_CHUNKS_PER_THREAD 8
 /* A run word: (generation << 32) | (first chunk << 16) | end chunk. */
 #define TFCC_RUN(gen, first, end)                                            \
   (((uint64_t)(gen) << 32) | ((uint64_t)(first) << 16) | (uint64_t)(end))
