@@ -314,6 +314,33 @@ def cpu_snapshot():
     return busy, t.user + t.system + t.children_user + t.children_system, time.time()
 
 
+# Core-to-core round trips above this (ns) mean the two vCPUs do not share an L3 slice.
+FAR_CORES_NS = 200
+
+
+def core_rtt(paths):
+    """The round trip of a cache line between two threads, in ns (bench/harness/core_rtt.c),
+    or None when the probe is missing or fails."""
+    exe = paths.get("core_rtt")
+    if not exe or not os.path.exists(exe):
+        return None
+    try:
+        r = subprocess.run([exe], capture_output=True, text=True, timeout=30)
+        return int(r.stdout.split()[0]) if r.returncode == 0 else None
+    except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
+        return None
+
+
+def note_core_rtt(row, paths, when):
+    """Records the round trip before or after a 2-thread row's timing; notes far cores."""
+    if row["threads"] < 2:
+        return
+    v = core_rtt(paths)
+    row["core_rtt_" + when] = v
+    if v is not None and v > FAR_CORES_NS and "far cores" not in " ".join(row["notes"]):
+        row["notes"].append("far cores: threads' round trip %d ns (%s timing)" % (v, when))
+
+
 def other_cpus(before, after):
     """Average number of CPUs other processes kept busy between two cpu_snapshot()s."""
     wall = after[2] - before[2]
@@ -444,7 +471,9 @@ def run_workload(args, name, meta, threads, so, paths):
             status[s] = "FAILED: outputs differ from %s (max rel err %.2e%s)" % (
                 LABEL[ref], err, ", " + why if why else "")
 
+    note_core_rtt(row, paths, "before")
     samples, plan, _ = time_systems(args, harnesses, status)
+    note_core_rtt(row, paths, "after")
     for h in harnesses.values():
         h.close()
     row["other_cpus"] = other_cpus(snap, cpu_snapshot())
@@ -565,7 +594,9 @@ def run_train_workload(args, name, spec, threads, so, paths):
     elif len(losses) == 1 and not status:
         row["notes"].append("losses not compared (one system)")
 
+    note_core_rtt(row, paths, "before")
     samples, plan, last = time_systems(args, harnesses, status)
+    note_core_rtt(row, paths, "after")
     for h in harnesses.values():
         h.close()
     row["other_cpus"] = other_cpus(snap, cpu_snapshot())
@@ -756,7 +787,7 @@ def write_csv(path, rows):
              # training rows' numbers (ms columns are then ms per train step)
              "section", "batch", "tfcc_images_s", "torch_images_s", "speedup_vs_torch",
              "check_max_rel_err", "tfcc_losses", "torch_losses", "tfcc_final_loss",
-             "torch_final_loss"]
+             "torch_final_loss", "core_rtt_before", "core_rtt_after"]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -883,7 +914,8 @@ def train_md(rows, args):
         lines.append("| " + " | ".join(c.replace("|", "/") for c in b) + " |")
     lines += ["", "| workload | thr | losses tfcc | losses PyTorch | spread tfcc (ms/step, KxR) "
               "| spread PyTorch | loss after the timed steps tfcc / PyTorch | CPUs used by other "
-              "processes |", "|---|---|---|---|---|---|---|---|"]
+              "processes | threads' round trip, ns (before / after) |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cells = []
         for s in TRAIN_SYSTEMS:
@@ -895,11 +927,20 @@ def train_md(rows, args):
                          if r.get(s + "_status") == "ok" else "-")
         cells.append(" / ".join("%.4g" % r[s + "_final_loss"] if r.get(s + "_final_loss")
                                 is not None else "-" for s in TRAIN_SYSTEMS))
-        lines.append("| %s | %d | %s | %.2f |" % (r["workload"], r["threads"], " | ".join(cells),
-                                                 r.get("other_cpus", 0.0)))
+        lines.append("| %s | %d | %s | %.2f | %s |" % (r["workload"], r["threads"],
+                                                      " | ".join(cells),
+                                                      r.get("other_cpus", 0.0), fmt_rtt(r)))
     lines += ["", "Losses: eval, %s train steps, eval (the same-work check)."
               % "/".join(sorted(set(str(v) for v in spec_steps.values()))), ""]
     return lines
+
+
+def fmt_rtt(r):
+    """A 2-thread row's core_rtt before / after its timing ('-' for 1 thread)."""
+    if r["threads"] < 2:
+        return "-"
+    return " / ".join("%d" % v if v is not None else "?"
+                      for v in (r.get("core_rtt_before"), r.get("core_rtt_after")))
 
 
 def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
@@ -959,8 +1000,8 @@ def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
     if rows:
         lines += ["", "## Spread (min - max over repeats, ms; K runs per repeat x repeats)", "",
                   "| workload | thr | " + " | ".join(LABEL[s] for s in SYSTEMS) +
-                  " | CPUs used by other processes |",
-                  "|---|---|" + "---|" * (len(SYSTEMS) + 1)]
+                  " | CPUs used by other processes | threads' round trip, ns (before / after) |",
+                  "|---|---|" + "---|" * (len(SYSTEMS) + 2)]
         for r in rows:
             cells = []
             for s in SYSTEMS:
@@ -970,8 +1011,15 @@ def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
                                                       r[s + "_k"], r[s + "_reps"]))
                 else:
                     cells.append("-")
-            lines.append("| %s | %d | %s | %.2f |" % (r["workload"], r["threads"],
-                                                     " | ".join(cells), r.get("other_cpus", 0.0)))
+            lines.append("| %s | %d | %s | %.2f | %s |" % (r["workload"], r["threads"],
+                                                          " | ".join(cells),
+                                                          r.get("other_cpus", 0.0), fmt_rtt(r)))
+        lines += ["", "Threads' round trip: a cache line bounced between two threads "
+                  "(bench/harness/core_rtt.c, median ns), measured before and after each "
+                  "2-thread row. On a VM it tells whether the two vCPUs share a last-level "
+                  "cache at the time (tens of ns) or not (hundreds); a 2-thread row measured "
+                  "above %d ns is noted \"far cores\": every system's 2-thread time rises "
+                  "then." % FAR_CORES_NS]
     lines += ["", "Workloads:", ""]
     seen = set()
     for r in every:
@@ -1054,6 +1102,7 @@ def main():
     paths = {"work": work, "models": os.path.join(work, "models"),
              "ort_bench": os.path.join(work, "bin", "ort_bench"),
              "dnnl_bench": os.path.join(work, "bin", "dnnl_bench"),
+             "core_rtt": os.path.join(work, "bin", "core_rtt"),
              "ort_lib": args.ort_lib}
     if not os.path.exists(paths["dnnl_bench"]):
         paths["dnnl_bench"] = None

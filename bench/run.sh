@@ -120,6 +120,7 @@ CFLAGS=(-O2 -std=c11 -Wall -Wextra -Werror)
 H=$HERE/harness
 # tfcc_bench.c is built per model by bench.py, against the header tfcc writes for it.
 "$CC" "${CFLAGS[@]}" -I"$ORT_INC" "$H/ort_bench.c" -o "$WORK/bin/ort_bench" -ldl
+"$CC" "${CFLAGS[@]}" "$H/core_rtt.c" -o "$WORK/bin/core_rtt" -lpthread
 if [ -f /usr/include/dnnl.h ]; then
   "$CC" "${CFLAGS[@]}" "$H/dnnl_bench.c" -o "$WORK/bin/dnnl_bench" -ldnnl
 else
