@@ -437,15 +437,17 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
    * equal too (a grid of whole tiles x whole panels was not: 3 panels split
    * 1 + 2). Several per thread unless the batch alone gives them, so that a
    * thread that is late can have its last ones taken; big products keep 2
-   * per thread (each task re-reads B). Tile-major when A is the larger
-   * operand (a thread reads its share of A and all of B, and its rows are
-   * those the same thread wrote in an earlier layer split the same way),
-   * panel-major when B is (each thread reads only its share of B). */
+   * per thread (each task re-reads B). Tile-major (a thread reads its
+   * share of A and all of B) unless B outweighs A and C together; then
+   * panel-major (its share of B, all of A). Tile-major also keeps a
+   * thread's rows where the layers before and after, split by rows too, have
+   * theirs: a panel split leaves half of every row of C in the other
+   * thread's cache for the next layer to fetch. */
   const int64_t want =
       (flops > 2e8 ? 2 : TFCC_GEMM_TASKS_PER_THREAD) * (int64_t)threads;
   if (batch < want)
     g.per = TFCC_MIN((want + batch - 1) / batch, g.tiles_m * g.panels);
-  g.panel_major = M < N;
+  g.panel_major = (double)K * (double)N > (double)M * (double)(K + N);
   tfcc_rt_parallel_for(batch * g.per, gemm_task, &g);
 }
 
