@@ -391,5 +391,10 @@ void tfcc_rt_conv2d_winograd_f32(const float* x, int64_t n, int64_t h,
   const int64_t want = 2 * (int64_t)threads;
   if (g.nblk < want)
     g.gn = TFCC_MIN(g.panels, (want + g.nblk - 1) / g.nblk);
+  else if (g.nblk % threads != 0 && g.nblk < 8 * (int64_t)threads)
+    /* few blocks that do not divide among the threads (ResNet-18's 14x14
+     * stage: 7 blocks, 4 + 3): split each block's panels too, at the cost
+     * of one more input transform per block */
+    g.gn = TFCC_MIN(g.panels, threads);
   tfcc_rt_parallel_for(g.nblk * g.gn, wg_task, &g);
 }
