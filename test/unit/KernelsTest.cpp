@@ -1150,14 +1150,10 @@ TEST(KernelsCheck, ThreadCountDoesNotChangeResults) {
   EXPECT_EQ(0, std::memcmp(C1.data(), C2.data(), C1.size() * sizeof(float)));
 }
 
-// Both modes: tile blocks (19x21: 110 tiles per image) and point-major
-// (7x7: 16 tiles per image, 64 * c * oc > 1 MiB; threads split panels).
-class WinogradThreads : public ::testing::TestWithParam<int64_t> {};
-
-TEST_P(WinogradThreads, CountDoesNotChangeResults) {
+// 1 and 2 threads give the same bits.
+void expectWinogradThreadsAgree(int64_t n, int64_t h, int64_t w, int64_t c,
+                                int64_t oc) {
   std::mt19937 rng(22);
-  const int64_t n = 2, h = GetParam(), w = h + 2 * (h > 10);
-  const int64_t c = h > 10 ? 40 : 160, oc = h > 10 ? 72 : 130;
   std::vector<float> x = randomVector(n * h * w * c, rng);
   std::vector<float> wt = randomVector(9 * c * oc, rng);
   std::vector<float> bias = randomVector(oc, rng);
@@ -1178,8 +1174,31 @@ TEST_P(WinogradThreads, CountDoesNotChangeResults) {
   EXPECT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(float)));
 }
 
+// Both modes: tile blocks (19x21: 110 tiles per image) and point-major
+// (7x7: 16 tiles per image, 64 * c * oc > 1 MiB; threads split panels).
+class WinogradThreads : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(WinogradThreads, CountDoesNotChangeResults) {
+  const int64_t h = GetParam(), w = h + 2 * (h > 10);
+  expectWinogradThreadsAgree(2, h, w, h > 10 ? 40 : 160, h > 10 ? 72 : 130);
+}
+
 INSTANTIATE_TEST_SUITE_P(BlocksAndPointMajor, WinogradThreads,
                          ::testing::Values(19, 7));
+
+TEST(WinogradThreadsOddBlocks, CountDoesNotChangeResults) {
+  // 14x14x256: 49 tiles in 7 blocks, which 2 threads cannot share evenly, so
+  // each block's panels are split too.
+  expectWinogradThreadsAgree(1, 14, 14, 256, 64);
+  // The same against the direct definition (a block's panels computed by
+  // different tasks must still cover every output channel once).
+  KernelEnv env(/*isa=*/-1, /*threads=*/2); // the CPU's own ISA
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(23);
+  ConvCase c{1, 14, 14, 256, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1,
+             true, true, true, 1};
+  ASSERT_TRUE(runConv(c, rng, /*winograd=*/true));
+}
 
 TEST(KernelsCheck, WinogradRule) {
   // ResNet-18's 3x3 stride-1 layers all use Winograd (7x7 in point-major
