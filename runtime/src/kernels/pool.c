@@ -77,7 +77,8 @@ struct tfcc_rt_pool {
   int32_t num_threads;
   int32_t num_started;
   tfcc_worker* workers;
-  tfcc_run* runs; /* num_threads, 64-byte aligned */
+  tfcc_run* runs; /* num_threads, 64-byte aligned, in runs_block */
+  void* runs_block;
   /* the job (written by the submitter before the generation is bumped) */
   tfcc_pf_fn fn;
   void* ctx;
@@ -201,12 +202,13 @@ tfcc_rt_pool* tfcc_rt_pool_create(int32_t num_threads) {
   if (!p)
     return NULL;
   p->num_threads = num_threads;
-  p->runs = (tfcc_run*)aligned_alloc(64, (size_t)num_threads * sizeof(tfcc_run));
-  if (!p->runs) {
+  /* calloc, aligned by hand: aligned_alloc is not C99 */
+  p->runs_block = calloc((size_t)num_threads + 1, sizeof(tfcc_run));
+  if (!p->runs_block) {
     free(p);
     return NULL;
   }
-  memset(p->runs, 0, (size_t)num_threads * sizeof(tfcc_run));
+  p->runs = (tfcc_run*)(((uintptr_t)p->runs_block + 63) & ~(uintptr_t)63);
 #if !TFCC_USE_FUTEX
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
@@ -253,7 +255,7 @@ void tfcc_rt_pool_destroy(tfcc_rt_pool* p) {
   pthread_mutex_destroy(&p->mu);
 #endif
   free(p->workers);
-  free(p->runs);
+  free(p->runs_block);
   free(p);
 }
 
