@@ -49,7 +49,7 @@ struct Builder {
 
   Value scalar(double value) {
     return ctx.constant(
-        makeFilled(ctx.builder().getF32Type(), {}, value));
+        makeFilledFloat(ctx.builder().getF32Type(), {}, value));
   }
   Value check(FailureOr<Value> v) {
     if (mlir::failed(v)) {

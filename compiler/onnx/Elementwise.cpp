@@ -41,8 +41,14 @@ LogicalResult setResult(ImportContext &ctx, FailureOr<Value> value) {
   return success();
 }
 
-Value scalarConstant(ImportContext &ctx, Type elementType, double value) {
+/// A scalar of `elementType` holding the integer `value`.
+Value scalarConstant(ImportContext &ctx, Type elementType, int64_t value) {
   return ctx.constant(makeFilled(elementType, {}, value));
+}
+
+/// A scalar f32/f64 constant.
+Value floatConstant(ImportContext &ctx, Type floatType, double value) {
+  return ctx.constant(makeFilledFloat(floatType, {}, value));
 }
 
 //===--- folding ----------------------------------------------------------===//
@@ -116,14 +122,14 @@ LogicalResult convertRelu(ImportContext &ctx) {
     return ctx.unsupported("input element type i1");
   // Integer Relu (opset 14): max(x, 0).
   return setResult(ctx,
-                   ctx.create<MaximumOp>(*x, scalarConstant(ctx, type, 0.0)));
+                   ctx.create<MaximumOp>(*x, scalarConstant(ctx, type, 0)));
 }
 
 LogicalResult convertReciprocal(ImportContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x) || failed(requireFloat(ctx, *x)))
     return failure();
-  Value one = scalarConstant(ctx, elementOf(*x), 1.0);
+  Value one = scalarConstant(ctx, elementOf(*x), 1);
   return setResult(ctx, ctx.create<DivOp>(one, *x));
 }
 
@@ -142,11 +148,11 @@ FailureOr<Value> generalHardSigmoid(ImportContext &ctx, Value x, float alpha,
                                     float beta) {
   Type f32 = elementOf(x);
   FailureOr<Value> scaled =
-      ctx.create<MulOp>(x, scalarConstant(ctx, f32, alpha));
+      ctx.create<MulOp>(x, floatConstant(ctx, f32, alpha));
   if (failed(scaled))
     return failure();
   FailureOr<Value> shifted =
-      ctx.create<AddOp>(*scaled, scalarConstant(ctx, f32, beta));
+      ctx.create<AddOp>(*scaled, floatConstant(ctx, f32, beta));
   if (failed(shifted))
     return failure();
   OpBuilder &b = ctx.builder();
@@ -178,14 +184,19 @@ LogicalResult convertClip(ImportContext &ctx) {
   if (type.isSignlessInteger(1))
     return ctx.unsupported("input element type i1");
 
-  // Each bound: absent, a constant, or a run-time value.
+  // Each bound: absent, a constant (a scalar of the input's type, so that
+  // integer bounds stay exact), or a run-time value.
   struct Bound {
-    std::optional<double> constant;
+    std::optional<HostTensor> constant;
     Value value;
   } bounds[2];
   if (ctx.opset() < 11) {
-    bounds[0].constant = ctx.attrFloat("min", std::numeric_limits<float>::lowest());
-    bounds[1].constant = ctx.attrFloat("max", std::numeric_limits<float>::max());
+    if (!isa<FloatType>(type))
+      return ctx.unsupported("input element type " + typeName(type));
+    bounds[0].constant = makeFilledFloat(
+        type, {}, ctx.attrFloat("min", std::numeric_limits<float>::lowest()));
+    bounds[1].constant = makeFilledFloat(
+        type, {}, ctx.attrFloat("max", std::numeric_limits<float>::max()));
   } else {
     const char *names[] = {"min", "max"};
     for (int i = 0; i < 2; ++i) {
@@ -197,7 +208,11 @@ LogicalResult convertClip(ImportContext &ctx) {
                                  "' input with " +
                                  llvm::Twine(c->numElements()) +
                                  " elements (expected a scalar)");
-        bounds[i].constant = c->values[0];
+        if (c->elementType != type)
+          return ctx.unsupported(llvm::Twine("'") + names[i] +
+                                 "' input of type " + typeName(c->elementType) +
+                                 " for an input of type " + typeName(type));
+        bounds[i].constant = foldReshape(*c, {});
         continue;
       }
       FailureOr<Value> v = ctx.input(i + 1);
@@ -209,10 +224,12 @@ LogicalResult convertClip(ImportContext &ctx) {
 
   bool allConstant = !bounds[0].value && !bounds[1].value;
   if (type.isF32() && allConstant) {
-    float lo = bounds[0].constant ? static_cast<float>(*bounds[0].constant)
-                                  : std::numeric_limits<float>::lowest();
-    float hi = bounds[1].constant ? static_cast<float>(*bounds[1].constant)
-                                  : std::numeric_limits<float>::max();
+    float lo = bounds[0].constant
+                   ? static_cast<float>(bounds[0].constant->floats[0])
+                   : std::numeric_limits<float>::lowest();
+    float hi = bounds[1].constant
+                   ? static_cast<float>(bounds[1].constant->floats[0])
+                   : std::numeric_limits<float>::max();
     if (lo <= hi) {
       OpBuilder &b = ctx.builder();
       ctx.setOutput(0, b.create<ClipOp>(ctx.loc(), *x, b.getF32FloatAttr(lo),
@@ -225,7 +242,7 @@ LogicalResult convertClip(ImportContext &ctx) {
   for (int i = 0; i < 2; ++i) {
     Value bound = bounds[i].value;
     if (!bound && bounds[i].constant)
-      bound = scalarConstant(ctx, type, *bounds[i].constant);
+      bound = ctx.constant(*bounds[i].constant);
     if (!bound)
       continue;
     FailureOr<Value> next = i == 0 ? ctx.create<MaximumOp>(result, bound)
@@ -465,7 +482,7 @@ LogicalResult requireBool(ImportContext &ctx, Value v) {
 }
 
 Value boolConstant(ImportContext &ctx, bool value) {
-  return scalarConstant(ctx, ctx.builder().getI1Type(), value ? 1.0 : 0.0);
+  return scalarConstant(ctx, ctx.builder().getI1Type(), value ? 1 : 0);
 }
 
 LogicalResult convertNot(ImportContext &ctx) {
@@ -487,8 +504,8 @@ LogicalResult convertLogical(ImportContext &ctx) {
     return failure();
   const HostTensor *ca = in.constant(0), *cb = in.constant(1);
   if (ca && cb && ca->elementType.isSignlessInteger(1)) {
-    HostTensor f = makeFilled(ca->elementType, {}, 0.0);
-    HostTensor t = makeFilled(ca->elementType, {}, 1.0);
+    HostTensor f = makeFilled(ca->elementType, {}, 0);
+    HostTensor t = makeFilled(ca->elementType, {}, 1);
     std::optional<HostTensor> folded;
     auto shape = broadcastStaticShapes(ca->shape, cb->shape);
     if (shape && productOf(*shape) <= kMaxFoldedElements) {
@@ -595,7 +612,9 @@ LogicalResult convertDropout(ImportContext &ctx) {
     const HostTensor *training = ctx.constantInput(2);
     if (!training)
       return ctx.unsupported("non-constant 'training_mode' input");
-    if (training->numElements() == 1 && training->values[0] != 0.0)
+    if (training->numElements() == 1 &&
+        (training->isFloat() ? training->floats[0] != 0.0
+                             : training->ints[0] != 0))
       return ctx.unsupported("'training_mode' = true");
   }
   FailureOr<Value> x = ctx.input(0);
@@ -607,7 +626,7 @@ LogicalResult convertDropout(ImportContext &ctx) {
       return ctx.unsupported("output 'mask' of the dynamic " +
                              typeName(type));
     ctx.setConstantOutput(1, makeFilled(ctx.builder().getI1Type(),
-                                        type.getShape(), 1.0));
+                                        type.getShape(), 1));
   }
   ctx.setOutput(0, *x);
   return success();

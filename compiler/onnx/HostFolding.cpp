@@ -49,6 +49,15 @@ void forEachIndex(ArrayRef<int64_t> shape, Fn fn) {
   }
 }
 
+int64_t wrapAdd(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                              static_cast<uint64_t>(b));
+}
+
+int64_t wrapNeg(int64_t a) {
+  return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
+}
+
 int64_t wrapMul(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) *
                               static_cast<uint64_t>(b));
@@ -58,18 +67,16 @@ int64_t wrapMul(int64_t a, int64_t b) {
 std::optional<int64_t> intBinary(HostBinary fn, int64_t a, int64_t b) {
   switch (fn) {
   case HostBinary::Add:
-    return static_cast<int64_t>(static_cast<uint64_t>(a) +
-                                static_cast<uint64_t>(b));
+    return wrapAdd(a, b);
   case HostBinary::Sub:
-    return static_cast<int64_t>(static_cast<uint64_t>(a) -
-                                static_cast<uint64_t>(b));
+    return wrapAdd(a, wrapNeg(b));
   case HostBinary::Mul:
     return wrapMul(a, b);
   case HostBinary::Div:
     if (b == 0)
       return std::nullopt;
     if (b == -1)
-      return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
+      return wrapNeg(a);
     return a / b; // truncates toward zero
   case HostBinary::Pow: {
     if (b < 0)
@@ -136,6 +143,41 @@ bool isComparison(HostBinary fn) {
          fn == HostBinary::Le || fn == HostBinary::Gt || fn == HostBinary::Ge;
 }
 
+/// Float to integer as graph.cast does: truncation toward zero, NaN to 0,
+/// saturation at the type's range (compared in double, where both bounds'
+/// powers of two are exact).
+int64_t floatToInt(Type intType, double v) {
+  if (std::isnan(v))
+    return 0;
+  if (isBool(intType))
+    return v != 0.0;
+  double t = std::trunc(v);
+  if (intType.isSignlessInteger(32)) {
+    if (t <= -0x1p31)
+      return std::numeric_limits<int32_t>::min();
+    if (t >= 0x1p31)
+      return std::numeric_limits<int32_t>::max();
+    return static_cast<int64_t>(t);
+  }
+  if (t <= -0x1p63)
+    return std::numeric_limits<int64_t>::min();
+  if (t >= 0x1p63)
+    return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(t);
+}
+
+/// A tensor of `elementType` and `shape` with the elements of `x` picked by
+/// `sourceOf(flat)` (an offset into x): the data-movement folds.
+template <typename SourceFn>
+HostTensor gatherElements(const HostTensor &x, ArrayRef<int64_t> shape,
+                          SourceFn sourceOf) {
+  HostTensor result = HostTensor::zeros(x.elementType, shape);
+  forEachIndex(shape, [&](ArrayRef<int64_t> index, int64_t flat) {
+    result.copyElement(flat, x, sourceOf(index, flat));
+  });
+  return result;
+}
+
 } // namespace
 
 int64_t productOf(ArrayRef<int64_t> dims) {
@@ -145,45 +187,94 @@ int64_t productOf(ArrayRef<int64_t> dims) {
   return n;
 }
 
-double roundToElement(Type elementType, double value) {
-  if (elementType.isF64())
-    return value;
-  if (isFloat(elementType))
-    return static_cast<double>(static_cast<float>(value));
-  if (std::isnan(value)) // an unknown integer stays unknown
-    return value;
-  if (isBool(elementType))
-    return value != 0.0 ? 1.0 : 0.0;
-  if (elementType.isSignlessInteger(32)) {
-    auto v = static_cast<int64_t>(value);
-    return static_cast<double>(
-        static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))));
+std::optional<int64_t> checkedProductOf(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      return std::nullopt;
+  return n;
+}
+
+int64_t stepCount(int64_t start, int64_t end, int64_t step) {
+  assert(step != 0 && "a step of zero takes no steps");
+  uint64_t distance, magnitude;
+  if (step > 0) {
+    if (end <= start)
+      return 0;
+    distance = static_cast<uint64_t>(end) - static_cast<uint64_t>(start);
+    magnitude = static_cast<uint64_t>(step);
+  } else {
+    if (end >= start)
+      return 0;
+    distance = static_cast<uint64_t>(start) - static_cast<uint64_t>(end);
+    magnitude = 0 - static_cast<uint64_t>(step); // exact for INT64_MIN too
   }
+  uint64_t count = (distance - 1) / magnitude + 1;
+  return count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+             ? std::numeric_limits<int64_t>::max()
+             : static_cast<int64_t>(count);
+}
+
+double roundToFloatElement(Type floatType, double value) {
+  assert(isFloat(floatType) && "not a float type");
+  if (floatType.isF64())
+    return value;
+  return static_cast<double>(static_cast<float>(value));
+}
+
+int64_t wrapToIntElement(Type intType, int64_t value) {
+  assert(!isFloat(intType) && "not an integer type");
+  if (isBool(intType))
+    return value != 0;
+  if (intType.isSignlessInteger(32))
+    return static_cast<int32_t>(static_cast<uint32_t>(value));
   return value;
 }
 
-HostTensor makeHostTensor(Type elementType, std::vector<int64_t> shape,
-                          std::vector<double> values) {
-  for (double &v : values)
-    v = roundToElement(elementType, v);
-  return HostTensor{elementType, std::move(shape), std::move(values)};
+HostTensor makeFloatTensor(Type floatType, std::vector<int64_t> shape,
+                           std::vector<double> values) {
+  HostTensor t;
+  t.elementType = floatType;
+  t.shape = std::move(shape);
+  t.floats = std::move(values);
+  for (double &v : t.floats)
+    v = roundToFloatElement(floatType, v);
+  return t;
+}
+
+HostTensor makeIntTensor(Type intType, std::vector<int64_t> shape,
+                         std::vector<int64_t> values) {
+  HostTensor t;
+  t.elementType = intType;
+  t.shape = std::move(shape);
+  t.ints = std::move(values);
+  for (int64_t &v : t.ints)
+    v = wrapToIntElement(intType, v);
+  return t;
 }
 
 HostTensor makeI64Tensor(MLIRContext *context, ArrayRef<int64_t> values,
                          bool scalar) {
-  HostTensor t;
-  t.elementType = IntegerType::get(context, 64);
+  std::vector<int64_t> shape;
   if (!scalar)
-    t.shape = {static_cast<int64_t>(values.size())};
-  for (int64_t v : values)
-    t.values.push_back(static_cast<double>(v));
-  return t;
+    shape = {static_cast<int64_t>(values.size())};
+  return makeIntTensor(IntegerType::get(context, 64), std::move(shape),
+                       std::vector<int64_t>(values.begin(), values.end()));
 }
 
-HostTensor makeFilled(Type elementType, ArrayRef<int64_t> shape, double value) {
-  return HostTensor{elementType, std::vector<int64_t>(shape),
-                    std::vector<double>(productOf(shape),
-                                        roundToElement(elementType, value))};
+HostTensor makeFilled(Type elementType, ArrayRef<int64_t> shape,
+                      int64_t value) {
+  int64_t n = productOf(shape);
+  if (isFloat(elementType))
+    return makeFloatTensor(elementType, shape,
+                           std::vector<double>(n, static_cast<double>(value)));
+  return makeIntTensor(elementType, shape, std::vector<int64_t>(n, value));
+}
+
+HostTensor makeFilledFloat(Type floatType, ArrayRef<int64_t> shape,
+                           double value) {
+  return makeFloatTensor(floatType, shape,
+                         std::vector<double>(productOf(shape), value));
 }
 
 std::optional<std::vector<int64_t>>
@@ -211,33 +302,34 @@ std::optional<HostTensor> foldBinary(HostBinary fn, const HostTensor &a,
   Type resultType = isComparison(fn)
                         ? IntegerType::get(operandType.getContext(), 1)
                         : operandType;
-  HostTensor result{resultType, *shape,
-                    std::vector<double>(productOf(*shape), 0.0)};
+  HostTensor result = HostTensor::zeros(resultType, *shape);
   bool ok = true;
   forEachIndex(*shape, [&](ArrayRef<int64_t> index, int64_t flat) {
-    double x = a.values[broadcastOffset(index, a.shape)];
-    double y = b.values[broadcastOffset(index, b.shape)];
-    double r;
-    if (!isFloat(operandType) && (std::isnan(x) || std::isnan(y))) {
+    int64_t i = broadcastOffset(index, a.shape);
+    int64_t j = broadcastOffset(index, b.shape);
+    if (a.isFloat()) {
+      double r = floatBinary(fn, a.floats[i], b.floats[j]);
+      if (isComparison(fn))
+        result.ints[flat] = r != 0.0;
+      else
+        result.floats[flat] = roundToFloatElement(resultType, r);
+      return;
+    }
+    if (a.isUnknown(i) || b.isUnknown(j)) {
       // Arithmetic on an unknown integer is unknown; a comparison's result
       // would be a boolean nobody knows: give up.
       if (isComparison(fn))
         ok = false;
-      result.values[flat] = unknownValue();
+      else
+        result.setUnknown(flat);
       return;
     }
-    if (isFloat(operandType)) {
-      r = floatBinary(fn, x, y);
-    } else {
-      std::optional<int64_t> v = intBinary(fn, static_cast<int64_t>(x),
-                                           static_cast<int64_t>(y));
-      if (!v) {
-        ok = false;
-        return;
-      }
-      r = static_cast<double>(*v);
+    std::optional<int64_t> v = intBinary(fn, a.ints[i], b.ints[j]);
+    if (!v) {
+      ok = false;
+      return;
     }
-    result.values[flat] = roundToElement(resultType, r);
+    result.ints[flat] = wrapToIntElement(resultType, *v);
   });
   if (!ok)
     return std::nullopt;
@@ -245,7 +337,7 @@ std::optional<HostTensor> foldBinary(HostBinary fn, const HostTensor &a,
 }
 
 std::optional<HostTensor> foldUnary(HostUnary fn, const HostTensor &x) {
-  bool isF = isFloat(x.elementType);
+  bool isF = x.isFloat();
   bool isB = isBool(x.elementType);
   if (fn == HostUnary::Not ? !isB : isB)
     return std::nullopt;
@@ -253,38 +345,57 @@ std::optional<HostTensor> foldUnary(HostUnary fn, const HostTensor &x) {
                fn == HostUnary::Sqrt))
     return std::nullopt;
   HostTensor result = x;
-  for (double &v : result.values) {
-    if (!isF && std::isnan(v)) // unknown stays unknown
+  if (isF) {
+    for (double &v : result.floats) {
+      switch (fn) {
+      case HostUnary::Neg:
+        v = -v;
+        break;
+      case HostUnary::Abs:
+        v = std::fabs(v);
+        break;
+      case HostUnary::Floor:
+        v = std::floor(v);
+        break;
+      case HostUnary::Ceil:
+        v = std::ceil(v);
+        break;
+      case HostUnary::Sqrt:
+        v = std::sqrt(v);
+        break;
+      case HostUnary::Relu:
+        v = v < 0 ? 0.0 : v; // NaN stays NaN
+        break;
+      case HostUnary::Not:
+        break;
+      }
+      v = roundToFloatElement(x.elementType, v);
+    }
+    return result;
+  }
+  for (int64_t i = 0; i < result.numElements(); ++i) {
+    if (result.isUnknown(i)) // unknown stays unknown
       continue;
+    int64_t &v = result.ints[i];
     switch (fn) {
     case HostUnary::Neg:
-      v = isF ? -v
-              : static_cast<double>(static_cast<int64_t>(
-                    0 - static_cast<uint64_t>(static_cast<int64_t>(v))));
+      v = wrapNeg(v);
       break;
     case HostUnary::Abs:
-      v = isF ? std::fabs(v)
-              : (v < 0 ? static_cast<double>(static_cast<int64_t>(
-                             0 - static_cast<uint64_t>(static_cast<int64_t>(v))))
-                       : v);
-      break;
-    case HostUnary::Floor:
-      v = std::floor(v);
-      break;
-    case HostUnary::Ceil:
-      v = std::ceil(v);
-      break;
-    case HostUnary::Sqrt:
-      v = std::sqrt(v);
+      v = v < 0 ? wrapNeg(v) : v;
       break;
     case HostUnary::Relu:
-      v = v < 0 ? 0.0 : v; // NaN stays NaN
+      v = v < 0 ? 0 : v;
       break;
     case HostUnary::Not:
-      v = v != 0.0 ? 0.0 : 1.0;
+      v = v == 0;
+      break;
+    case HostUnary::Floor:
+    case HostUnary::Ceil:
+    case HostUnary::Sqrt:
       break;
     }
-    v = roundToElement(x.elementType, v);
+    v = wrapToIntElement(x.elementType, v);
   }
   return result;
 }
@@ -300,12 +411,12 @@ std::optional<HostTensor> foldSelect(const HostTensor &cond,
     shape = broadcastStaticShapes(*shape, b.shape);
   if (!shape)
     return std::nullopt;
-  HostTensor result{a.elementType, *shape,
-                    std::vector<double>(productOf(*shape), 0.0)};
+  HostTensor result = HostTensor::zeros(a.elementType, *shape);
   forEachIndex(*shape, [&](ArrayRef<int64_t> index, int64_t flat) {
-    result.values[flat] = cond.values[broadcastOffset(index, cond.shape)] != 0.0
-                              ? a.values[broadcastOffset(index, a.shape)]
-                              : b.values[broadcastOffset(index, b.shape)];
+    if (cond.ints[broadcastOffset(index, cond.shape)] != 0)
+      result.copyElement(flat, a, broadcastOffset(index, a.shape));
+    else
+      result.copyElement(flat, b, broadcastOffset(index, b.shape));
   });
   return result;
 }
@@ -314,22 +425,20 @@ HostTensor foldCast(const HostTensor &x, Type elementType) {
   assert((!x.hasUnknowns() || elementType.isSignlessInteger(32) ||
           elementType.isSignlessInteger(64)) &&
          "unknown entries only cast between integer types");
-  HostTensor result = x;
-  result.elementType = elementType;
-  bool fromFloat = isFloat(x.elementType);
-  for (double &v : result.values) {
-    if (fromFloat && (elementType.isSignlessInteger(32) ||
-                      elementType.isSignlessInteger(64))) {
-      // Truncate toward zero; NaN gives 0 and out-of-range values saturate,
-      // as the reference interpreter does.
-      double lowest = elementType.isSignlessInteger(32) ? -0x1p31 : -0x1p63;
-      double highest =
-          elementType.isSignlessInteger(32) ? 0x1p31 - 1 : 0x1p63 - 1024;
-      v = std::isnan(v) ? 0.0
-                        : std::min(std::max(std::trunc(v), lowest), highest);
-      continue;
-    }
-    v = roundToElement(elementType, v);
+  bool toFloat = isFloat(elementType);
+  HostTensor result = HostTensor::zeros(elementType, x.shape);
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    if (x.isFloat() && toFloat)
+      result.floats[i] = roundToFloatElement(elementType, x.floats[i]);
+    else if (x.isFloat())
+      result.ints[i] = floatToInt(elementType, x.floats[i]);
+    else if (x.isUnknown(i))
+      result.setUnknown(i);
+    else if (toFloat) // the int64 rounds to the nearest double, then to f32
+      result.floats[i] = roundToFloatElement(
+          elementType, static_cast<double>(x.ints[i]));
+    else
+      result.ints[i] = wrapToIntElement(elementType, x.ints[i]);
   }
   return result;
 }
@@ -345,15 +454,12 @@ HostTensor foldTranspose(const HostTensor &x, ArrayRef<int64_t> perm) {
   for (int64_t p : perm)
     shape.push_back(x.shape[p]);
   std::vector<int64_t> inStrides = stridesOf(x.shape);
-  HostTensor result{x.elementType, shape,
-                    std::vector<double>(x.values.size(), 0.0)};
-  forEachIndex(shape, [&](ArrayRef<int64_t> index, int64_t flat) {
+  return gatherElements(x, shape, [&](ArrayRef<int64_t> index, int64_t) {
     int64_t offset = 0;
     for (size_t d = 0; d < perm.size(); ++d)
       offset += index[d] * inStrides[perm[d]];
-    result.values[flat] = x.values[offset];
+    return offset;
   });
-  return result;
 }
 
 std::optional<HostTensor> foldConcat(ArrayRef<const HostTensor *> inputs,
@@ -375,14 +481,13 @@ std::optional<HostTensor> foldConcat(ArrayRef<const HostTensor *> inputs,
   // Row-major: for each outer index, append each input's inner block.
   int64_t outer = productOf(ArrayRef<int64_t>(shape).take_front(axis));
   int64_t inner = productOf(ArrayRef<int64_t>(shape).drop_front(axis + 1));
-  HostTensor result{first.elementType, shape, {}};
-  result.values.reserve(productOf(shape));
+  HostTensor result = HostTensor::zeros(first.elementType, shape);
+  int64_t flat = 0;
   for (int64_t o = 0; o < outer; ++o)
     for (const HostTensor *t : inputs) {
       int64_t block = t->shape[axis] * inner;
-      result.values.insert(result.values.end(),
-                           t->values.begin() + o * block,
-                           t->values.begin() + (o + 1) * block);
+      for (int64_t k = 0; k < block; ++k)
+        result.copyElement(flat++, *t, o * block + k);
     }
   return result;
 }
@@ -390,19 +495,18 @@ std::optional<HostTensor> foldConcat(ArrayRef<const HostTensor *> inputs,
 HostTensor foldSlice(const HostTensor &x, ArrayRef<int64_t> starts,
                      ArrayRef<int64_t> steps, ArrayRef<int64_t> counts) {
   std::vector<int64_t> inStrides = stridesOf(x.shape);
-  HostTensor result{x.elementType, std::vector<int64_t>(counts),
-                    std::vector<double>(productOf(counts), 0.0)};
-  forEachIndex(counts, [&](ArrayRef<int64_t> index, int64_t flat) {
+  return gatherElements(x, counts, [&](ArrayRef<int64_t> index, int64_t) {
     int64_t offset = 0;
     for (size_t d = 0; d < counts.size(); ++d)
       offset += (starts[d] + index[d] * steps[d]) * inStrides[d];
-    result.values[flat] = x.values[offset];
+    return offset;
   });
-  return result;
 }
 
 std::optional<HostTensor> foldGather(const HostTensor &table,
                                      const HostTensor &indices, int64_t axis) {
+  if (indices.isFloat() || indices.hasUnknowns())
+    return std::nullopt;
   int64_t dim = table.shape[axis];
   std::vector<int64_t> shape(table.shape.begin(), table.shape.begin() + axis);
   shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
@@ -410,17 +514,16 @@ std::optional<HostTensor> foldGather(const HostTensor &table,
   int64_t outer = productOf(ArrayRef<int64_t>(table.shape).take_front(axis));
   int64_t inner =
       productOf(ArrayRef<int64_t>(table.shape).drop_front(axis + 1));
-  HostTensor result{table.elementType, shape, {}};
-  result.values.reserve(productOf(shape));
+  for (int64_t i : indices.ints)
+    if (i < -dim || i >= dim)
+      return std::nullopt;
+  HostTensor result = HostTensor::zeros(table.elementType, shape);
+  int64_t flat = 0;
   for (int64_t o = 0; o < outer; ++o)
-    for (double raw : indices.values) {
-      auto i = static_cast<int64_t>(raw);
-      if (i < 0)
-        i += dim;
-      if (i < 0 || i >= dim)
-        return std::nullopt;
-      auto begin = table.values.begin() + (o * dim + i) * inner;
-      result.values.insert(result.values.end(), begin, begin + inner);
+    for (int64_t i : indices.ints) {
+      int64_t begin = (o * dim + (i < 0 ? i + dim : i)) * inner;
+      for (int64_t k = 0; k < inner; ++k)
+        result.copyElement(flat++, table, begin + k);
     }
   return result;
 }
@@ -430,12 +533,9 @@ std::optional<HostTensor> foldExpand(const HostTensor &x,
   auto outShape = broadcastStaticShapes(x.shape, shape);
   if (!outShape)
     return std::nullopt;
-  HostTensor result{x.elementType, *outShape,
-                    std::vector<double>(productOf(*outShape), 0.0)};
-  forEachIndex(*outShape, [&](ArrayRef<int64_t> index, int64_t flat) {
-    result.values[flat] = x.values[broadcastOffset(index, x.shape)];
+  return gatherElements(x, *outShape, [&](ArrayRef<int64_t> index, int64_t) {
+    return broadcastOffset(index, x.shape);
   });
-  return result;
 }
 
 HostTensor foldReduce(HostReduce fn, const HostTensor &x,
@@ -449,44 +549,70 @@ HostTensor foldReduce(HostReduce fn, const HostTensor &x,
   }
   int64_t n = productOf(keptShape);
   int64_t count = n == 0 ? 0 : productOf(x.shape) / std::max<int64_t>(n, 1);
-  double init = 0.0;
+  if (x.isFloat()) {
+    double init = 0.0;
+    if (fn == HostReduce::Prod)
+      init = 1.0;
+    else if (fn == HostReduce::Max)
+      init = -std::numeric_limits<double>::infinity();
+    else if (fn == HostReduce::Min)
+      init = std::numeric_limits<double>::infinity();
+    std::vector<double> acc(n, init);
+    forEachIndex(x.shape, [&](ArrayRef<int64_t> index, int64_t flat) {
+      double v = x.floats[flat];
+      double &a = acc[broadcastOffset(index, keptShape)];
+      switch (fn) {
+      case HostReduce::Sum:
+      case HostReduce::Mean:
+        a += v;
+        break;
+      case HostReduce::Prod:
+        a *= v;
+        break;
+      case HostReduce::Max:
+        a = (std::isnan(a) || std::isnan(v)) ? std::nan("") : std::max(a, v);
+        break;
+      case HostReduce::Min:
+        a = (std::isnan(a) || std::isnan(v)) ? std::nan("") : std::min(a, v);
+        break;
+      }
+    });
+    if (fn == HostReduce::Mean)
+      for (double &a : acc)
+        a /= static_cast<double>(count);
+    return makeFloatTensor(x.elementType, outShape, std::move(acc));
+  }
+  int64_t init = 0;
   if (fn == HostReduce::Prod)
-    init = 1.0;
+    init = 1;
   else if (fn == HostReduce::Max)
-    init = -std::numeric_limits<double>::infinity();
+    init = std::numeric_limits<int64_t>::min();
   else if (fn == HostReduce::Min)
-    init = std::numeric_limits<double>::infinity();
-  std::vector<double> acc(n, init);
-  bool isF = isFloat(x.elementType);
+    init = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> acc(n, init);
   forEachIndex(x.shape, [&](ArrayRef<int64_t> index, int64_t flat) {
-    double v = x.values[flat];
-    double &a = acc[broadcastOffset(index, keptShape)];
+    int64_t v = x.ints[flat];
+    int64_t &a = acc[broadcastOffset(index, keptShape)];
     switch (fn) {
     case HostReduce::Sum:
     case HostReduce::Mean:
-      a = isF ? a + v
-              : static_cast<double>(static_cast<int64_t>(
-                    static_cast<uint64_t>(static_cast<int64_t>(a)) +
-                    static_cast<uint64_t>(static_cast<int64_t>(v))));
+      a = wrapAdd(a, v);
       break;
     case HostReduce::Prod:
-      a = isF ? a * v
-              : static_cast<double>(
-                    wrapMul(static_cast<int64_t>(a), static_cast<int64_t>(v)));
+      a = wrapMul(a, v);
       break;
     case HostReduce::Max:
-      a = (std::isnan(a) || std::isnan(v)) ? std::nan("") : std::max(a, v);
+      a = std::max(a, v);
       break;
     case HostReduce::Min:
-      a = (std::isnan(a) || std::isnan(v)) ? std::nan("") : std::min(a, v);
+      a = std::min(a, v);
       break;
     }
   });
   if (fn == HostReduce::Mean)
-    for (double &a : acc)
-      a = isF ? a / static_cast<double>(count)
-              : static_cast<double>(static_cast<int64_t>(a) / count);
-  return makeHostTensor(x.elementType, outShape, std::move(acc));
+    for (int64_t &a : acc)
+      a = count == 0 ? 0 : a / count;
+  return makeIntTensor(x.elementType, outShape, std::move(acc));
 }
 
 std::optional<SmallVector<const HostTensor *>>
@@ -526,7 +652,7 @@ FailureOr<std::vector<int64_t>> constantIntsInput(ImportContext &ctx, int i,
     return unsupportedUnknownInput(ctx, i, what);
   if (!t)
     return ctx.unsupported("non-constant '" + what + "' input");
-  if (isFloat(t->elementType))
+  if (t->isFloat())
     return ctx.unsupported("'" + what + "' input of element type " +
                            (t->elementType.isF64() ? "f64" : "f32"));
   return t->asInts();
@@ -540,11 +666,10 @@ std::string formatInts(ArrayRef<int64_t> values) {
 }
 
 std::string formatPartialInts(const HostTensor &t) {
-  std::vector<int64_t> ints = t.asInts();
   std::string s = "[";
-  for (size_t i = 0; i < ints.size(); ++i)
+  for (int64_t i = 0; i < t.numElements(); ++i)
     s += (i ? ", " : "") +
-         (t.isUnknown(i) ? std::string("?") : std::to_string(ints[i]));
+         (t.isUnknown(i) ? std::string("?") : std::to_string(t.ints[i]));
   return s + "]";
 }
 

@@ -3,9 +3,9 @@
 // Host arithmetic on HostTensors, shared by the op converters to fold
 // computations whose inputs are known while importing (shape subgraphs:
 // Shape -> Gather -> Concat -> Reshape, ...). Every function computes what the
-// graph op it replaces would: f32 results rounded to f32, integer math exact
-// in int64 and wrapped to the element width, integer division truncating
-// toward zero, i1 as 0/1.
+// graph op it replaces would: f32 results rounded to f32, integer math in
+// int64 (never through a double) and wrapped to the element width, integer
+// division truncating toward zero, i1 as 0/1.
 //
 // Unknown integer entries (HostTensor::isUnknown: sizes of dynamic
 // dimensions) propagate: data movement (reshape, transpose, concat, slice,
@@ -32,23 +32,44 @@ namespace tfcc::onnx_import {
 
 /// Folded results with more elements than this are computed by graph ops.
 inline constexpr int64_t kMaxFoldedElements = 4096;
+/// Constants that converters build from a shape (ConstantOfShape, Range) may
+/// have at most this many elements (64 Mi: 256 MiB as f32).
+inline constexpr int64_t kMaxMaterializedElements = int64_t(1) << 26;
 
 /// Product of static dims (1 for a scalar).
 int64_t productOf(llvm::ArrayRef<int64_t> dims);
+/// Product of static dims, or nullopt when a dim is negative or the product
+/// overflows int64.
+std::optional<int64_t> checkedProductOf(llvm::ArrayRef<int64_t> dims);
 
-/// The value an element of `elementType` holds for `value`: rounded to f32,
-/// wrapped to the integer width, or 0/1 for i1.
-double roundToElement(mlir::Type elementType, double value);
+/// The number of elements a step of `step` (non-zero) takes from `start`
+/// before it reaches `end` (exclusive): ceil((end - start) / step), 0 when
+/// the range is empty; no intermediate value overflows, for any int64
+/// arguments.
+int64_t stepCount(int64_t start, int64_t end, int64_t step);
 
-/// A host tensor with `values` rounded to `elementType`.
-HostTensor makeHostTensor(mlir::Type elementType, std::vector<int64_t> shape,
-                          std::vector<double> values);
+/// The value an f32/f64 element holds for `value` (rounded to f32 for f32).
+double roundToFloatElement(mlir::Type floatType, double value);
+/// The value an i1/i32/i64 element holds for `value`: 0/1 for i1, wrapped to
+/// 32 bits (two's complement) for i32.
+int64_t wrapToIntElement(mlir::Type intType, int64_t value);
+
+/// A float tensor with `values` rounded to `floatType`.
+HostTensor makeFloatTensor(mlir::Type floatType, std::vector<int64_t> shape,
+                           std::vector<double> values);
+/// An integer tensor with `values` wrapped to `intType`.
+HostTensor makeIntTensor(mlir::Type intType, std::vector<int64_t> shape,
+                         std::vector<int64_t> values);
 /// A 1-D i64 tensor (a shape), or a scalar when `scalar` is set (one value).
 HostTensor makeI64Tensor(mlir::MLIRContext *context,
                          llvm::ArrayRef<int64_t> values, bool scalar = false);
-/// `shape` filled with `value`.
+/// `shape` filled with the integer `value` as an element of `elementType`
+/// (exact for integer types, the nearest float for float types).
 HostTensor makeFilled(mlir::Type elementType, llvm::ArrayRef<int64_t> shape,
-                      double value);
+                      int64_t value);
+/// `shape` filled with `value` (f32 or f64 only).
+HostTensor makeFilledFloat(mlir::Type floatType, llvm::ArrayRef<int64_t> shape,
+                           double value);
 
 /// NumPy broadcasting of static shapes; nullopt when incompatible.
 std::optional<std::vector<int64_t>>
@@ -67,8 +88,9 @@ std::optional<HostTensor> foldUnary(HostUnary fn, const HostTensor &x);
 /// graph.select semantics: cond (i1) ? a : b, broadcasting.
 std::optional<HostTensor> foldSelect(const HostTensor &cond,
                                      const HostTensor &a, const HostTensor &b);
-/// graph.cast semantics (float to integer truncates toward zero). A tensor
-/// with unknown entries may only be cast to i32 or i64.
+/// graph.cast semantics (float to integer truncates toward zero, NaN gives
+/// 0, out-of-range values saturate; integer to integer wraps). A tensor with
+/// unknown entries may only be cast to i32 or i64.
 HostTensor foldCast(const HostTensor &x, mlir::Type elementType);
 
 HostTensor foldReshape(const HostTensor &x, llvm::ArrayRef<int64_t> shape);

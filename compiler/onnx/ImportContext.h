@@ -30,31 +30,46 @@ namespace tfcc::onnx_import {
 /// nodes and folded shape computations. Element types: f32, f64, i32, i64,
 /// i1.
 ///
-/// Partially known values: an i32/i64 tensor may hold UNKNOWN entries, NaN in
-/// `values` (kUnknown), for the sizes of dynamic dimensions (Shape and Size of
-/// a tensor with dynamic dims, and what is folded from them). Only integer
-/// tensors carry them: in f32 and f64 a NaN is an ordinary value. Converters
-/// see partially known tensors only through partialConstantInput(); they can be
+/// Elements are stored by kind, row-major: `floats` for f32 (rounded to f32)
+/// and f64, `ints` for i32, i64 and i1 (0/1); the other vector is empty.
+/// Integers never pass through floating point: int64 shape values such as
+/// Slice's INT64_MAX ends stay exact.
+///
+/// Partially known values: an i32/i64 tensor may hold UNKNOWN entries
+/// (`unknown`: empty, or one flag per element) for the sizes of dynamic
+/// dimensions (Shape and Size of a tensor with dynamic dims, and what is
+/// folded from them); their `ints` entry is meaningless. Converters see
+/// partially known tensors only through partialConstantInput(); they can be
 /// neither read as numbers (constantInput() is null for them) nor
 /// materialized as graph values (input() reports that the value is needed at
 /// run time).
 struct HostTensor {
   mlir::Type elementType;
   std::vector<int64_t> shape;
-  std::vector<double> values; // row-major; integers exact up to 2^53
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  std::vector<bool> unknown;
 
+  /// A zero-filled tensor of `elementType` and `shape` (static dims).
+  static HostTensor zeros(mlir::Type elementType,
+                          llvm::ArrayRef<int64_t> shape);
+
+  /// Whether the elements live in `floats` (f32, f64) rather than `ints`.
+  bool isFloat() const;
   int64_t numElements() const;
-  /// Unknown entries are returned as -1: check hasUnknowns() first.
-  std::vector<int64_t> asInts() const;
+  /// The integer elements; unknown entries as -1 (check hasUnknowns() first).
+  const std::vector<int64_t> &asInts() const { return ints; }
   mlir::RankedTensorType type() const;
   /// Whether entry `i` is unknown (the size of a dynamic dimension).
   bool isUnknown(int64_t i) const;
+  /// Marks entry `i` of an integer tensor unknown.
+  void setUnknown(int64_t i);
   /// Whether any entry is unknown.
   bool hasUnknowns() const;
+  /// Element `to` becomes a copy of `src`'s element `from` (same element
+  /// type), unknown or not: the primitive of the data-movement folds.
+  void copyElement(int64_t to, const HostTensor &src, int64_t from);
 };
-
-/// The `values` entry of an unknown integer (see HostTensor).
-double unknownValue();
 
 class ImportContext {
 public:

@@ -36,31 +36,7 @@ std::string listString(llvm::ArrayRef<int64_t> values) {
 }
 
 HostTensor scalarF32(MLIRContext *context, double value) {
-  return HostTensor{Float32Type::get(context), {}, {value}};
-}
-
-/// Permutes a host tensor's dimensions: result dim i is input dim perm[i].
-HostTensor hostTranspose(const HostTensor &x, llvm::ArrayRef<int64_t> perm) {
-  int64_t rank = static_cast<int64_t>(x.shape.size());
-  HostTensor y{x.elementType, {}, std::vector<double>(x.values.size())};
-  for (int64_t p : perm)
-    y.shape.push_back(x.shape[p]);
-  std::vector<int64_t> inStrides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    inStrides[d] = inStrides[d + 1] * x.shape[d + 1];
-  std::vector<int64_t> index(rank, 0);
-  for (size_t i = 0; i < y.values.size(); ++i) {
-    int64_t offset = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      offset += index[d] * inStrides[perm[d]];
-    y.values[i] = x.values[offset];
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < y.shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return y;
+  return makeFilledFloat(Float32Type::get(context), {}, value);
 }
 
 /// The input when its type is a ranked tensor of rank `rank` (any when -1).
@@ -275,7 +251,7 @@ LogicalResult convertConv(ImportContext &ctx) {
   if (hostWeight && hostWeight->elementType.isF32()) {
     HostTensor weight4 = *hostWeight;
     weight4.shape.assign(oihw.begin(), oihw.end());
-    kernel = ctx.constant(hostTranspose(weight4, kToHWIO));
+    kernel = ctx.constant(foldTranspose(weight4, kToHWIO));
   } else {
     FailureOr<Value> weight = ctx.input(1);
     if (failed(weight))
@@ -359,7 +335,7 @@ LogicalResult convertGemm(ImportContext &ctx) {
     // Keras Dense: x @ kernel + bias, the kernel [in, out].
     Value kernel;
     if (transB) {
-      kernel = ctx.constant(hostTranspose(*hostB, {1, 0}));
+      kernel = ctx.constant(foldTranspose(*hostB, {1, 0}));
     } else {
       FailureOr<Value> kb = ctx.input(1);
       if (failed(kb))
@@ -370,8 +346,8 @@ LogicalResult convertGemm(ImportContext &ctx) {
     if (hostC && hostC->elementType.isF32() && hostC->numElements() == n &&
         (hostC->shape.size() == 1 ||
          (hostC->shape.size() == 2 && hostC->shape[0] == 1))) {
-      HostTensor biasValue{hostC->elementType, {n}, hostC->values};
-      for (double &v : biasValue.values)
+      HostTensor biasValue = foldReshape(*hostC, {n});
+      for (double &v : biasValue.floats)
         v = static_cast<float>(v * beta);
       bias = ctx.constant(biasValue);
       cDone = true;
@@ -537,16 +513,14 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
   llvm::ArrayRef<int64_t> normShape = xType->getShape().drop_front(axis);
   // gamma and beta must have the normalized shape; constants that merely
   // broadcast to it are expanded on the host.
-  auto param = [&](int i, double fill) -> FailureOr<Value> {
+  auto param = [&](int i, int64_t fill) -> FailureOr<Value> {
     auto shapeType = RankedTensorType::get(normShape, xType->getElementType());
     if (!ctx.hasInput(i)) {
       if (!shapeType.hasStaticShape())
         return ctx.unsupported("missing input B with dynamic normalized "
                                "dimensions");
-      HostTensor t{xType->getElementType(),
-                   std::vector<int64_t>(normShape.begin(), normShape.end()),
-                   std::vector<double>(shapeType.getNumElements(), fill)};
-      return ctx.constant(t);
+      return ctx.constant(
+          makeFilled(xType->getElementType(), normShape, fill));
     }
     RankedTensorType type = ctx.inputType(i);
     if (type && type.getShape() == normShape)
@@ -559,8 +533,7 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
                         shapeType)
               .str());
     // Broadcast the constant to the normalized shape.
-    HostTensor t{host->elementType,
-                 std::vector<int64_t>(normShape.begin(), normShape.end()), {}};
+    HostTensor t = HostTensor::zeros(host->elementType, normShape);
     int64_t n = shapeType.getNumElements(), r = normShape.size();
     std::vector<int64_t> hs(r, 1);
     for (size_t d = 0; d < host->shape.size(); ++d)
@@ -580,17 +553,17 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
           offset += idx * stride;
         stride *= hs[d];
       }
-      t.values.push_back(host->values[offset]);
+      t.copyElement(e, *host, offset);
     }
     return ctx.constant(t);
   };
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  FailureOr<Value> gamma = param(1, 1.0);
+  FailureOr<Value> gamma = param(1, 1);
   if (failed(gamma))
     return failure();
-  FailureOr<Value> beta = param(2, 0.0);
+  FailureOr<Value> beta = param(2, 0);
   if (failed(beta))
     return failure();
   OpBuilder &b = ctx.builder();
@@ -729,7 +702,7 @@ LogicalResult convertDilatedPool(ImportContext &ctx, RankedTensorType xType,
   }
   if (!isMax) {
     bool countIncludePad = ctx.attrInt("count_include_pad", 0) != 0;
-    HostTensor factor{b.getF32Type(), {1, 1, out[0], out[1]}, {}};
+    HostTensor factor{b.getF32Type(), {1, 1, out[0], out[1]}, {}, {}, {}};
     // The undilated avg_pool2d of the phased form divides by kh * kw.
     double windowSize = static_cast<double>(kernel[0] * kernel[1]);
     auto taps = [&](int i, int64_t o) {
@@ -744,7 +717,7 @@ LogicalResult convertDilatedPool(ImportContext &ctx, RankedTensorType xType,
     };
     for (int64_t h = 0; h < out[0]; ++h)
       for (int64_t c = 0; c < out[1]; ++c)
-        factor.values.push_back(static_cast<float>(
+        factor.floats.push_back(static_cast<float>(
             (phased ? windowSize : 1.0) /
             static_cast<double>(taps(0, h) * taps(1, c))));
     y = ctx.create<graph::MulOp>(*y, ctx.constant(factor));
@@ -856,11 +829,11 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
         count[i][o] = std::max<int64_t>(hi - lo, 1);
       }
     }
-    HostTensor factor{b.getF32Type(), {1, out[0], out[1], 1}, {}};
+    HostTensor factor{b.getF32Type(), {1, out[0], out[1], 1}, {}, {}, {}};
     double windowSize = static_cast<double>(kernel[0] * kernel[1]);
     for (int64_t h = 0; h < out[0]; ++h)
       for (int64_t c = 0; c < out[1]; ++c)
-        factor.values.push_back(static_cast<float>(
+        factor.floats.push_back(static_cast<float>(
             windowSize / static_cast<double>(count[0][h] * count[1][c])));
     y = ctx.create<graph::MulOp>(*y, ctx.constant(factor));
     if (failed(y))
@@ -1077,7 +1050,10 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
       const HostTensor *s = ctx.constantInput(scalesInput);
       if (!s)
         return ctx.unsupported("scales that are not constant");
-      scales = s->values;
+      if (!s->isFloat())
+        return ctx.unsupported("scales of element type " +
+                               typeName(s->elementType));
+      scales = s->floats;
     }
     if (modern && scales.empty() && ctx.hasInput(3)) {
       // Partially known sizes: only N may be unknown (Concat(Shape(x)[0:2],

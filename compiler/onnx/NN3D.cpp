@@ -310,10 +310,10 @@ LogicalResult tfcc::onnx_import::convertConv3D(ImportContext &ctx) {
   OpBuilder &b = ctx.builder();
   auto tapKernel = [&](int64_t kd) -> FailureOr<Value> {
     if (!dhwio) {
-      auto first = hostDHWIO.values.begin() + kd * tapSize;
-      return ctx.constant(HostTensor{hostDHWIO.elementType,
-                                     {kh, kw, ci, co},
-                                     std::vector<double>(first, first + tapSize)});
+      auto first = hostDHWIO.floats.begin() + kd * tapSize;
+      return ctx.constant(
+          makeFloatTensor(hostDHWIO.elementType, {kh, kw, ci, co},
+                          std::vector<double>(first, first + tapSize)));
     }
     FailureOr<Value> sliced = ctx.create<graph::SliceOp>(
         dhwio, b.getI64ArrayAttr({kd, 0, 0, 0, 0}),
@@ -409,10 +409,10 @@ LogicalResult tfcc::onnx_import::convertPool3D(ImportContext &ctx,
     Type f32 = b.getF32Type();
     HostTensor scale =
         llvm::all_equal(factor)
-            ? makeHostTensor(f32, {}, {factor[0]})
-            : makeHostTensor(f32, {w->out[0], 1, w->out[1], w->out[2], 1},
-                             factor);
-    if (scale.values.size() != 1 || scale.values[0] != 1.0) {
+            ? makeFloatTensor(f32, {}, {factor[0]})
+            : makeFloatTensor(f32, {w->out[0], 1, w->out[1], w->out[2], 1},
+                              factor);
+    if (scale.floats.size() != 1 || scale.floats[0] != 1.0) {
       y = ctx.create<graph::MulOp>(*y, ctx.constant(scale));
       if (failed(y))
         return failure();

@@ -28,6 +28,7 @@
 
 #include <onnx/shape_inference/implementation.h>
 
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -48,26 +49,48 @@ int64_t HostTensor::numElements() const {
   return n;
 }
 
-std::vector<int64_t> HostTensor::asInts() const {
-  std::vector<int64_t> ints;
-  ints.reserve(values.size());
-  for (double v : values)
-    ints.push_back(std::isnan(v) ? -1 : static_cast<int64_t>(v));
-  return ints;
+HostTensor HostTensor::zeros(Type elementType, ArrayRef<int64_t> shape) {
+  HostTensor t;
+  t.elementType = elementType;
+  t.shape.assign(shape.begin(), shape.end());
+  if (isa<FloatType>(elementType))
+    t.floats.assign(t.numElements(), 0.0);
+  else
+    t.ints.assign(t.numElements(), 0);
+  return t;
 }
 
+bool HostTensor::isFloat() const { return isa<FloatType>(elementType); }
+
 bool HostTensor::isUnknown(int64_t i) const {
-  return !isa<FloatType>(elementType) && std::isnan(values[i]);
+  return !unknown.empty() && unknown[i];
+}
+
+void HostTensor::setUnknown(int64_t i) {
+  assert(!isFloat() && "only integer entries can be unknown");
+  if (unknown.empty())
+    unknown.assign(ints.size(), false);
+  unknown[i] = true;
+  ints[i] = -1;
 }
 
 bool HostTensor::hasUnknowns() const {
-  if (isa<FloatType>(elementType))
-    return false;
-  return llvm::any_of(values, [](double v) { return std::isnan(v); });
+  return llvm::is_contained(unknown, true);
 }
 
-double tfcc::onnx_import::unknownValue() {
-  return std::numeric_limits<double>::quiet_NaN();
+void HostTensor::copyElement(int64_t to, const HostTensor &src, int64_t from) {
+  assert(src.elementType == elementType && "copy between element types");
+  if (isFloat()) {
+    floats[to] = src.floats[from];
+    return;
+  }
+  if (src.isUnknown(from)) {
+    setUnknown(to);
+    return;
+  }
+  ints[to] = src.ints[from];
+  if (!unknown.empty())
+    unknown[to] = false;
 }
 
 RankedTensorType HostTensor::type() const {
@@ -187,8 +210,13 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
     error = "is too large";
     return failure();
   }
-  host.values.resize(n);
   int32_t dt = tensor.data_type();
+  bool isFloatData =
+      dt == onnx::TensorProto::FLOAT || dt == onnx::TensorProto::DOUBLE;
+  if (isFloatData)
+    host.floats.resize(n);
+  else
+    host.ints.resize(n);
   if (tensor.has_raw_data()) {
     const std::string &raw = tensor.raw_data();
     size_t width =
@@ -203,19 +231,19 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
     for (int64_t i = 0; i < n; ++i) {
       switch (dt) {
       case onnx::TensorProto::FLOAT:
-        host.values[i] = readRaw<float>(raw, i);
+        host.floats[i] = readRaw<float>(raw, i);
         break;
       case onnx::TensorProto::DOUBLE:
-        host.values[i] = readRaw<double>(raw, i);
+        host.floats[i] = readRaw<double>(raw, i);
         break;
       case onnx::TensorProto::INT32:
-        host.values[i] = readRaw<int32_t>(raw, i);
+        host.ints[i] = readRaw<int32_t>(raw, i);
         break;
       case onnx::TensorProto::INT64:
-        host.values[i] = static_cast<double>(readRaw<int64_t>(raw, i));
+        host.ints[i] = readRaw<int64_t>(raw, i);
         break;
       default:
-        host.values[i] = raw[i] != 0 ? 1.0 : 0.0;
+        host.ints[i] = raw[i] != 0;
         break;
       }
     }
@@ -233,27 +261,27 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
     if (!check(tensor.float_data_size()))
       return failure();
     for (int64_t i = 0; i < n; ++i)
-      host.values[i] = tensor.float_data(i);
+      host.floats[i] = tensor.float_data(i);
     break;
   case onnx::TensorProto::DOUBLE:
     if (!check(tensor.double_data_size()))
       return failure();
     for (int64_t i = 0; i < n; ++i)
-      host.values[i] = tensor.double_data(i);
+      host.floats[i] = tensor.double_data(i);
     break;
   case onnx::TensorProto::INT64:
     if (!check(tensor.int64_data_size()))
       return failure();
     for (int64_t i = 0; i < n; ++i)
-      host.values[i] = static_cast<double>(tensor.int64_data(i));
+      host.ints[i] = tensor.int64_data(i);
     break;
   default: // INT32, BOOL
     if (!check(tensor.int32_data_size()))
       return failure();
     for (int64_t i = 0; i < n; ++i)
-      host.values[i] = dt == onnx::TensorProto::BOOL
-                           ? (tensor.int32_data(i) != 0 ? 1.0 : 0.0)
-                           : tensor.int32_data(i);
+      host.ints[i] = dt == onnx::TensorProto::BOOL
+                         ? tensor.int32_data(i) != 0
+                         : int64_t(tensor.int32_data(i));
     break;
   }
   return host;
@@ -540,22 +568,19 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
   if (value.numElements() <= 16 || elementType.isInteger(1)) {
     DenseElementsAttr attr;
     if (elementType.isF32()) {
-      std::vector<float> data(value.values.begin(), value.values.end());
+      std::vector<float> data(value.floats.begin(), value.floats.end());
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(data));
     } else if (elementType.isF64()) {
-      attr = DenseElementsAttr::get(type, llvm::ArrayRef<double>(value.values));
+      attr = DenseElementsAttr::get(type, llvm::ArrayRef<double>(value.floats));
     } else if (elementType.isInteger(32)) {
-      std::vector<int32_t> data;
-      for (double v : value.values)
-        data.push_back(static_cast<int32_t>(v));
+      std::vector<int32_t> data(value.ints.begin(), value.ints.end());
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<int32_t>(data));
     } else if (elementType.isInteger(64)) {
-      std::vector<int64_t> data = value.asInts();
-      attr = DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(data));
+      attr = DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(value.ints));
     } else {
       SmallVector<bool> data;
-      for (double v : value.values)
-        data.push_back(v != 0.0);
+      for (int64_t v : value.ints)
+        data.push_back(v != 0);
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<bool>(data));
     }
     return b.create<graph::ConstantOp>(currentLoc, type, attr);
@@ -566,21 +591,22 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
     const char *p = static_cast<const char *>(data);
     bytes.insert(bytes.end(), p, p + size);
   };
-  for (double v : value.values) {
-    if (elementType.isF32()) {
+  if (elementType.isF32()) {
+    for (double v : value.floats) {
       float f = static_cast<float>(v);
       append(&f, sizeof f);
-    } else if (elementType.isF64()) {
-      append(&v, sizeof v);
-      alignment = 8;
-    } else if (elementType.isInteger(32)) {
+    }
+  } else if (elementType.isF64()) {
+    append(value.floats.data(), value.floats.size() * sizeof(double));
+    alignment = 8;
+  } else if (elementType.isInteger(32)) {
+    for (int64_t v : value.ints) {
       int32_t i = static_cast<int32_t>(v);
       append(&i, sizeof i);
-    } else {
-      int64_t i = static_cast<int64_t>(v);
-      append(&i, sizeof i);
-      alignment = 8;
     }
+  } else {
+    append(value.ints.data(), value.ints.size() * sizeof(int64_t));
+    alignment = 8;
   }
   std::string symbol = uniqueSymbol(nameHint);
   auto init = DenseResourceElementsAttr::get(

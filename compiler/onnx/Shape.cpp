@@ -14,6 +14,7 @@
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -105,7 +106,7 @@ LogicalResult reshapeInput(ImportContext &ctx, ArrayRef<int64_t> shape) {
 LogicalResult convertReshape(ImportContext &ctx) {
   const HostTensor *shapeInput = ctx.partialConstantInput(1);
   FailureOr<std::vector<int64_t>> target =
-      shapeInput && !shapeInput->elementType.isF32()
+      shapeInput && !shapeInput->isFloat()
           ? FailureOr<std::vector<int64_t>>(shapeInput->asInts())
           : constantIntsInput(ctx, 1, "shape");
   if (failed(target))
@@ -563,29 +564,30 @@ LogicalResult convertSlice(ImportContext &ctx) {
                                llvm::Twine(end) + ") step " +
                                llvm::Twine(step) +
                                " of the dynamic dimension " + llvm::Twine(d));
+      // An end past any real size (PyTorch's INT64_MAX for x[a:]) is the
+      // end of the dimension.
       spec.starts[d] = start;
       spec.steps[d] = step;
-      if (end >= std::numeric_limits<int32_t>::max()) {
-        spec.counts[d] = kDyn;
-      } else {
-        spec.counts[d] = end <= start ? 0 : (end - start + step - 1) / step;
-      }
+      spec.counts[d] = end >= std::numeric_limits<int32_t>::max()
+                           ? kDyn
+                           : stepCount(start, end, step);
       continue;
     }
+    // Negative indices count from the end; adding a size to a negative int64
+    // cannot overflow. Then clamp as ONNX does: to [0, dim] for positive
+    // steps, [-1, dim - 1] for negative ones.
     if (start < 0)
       start += dim;
     if (end < 0)
       end += dim;
-    int64_t count;
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, 0, dim);
-      count = end <= start ? 0 : (end - start + step - 1) / step;
     } else {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
-      count = end >= start ? 0 : (start - end - step - 1) / -step;
     }
+    int64_t count = dim == 0 ? 0 : stepCount(start, end, step);
     spec.starts[d] = count == 0 ? std::min(start, dim) : start;
     spec.steps[d] = step;
     spec.counts[d] = count;
@@ -610,7 +612,7 @@ LogicalResult convertPad(ImportContext &ctx) {
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     return ctx.unsupported("attribute 'mode' = \"" + mode + "\"");
   std::vector<int64_t> pads;
-  double value = 0.0;
+  double value = 0.0; // graph.pad's value is an f32
   if (ctx.opset() < 11) {
     pads = ctx.attrInts("pads");
     value = ctx.attrFloat("value", 0.0f);
@@ -628,7 +630,12 @@ LogicalResult convertPad(ImportContext &ctx) {
       if (v->numElements() != 1)
         return ctx.unsupported("'constant_value' input with " +
                                llvm::Twine(v->numElements()) + " elements");
-      value = v->values[0];
+      if (!v->isFloat() && v->ints[0] != 0)
+        return ctx.unsupported("'constant_value' = " +
+                               llvm::Twine(v->ints[0]) + " of type " +
+                               typeName(v->elementType) +
+                               " (graph.pad pads with an f32 value)");
+      value = v->isFloat() ? v->floats[0] : 0.0;
     }
   }
   FailureOr<Value> x = ctx.input(0);
@@ -684,9 +691,11 @@ LogicalResult convertGather(ImportContext &ctx) {
   int64_t dim = tableType->getDimSize(*axis);
   const HostTensor *table = ctx.partialConstantInput(0);
   const HostTensor *indices = ctx.constantInput(1);
+  if (indices && indices->isFloat())
+    return ctx.unsupported("indices of element type " +
+                           typeName(indices->elementType));
   if (indices) {
-    for (double raw : indices->values) {
-      auto i = static_cast<int64_t>(raw);
+    for (int64_t i : indices->ints) {
       if (dim != kDyn && (i < -dim || i >= dim))
         return ctx.unsupported("index " + llvm::Twine(i) +
                                " out of range for dimension " +
@@ -711,11 +720,11 @@ LogicalResult convertGather(ImportContext &ctx) {
   if (indices) {
     // Constant indices: normalize negative ones here.
     HostTensor normalized = *indices;
-    for (double &v : normalized.values) {
+    for (int64_t &v : normalized.ints) {
       if (v >= 0)
         continue;
       if (dim == kDyn)
-        return ctx.unsupported("negative index " + llvm::Twine((int64_t)v) +
+        return ctx.unsupported("negative index " + llvm::Twine(v) +
                                " into the dynamic dimension " +
                                llvm::Twine(*axis));
       v += dim;
@@ -733,7 +742,7 @@ LogicalResult convertGather(ImportContext &ctx) {
                              "dimension " +
                              llvm::Twine(*axis));
     // select(idx < 0, idx + dim, idx)
-    Value zero = ctx.constant(makeFilled(type, {}, 0.0));
+    Value zero = ctx.constant(makeFilled(type, {}, 0));
     Value size = ctx.constant(makeFilled(type, {}, dim));
     FailureOr<Value> negative =
         ctx.create<CompareOp>(*idx, zero, b.getStringAttr("lt"));
@@ -778,19 +787,21 @@ LogicalResult convertExpand(ImportContext &ctx) {
   }
   // Broadcast against ones whose dims are 1 where the input already has the
   // target size: x * ones (exact), or select(true, x, x) for i1.
+  // Dims align from the right, and the target shape may have a lower rank
+  // than the input (x [1, 3, 1], shape [1, 3] -> [1, 3, 3]).
   SmallVector<int64_t> onesShape;
-  size_t skip = shape->size() >= in.size() ? shape->size() - in.size() : 0;
-  for (size_t i = 0; i < shape->size(); ++i) {
-    int64_t target = (*shape)[i];
-    bool have = i >= skip && i - skip < in.size() && in[i - skip] == target;
+  size_t skip = out->size() - in.size();
+  for (size_t i = 0; i < out->size(); ++i) {
+    int64_t target = (*out)[i];
+    bool have = i >= skip && in[i - skip] == target;
     onesShape.push_back(have ? 1 : target);
   }
   Type type = inType->getElementType();
   if (type.isSignlessInteger(1)) {
-    Value ones = ctx.constant(makeFilled(type, onesShape, 1.0));
+    Value ones = ctx.constant(makeFilled(type, onesShape, 1));
     return setResult(ctx, ctx.create<SelectOp>(ones, *x, *x));
   }
-  Value ones = ctx.constant(makeFilled(type, onesShape, 1.0));
+  Value ones = ctx.constant(makeFilled(type, onesShape, 1));
   return setResult(ctx, ctx.create<MulOp>(*x, ones));
 }
 
@@ -810,14 +821,15 @@ LogicalResult convertConstant(ImportContext &ctx) {
   }
   Type f32 = Float32Type::get(context), i64 = IntegerType::get(context, 64);
   if (ctx.hasAttr("value_float")) {
-    ctx.setConstantOutput(0, makeFilled(f32, {}, ctx.attrFloat("value_float", 0)));
+    ctx.setConstantOutput(
+        0, makeFilledFloat(f32, {}, ctx.attrFloat("value_float", 0)));
     return success();
   }
   if (ctx.hasAttr("value_floats")) {
     std::vector<float> floats = ctx.attrFloats("value_floats");
     ctx.setConstantOutput(
-        0, makeHostTensor(f32, {(int64_t)floats.size()},
-                          std::vector<double>(floats.begin(), floats.end())));
+        0, makeFloatTensor(f32, {(int64_t)floats.size()},
+                           std::vector<double>(floats.begin(), floats.end())));
     return success();
   }
   if (ctx.hasAttr("value_int")) {
@@ -837,8 +849,12 @@ LogicalResult convertConstantOfShape(ImportContext &ctx) {
     return failure();
   if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
     return ctx.unsupported("negative shape " + formatInts(*shape));
-  Type type = Float32Type::get(ctx.context());
-  double value = 0.0;
+  std::optional<int64_t> count = checkedProductOf(*shape);
+  if (!count || *count > kMaxMaterializedElements)
+    return ctx.unsupported("shape " + formatInts(*shape) + " with more than " +
+                           llvm::Twine(kMaxMaterializedElements) +
+                           " elements");
+  HostTensor value = makeFilledFloat(Float32Type::get(ctx.context()), {}, 0.0);
   if (ctx.hasAttr("value")) {
     FailureOr<HostTensor> v = ctx.attrTensor("value");
     if (failed(v))
@@ -846,10 +862,9 @@ LogicalResult convertConstantOfShape(ImportContext &ctx) {
     if (v->numElements() != 1)
       return ctx.unsupported("attribute 'value' with " +
                              llvm::Twine(v->numElements()) + " elements");
-    type = v->elementType;
-    value = v->values[0];
+    value = foldReshape(*v, {});
   }
-  HostTensor result = makeFilled(type, *shape, value);
+  HostTensor result = *foldExpand(value, *shape);
   if (result.numElements() <= kMaxFoldedElements)
     ctx.setConstantOutput(0, std::move(result));
   else
@@ -870,12 +885,12 @@ LogicalResult convertShape(ImportContext &ctx) {
   int64_t start = clampIndex(ctx.attrInt("start", 0));
   int64_t end = clampIndex(ctx.attrInt("end", rank));
   // Dynamic dims are unknown entries (HostTensor::isUnknown).
-  HostTensor dims = makeI64Tensor(ctx.context(), {});
+  std::vector<int64_t> sizes(inType->getShape().begin() + start,
+                             inType->getShape().begin() + std::max(start, end));
+  HostTensor dims = makeI64Tensor(ctx.context(), sizes);
   for (int64_t i = start; i < end; ++i)
-    dims.values.push_back(inType->isDynamicDim(i)
-                              ? unknownValue()
-                              : static_cast<double>(inType->getDimSize(i)));
-  dims.shape = {static_cast<int64_t>(dims.values.size())};
+    if (inType->isDynamicDim(i))
+      dims.setUnknown(i - start);
   ctx.setConstantOutput(0, std::move(dims));
   return success();
 }
@@ -886,7 +901,7 @@ LogicalResult convertSize(ImportContext &ctx) {
     return failure();
   if (!inType->hasStaticShape()) {
     HostTensor size = makeI64Tensor(ctx.context(), {0}, /*scalar=*/true);
-    size.values[0] = unknownValue();
+    size.setUnknown(0);
     ctx.setConstantOutput(0, std::move(size));
     return success();
   }
@@ -912,26 +927,50 @@ LogicalResult convertRange(ImportContext &ctx) {
                              " elements");
   }
   Type type = values[0]->elementType;
-  double start = values[0]->values[0], limit = values[1]->values[0],
-         delta = values[2]->values[0];
-  if (delta == 0)
-    return ctx.unsupported("'delta' = 0");
-  std::vector<double> result;
-  if (type.isF32()) {
-    auto n = static_cast<int64_t>(
-        std::max(std::ceil((limit - start) / delta), 0.0));
-    for (int64_t i = 0; i < n; ++i)
+  for (int i = 1; i < 3; ++i)
+    if (values[i]->elementType != type)
+      return ctx.unsupported(llvm::Twine("'") + names[i] + "' of type " +
+                             typeName(values[i]->elementType) +
+                             " with 'start' of type " + typeName(type));
+  HostTensor tensor;
+  if (values[0]->isFloat()) {
+    double start = values[0]->floats[0], limit = values[1]->floats[0],
+           delta = values[2]->floats[0];
+    if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) ||
+        !std::isfinite(delta))
+      return ctx.unsupported("range [" + std::to_string(start) + ", " +
+                             std::to_string(limit) + ") step " +
+                             std::to_string(delta));
+    double n = std::max(std::ceil((limit - start) / delta), 0.0);
+    if (n > static_cast<double>(kMaxMaterializedElements))
+      return ctx.unsupported("range of more than " +
+                             llvm::Twine(kMaxMaterializedElements) +
+                             " elements");
+    std::vector<double> result;
+    for (int64_t i = 0; i < static_cast<int64_t>(n); ++i)
       result.push_back(start + static_cast<double>(i) * delta);
+    tensor = makeFloatTensor(type, {(int64_t)result.size()}, std::move(result));
   } else {
-    auto s = static_cast<int64_t>(start), l = static_cast<int64_t>(limit),
-         d = static_cast<int64_t>(delta);
-    int64_t n = std::max<int64_t>(
-        d > 0 ? (l - s + d - 1) / d : (s - l - d - 1) / -d, 0);
+    int64_t start = values[0]->ints[0], limit = values[1]->ints[0],
+            delta = values[2]->ints[0];
+    if (delta == 0)
+      return ctx.unsupported("'delta' = 0");
+    int64_t n = stepCount(start, limit, delta);
+    if (n > kMaxMaterializedElements)
+      return ctx.unsupported("range [" + llvm::Twine(start) + ", " +
+                             llvm::Twine(limit) + ") step " +
+                             llvm::Twine(delta) + " of more than " +
+                             llvm::Twine(kMaxMaterializedElements) +
+                             " elements");
+    // start + i * delta lies in [start, limit) for i < n, so the sum in
+    // wrapping arithmetic is exact even where i * delta alone overflows.
+    std::vector<int64_t> result;
     for (int64_t i = 0; i < n; ++i)
-      result.push_back(static_cast<double>(s + i * d));
+      result.push_back(static_cast<int64_t>(
+          static_cast<uint64_t>(start) +
+          static_cast<uint64_t>(i) * static_cast<uint64_t>(delta)));
+    tensor = makeIntTensor(type, {n}, std::move(result));
   }
-  HostTensor tensor =
-      makeHostTensor(type, {(int64_t)result.size()}, std::move(result));
   if (tensor.numElements() <= kMaxFoldedElements)
     ctx.setConstantOutput(0, std::move(tensor));
   else

@@ -20,8 +20,11 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -485,6 +488,79 @@ TEST(OnnxConverters, SliceWithNegativeStepGathers) {
   EXPECT_EQ(count(ir, "graph.slice"), 0) << ir;
 }
 
+// PyTorch writes x[a:] as a Slice with ends = INT64_MAX and x[::-1] with
+// ends = INT64_MIN; read through a double, INT64_MAX became INT64_MIN and the
+// slice came out empty (issue 13).
+TEST(OnnxConverters, SliceWithInt64ExtremesKeepsItsElements) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  Model m(13);
+  m.input("x", kF32, {3, 5});
+  m.initializer("zero", {0});
+  m.initializer("one", {1});
+  m.initializer("max", {kMax});
+  m.initializer("min", {kMin});
+  m.initializer("minus1", {-1});
+  m.node("Slice", {"x", "zero", "max", "zero"}, {"all"});
+  m.node("Slice", {"x", "one", "max", "one"}, {"tail"});
+  m.node("Slice", {"x", "minus1", "min", "zero", "minus1"}, {"reversed"});
+  m.node("Slice", {"x", "min", "max", "one", "max"}, {"first"});
+  m.output("all", kF32);
+  m.output("tail", kF32);
+  m.output("reversed", kF32);
+  m.output("first", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "0x5xf32"), 0) << ir;
+  EXPECT_EQ(count(ir, ": tensor<3x5xf32>, tensor<3x4xf32>, tensor<3x5xf32>, "
+                      "tensor<3x1xf32>\n"),
+            1)
+      << ir;
+  EXPECT_EQ(count(ir, "dense<[2, 1, 0]>"), 1) << ir; // the reversal
+}
+
+TEST(OnnxConverters, ShapeSliceToInt64MaxFeedsReshape) {
+  // y = Reshape(x, Concat([-1], Shape(x)[2:INT64_MAX])): x.shape[2:] in
+  // PyTorch, Silero VAD's STFT front end.
+  Model m(13);
+  m.input("x", kF32, {1, 3, 4, 5});
+  m.initializer("two", {2});
+  m.initializer("max", {std::numeric_limits<int64_t>::max()});
+  m.initializer("minus1", {-1});
+  m.node("Shape", {"x"}, {"s"});
+  m.node("Slice", {"s", "two", "max"}, {"tail"});
+  setInt(m.node("Concat", {"minus1", "tail"}, {"shape"}), "axis", 0);
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.reshape %arg0 : (tensor<1x3x4x5xf32>) -> "
+                      "tensor<3x4x5xf32>"),
+            1)
+      << ir;
+}
+
+TEST(OnnxConverters, SliceAttributesWithInt64Max) {
+  // Opset 9: starts and ends are attributes.
+  Model m(9);
+  m.input("x", kF32, {3, 5});
+  auto &n = m.node("Slice", {"x"}, {"y"});
+  setInts(n, "starts", {1, -2});
+  setInts(n, "ends", {std::numeric_limits<int64_t>::max(),
+                      std::numeric_limits<int64_t>::max()});
+  setInts(n, "axes", {0, 1});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "{limits = [3, 5], starts = [1, 3]} : "
+                      "(tensor<3x5xf32>) -> tensor<2x2xf32>"),
+            1)
+      << ir;
+}
+
 TEST(OnnxConverters, GatherNormalizesNegativeIndices) {
   Model m(13);
   m.input("x", kF32, {5, 2});
@@ -618,73 +694,133 @@ protected:
   mlir::MLIRContext context;
   mlir::Type f32 = mlir::Float32Type::get(&context);
   mlir::Type i32 = mlir::IntegerType::get(&context, 32);
+  mlir::Type i64 = mlir::IntegerType::get(&context, 64);
+  static constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  static constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 };
 
 TEST_F(HostFoldingTest, IntegerDivisionTruncatesAndBroadcasts) {
-  HostTensor a = makeHostTensor(i32, {2, 2}, {7, -7, 8, -9});
-  HostTensor b = makeHostTensor(i32, {2}, {2, 4});
+  HostTensor a = makeIntTensor(i32, {2, 2}, {7, -7, 8, -9});
+  HostTensor b = makeIntTensor(i32, {2}, {2, 4});
   std::optional<HostTensor> q = foldBinary(HostBinary::Div, a, b);
   ASSERT_TRUE(q);
-  EXPECT_EQ(q->values, (std::vector<double>{3, -1, 4, -2}));
-  HostTensor zero = makeHostTensor(i32, {}, {0});
+  EXPECT_EQ(q->ints, (std::vector<int64_t>{3, -1, 4, -2}));
+  HostTensor zero = makeIntTensor(i32, {}, {0});
   EXPECT_FALSE(foldBinary(HostBinary::Div, a, zero)); // left to run time
 }
 
 TEST_F(HostFoldingTest, FloatResultsRoundToF32) {
-  HostTensor a = makeHostTensor(f32, {}, {1.0});
-  HostTensor b = makeHostTensor(f32, {}, {3.0});
+  HostTensor a = makeFloatTensor(f32, {}, {1.0});
+  HostTensor b = makeFloatTensor(f32, {}, {3.0});
   std::optional<HostTensor> q = foldBinary(HostBinary::Div, a, b);
   ASSERT_TRUE(q);
-  EXPECT_EQ(q->values[0], static_cast<double>(1.0f / 3.0f));
+  EXPECT_EQ(q->floats[0], static_cast<double>(1.0f / 3.0f));
 }
 
-TEST_F(HostFoldingTest, CastTruncatesTowardZeroAndWraps) {
-  HostTensor x = makeHostTensor(f32, {3}, {-2.7, 2.7, 1e10});
-  EXPECT_EQ(foldCast(x, i32).values,
-            (std::vector<double>{-2, 2, 2147483647.0}));
+TEST_F(HostFoldingTest, CastTruncatesTowardZeroAndSaturates) {
+  HostTensor x = makeFloatTensor(f32, {3}, {-2.7, 2.7, 1e10});
+  EXPECT_EQ(foldCast(x, i32).ints, (std::vector<int64_t>{-2, 2, 2147483647}));
+  HostTensor big = makeFloatTensor(f32, {3}, {1e30, -1e30, std::nan("")});
+  EXPECT_EQ(foldCast(big, i64).ints, (std::vector<int64_t>{kMax, kMin, 0}));
+}
+
+// Integers near 2^63 are not doubles: INT64_MAX read through a double is
+// 2^63, which overflows back to INT64_MIN (the empty x[2:] of issue 13).
+TEST_F(HostFoldingTest, Int64ExtremesStayExact) {
+  HostTensor ends = makeI64Tensor(&context, {kMax, kMin, kMax - 1, kMin + 1});
+  EXPECT_EQ(ends.asInts(),
+            (std::vector<int64_t>{kMax, kMin, kMax - 1, kMin + 1}));
+  // Folded shape arithmetic on them: Concat, Gather, Cast, Add, Neg, Max.
+  HostTensor two = makeI64Tensor(&context, {2});
+  std::optional<HostTensor> c = foldConcat({&two, &ends}, 0);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->ints[1], kMax);
+  std::optional<HostTensor> g =
+      foldGather(ends, makeI64Tensor(&context, {1, 0}), 0);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->ints, (std::vector<int64_t>{kMin, kMax}));
+  EXPECT_EQ(foldCast(ends, i64).ints, ends.ints);
+  // i64 -> i32 wraps as graph.cast does: INT64_MAX's low 32 bits are -1.
+  EXPECT_EQ(foldCast(ends, i32).ints[0], -1);
+  HostTensor one = makeI64Tensor(&context, {1}, /*scalar=*/true);
+  std::optional<HostTensor> sum = foldBinary(HostBinary::Sub, ends, one);
+  ASSERT_TRUE(sum);
+  EXPECT_EQ(sum->ints[0], kMax - 1);
+  EXPECT_EQ(sum->ints[1], kMax); // wraps like the graph op
+  std::optional<HostTensor> neg = foldUnary(HostUnary::Neg, ends);
+  ASSERT_TRUE(neg);
+  EXPECT_EQ(neg->ints[0], kMin + 1);
+  std::optional<HostTensor> mx = foldBinary(HostBinary::Max, ends, one);
+  ASSERT_TRUE(mx);
+  EXPECT_EQ(mx->ints, (std::vector<int64_t>{kMax, 1, kMax - 1, 1}));
+  HostTensor r = foldReduce(HostReduce::Max, ends, {true}, false);
+  EXPECT_EQ(r.ints, (std::vector<int64_t>{kMax}));
+}
+
+TEST_F(HostFoldingTest, StepCountNeverOverflows) {
+  EXPECT_EQ(stepCount(0, kMax, 1), kMax);
+  EXPECT_EQ(stepCount(0, 5, 2), 3);
+  EXPECT_EQ(stepCount(1, 5, kMax), 1);
+  EXPECT_EQ(stepCount(4, -1, -1), 5);
+  EXPECT_EQ(stepCount(4, -1, kMin), 1);
+  EXPECT_EQ(stepCount(4, -1, -2), 3);
+  EXPECT_EQ(stepCount(kMin, kMax, 1), kMax); // saturates
+  EXPECT_EQ(stepCount(kMax, kMin, kMin), 2);
+  EXPECT_EQ(stepCount(3, 3, 1), 0);
+  EXPECT_EQ(stepCount(3, 5, -1), 0);
+  EXPECT_EQ(checkedProductOf({int64_t(1) << 62, 4}), std::nullopt);
+  EXPECT_EQ(checkedProductOf({3, 5}), 15);
 }
 
 TEST_F(HostFoldingTest, SliceGatherConcatTranspose) {
-  HostTensor x = makeHostTensor(i32, {2, 3}, {0, 1, 2, 3, 4, 5});
-  EXPECT_EQ(foldSlice(x, {1, 2}, {1, -2}, {1, 2}).values,
-            (std::vector<double>{5, 3}));
-  HostTensor idx = makeHostTensor(i32, {2}, {-1, 0});
+  HostTensor x = makeIntTensor(i32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  EXPECT_EQ(foldSlice(x, {1, 2}, {1, -2}, {1, 2}).ints,
+            (std::vector<int64_t>{5, 3}));
+  HostTensor idx = makeIntTensor(i32, {2}, {-1, 0});
   std::optional<HostTensor> g = foldGather(x, idx, 1);
   ASSERT_TRUE(g);
-  EXPECT_EQ(g->values, (std::vector<double>{2, 0, 5, 3}));
-  HostTensor bad = makeHostTensor(i32, {1}, {3});
+  EXPECT_EQ(g->ints, (std::vector<int64_t>{2, 0, 5, 3}));
+  HostTensor bad = makeIntTensor(i32, {1}, {3});
   EXPECT_FALSE(foldGather(x, bad, 1));
   std::optional<HostTensor> c = foldConcat({&x, &x}, 1);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->shape, (std::vector<int64_t>{2, 6}));
-  EXPECT_EQ(c->values[3], 0);
-  EXPECT_EQ(foldTranspose(x, {1, 0}).values,
-            (std::vector<double>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(c->ints[3], 0);
+  EXPECT_EQ(foldTranspose(x, {1, 0}).ints,
+            (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
 }
 
 TEST_F(HostFoldingTest, UnknownEntriesPropagateThroughArithmetic) {
-  mlir::Type i64 = mlir::IntegerType::get(&context, 64);
-  HostTensor a = makeHostTensor(i64, {2}, {unknownValue(), 6});
-  HostTensor b = makeHostTensor(i64, {}, {2});
+  HostTensor a = makeIntTensor(i64, {2}, {0, 6});
+  a.setUnknown(0);
+  HostTensor b = makeIntTensor(i64, {}, {2});
   std::optional<HostTensor> q = foldBinary(HostBinary::Div, a, b);
   ASSERT_TRUE(q);
   EXPECT_TRUE(q->isUnknown(0));
-  EXPECT_EQ(q->values[1], 3);
+  EXPECT_EQ(q->ints[1], 3);
   EXPECT_FALSE(foldBinary(HostBinary::Eq, a, b));
   HostTensor c = foldCast(a, i32);
   EXPECT_TRUE(c.isUnknown(0));
   EXPECT_EQ(formatPartialInts(c), "[?, 6]");
+  // Data movement keeps them where they go.
+  std::optional<HostTensor> cat = foldConcat({&b, &a}, 0);
+  EXPECT_FALSE(cat); // rank 0 and rank 1 do not concatenate
+  HostTensor b1 = makeIntTensor(i64, {1}, {2});
+  cat = foldConcat({&b1, &a}, 0);
+  ASSERT_TRUE(cat);
+  EXPECT_EQ(formatPartialInts(*cat), "[2, ?, 6]");
+  EXPECT_EQ(formatPartialInts(foldSlice(*cat, {2}, {-1}, {3})), "[6, ?, 2]");
   // In f32, NaN is a value, not an unknown.
-  EXPECT_FALSE(makeHostTensor(f32, {1}, {unknownValue()}).hasUnknowns());
+  EXPECT_FALSE(makeFloatTensor(f32, {1}, {std::nan("")}).hasUnknowns());
 }
 
 TEST_F(HostFoldingTest, ReduceKeepsOrDropsAxes) {
-  HostTensor x = makeHostTensor(i32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  HostTensor x = makeIntTensor(i32, {2, 3}, {0, 1, 2, 3, 4, 5});
   HostTensor sum = foldReduce(HostReduce::Sum, x, {false, true}, true);
   EXPECT_EQ(sum.shape, (std::vector<int64_t>{2, 1}));
-  EXPECT_EQ(sum.values, (std::vector<double>{3, 12}));
+  EXPECT_EQ(sum.ints, (std::vector<int64_t>{3, 12}));
   HostTensor prod = foldReduce(HostReduce::Prod, x, {true, false}, false);
-  EXPECT_EQ(prod.values, (std::vector<double>{0, 4, 10}));
+  EXPECT_EQ(prod.ints, (std::vector<int64_t>{0, 4, 10}));
 }
 
 //===----------------------------------------------------------------------===//
