@@ -406,7 +406,8 @@ FailureOr<RankedTensorType> inferSlice(SliceOp op) {
       }
       limit = dim;
     }
-    shape.push_back((limit - start + strides[i] - 1) / strides[i]);
+    // ceil((limit - start) / stride) without overflow for any stride.
+    shape.push_back(limit == start ? 0 : (limit - start - 1) / strides[i] + 1);
   }
   return RankedTensorType::get(shape, x.getElementType());
 }
@@ -436,7 +437,13 @@ FailureOr<RankedTensorType> inferPad(PadOp op) {
              << formatList(pads) << " for " << x;
     if (mode == "edge" && d == 0 && (pads[2 * i] > 0 || pads[2 * i + 1] > 0))
       return op.emitOpError() << "edge padding of an empty dimension in " << x;
-    shape.push_back(d == kDyn ? kDyn : d + pads[2 * i] + pads[2 * i + 1]);
+    int64_t padded = kDyn;
+    if (d != kDyn && (__builtin_add_overflow(d, pads[2 * i], &padded) ||
+                      __builtin_add_overflow(padded, pads[2 * i + 1], &padded)))
+      return op.emitOpError() << "attribute 'pads' = " << formatList(pads)
+                              << " overflows the size of dimension " << i
+                              << " of " << x;
+    shape.push_back(padded);
   }
   return RankedTensorType::get(shape, x.getElementType());
 }

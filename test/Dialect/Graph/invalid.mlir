@@ -885,6 +885,23 @@ func.func @pad_negative(%x: tensor<2x3xf32>) {
 
 // -----
 
+func.func @pad_overflow(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'graph.pad' op attribute 'pads' = [0, 0, 9223372036854775806, 1] overflows the size of dimension 1 of 'tensor<2x3xf32>'}}
+  %0 = graph.pad %x {pads = [0, 0, 9223372036854775806, 1]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+// A stride near INT64_MAX takes one element (ceil without overflow).
+func.func @slice_huge_stride(%x: tensor<?x6xf32>) {
+  // expected-error @+1 {{'graph.slice' op result type 'tensor<?x6xf32>' does not match the inferred type 'tensor<?x1xf32>'}}
+  %0 = graph.slice %x {starts = [0, 1], limits = [-1, 6], strides = [1, 9223372036854775807]} : (tensor<?x6xf32>) -> tensor<?x6xf32>
+  return
+}
+
+// -----
+
 func.func @pad_bare_value(%x: tensor<2x3xf32>) {
   // expected-error @+1 {{'graph.pad' op attribute 'value' failed to satisfy constraint: 32-bit float attribute}}
   %0 = graph.pad %x {pads = [0, 0, 0, 0], value = 1.0} : (tensor<2x3xf32>) -> tensor<2x3xf32>
