@@ -44,8 +44,12 @@ static cl::opt<bool> interpretOnly("interpret",
                                    cl::desc("Run the reference interpreter instead"),
                                    cl::cat(category));
 static cl::opt<bool> compareFlag(
-    "compare", cl::desc("Run compiled code and the interpreter on the same inputs "
-                        "and compare every output"),
+    "compare",
+    cl::desc("Run the compiled code and the reference interpreter on the same "
+             "graph IR and inputs and compare every output. This checks the "
+             "lowering, not the import: for an .onnx model both run the graph "
+             "tfcc imported, so an import bug gives the same wrong answer in "
+             "both (compare with ONNX Runtime for that)"),
     cl::cat(category));
 static cl::opt<unsigned> trainSteps(
     "train-steps",
@@ -320,8 +324,8 @@ int main(int argc, char **argv) {
       return fail(error);
   }
   // A model the tools can parse or import (else a tfcc-built .so).
-  bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir") ||
-                isOnnxPath(modelPath);
+  bool isOnnx = isOnnxPath(modelPath);
+  bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir") || isOnnx;
   if (!isMlir && (interpretOnly || compareFlag))
     return fail("--interpret and --compare need the model's .mlir or .onnx file");
   if (batchSize < 1)
@@ -471,6 +475,13 @@ int main(int argc, char **argv) {
   }
 
   bool agree = true;
+  if (compareFlag)
+    llvm::outs() << "compare: compiled code vs the reference interpreter on "
+                    "the same "
+                 << (isOnnx ? "imported " : "") << "graph IR"
+                 << (isOnnx ? " (checks the lowering, not the ONNX import)"
+                            : "")
+                 << "\n";
   for (size_t i = 0; i < outputs.size(); ++i) {
     const NpyArray &o = outputs[i];
     llvm::outs() << "output " << i << " " << shapeString(o.shape) << " "
