@@ -223,8 +223,11 @@ bool CompiledModel::run(int entry, int64_t batch,
   outputs.assign(e.num_outputs, NpyArray());
   std::vector<const void *> in;
   std::vector<void *> out;
+  // An empty input has no bytes, but the C API takes no NULL buffer.
+  static const uint64_t emptyInput = 0;
   for (const NpyArray &a : inputs)
-    in.push_back(a.data.data());
+    in.push_back(a.data.empty() ? static_cast<const void *>(&emptyInput)
+                                : a.data.data());
   for (int i = 0; i < e.num_outputs; ++i) {
     const tfcc_arg_info &arg = e.outputs[i];
     NpyArray &o = outputs[i];

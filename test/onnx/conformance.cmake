@@ -25,3 +25,17 @@ set_tests_properties(onnx-conformance PROPERTIES
   TIMEOUT 3000
   # The children of --jobs use the cores.
   PROCESSORS ${TFCC_ONNX_CONFORMANCE_JOBS})
+
+# The output-shape guard: every model of the four suites is imported (again
+# with its integer inputs as constants where it needs them) and each output's
+# static dims are compared with ONNX's reference output, whatever the skip list
+# says. An import that yields an empty or misshaped tensor fails here even
+# where --compare (the interpreter runs the same imported graph) cannot see it.
+add_test(NAME onnx-output-shapes
+  COMMAND tfcc-onnx-conformance --check-shapes
+    --data ${TFCC_ONNX_TESTDATA_DIR}
+    --suite node,pytorch-converted,pytorch-operator,simple
+    --jobs ${TFCC_ONNX_CONFORMANCE_JOBS})
+set_tests_properties(onnx-output-shapes PROPERTIES
+  TIMEOUT 600
+  PROCESSORS ${TFCC_ONNX_CONFORMANCE_JOBS})

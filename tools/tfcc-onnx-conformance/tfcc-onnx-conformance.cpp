@@ -13,11 +13,29 @@
 // unsupported op, type or attribute as diagnosed by the compiler, data the
 // runner cannot feed, or a line in the skip list).
 //
+// Many node tests feed what models hold as constants (Slice's starts and
+// ends, Reshape's shape, ...) as graph inputs. When the compiler reports such
+// an input as non-constant, the test is compiled again per data set with its
+// integer inputs turned into initializers of that data set's values.
+//
+// --check-shapes: the output-shape guard. Every model is imported (not
+// compiled) and the static dims of each output the importer gives are
+// compared with the shape of ONNX's reference output, so that an import bug
+// that yields an empty or misshaped tensor cannot pass unseen: --compare and
+// the interpreter run the same imported graph and would agree with it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Compiler.h"
 #include "compiler/Npy.h"
+#include "compiler/Registration.h"
 #include "compiler/Runner.h"
+#include "compiler/onnx/OnnxImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -106,6 +124,12 @@ static cl::opt<bool> summary(
     "summary",
     cl::desc("End with the reasons of skips and failures, grouped (node "
              "names left out) and counted"),
+    cl::cat(category));
+static cl::opt<bool> checkShapes(
+    "check-shapes",
+    cl::desc("Import each model (no compile) and compare the static dims of "
+             "every output with the reference output's shape; the skip list "
+             "does not apply"),
     cl::cat(category));
 static cl::opt<bool> verbose(
     "verbose",
@@ -386,36 +410,245 @@ bool isUnsupportedFeature(llvm::StringRef message) {
          m.contains("imports no version of the default onnx domain");
 }
 
+/// Whether a compile error asks for an input to be known at import time
+/// ("non-constant 'starts' input in Slice node ..."): the test feeds as data
+/// what models hold as constants.
+bool needsConstantInputs(llvm::StringRef message) {
+  return message.contains("non-constant '") ||
+         message.contains("that are not constant");
+}
+
+/// Writes `modelPath` to `outPath` with every integer graph input turned into
+/// an initializer holding the data set's value (`inputFiles`, in the graph's
+/// input order) and dropped from the inputs. `kept[i]` says whether input i
+/// is still an input. False (with `error`) when the files cannot be read.
+bool writeWithConstantInputs(const std::string &modelPath,
+                             const std::vector<std::string> &inputFiles,
+                             const std::string &outPath,
+                             std::vector<bool> &kept, std::string &error) {
+  auto readProto = [&](const std::string &path,
+                       google::protobuf::MessageLite &proto) {
+    auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+    if (file && proto.ParseFromArray((*file)->getBufferStart(),
+                                     int((*file)->getBufferSize())))
+      return true;
+    error = "cannot read '" + path + "'";
+    return false;
+  };
+  onnx::ModelProto model;
+  if (!readProto(modelPath, model))
+    return false;
+  onnx::GraphProto *graph = model.mutable_graph();
+  std::set<std::string> initialized;
+  for (const onnx::TensorProto &init : graph->initializer())
+    initialized.insert(init.name());
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> inputs;
+  kept.clear();
+  size_t fed = 0; // data-set files are numbered over the fed inputs
+  for (const onnx::ValueInfoProto &input : graph->input()) {
+    if (initialized.count(input.name())) {
+      *inputs.Add() = input;
+      continue;
+    }
+    size_t file = fed++;
+    int32_t type = input.type().tensor_type().elem_type();
+    bool isInt = input.type().has_tensor_type() &&
+                 (type == onnx::TensorProto::INT64 ||
+                  type == onnx::TensorProto::INT32);
+    if (!isInt || file >= inputFiles.size()) {
+      *inputs.Add() = input;
+      kept.push_back(true);
+      continue;
+    }
+    onnx::TensorProto value;
+    if (!readProto(inputFiles[file], value))
+      return false;
+    value.set_name(input.name());
+    *graph->add_initializer() = value;
+    kept.push_back(false);
+  }
+  graph->mutable_input()->Swap(&inputs);
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) {
+    error = "cannot serialize the model";
+    return false;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(outPath, ec);
+  if (ec) {
+    error = "cannot write '" + outPath + "': " + ec.message();
+    return false;
+  }
+  os << bytes;
+  return true;
+}
+
+/// "f32[?,3]" for a graph-IR type.
+std::string typeString(mlir::RankedTensorType type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.getElementType().print(os);
+  os << "[";
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    os << (i ? "," : "")
+       << (type.isDynamicDim(i) ? std::string("?")
+                                : std::to_string(type.getDimSize(i)));
+  os << "]";
+  return os.str();
+}
+
+/// The output types of `path`'s import, or an empty vector with `error` (the
+/// first diagnostic) when it does not import.
+std::vector<mlir::RankedTensorType>
+importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
+                    const std::string &testDir, std::string &error) {
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
+      diagnostics += "error: " + d.str() + "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importOnnxModel(path, context, "model");
+  std::vector<mlir::RankedTensorType> types;
+  auto predict =
+      module ? module->lookupSymbol<mlir::func::FuncOp>("predict") : nullptr;
+  if (!predict) {
+    error = firstDiagnostic(diagnostics, testDir);
+    if (error.empty())
+      error = "the import gives no entry 'predict'";
+    return types;
+  }
+  for (mlir::Type t : predict.getFunctionType().getResults()) {
+    auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(t);
+    if (!ranked) {
+      error = "an output is not a ranked tensor";
+      return {};
+    }
+    types.push_back(ranked);
+  }
+  return types;
+}
+
+/// --check-shapes: imports the model (again with its integer inputs as
+/// constants when it needs them, per data set) and compares every output's
+/// static dims and rank with the reference outputs.
+[[noreturn]] void checkShapesTest(const TestCase &test,
+                                  const std::string &testWorkDir,
+                                  Reporter &report) {
+  mlir::DialectRegistry registry;
+  registerCompilerDialects(registry);
+  mlir::MLIRContext context(registry);
+  report.stage("import");
+  std::string error;
+  std::string modelPath = test.dir + "/model.onnx";
+  std::vector<mlir::RankedTensorType> plain =
+      importedOutputTypes(context, modelPath, test.dir, error);
+  bool constantInputs = plain.empty() && needsConstantInputs(error);
+  if (plain.empty() && !constantInputs)
+    report.finish(Kind::Skip, "does not import: " + error);
+  std::vector<std::string> dataSets =
+      subdirectories(test.dir, "test_data_set_");
+  if (dataSets.empty())
+    report.finish(Kind::Skip, "no test_data_set_*");
+  int checked = 0;
+  for (const std::string &dataSet : dataSets) {
+    std::string dir = test.dir + "/" + dataSet;
+    std::string where = dataSets.size() > 1 ? dataSet + ": " : "";
+    std::vector<mlir::RankedTensorType> types = plain;
+    if (constantInputs) {
+      std::vector<bool> kept;
+      std::string path = testWorkDir + "/model.onnx";
+      if (!writeWithConstantInputs(modelPath, numberedFiles(dir, "input"),
+                                   path, kept, error))
+        report.finish(Kind::Fail, where + error);
+      types = importedOutputTypes(context, path, test.dir, error);
+      if (types.empty())
+        report.finish(Kind::Skip, where +
+                                      "does not import with its integer "
+                                      "inputs as constants: " +
+                                      error);
+    }
+    std::vector<std::string> outputs = numberedFiles(dir, "output");
+    if (outputs.size() != types.size())
+      report.finish(Kind::Fail, where + std::to_string(types.size()) +
+                                    " outputs, expected " +
+                                    std::to_string(outputs.size()));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      NpyArray expected;
+      if (readTensor(outputs[i], expected, error) != ReadResult::Ok)
+        continue; // an element type tfcc lacks: nothing to compare
+      mlir::RankedTensorType type = types[i];
+      bool agree = type.getRank() == int64_t(expected.shape.size());
+      for (int64_t d = 0; agree && d < type.getRank(); ++d)
+        agree = type.isDynamicDim(d) || type.getDimSize(d) == expected.shape[d];
+      if (!agree)
+        report.finish(Kind::Fail, where + "output " + std::to_string(i) +
+                                      ": imported as " + typeString(type) +
+                                      ", reference " + typeString(expected));
+      ++checked;
+    }
+  }
+  if (checked == 0)
+    report.finish(Kind::Skip, "no output of a supported element type");
+  report.finish(Kind::Pass, constantInputs ? "(integer inputs as constants)"
+                                           : "");
+}
+
 [[noreturn]] void runTest(const TestCase &test, const std::string &testWorkDir,
                           Reporter &report) {
   std::string diagPath = testWorkDir + "/diagnostics.txt";
   std::string soPath = testWorkDir + "/model.so";
 
-  report.stage("compile");
-  CompileOptions options;
-  options.inputPath = test.dir + "/model.onnx";
-  options.outputPath = soPath;
-  options.runtimeLibrary = runtimeLib;
-  if (compile(options) != 0) {
+  // Compiles `modelPath` to soPath; fails the test unless it compiles (or,
+  // with `allowConstantRetry`, unless it asks for constant inputs: false).
+  auto compileModel = [&](const std::string &modelPath,
+                          bool allowConstantRetry) {
+    report.stage("compile");
+    CompileOptions options;
+    options.inputPath = modelPath;
+    options.outputPath = soPath;
+    options.runtimeLibrary = runtimeLib;
+    // stderr goes to diagPath: this compile's diagnostics follow what the
+    // file holds already.
+    std::fflush(stderr);
+    uint64_t before = 0;
+    llvm::sys::fs::file_size(diagPath, before);
+    if (compile(options) == 0)
+      return true;
+    std::fflush(stderr);
     auto text = llvm::MemoryBuffer::getFile(diagPath);
     std::string message =
-        text ? firstDiagnostic((*text)->getBuffer().str(), test.dir) : "";
+        text ? firstDiagnostic(
+                   (*text)->getBuffer().drop_front(before).str(), test.dir)
+             : "";
     if (message.empty())
       message = "no diagnostic";
+    if (allowConstantRetry && needsConstantInputs(message))
+      return false;
+    if (!allowConstantRetry)
+      message = "with its integer inputs as constants: " + message;
     if (isUnsupportedFeature(message))
       report.finish(Kind::Skip, message);
     report.finish(Kind::Fail, "compile failed: " + message);
-  }
-
-  report.stage("load");
+  };
   std::string error;
-  std::unique_ptr<CompiledModel> model = CompiledModel::open(soPath, error);
-  if (!model)
-    report.finish(Kind::Fail, "cannot load the model: " + error);
-  int entry = model->findEntry("predict");
-  if (entry < 0)
-    report.finish(Kind::Fail, "the model has no entry 'predict'");
-  const tfcc_entry_info &info = model->info().entries[entry];
+  std::unique_ptr<CompiledModel> model;
+  int entry = -1;
+  auto load = [&] {
+    report.stage("load");
+    model = CompiledModel::open(soPath, error);
+    if (!model)
+      report.finish(Kind::Fail, "cannot load the model: " + error);
+    entry = model->findEntry("predict");
+    if (entry < 0)
+      report.finish(Kind::Fail, "the model has no entry 'predict'");
+  };
+  std::string modelPath = test.dir + "/model.onnx";
+  bool constantInputs = !compileModel(modelPath, /*allowConstantRetry=*/true);
+  if (!constantInputs)
+    load();
 
   std::vector<std::string> dataSets =
       subdirectories(test.dir, "test_data_set_");
@@ -424,10 +657,25 @@ bool isUnsupportedFeature(llvm::StringRef message) {
   for (const std::string &dataSet : dataSets) {
     std::string dir = test.dir + "/" + dataSet;
     std::string where = dataSets.size() > 1 ? dataSet + ": " : "";
+    // Constants differ per data set: one build each, fed the other inputs.
+    std::vector<bool> kept;
+    if (constantInputs) {
+      std::string constantPath = testWorkDir + "/model.onnx";
+      if (!writeWithConstantInputs(modelPath, numberedFiles(dir, "input"),
+                                   constantPath, kept, error))
+        report.finish(Kind::Fail, where + error);
+      compileModel(constantPath, /*allowConstantRetry=*/false);
+      load();
+    }
+    const tfcc_entry_info &info = model->info().entries[entry];
     std::vector<NpyArray> inputs, expected;
     for (auto [stem, arrays] :
-         {std::pair{"input", &inputs}, std::pair{"output", &expected}})
-      for (const std::string &path : numberedFiles(dir, stem)) {
+         {std::pair{"input", &inputs}, std::pair{"output", &expected}}) {
+      std::vector<std::string> files = numberedFiles(dir, stem);
+      for (size_t i = 0; i < files.size(); ++i) {
+        const std::string &path = files[i];
+        if (arrays == &inputs && i < kept.size() && !kept[i])
+          continue; // a constant now, not fed
         arrays->emplace_back();
         switch (readTensor(path, arrays->back(), error)) {
         case ReadResult::Ok:
@@ -438,6 +686,7 @@ bool isUnsupportedFeature(llvm::StringRef message) {
           report.finish(Kind::Fail, where + error);
         }
       }
+    }
     // Every dynamic dim takes the run's batch: that of the first one.
     int64_t batch = -1;
     for (int i = 0; i < info.num_inputs && i < int(inputs.size()); ++i) {
@@ -493,7 +742,8 @@ bool isUnsupportedFeature(llvm::StringRef message) {
                                     formatDouble(agreement.maxAbsError) + ")");
     }
   }
-  report.finish(Kind::Pass, "");
+  report.finish(Kind::Pass,
+                constantInputs ? "(integer inputs as constants)" : "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -580,6 +830,8 @@ pid_t startChild(const TestCase &test, size_t index,
     }
     alarm(timeoutSeconds);
     Reporter report(fds[1]);
+    if (checkShapes)
+      checkShapesTest(test, testWorkDir, report);
     runTest(test, testWorkDir, report);
   }
   close(fds[1]);
@@ -701,6 +953,12 @@ int main(int argc, char **argv) {
     return 2;
   if (strict)
     runListed = true;
+  if (checkShapes) { // every model, whatever the value runner's list says
+    skips.clear();
+    skipListHeader.clear();
+    runListed = true;
+    strict = false;
+  }
 
   std::vector<TestCase> tests;
   std::set<std::string> seen;
