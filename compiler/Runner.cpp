@@ -242,6 +242,10 @@ bool CompiledModel::run(int entry, int64_t batch,
     error = std::string(statusString_(status)) + ": " + context_->message;
     return false;
   }
+  // An empty output got one element of storage (no NULL buffers); it holds
+  // none.
+  for (NpyArray &o : outputs)
+    o.data.resize(o.numElements() * byteSize(o.dtype));
   return true;
 }
 

@@ -9,7 +9,8 @@
 #   TFCC_BIN          tfcc, tfcc-run, tfcc-import, tfcc-opt (default BUILD_DIR/bin)
 #   ONNX_REAL_DIR     where models, ONNX Runtime and outputs go (default BUILD_DIR/onnx-real)
 #   ONNX_REAL_RTOL    relative tolerance (default 1e-4)
-#   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls resnet18")
+#   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls resnet18 suite-cnn
+#                     suite-conv3d": the last two are test/onnx/Inputs models)
 #   TFCC_LAYOUT_DUMP  shell command printing the graph IR of the .onnx model "$1" after the
 #                     layout pass, e.g. '"$TFCC_BIN"/tfcc-import "$1" -o - | tfcc-opt ...'
 #                     (default: tfcc --emit=graph)
@@ -24,7 +25,7 @@ BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd) || { echo "check.sh: no build di
 TFCC_BIN=${TFCC_BIN:-$BUILD_DIR/bin}
 WORK=${ONNX_REAL_DIR:-$BUILD_DIR/onnx-real}
 RTOL=${ONNX_REAL_RTOL:-1e-4}
-MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls resnet18}
+MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls resnet18 suite-cnn suite-conv3d}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ORT_RUN="$HERE/ort_run.js"
 
@@ -53,6 +54,10 @@ model_path() {
     blazeface) echo "$WORK/blazeface/package/ONNX/face_detection_front_128x128_barracuda.onnx" ;;
     ppocr-cls) echo "$WORK/ocr-models/package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx" ;;
     resnet18)  echo "$WORK/resnet18/resnet18.onnx" ;;
+    # The suite's own ONNX models (test/onnx/Inputs): elsewhere checked only by
+    # --compare, which cannot see an import bug (issue 13).
+    suite-cnn) echo "$HERE/../Inputs/cnn.onnx" ;;
+    suite-conv3d) echo "$HERE/../Inputs/conv3d.onnx" ;;
     *) die "unknown model $1" ;;
   esac
 }
@@ -65,6 +70,9 @@ input_opts() {
     ppocr-cls) echo "--seed 2 --range -1,1 --shape x=1x3x48x192" ;;
     # NCHW [1,3,224,224].
     resnet18)  echo "--seed 3 --range -1,1" ;;
+    # Dynamic batch: 3.
+    suite-cnn) echo "--seed 4 --range -1,1 --dim N=3" ;;
+    suite-conv3d) echo "--seed 5 --range -1,1" ;;
   esac
 }
 
