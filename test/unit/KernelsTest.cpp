@@ -2,8 +2,9 @@
 //
 // Every kernel (sgemm, conv2d, Winograd conv2d, depthwise conv2d) against a
 // naive double-precision reference over many shapes and options, on the
-// portable C path and the AVX-512 path (when the CPU has it), at 1 and 2
-// threads; and the thread pool itself.
+// generic, AVX2 and AVX-512 paths (each when the CPU has it; skipped by name
+// otherwise), at 1 and 2 threads; every GEMM micro-kernel variant on its own;
+// and the thread pool itself.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,9 +22,11 @@
 #include <thread>
 #include <vector>
 
-// Internal testing hooks of the kernel library (runtime/src/kernels).
-extern "C" int tfcc_kernels_isa(void);
-extern "C" void tfcc_rt_kernels_force_isa(int isa);
+// Internal interface of the kernel library (runtime/src/kernels): the ISA
+// hooks and the micro-kernel variants.
+extern "C" {
+#include "kernels_internal.h"
+}
 
 namespace {
 
@@ -97,9 +100,13 @@ private:
   tfcc_rt_pool *pool_;
 };
 
-bool haveAvx512() {
+// The ISA levels of kernels_internal.h, by name.
+const char *const kIsaNames[] = {"generic", "avx2", "avx512"};
+
+// Whether this CPU (and TFCC_KERNELS_ISA) allows `isa`.
+bool haveIsa(int isa) {
   tfcc_rt_kernels_force_isa(-1);
-  return tfcc_kernels_isa() == 1;
+  return tfcc_kernels_isa() >= isa;
 }
 
 // ---- sgemm ----------------------------------------------------------------
@@ -219,8 +226,10 @@ protected:
   void SetUp() override {
     isa_ = std::get<0>(GetParam());
     threads_ = std::get<1>(GetParam());
-    if (isa_ == 1 && !haveAvx512())
-      GTEST_SKIP() << "no AVX-512 on this CPU";
+    if (!haveIsa(isa_))
+      GTEST_SKIP() << "the " << kIsaNames[isa_]
+                   << " kernels: this CPU (or TFCC_KERNELS_ISA) lacks "
+                   << kIsaNames[isa_];
   }
   int isa_ = 0, threads_ = 1;
 };
@@ -1091,10 +1100,128 @@ TEST_P(KernelsTest, BatchNormTrainReductions) {
 
 INSTANTIATE_TEST_SUITE_P(
     IsaThreads, KernelsTest,
-    ::testing::Combine(::testing::Values(0, 1), ::testing::Values(1, 2)),
+    ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values(1, 2)),
     [](const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
-      return std::string(std::get<0>(info.param) ? "avx512" : "generic") +
-             "_" + std::to_string(std::get<1>(info.param)) + "threads";
+      return std::string(kIsaNames[std::get<0>(info.param)]) + "_" +
+             std::to_string(std::get<1>(info.param)) + "threads";
+    });
+
+// ---- micro-kernel variants --------------------------------------------------
+
+// Every compiled GEMM micro-kernel against the definition (kernels_internal.h)
+// in double: tiles of every height and width, one and three taps, direct and
+// k-major-free A with a leading dimension, continuing C or the residual, the
+// bias and each activation. The drivers above only reach the variant their
+// ISA selects; this reaches the others (the portable AVX-512 form).
+struct MicroKernel {
+  const char *name;
+  int isa; // the level it needs
+  tfcc_uk_fn fn;
+};
+
+const MicroKernel kMicroKernels[] = {
+    {"base", TFCC_ISA_GENERIC, tfcc_uk_base},
+#if defined(__x86_64__)
+    {"avx2", TFCC_ISA_AVX2, tfcc_uk_avx2},
+    {"avx512_vec", TFCC_ISA_AVX512, tfcc_uk_avx512_vec},
+    {"avx512", TFCC_ISA_AVX512, tfcc_uk_avx512},
+#endif
+};
+
+void PrintTo(const MicroKernel &uk, std::ostream *os) { *os << uk.name; }
+
+class MicroKernelTest : public ::testing::TestWithParam<MicroKernel> {};
+
+TEST_P(MicroKernelTest, MatchesTheDefinition) {
+  const MicroKernel &uk = GetParam();
+  if (!haveIsa(uk.isa))
+    GTEST_SKIP() << "micro-kernel " << uk.name << ": this CPU (or "
+                 << "TFCC_KERNELS_ISA) lacks " << kIsaNames[uk.isa];
+  std::mt19937 rng(7);
+  const int acts[] = {TFCC_ACT_NONE, TFCC_ACT_RELU, TFCC_ACT_CLIP,
+                      TFCC_ACT_LEAKY_RELU, TFCC_ACT_HARD_SWISH,
+                      TFCC_ACT_SIGMOID};
+  int cases = 0;
+  for (int64_t mr = 1; mr <= TFCC_UK_MR; ++mr)
+    for (int64_t nr : {1, 5, 8, 15, 16, 17, 24, 31, 32}) {
+      int variant = cases++;
+      // Some with a long k (the full register blocks' steady state).
+      const int64_t ntaps = variant % 3 == 0 ? 3 : 1;
+      const int64_t kt = variant % 7 == 0 ? 100 + variant % 61 : 5 + variant % 11;
+      const int64_t lda = ntaps * kt + 3, ldc = 40, ldr = 37;
+      const int act = acts[variant % 6];
+      const bool first = variant % 4 != 1, useRes = variant % 4 == 2;
+      const bool last = variant % 5 != 3, useBias = variant % 2 == 0;
+      const float alpha = act == TFCC_ACT_CLIP ? -0.5f : 0.1f;
+      const float beta = act == TFCC_ACT_CLIP ? 0.5f : 0.0f;
+      std::vector<float> a = randomVector(mr * lda, rng);
+      std::vector<float> b = randomVector(ntaps * kt * TFCC_UK_NR, rng);
+      for (int64_t t = 0; t < ntaps; ++t) // packed B: zero past nr
+        for (int64_t k = 0; k < kt; ++k)
+          for (int64_t j = nr; j < TFCC_UK_NR; ++j)
+            b[(t * kt + k) * TFCC_UK_NR + j] = 0.0f;
+      std::vector<float> c = randomVector(mr * ldc, rng), c0 = c;
+      std::vector<float> res = randomVector(mr * ldr, rng);
+      std::vector<float> bias = randomVector(TFCC_UK_NR, rng);
+      std::vector<int64_t> toff;
+      for (int64_t t = 0; t < ntaps; ++t)
+        toff.push_back(t * kt);
+      tfcc_uk_args p = {};
+      p.a = a.data();
+      p.lda = lda;
+      p.toff = ntaps > 1 ? toff.data() : nullptr;
+      p.ntaps = ntaps;
+      p.kt = kt;
+      p.b = b.data();
+      p.b_tap_stride = kt * TFCC_UK_NR;
+      p.c = c.data();
+      p.ldc = ldc;
+      p.mr = mr;
+      p.nr = nr;
+      p.flags = (first ? TFCC_UK_FIRST : 0) | (last ? TFCC_UK_LAST : 0);
+      p.bias = useBias ? bias.data() : nullptr;
+      p.res = useRes ? res.data() : nullptr;
+      p.ldr = ldr;
+      p.act = act;
+      p.alpha = alpha;
+      p.beta = beta;
+      uk.fn(&p);
+      for (int64_t i = 0; i < mr; ++i)
+        for (int64_t j = 0; j < ldc; ++j) {
+          float got = c[i * ldc + j];
+          if (j >= nr) { // outside the tile: untouched
+            ASSERT_EQ(got, c0[i * ldc + j])
+                << uk.name << " wrote column " << j << " of a " << mr << "x"
+                << nr << " tile";
+            continue;
+          }
+          double v = !first ? c0[i * ldc + j] : useRes ? res[i * ldr + j] : 0;
+          double scale = std::fabs(v);
+          for (int64_t t = 0; t < ntaps; ++t)
+            for (int64_t k = 0; k < kt; ++k) {
+              double term = double(a[i * lda + toff[t] + k]) *
+                            b[(t * kt + k) * TFCC_UK_NR + j];
+              v += term;
+              scale += std::fabs(term);
+            }
+          if (last) {
+            if (useBias)
+              v += bias[j];
+            v = actRef(v, act, alpha, beta);
+          }
+          ASSERT_NEAR(got, v, 1e-5 * (scale + 1.0))
+              << uk.name << " tile " << mr << "x" << nr << " row " << i
+              << " column " << j << " taps " << ntaps << " kt " << kt
+              << " act " << act << " first " << first << " last " << last
+              << " bias " << useBias << " res " << useRes;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, MicroKernelTest, ::testing::ValuesIn(kMicroKernels),
+    [](const ::testing::TestParamInfo<MicroKernel> &info) {
+      return std::string(info.param.name);
     });
 
 // The comparison really detects a wrong result (the tests can fail).

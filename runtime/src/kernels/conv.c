@@ -534,7 +534,7 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   g.alpha = alpha;
   g.beta = beta;
   g.y = y;
-  g.uk = isa == TFCC_ISA_AVX512 ? tfcc_uk_avx512 : tfcc_uk_generic;
+  g.uk = tfcc_uk_for_isa(isa);
   g.taps = kh * kw;
   g.panels = (oc + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.npix = n * oh * ow;

@@ -17,6 +17,7 @@
 #include "kernels_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -50,29 +51,46 @@
 static int g_isa = -1;    /* detected */
 static int g_forced = -1; /* testing hook */
 
-static int detect_isa(void) {
+static int detect_cpu_isa(void) {
 #if TFCC_X86
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d))
     return TFCC_ISA_GENERIC;
-  if (!(c & (1u << 27)) || !(c & (1u << 12))) /* OSXSAVE, FMA */
+  /* OSXSAVE, AVX, FMA */
+  if (!(c & (1u << 27)) || !(c & (1u << 28)) || !(c & (1u << 12)))
     return TFCC_ISA_GENERIC;
   unsigned lo, hi;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   (void)hi;
-  if ((lo & 0xe6) != 0xe6) /* SSE, AVX, opmask, ZMM state enabled by the OS */
+  if ((lo & 0x6) != 0x6) /* SSE and AVX state enabled by the OS */
     return TFCC_ISA_GENERIC;
   if (__get_cpuid_max(0, NULL) < 7)
     return TFCC_ISA_GENERIC;
   __cpuid_count(7, 0, a, b, c, d);
-  const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
-  /* avx512f, avx512dq, avx512bw, avx512vl */
-  if ((b & need) != need)
+  if (!(b & (1u << 5))) /* AVX2 */
     return TFCC_ISA_GENERIC;
+  const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
+  /* avx512f, avx512dq, avx512bw, avx512vl; opmask and ZMM state */
+  if ((b & need) != need || (lo & 0xe6) != 0xe6)
+    return TFCC_ISA_AVX2;
   return TFCC_ISA_AVX512;
 #else
   return TFCC_ISA_GENERIC;
 #endif
+}
+
+/* The CPU's level, capped by TFCC_KERNELS_ISA (an unknown value is ignored:
+ * the variable only ever lowers the level). */
+static int detect_isa(void) {
+  int isa = detect_cpu_isa();
+  const char* cap = getenv("TFCC_KERNELS_ISA");
+  if (!cap)
+    return isa;
+  int limit = strcmp(cap, "generic") == 0  ? TFCC_ISA_GENERIC
+              : strcmp(cap, "avx2") == 0   ? TFCC_ISA_AVX2
+              : strcmp(cap, "avx512") == 0 ? TFCC_ISA_AVX512
+                                           : isa;
+  return limit < isa ? limit : isa;
 }
 
 int tfcc_kernels_isa(void) {
@@ -115,44 +133,21 @@ float tfcc_act_scalar(float v, int32_t act, float alpha, float beta) {
   }
 }
 
-void tfcc_uk_generic(const tfcc_uk_args* p) {
-  float acc[TFCC_UK_MR][TFCC_UK_NR];
-  const int64_t mr = p->mr, nr = p->nr;
-  for (int64_t i = 0; i < mr; ++i) {
-    for (int64_t j = 0; j < TFCC_UK_NR; ++j) {
-      float v = 0.0f;
-      if (j < nr) {
-        if (!(p->flags & TFCC_UK_FIRST))
-          v = p->c[i * p->ldc + j];
-        else if (p->res)
-          v = p->res[i * p->ldr + j];
-      }
-      acc[i][j] = v;
-    }
-  }
-  for (int64_t t = 0; t < p->ntaps; ++t) {
-    const float* a = p->a + (p->toff ? p->toff[t] : 0);
-    const float* b = p->b + t * p->b_tap_stride;
-    for (int64_t k = 0; k < p->kt; ++k) {
-      const float* bk = b + k * TFCC_UK_NR;
-      for (int64_t i = 0; i < mr; ++i) {
-        const float av = a[i * p->lda + k];
-        for (int64_t j = 0; j < TFCC_UK_NR; ++j)
-          acc[i][j] += av * bk[j];
-      }
-    }
-  }
-  for (int64_t i = 0; i < mr; ++i) {
-    for (int64_t j = 0; j < nr; ++j) {
-      float v = acc[i][j];
-      if (p->flags & TFCC_UK_LAST) {
-        if (p->bias)
-          v += p->bias[j];
-        v = tfcc_act_scalar(v, p->act, p->alpha, p->beta);
-      }
-      p->c[i * p->ldc + j] = v;
-    }
-  }
+tfcc_uk_fn tfcc_uk_for_isa(int isa) {
+#if TFCC_X86
+  /* -DTFCC_UK_AVX512_PORTABLE: the portable AVX-512 build instead of the
+   * hand-written kernel, to measure one against the other (bench/gemm). */
+  if (isa >= TFCC_ISA_AVX512)
+#ifdef TFCC_UK_AVX512_PORTABLE
+    return tfcc_uk_avx512_vec;
+#else
+    return tfcc_uk_avx512;
+#endif
+  if (isa >= TFCC_ISA_AVX2)
+    return tfcc_uk_avx2;
+#endif
+  (void)isa;
+  return tfcc_uk_base;
 }
 
 /* ---- GEMM driver -------------------------------------------------------- */
@@ -423,7 +418,7 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.act = act;
   g.alpha = alpha;
   g.beta = beta;
-  g.uk = tfcc_kernels_isa() == TFCC_ISA_AVX512 ? tfcc_uk_avx512 : tfcc_uk_generic;
+  g.uk = tfcc_uk_for_isa(tfcc_kernels_isa());
   g.uk_kmajor =
       tfcc_kernels_isa() == TFCC_ISA_AVX512 ? tfcc_uk_avx512_kmajor : NULL;
   g.tiles_m = (M + TFCC_UK_MR - 1) / TFCC_UK_MR;

@@ -47,11 +47,15 @@ typedef struct tfcc_uk_args {
 
 typedef void (*tfcc_uk_fn)(const tfcc_uk_args* p);
 
-/* ISA selection: 0 = portable C, 1 = AVX-512. */
-enum { TFCC_ISA_GENERIC = 0, TFCC_ISA_AVX512 = 1 };
+/* ISA levels, each including the ones below: the target's baseline
+ * (portable C and 4-float vectors), AVX2 + FMA (x86-64-v3), AVX-512
+ * (x86-64-v4: F, DQ, BW, VL). Selected once by CPUID, capped by the
+ * environment variable TFCC_KERNELS_ISA=generic|avx2|avx512 (to run a lower
+ * level's kernels on a machine that has more, e.g. to measure them). */
+enum { TFCC_ISA_GENERIC = 0, TFCC_ISA_AVX2 = 1, TFCC_ISA_AVX512 = 2 };
 TFCC_INTERNAL int tfcc_kernels_isa(void);
 /* Testing hook: -1 = auto (CPUID), else force an ISA (never one the CPU
- * lacks: AVX-512 is only honoured when supported). */
+ * lacks: a level above the detected one is not honoured). */
 TFCC_INTERNAL void tfcc_rt_kernels_force_isa(int isa);
 
 /* Max pooling windows that tile the input (stride == window, no padding,
@@ -67,8 +71,16 @@ TFCC_INTERNAL void tfcc_pool_zero_uncovered(float* dx, int64_t h, int64_t w,
                                             int64_t c, int64_t kh, int64_t kw,
                                             int64_t oh, int64_t ow);
 
-TFCC_INTERNAL void tfcc_uk_generic(const tfcc_uk_args* p);
+/* The GEMM micro-kernel of each ISA level: tfcc_uk_base, tfcc_uk_avx2 and
+ * tfcc_uk_avx512_vec are one source (ukernel_vec.inc) compiled per level;
+ * tfcc_uk_avx512 is hand-written with intrinsics (ukernel_avx512.c), faster
+ * than the portable form there (docs/performance.md). */
+TFCC_INTERNAL void tfcc_uk_base(const tfcc_uk_args* p);
+TFCC_INTERNAL void tfcc_uk_avx2(const tfcc_uk_args* p);
+TFCC_INTERNAL void tfcc_uk_avx512_vec(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_uk_avx512(const tfcc_uk_args* p);
+/* The micro-kernel the GEMM, convolution and Winograd drivers use at `isa`. */
+TFCC_INTERNAL tfcc_uk_fn tfcc_uk_for_isa(int isa);
 /* The same with A k-major: element (i, k) at a[k * lda + i]; one tap
  * (toff NULL, ntaps 1). Only called when tfcc_kernels_isa() is AVX-512. */
 TFCC_INTERNAL void tfcc_uk_avx512_kmajor(const tfcc_uk_args* p);

@@ -710,7 +710,7 @@ TGT void tfcc_layer_norm_row_avx512(const float* x, int64_t n,
 }
 
 #else /* not x86-64: never selected */
-void tfcc_uk_avx512(const tfcc_uk_args* p) { tfcc_uk_generic(p); }
+void tfcc_uk_avx512(const tfcc_uk_args* p) { tfcc_uk_base(p); }
 void tfcc_uk_avx512_kmajor(const tfcc_uk_args* p) { (void)p; }
 void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b, int64_t r) {
   tfcc_dw_row_generic(p, b, r);

@@ -373,7 +373,7 @@ void tfcc_rt_conv2d_winograd_f32(const float* x, int64_t n, int64_t h,
   g.psize = tfcc_rt_sgemm_packed_b_size(c, oc);
   g.gn = 1;
   const int isa = tfcc_kernels_isa();
-  g.uk = isa == TFCC_ISA_AVX512 ? tfcc_uk_avx512 : tfcc_uk_generic;
+  g.uk = tfcc_uk_for_isa(isa);
   g.in = isa == TFCC_ISA_AVX512 ? tfcc_wg_in_avx512 : tfcc_wg_in_generic;
   g.out = isa == TFCC_ISA_AVX512 ? tfcc_wg_out_avx512 : tfcc_wg_out_generic;
   g.in1 = isa == TFCC_ISA_AVX512 ? tfcc_wg_in1_avx512 : tfcc_wg_in1_generic;
