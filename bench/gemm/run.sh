@@ -19,14 +19,14 @@ if [ ! -f /usr/include/dnnl.h ]; then
   exit 1
 fi
 # Each kernel source with the flags runtime/CMakeLists.txt gives it: the per-ISA
-# builds of the portable micro-kernel (ukernel_vec_<isa>.c) with their -march.
+# builds of the portable micro-kernel (vec_<isa>.c) with their -march.
 objs=()
 for src in "$root"/runtime/src/kernels/*.c; do
   flags=()
   case $(basename "$src") in
-    ukernel_vec_avx2.c) flags=(-march=x86-64-v3 -ffp-contract=fast) ;;
-    ukernel_vec_avx512.c) flags=(-march=x86-64-v4 -ffp-contract=fast) ;;
-    ukernel_vec_*.c) flags=(-ffp-contract=fast) ;;
+    vec_avx2.c) flags=(-march=x86-64-v3 -ffp-contract=fast) ;;
+    vec_avx512.c) flags=(-march=x86-64-v4 -ffp-contract=fast) ;;
+    vec_*.c) flags=(-ffp-contract=fast) ;;
   esac
   obj="$out/$(basename "$src" .c).o"
   # shellcheck disable=SC2086  # TFCC_BENCH_CFLAGS: -D overrides of the blocking, for tuning

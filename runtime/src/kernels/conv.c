@@ -698,9 +698,18 @@ void tfcc_rt_depthwise_conv2d_f32(
   d.a.alpha = alpha;
   d.a.beta = beta;
   d.a.y = y;
-  /* the vector path handles m <= 16 (16 output lanes span <= 16 inputs) */
-  d.row = tfcc_kernels_isa() == TFCC_ISA_AVX512 && m <= 16 ? tfcc_dw_row_avx512
-                                                           : tfcc_dw_row_generic;
+  /* the AVX-512 path handles m <= 16 (16 output lanes span <= 16 inputs),
+   * the portable vector ones m = 1 */
+  const int isa = tfcc_kernels_isa();
+  d.row = tfcc_dw_row_generic;
+  if (isa == TFCC_ISA_AVX512 && m <= 16)
+    d.row = tfcc_dw_row_avx512;
+#if defined(__x86_64__)
+  else if (isa == TFCC_ISA_AVX2 && m == 1)
+    d.row = tfcc_dw_row_avx2;
+#endif
+  else if (m == 1)
+    d.row = tfcc_dw_row_base;
   if (tfcc_kernels_isa() == TFCC_ISA_AVX512 && m == 1 && kw == 3 &&
       dil_w == 1 && (stride_w == 1 || stride_w == 2) && kh >= 1 && kh <= 16 &&
       activation != TFCC_ACT_SIGMOID)

@@ -72,7 +72,8 @@ TFCC_INTERNAL void tfcc_pool_zero_uncovered(float* dx, int64_t h, int64_t w,
                                             int64_t oh, int64_t ow);
 
 /* The GEMM micro-kernel of each ISA level: tfcc_uk_base, tfcc_uk_avx2 and
- * tfcc_uk_avx512_vec are one source (ukernel_vec.inc) compiled per level;
+ * tfcc_uk_avx512_vec are one source (ukernel_vec.inc) compiled per level
+ * (vec_<isa>.c);
  * tfcc_uk_avx512 is hand-written with intrinsics (ukernel_avx512.c), faster
  * than the portable form there (docs/performance.md). */
 TFCC_INTERNAL void tfcc_uk_base(const tfcc_uk_args* p);
@@ -111,6 +112,11 @@ TFCC_INTERNAL void tfcc_dw_row_generic(const tfcc_dw_args* p, int64_t b,
                                        int64_t r);
 TFCC_INTERNAL void tfcc_dw_row_avx512(const tfcc_dw_args* p, int64_t b,
                                       int64_t r);
+/* m = 1 only: one portable source (depthwise_vec.inc) per ISA level. */
+TFCC_INTERNAL void tfcc_dw_row_base(const tfcc_dw_args* p, int64_t b,
+                                    int64_t r);
+TFCC_INTERNAL void tfcc_dw_row_avx2(const tfcc_dw_args* p, int64_t b,
+                                    int64_t r);
 /* AVX-512, kw = 3, m = 1, dil_w = 1, stride_w 1 or 2, kh <= 16, activation
  * none / relu / clip / leaky relu / hard swish (depthwise_avx512.c). */
 TFCC_INTERNAL void tfcc_dw3_row_avx512(const tfcc_dw_args* p, int64_t b,

@@ -1,0 +1,18 @@
+/* vec_avx2.c - the portable kernels (vec_common.inc, ukernel_vec.inc,
+ * depthwise_vec.inc) compiled for x86-64-v3 (AVX2 + FMA; CMakeLists gives
+ * this file -march=x86-64-v3), selected at run time. GEMM: 16 ymm registers,
+ * 6 rows x 16 columns a block (12 accumulators, 2 B vectors, 1 broadcast),
+ * two column passes per 32-wide panel. Depthwise: 4 channel vectors a block. */
+#include "kernels_internal.h"
+
+#define VEC_VL 8
+#include "vec_common.inc"
+
+#define UKV_NV 2
+#define UKV_MRG 6
+#define UKV_FN tfcc_uk_avx2
+#include "ukernel_vec.inc"
+
+#define DWV_NV 4
+#define DWV_FN tfcc_dw_row_avx2
+#include "depthwise_vec.inc"

@@ -1,0 +1,17 @@
+/* vec_base.c - the portable kernels (vec_common.inc, ukernel_vec.inc,
+ * depthwise_vec.inc) for the target's baseline: 4-float vectors (SSE2 on
+ * x86-64, NEON on AArch64; 16 registers assumed). GEMM: 6 rows x 8 columns a
+ * register block. Depthwise: 4 channel vectors a block. */
+#include "kernels_internal.h"
+
+#define VEC_VL 4
+#include "vec_common.inc"
+
+#define UKV_NV 2
+#define UKV_MRG 6
+#define UKV_FN tfcc_uk_base
+#include "ukernel_vec.inc"
+
+#define DWV_NV 4
+#define DWV_FN tfcc_dw_row_base
+#include "depthwise_vec.inc"
