@@ -943,6 +943,20 @@ def fmt_rtt(r):
                       for v in (r.get("core_rtt_before"), r.get("core_rtt_after")))
 
 
+def kernel_level(flags):
+    """The ISA level tfcc's kernels run at (runtime/src/kernels: the CPU's, capped by
+    TFCC_KERNELS_ISA), with what set it."""
+    have = set(flags.split())
+    cpu = ("avx512" if {"avx512f", "avx512bw", "avx512vl"} <= have
+           else "avx2" if {"avx2", "fma"} <= have else "generic")
+    order = ["generic", "avx2", "avx512"]
+    cap = os.environ.get("TFCC_KERNELS_ISA")
+    if cap in order and order.index(cap) < order.index(cpu):
+        return "%s (TFCC_KERNELS_ISA=%s; the CPU has %s; the peers use the CPU's)" % (
+            cap, cap, cpu)
+    return "%s (the CPU's)" % cpu
+
+
 def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
     m = machine_info()
     every = rows + train_rows
@@ -956,6 +970,7 @@ def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
              % (m["cpu"], m["cpus"], m["threads_per_core"],
                 ", " + m["hypervisor"] + " guest" if m["hypervisor"] else ""),
              "| ISA flags | %s |" % m["flags"],
+             "| tfcc kernel level | %s |" % kernel_level(m["flags"]),
              "| memory, kernel | %s GiB, Linux %s |" % (m["memory_gb"], m["kernel"]),
              "| other work on the machine | load average %s before the run; other processes "
              "kept %s CPUs busy on average during the rows (per row below; 0 on a quiet "

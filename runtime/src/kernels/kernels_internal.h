@@ -96,6 +96,20 @@ TFCC_INTERNAL void tfcc_pack_b_block(int64_t N, const float* B, int64_t ldb,
 TFCC_INTERNAL float tfcc_act_scalar(float v, int32_t act, float alpha,
                                     float beta);
 
+/* NHWC pooling rows [begin, end) (row = b * oh + r) of `ctx`, a
+ * tfcc_pool_args (pool2d.c); mode TFCC_POOL_*. */
+typedef struct tfcc_pool_args {
+  const float* x;
+  int64_t h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
+  int32_t mode;
+  float* y;
+} tfcc_pool_args;
+/* One portable source (pool_vec.inc) per ISA level. */
+TFCC_INTERNAL void tfcc_pool_rows_base(void* ctx, int64_t begin, int64_t end,
+                                       int32_t thread);
+TFCC_INTERNAL void tfcc_pool_rows_avx2(void* ctx, int64_t begin, int64_t end,
+                                       int32_t thread);
+
 /* Depthwise: one output row (b, r) of every channel. */
 typedef struct tfcc_dw_args {
   const float* x;

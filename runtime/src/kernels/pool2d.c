@@ -1,8 +1,9 @@
 /* pool2d.c - NHWC max / average pooling with implicit padding.
  *
- * One task per output row (batch, r), split across the current pool. The
- * inner loop runs over channels, contiguous in NHWC, so it vectorizes; the
- * AVX-512 clone is selected at run time like the other kernels. Padding is
+ * One task per output row (batch, r), split across the current pool, with
+ * the channels (contiguous in NHWC) in vector lanes: the portable rows
+ * (pool_vec.inc, compiled per ISA level in vec_<isa>.c) or the AVX-512
+ * intrinsics below, selected at run time like the other kernels. Padding is
  * never materialized: taps outside the input are skipped, which is what TF's
  * max pooling (padding ignored) and average pooling with SAME (divide by the
  * real elements) mean; mode TFCC_POOL_AVG_WINDOW divides by the full window
@@ -12,57 +13,13 @@
 
 #include <float.h>
 
-typedef struct pool_args {
-  const float* x;
-  int64_t h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
-  int32_t mode;
-  float* y;
-} pool_args;
-
-#define TFCC_POOL_ROW_BODY                                                    \
-  const pool_args* p = (const pool_args*)ctx;                                 \
-  int64_t task, s, i, j, k;                                                   \
-  (void)thread;                                                               \
-  for (task = begin; task < end; ++task) {                                    \
-    int64_t b = task / p->oh, r = task % p->oh;                               \
-    int64_t r0 = r * p->sh - p->pt;                                           \
-    int64_t i_lo = TFCC_MAX(0, -r0), i_hi = TFCC_MIN(p->kh, p->h - r0);       \
-    const float* xb = p->x + b * p->h * p->w * p->c;                          \
-    float* yrow = p->y + (b * p->oh + r) * p->ow * p->c;                      \
-    for (s = 0; s < p->ow; ++s) {                                             \
-      int64_t s0 = s * p->sw - p->pl;                                         \
-      int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);     \
-      float* out = yrow + s * p->c;                                           \
-      float init = p->mode == TFCC_POOL_MAX ? -FLT_MAX * 2.0f : 0.0f;         \
-      for (k = 0; k < p->c; ++k) out[k] = init;                               \
-      for (i = i_lo; i < i_hi; ++i)                                           \
-        for (j = j_lo; j < j_hi; ++j) {                                       \
-          const float* in = xb + ((r0 + i) * p->w + (s0 + j)) * p->c;         \
-          if (p->mode == TFCC_POOL_MAX)                                       \
-            for (k = 0; k < p->c; ++k) out[k] = out[k] > in[k] ? out[k] : in[k]; \
-          else                                                                \
-            for (k = 0; k < p->c; ++k) out[k] += in[k];                       \
-        }                                                                     \
-      if (p->mode != TFCC_POOL_MAX) {                                         \
-        int64_t count = p->mode == TFCC_POOL_AVG_WINDOW                       \
-                            ? p->kh * p->kw                                   \
-                            : (i_hi - i_lo) * (j_hi - j_lo);                  \
-        float scale = count > 0 ? 1.0f / (float)count : 0.0f;                 \
-        for (k = 0; k < p->c; ++k) out[k] *= scale;                           \
-      }                                                                       \
-    }                                                                         \
-  }
-
-static void pool_rows_generic(void* ctx, int64_t begin, int64_t end,
-                              int32_t thread) {
-  TFCC_POOL_ROW_BODY
-}
+typedef tfcc_pool_args pool_args;
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
-/* The same arithmetic, in the same tap order, with each 16-channel block of
- * an output pixel kept in a register over the taps (the portable loop loads
- * and stores the output once per tap: it may alias the input). */
+/* The arithmetic of pool_vec.inc, in the same tap order, with each 16-channel
+ * block of an output pixel kept in a register over the taps and the last
+ * block masked. */
 __attribute__((target("avx512f,avx512vl,fma"))) static void pool_rows_avx512(
     void* ctx, int64_t begin, int64_t end, int32_t thread) {
   const pool_args* p = (const pool_args*)ctx;
@@ -112,7 +69,7 @@ void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
                         int64_t stride_w, int64_t pad_top, int64_t pad_left,
                         int64_t oh, int64_t ow, int32_t mode, float* y) {
   pool_args p;
-  void (*rows)(void*, int64_t, int64_t, int32_t) = pool_rows_generic;
+  void (*rows)(void*, int64_t, int64_t, int32_t) = tfcc_pool_rows_base;
   if (n <= 0 || oh <= 0 || ow <= 0 || c <= 0) return;
   p.x = x;
   p.h = h;
@@ -130,6 +87,7 @@ void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   p.y = y;
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
   if (tfcc_kernels_isa() == TFCC_ISA_AVX512) rows = pool_rows_avx512;
+  else if (tfcc_kernels_isa() == TFCC_ISA_AVX2) rows = tfcc_pool_rows_avx2;
 #endif
   /* Rows are cheap: serial below ~64k taps * channels of work. */
   if (n * oh * ow * kh * kw * c < 65536)

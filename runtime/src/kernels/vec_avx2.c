@@ -1,5 +1,5 @@
 /* vec_avx2.c - the portable kernels (vec_common.inc, ukernel_vec.inc,
- * depthwise_vec.inc) compiled for x86-64-v3 (AVX2 + FMA; CMakeLists gives
+ * depthwise_vec.inc, pool_vec.inc) compiled for x86-64-v3 (AVX2 + FMA; CMakeLists gives
  * this file -march=x86-64-v3), selected at run time. GEMM: 16 ymm registers,
  * 6 rows x 16 columns a block (12 accumulators, 2 B vectors, 1 broadcast),
  * two column passes per 32-wide panel. Depthwise: 4 channel vectors a block. */
@@ -16,3 +16,6 @@
 #define DWV_NV 4
 #define DWV_FN tfcc_dw_row_avx2
 #include "depthwise_vec.inc"
+
+#define POOLV_FN tfcc_pool_rows_avx2
+#include "pool_vec.inc"
