@@ -166,6 +166,19 @@ TFCC_INTERNAL void tfcc_layer_norm_row_avx512(const float* x, int64_t n,
                                               const float* gamma,
                                               const float* beta, float epsilon,
                                               float* y);
+/* The same rows from one portable source (rowwise_vec.inc) per ISA level. */
+TFCC_INTERNAL void tfcc_softmax_row_base(const float* x, int64_t n,
+                                         int32_t log_softmax, float* y);
+TFCC_INTERNAL void tfcc_softmax_row_avx2(const float* x, int64_t n,
+                                         int32_t log_softmax, float* y);
+TFCC_INTERNAL void tfcc_layer_norm_row_base(const float* x, int64_t n,
+                                            const float* gamma,
+                                            const float* beta, float epsilon,
+                                            float* y);
+TFCC_INTERNAL void tfcc_layer_norm_row_avx2(const float* x, int64_t n,
+                                            const float* gamma,
+                                            const float* beta, float epsilon,
+                                            float* y);
 
 /* Winograd F(2x2, 3x3) transforms (winograd.c, winograd_avx512.c).
  * Input: src[4*a + e] points to the c channels of patch pixel (a, e) (a

@@ -2,14 +2,13 @@
  * the last, contiguous axis.
  *
  * One task per row, split across the current pool when there is enough work.
- * Portable path: float accumulations in row order, like the lowering they
- * replace, libm's expf. AVX-512 path (chosen at run time, ukernel_avx512.c):
- * 16-lane vectors, sums in two vector accumulators, a polynomial exp.
- * Softmax subtracts the row maximum first (no overflow).
+ * Each row runs the function of the ISA level (chosen at run time): the
+ * AVX-512 intrinsics (ukernel_avx512.c) or the portable vector rows
+ * (rowwise_vec.inc, per level): sums in two vector accumulators, a
+ * polynomial exp. Softmax subtracts the row maximum first (no overflow).
  */
 #include "kernels_internal.h"
 
-#include <math.h>
 
 typedef struct row_args {
   const float* x;
@@ -21,77 +20,52 @@ typedef struct row_args {
   float* y;
 } row_args;
 
-#define TFCC_LAYER_NORM_BODY                                                  \
-  const row_args* p = (const row_args*)ctx;                                   \
-  int64_t row, k, n = p->cols;                                                \
-  (void)thread;                                                               \
-  for (row = begin; row < end; ++row) {                                       \
-    const float* x = p->x + row * n;                                          \
-    float* y = p->y + row * n;                                                \
-    float sum = 0.0f, sq = 0.0f, mean, inv;                                   \
-    for (k = 0; k < n; ++k) sum += x[k];                                      \
-    mean = sum / (float)n;                                                    \
-    for (k = 0; k < n; ++k) {                                                 \
-      float d = x[k] - mean;                                                  \
-      sq += d * d;                                                            \
-    }                                                                         \
-    inv = 1.0f / sqrtf(sq / (float)n + p->epsilon);                           \
-    for (k = 0; k < n; ++k)                                                   \
-      y[k] = (x[k] - mean) * inv * (p->gamma ? p->gamma[k] : 1.0f) +          \
-             (p->beta ? p->beta[k] : 0.0f);                                   \
-  }
+/* The row functions of each ISA level: the AVX-512 intrinsics
+ * (ukernel_avx512.c) or the portable rows (rowwise_vec.inc per level). */
+typedef void (*softmax_row_fn)(const float*, int64_t, int32_t, float*);
+typedef void (*layer_norm_row_fn)(const float*, int64_t, const float*,
+                                  const float*, float, float*);
 
-#define TFCC_SOFTMAX_BODY                                                     \
-  const row_args* p = (const row_args*)ctx;                                   \
-  int64_t row, k, n = p->cols;                                                \
-  (void)thread;                                                               \
-  for (row = begin; row < end; ++row) {                                       \
-    const float* x = p->x + row * n;                                          \
-    float* y = p->y + row * n;                                                \
-    float max = x[0], sum = 0.0f;                                             \
-    for (k = 1; k < n; ++k) max = x[k] > max ? x[k] : max;                    \
-    for (k = 0; k < n; ++k) {                                                 \
-      float e = expf(x[k] - max);                                             \
-      sum += e;                                                               \
-      if (!p->log_softmax) y[k] = e;                                          \
-    }                                                                         \
-    if (p->log_softmax) {                                                     \
-      float shift = max + logf(sum);                                          \
-      for (k = 0; k < n; ++k) y[k] = x[k] - shift;                            \
-    } else {                                                                  \
-      float inv = 1.0f / sum;                                                 \
-      for (k = 0; k < n; ++k) y[k] *= inv;                                    \
-    }                                                                         \
-  }
-
-static void layer_norm_rows_generic(void* ctx, int64_t begin, int64_t end,
-                                    int32_t thread) {
-  TFCC_LAYER_NORM_BODY
-}
-static void softmax_rows_generic(void* ctx, int64_t begin, int64_t end,
-                                 int32_t thread) {
-  TFCC_SOFTMAX_BODY
-}
-
+static softmax_row_fn softmax_row_for_isa(int isa) {
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define TFCC_ROW_AVX512 1
-static void layer_norm_rows_avx512(void* ctx, int64_t begin, int64_t end,
-                                   int32_t thread) {
-  const row_args* p = (const row_args*)ctx;
-  (void)thread;
-  for (int64_t row = begin; row < end; ++row)
-    tfcc_layer_norm_row_avx512(p->x + row * p->cols, p->cols, p->gamma,
-                               p->beta, p->epsilon, p->y + row * p->cols);
-}
-static void softmax_rows_avx512(void* ctx, int64_t begin, int64_t end,
-                                int32_t thread) {
-  const row_args* p = (const row_args*)ctx;
-  (void)thread;
-  for (int64_t row = begin; row < end; ++row)
-    tfcc_softmax_row_avx512(p->x + row * p->cols, p->cols, p->log_softmax,
-                            p->y + row * p->cols);
-}
+  if (isa == TFCC_ISA_AVX512)
+    return tfcc_softmax_row_avx512;
+  if (isa == TFCC_ISA_AVX2)
+    return tfcc_softmax_row_avx2;
 #endif
+  (void)isa;
+  return tfcc_softmax_row_base;
+}
+
+static layer_norm_row_fn layer_norm_row_for_isa(int isa) {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  if (isa == TFCC_ISA_AVX512)
+    return tfcc_layer_norm_row_avx512;
+  if (isa == TFCC_ISA_AVX2)
+    return tfcc_layer_norm_row_avx2;
+#endif
+  (void)isa;
+  return tfcc_layer_norm_row_base;
+}
+
+static void layer_norm_rows(void* ctx, int64_t begin, int64_t end,
+                            int32_t thread) {
+  const row_args* p = (const row_args*)ctx;
+  const layer_norm_row_fn row = layer_norm_row_for_isa(tfcc_kernels_isa());
+  (void)thread;
+  for (int64_t r = begin; r < end; ++r)
+    row(p->x + r * p->cols, p->cols, p->gamma, p->beta, p->epsilon,
+        p->y + r * p->cols);
+}
+
+static void softmax_rows(void* ctx, int64_t begin, int64_t end,
+                         int32_t thread) {
+  const row_args* p = (const row_args*)ctx;
+  const softmax_row_fn row = softmax_row_for_isa(tfcc_kernels_isa());
+  (void)thread;
+  for (int64_t r = begin; r < end; ++r)
+    row(p->x + r * p->cols, p->cols, p->log_softmax, p->y + r * p->cols);
+}
 
 static void run_rows(void (*fn)(void*, int64_t, int64_t, int32_t),
                      row_args* p, int64_t rows) {
@@ -106,7 +80,6 @@ void tfcc_rt_layer_norm_f32(const float* x, int64_t rows, int64_t cols,
                             const float* gamma, const float* beta,
                             float epsilon, float* y) {
   row_args p;
-  void (*fn)(void*, int64_t, int64_t, int32_t) = layer_norm_rows_generic;
   if (rows <= 0 || cols <= 0) return;
   p.x = x;
   p.cols = cols;
@@ -115,16 +88,12 @@ void tfcc_rt_layer_norm_f32(const float* x, int64_t rows, int64_t cols,
   p.epsilon = epsilon;
   p.log_softmax = 0;
   p.y = y;
-#ifdef TFCC_ROW_AVX512
-  if (tfcc_kernels_isa() == TFCC_ISA_AVX512) fn = layer_norm_rows_avx512;
-#endif
-  run_rows(fn, &p, rows);
+  run_rows(layer_norm_rows, &p, rows);
 }
 
 void tfcc_rt_softmax_f32(const float* x, int64_t rows, int64_t cols,
                          int32_t log_softmax, float* y) {
   row_args p;
-  void (*fn)(void*, int64_t, int64_t, int32_t) = softmax_rows_generic;
   if (rows <= 0 || cols <= 0) return;
   p.x = x;
   p.cols = cols;
@@ -133,8 +102,5 @@ void tfcc_rt_softmax_f32(const float* x, int64_t rows, int64_t cols,
   p.epsilon = 0.0f;
   p.log_softmax = log_softmax;
   p.y = y;
-#ifdef TFCC_ROW_AVX512
-  if (tfcc_kernels_isa() == TFCC_ISA_AVX512) fn = softmax_rows_avx512;
-#endif
-  run_rows(fn, &p, rows);
+  run_rows(softmax_rows, &p, rows);
 }
