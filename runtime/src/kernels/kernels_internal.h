@@ -233,6 +233,29 @@ TFCC_INTERNAL void tfcc_wg_fin_avx512(const float* acc, int64_t nr,
                                       float beta);
 typedef void (*tfcc_wg_fin_fn)(const float*, int64_t, const float*,
                                const float*, float*, int32_t, float, float);
+/* Rows of B^T (and of the 2x2 output's A^T): the two taps of row a and
+ * whether the second is subtracted (winograd.c). */
+TFCC_INTERNAL extern const int tfcc_wg_idx[4][2];
+TFCC_INTERNAL extern const int tfcc_wg_sub[4];
+/* The five transforms from one portable source (winograd_vec.inc) per ISA
+ * level, suffixes _base and _avx2. */
+#define TFCC_WG_VEC_DECLS(SUFFIX)                                              \
+  TFCC_INTERNAL void tfcc_wg_in_##SUFFIX(const float* const* src, int64_t c,   \
+                                         float* v, int64_t pstride);           \
+  TFCC_INTERNAL void tfcc_wg_out_##SUFFIX(                                     \
+      const float* m, int64_t pstride, int64_t nr, const float* bias,          \
+      const float* res, float* y, int64_t rs, int64_t cs, int rows, int cols,  \
+      int32_t act, float alpha, float beta);                                   \
+  TFCC_INTERNAL void tfcc_wg_in1_##SUFFIX(const float* const* src, int p,      \
+                                          int64_t c, float* v);                \
+  TFCC_INTERNAL void tfcc_wg_acc_##SUFFIX(const float* m, int64_t nr,          \
+                                          const float* coef, float* acc,       \
+                                          int64_t lds);                        \
+  TFCC_INTERNAL void tfcc_wg_fin_##SUFFIX(                                     \
+      const float* acc, int64_t nr, const float* bias, const float* res,       \
+      float* y, int32_t act, float alpha, float beta);
+TFCC_WG_VEC_DECLS(base)
+TFCC_WG_VEC_DECLS(avx2)
 
 /* GEMM core used by tfcc_rt_sgemm and the 1x1 convolution. */
 TFCC_INTERNAL void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N,

@@ -1,9 +1,9 @@
 /* vec_avx2.c - the portable kernels (vec_common.inc, ukernel_vec.inc,
- * depthwise_vec.inc, pool_vec.inc, rowwise_vec.inc) compiled for x86-64-v3
- * (AVX2 + FMA; CMakeLists gives this file -march=x86-64-v3), selected at run
- * time. GEMM: 16 ymm registers, 6 rows x 16 columns a block (12 accumulators,
- * 2 B vectors, 1 broadcast), two column passes per 32-wide panel. Depthwise:
- * 4 channel vectors a block. */
+ * depthwise_vec.inc, pool_vec.inc, rowwise_vec.inc, winograd_vec.inc)
+ * compiled for x86-64-v3 (AVX2 + FMA; CMakeLists gives this file
+ * -march=x86-64-v3), selected at run time. GEMM: 16 ymm registers, 6 rows x
+ * 16 columns a block (12 accumulators, 2 B vectors, 1 broadcast), two column
+ * passes per 32-wide panel. Depthwise: 4 channel vectors a block. */
 #include "kernels_internal.h"
 
 #define VEC_VL 8
@@ -11,6 +11,7 @@
 
 #define UKV_NV 2
 #define UKV_MRG 6
+#define UKV_PREFETCH 16
 #define UKV_FN tfcc_uk_avx2
 #include "ukernel_vec.inc"
 
@@ -23,3 +24,6 @@
 
 #define ROWV_SUFFIX(name) name##_avx2
 #include "rowwise_vec.inc"
+
+#define WGV_SUFFIX(name) name##_avx2
+#include "winograd_vec.inc"

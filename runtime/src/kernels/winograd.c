@@ -44,8 +44,8 @@
 
 /* Rows of B^T (and of the 2x2 output's A^T): the two taps of row a and
  * whether the second is subtracted; A^T's entries. */
-static const int g_wg_idx[4][2] = {{0, 2}, {1, 2}, {2, 1}, {1, 3}};
-static const int g_wg_sub[4] = {1, 0, 1, 1};
+const int tfcc_wg_idx[4][2] = {{0, 2}, {1, 2}, {2, 1}, {1, 3}};
+const int tfcc_wg_sub[4] = {1, 0, 1, 1};
 static const float g_wg_at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
 
 /* The zero "pixel" the input transform reads for the padding. */
@@ -128,14 +128,14 @@ void tfcc_wg_out_generic(const float* m, int64_t ps, int64_t nr,
 
 void tfcc_wg_in1_generic(const float* const* s, int p, int64_t c, float* v) {
   const int a = p / 4, e = p % 4;
-  const int i1 = g_wg_idx[a][0], i2 = g_wg_idx[a][1];
-  const int j1 = g_wg_idx[e][0], j2 = g_wg_idx[e][1];
+  const int i1 = tfcc_wg_idx[a][0], i2 = tfcc_wg_idx[a][1];
+  const int j1 = tfcc_wg_idx[e][0], j2 = tfcc_wg_idx[e][1];
   const float* r0 = s[4 * i1 + j1];
   const float* r1 = s[4 * i1 + j2];
   const float* r2 = s[4 * i2 + j1];
   const float* r3 = s[4 * i2 + j2];
-  const float sa = g_wg_sub[a] ? -1.0f : 1.0f;
-  const float se = g_wg_sub[e] ? -1.0f : 1.0f;
+  const float sa = tfcc_wg_sub[a] ? -1.0f : 1.0f;
+  const float se = tfcc_wg_sub[e] ? -1.0f : 1.0f;
   for (int64_t k = 0; k < c; ++k) { /* rows first, as in tfcc_wg_in_* */
     const float u0 = r0[k] + sa * r2[k], u1 = r1[k] + sa * r3[k];
     v[k] = u0 + se * u1;
@@ -374,11 +374,22 @@ void tfcc_rt_conv2d_winograd_f32(const float* x, int64_t n, int64_t h,
   g.gn = 1;
   const int isa = tfcc_kernels_isa();
   g.uk = tfcc_uk_for_isa(isa);
-  g.in = isa == TFCC_ISA_AVX512 ? tfcc_wg_in_avx512 : tfcc_wg_in_generic;
-  g.out = isa == TFCC_ISA_AVX512 ? tfcc_wg_out_avx512 : tfcc_wg_out_generic;
-  g.in1 = isa == TFCC_ISA_AVX512 ? tfcc_wg_in1_avx512 : tfcc_wg_in1_generic;
-  g.acc = isa == TFCC_ISA_AVX512 ? tfcc_wg_acc_avx512 : tfcc_wg_acc_generic;
-  g.fin = isa == TFCC_ISA_AVX512 ? tfcc_wg_fin_avx512 : tfcc_wg_fin_generic;
+#define WG_PICK(NAME)                                                          \
+  (isa == TFCC_ISA_AVX512 ? tfcc_wg_##NAME##_avx512                            \
+   : isa == TFCC_ISA_AVX2 ? WG_AVX2(tfcc_wg_##NAME)                            \
+                          : tfcc_wg_##NAME##_base)
+#if defined(__x86_64__)
+#define WG_AVX2(NAME) NAME##_avx2
+#else
+#define WG_AVX2(NAME) NAME##_base
+#endif
+  g.in = WG_PICK(in);
+  g.out = WG_PICK(out);
+  g.in1 = WG_PICK(in1);
+  g.acc = WG_PICK(acc);
+  g.fin = WG_PICK(fin);
+#undef WG_PICK
+#undef WG_AVX2
   const double flops = 2.0 * 16.0 * (double)g.tiles * (double)c * (double)oc;
   const double bytes =
       4.0 * ((double)(n * h * w * c) + (double)(n * oh * ow * oc) +

@@ -78,9 +78,6 @@ TGT void tfcc_wg_out_avx512(const float* m, int64_t ps, int64_t nr,
   }
 }
 
-static const int g_wg1_idx[4][2] = {{0, 2}, {1, 2}, {2, 1}, {1, 3}};
-static const int g_wg1_sub[4] = {1, 0, 1, 1};
-
 INL __m512 wg_addsub(int sub, __m512 a, __m512 b) {
   return sub ? _mm512_sub_ps(a, b) : _mm512_add_ps(a, b);
 }
@@ -88,13 +85,13 @@ INL __m512 wg_addsub(int sub, __m512 a, __m512 b) {
 TGT void tfcc_wg_in1_avx512(const float* const* s, int p, int64_t c,
                             float* v) {
   const int a = p / 4, e = p % 4;
-  const int i1 = g_wg1_idx[a][0], i2 = g_wg1_idx[a][1];
-  const int j1 = g_wg1_idx[e][0], j2 = g_wg1_idx[e][1];
+  const int i1 = tfcc_wg_idx[a][0], i2 = tfcc_wg_idx[a][1];
+  const int j1 = tfcc_wg_idx[e][0], j2 = tfcc_wg_idx[e][1];
   const float* r0 = s[4 * i1 + j1];
   const float* r1 = s[4 * i1 + j2];
   const float* r2 = s[4 * i2 + j1];
   const float* r3 = s[4 * i2 + j2];
-  const int sa = g_wg1_sub[a], se = g_wg1_sub[e];
+  const int sa = tfcc_wg_sub[a], se = tfcc_wg_sub[e];
   for (int64_t k = 0; k < c; k += 16) { /* rows first, as tfcc_wg_in_* */
     const __mmask16 mk = tail_mask(c - k);
     const __m512 u0 = wg_addsub(sa, _mm512_maskz_loadu_ps(mk, r0 + k),
