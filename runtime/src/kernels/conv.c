@@ -433,9 +433,15 @@ static void conv_range_flat(const conv_ctx* g, int64_t T0, int64_t T1,
   }
 }
 
+typedef struct c1_ctx {
+  tfcc_c1_args a;
+  void (*rows)(const tfcc_c1_args*, int64_t, int64_t);
+} c1_ctx;
+
 static void c1_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
+  const c1_ctx* c = (const c1_ctx*)ctx;
   (void)thread;
-  tfcc_conv_c1_rows_avx512((const tfcc_c1_args*)ctx, begin, end);
+  c->rows(&c->a, begin, end);
 }
 
 static void conv_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
@@ -481,9 +487,10 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
       4.0 * ((double)(n * h * w * c) + (double)(n * oh * ow * oc) +
              (double)(kh * kw * c) * (double)oc);
   const int serial = threads <= 1 || tfcc_small_work(flops, 100.0, bytes);
-  if (isa == TFCC_ISA_AVX512 && c == 1 && oc <= TFCC_C1_MAX_OC &&
-      stride_w == 1 && dil_w == 1 && kw <= TFCC_C1_MAX_KW) {
+  if (c == 1 && oc <= TFCC_C1_MAX_OC && stride_w == 1 && dil_w == 1 &&
+      kw <= TFCC_C1_MAX_KW) {
     /* one input channel, few output channels: vectorized over pixels */
+    c1_ctx cc;
     tfcc_c1_args a;
     a.x = x;
     a.h = h;
@@ -504,10 +511,18 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
     a.alpha = alpha;
     a.beta = beta;
     a.y = y;
+    cc.a = a;
+    cc.rows = tfcc_conv_c1_rows_base;
+#if defined(__x86_64__)
+    if (isa == TFCC_ISA_AVX512)
+      cc.rows = tfcc_conv_c1_rows_avx512;
+    else if (isa == TFCC_ISA_AVX2)
+      cc.rows = tfcc_conv_c1_rows_avx2;
+#endif
     if (serial || n * oh == 1)
-      tfcc_conv_c1_rows_avx512(&a, 0, n * oh);
+      cc.rows(&cc.a, 0, n * oh);
     else
-      tfcc_rt_parallel_for(n * oh, c1_task, &a);
+      tfcc_rt_parallel_for(n * oh, c1_task, &cc);
     return;
   }
   conv_ctx g;

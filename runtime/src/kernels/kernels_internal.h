@@ -157,6 +157,11 @@ typedef struct tfcc_c1_args {
 } tfcc_c1_args;
 TFCC_INTERNAL void tfcc_conv_c1_rows_avx512(const tfcc_c1_args* p, int64_t R0,
                                             int64_t R1);
+/* The same rows from one portable source (conv_c1_vec.inc) per ISA level. */
+TFCC_INTERNAL void tfcc_conv_c1_rows_base(const tfcc_c1_args* p, int64_t R0,
+                                          int64_t R1);
+TFCC_INTERNAL void tfcc_conv_c1_rows_avx2(const tfcc_c1_args* p, int64_t R0,
+                                          int64_t R1);
 
 /* One row of softmax / log-softmax and of layer normalization (AVX-512;
  * exp by the polynomial of the kernels' sigmoid, sums in 32 lanes). */

@@ -1,9 +1,9 @@
 /* vec_avx2.c - the portable kernels (vec_common.inc, ukernel_vec.inc,
- * depthwise_vec.inc, pool_vec.inc, rowwise_vec.inc, winograd_vec.inc)
- * compiled for x86-64-v3 (AVX2 + FMA; CMakeLists gives this file
- * -march=x86-64-v3), selected at run time. GEMM: 16 ymm registers, 6 rows x
- * 16 columns a block (12 accumulators, 2 B vectors, 1 broadcast), two column
- * passes per 32-wide panel. Depthwise: 4 channel vectors a block. */
+ * depthwise_vec.inc, pool_vec.inc, rowwise_vec.inc, winograd_vec.inc,
+ * conv_c1_vec.inc) compiled for x86-64-v3 (AVX2 + FMA; CMakeLists gives this
+ * file -march=x86-64-v3), selected at run time. GEMM: 16 ymm registers, 6
+ * rows x 16 columns a block (12 accumulators, 2 B vectors, 1 broadcast), two
+ * column passes per 32-wide panel. Depthwise: 4 channel vectors a block. */
 #include "kernels_internal.h"
 
 #define VEC_VL 8
@@ -27,3 +27,6 @@
 
 #define WGV_SUFFIX(name) name##_avx2
 #include "winograd_vec.inc"
+
+#define C1V_FN tfcc_conv_c1_rows_avx2
+#include "conv_c1_vec.inc"

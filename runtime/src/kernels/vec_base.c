@@ -1,8 +1,8 @@
 /* vec_base.c - the portable kernels (vec_common.inc, ukernel_vec.inc,
- * depthwise_vec.inc, pool_vec.inc, rowwise_vec.inc, winograd_vec.inc) for the
- * target's baseline: 4-float vectors (SSE2 on x86-64, NEON on AArch64; 16
- * registers assumed). GEMM: 6 rows x 8 columns a register block. Depthwise: 4
- * channel vectors a block. */
+ * depthwise_vec.inc, pool_vec.inc, rowwise_vec.inc, winograd_vec.inc,
+ * conv_c1_vec.inc) for the target's baseline: 4-float vectors (SSE2 on
+ * x86-64, NEON on AArch64; 16 registers assumed). GEMM: 6 rows x 8 columns a
+ * register block. Depthwise: 4 channel vectors a block. */
 #include "kernels_internal.h"
 
 #define VEC_VL 4
@@ -25,3 +25,6 @@
 
 #define WGV_SUFFIX(name) name##_base
 #include "winograd_vec.inc"
+
+#define C1V_FN tfcc_conv_c1_rows_base
+#include "conv_c1_vec.inc"
