@@ -38,15 +38,8 @@ ONLY=${ONNX_PYTORCH_CASES:-}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ORT_RUN="$HERE/../real/ort_run.js"
 
-log() { echo "check.sh: $*"; }
-die() { echo "check.sh: error: $*" >&2; exit 2; }
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-
-for tool in tfcc tfcc-run; do
-  [ -x "$TFCC_BIN/$tool" ] || die "$TFCC_BIN/$tool not found (set TFCC_BIN or build first)"
-done
-command -v node >/dev/null || die "node not found (Debian: nodejs)"
+# shellcheck source=../real/check_common.sh
+. "$HERE/../real/check_common.sh"
 "$PYTHON" -c 'import torch, numpy' 2>/dev/null \
   || die "$PYTHON cannot import torch and numpy (Debian: python3-torch)"
 

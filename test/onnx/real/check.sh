@@ -29,17 +29,10 @@ MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls resnet18 suite-cnn suite-conv3d}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ORT_RUN="$HERE/ort_run.js"
 
-log() { echo "check.sh: $*"; }
-die() { echo "check.sh: error: $*" >&2; exit 2; }
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
-
-for tool in tfcc tfcc-run; do
-  [ -x "$TFCC_BIN/$tool" ] || die "$TFCC_BIN/$tool not found (set TFCC_BIN or build first)"
-done
+# shellcheck source=check_common.sh
+. "$HERE/check_common.sh"
 "$TFCC_BIN/tfcc" --help 2>&1 | grep -qi onnx \
   || die "$TFCC_BIN/tfcc does not import .onnx models (no ONNX in 'tfcc --help')"
-command -v node >/dev/null || die "node not found (Debian: nodejs)"
 
 # --- Fetch ----------------------------------------------------------------------------------
 t0=$(now)
