@@ -10,11 +10,14 @@ PACKAGES=(
   libonnx-testdata libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision
   flatbuffers-compiler
+  qemu-user-static libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross libgcc-12-dev-arm64-cross
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 # flatbuffers-compiler: flatc reads and writes the checkpoints of test/tools/checkpoint.test
 # independently of the runtime's hand-written FlatBuffers code (runtime/src/checkpoint.c).
 # The real-model checks (test/onnx/real) run ONNX Runtime from npm.
+# qemu-user-static and the arm64 cross sysroot: test/cross builds the kernels and
+# KernelsTest for AArch64 (NEON) and runs them under qemu-aarch64-static.
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,14 +1,19 @@
 /* vec_base.c - the portable kernels (vec_common.inc, ukernel_vec.inc,
  * depthwise_vec.inc, pool_vec.inc, rowwise_vec.inc, winograd_vec.inc,
- * conv_c1_vec.inc) for the target's baseline: 4-float vectors (SSE2 on
- * x86-64, NEON on AArch64; 16 registers assumed). GEMM: 6 rows x 8 columns a
- * register block. Depthwise: 4 channel vectors a block. */
+ * conv_c1_vec.inc) for the target's baseline: 4-float vectors, SSE2 on
+ * x86-64 (16 registers: GEMM blocks of 6 rows x 8 columns) and NEON on
+ * AArch64 (32 registers: 6 x 16). Depthwise: 4 channel vectors a block. */
 #include "kernels_internal.h"
 
 #define VEC_VL 4
 #include "vec_common.inc"
 
+#if defined(__aarch64__)
+/* 32 NEON registers: 6 rows x 16 columns (24 accumulators, 4 B vectors). */
+#define UKV_NV 4
+#else
 #define UKV_NV 2
+#endif
 #define UKV_MRG 6
 #define UKV_FN tfcc_uk_base
 #include "ukernel_vec.inc"
