@@ -69,6 +69,16 @@ public:
   void initializer(const std::string &name, std::vector<int64_t> values) {
     initializer(name, values, {static_cast<int64_t>(values.size())});
   }
+  void floatInitializer(const std::string &name, std::vector<float> values,
+                        std::vector<int64_t> dims) {
+    onnx::TensorProto *t = model.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(kF32);
+    for (int64_t d : dims)
+      t->add_dims(d);
+    for (float v : values)
+      t->add_float_data(v);
+  }
   onnx::NodeProto &node(const std::string &op,
                         std::vector<std::string> inputs,
                         std::vector<std::string> outputs) {
@@ -559,6 +569,114 @@ TEST(OnnxConverters, SliceAttributesWithInt64Max) {
                       "(tensor<3x5xf32>) -> tensor<2x2xf32>"),
             1)
       << ir;
+}
+
+// What the int64-exact folds refuse, with a message naming the node.
+TEST(OnnxConverters, RangeRefusesHugeResultsAndMixedTypes) {
+  {
+    Model m(13);
+    m.initializer("start", {0}, {});
+    m.initializer("limit", {std::numeric_limits<int64_t>::max()}, {});
+    m.initializer("delta", {1}, {});
+    m.node("Range", {"start", "limit", "delta"}, {"y"});
+    m.output("y", kI64);
+    std::string diagnostics;
+    EXPECT_TRUE(m.import(diagnostics).empty());
+    EXPECT_NE(diagnostics.find("unsupported range [0, 9223372036854775807) "
+                               "step 1 of more than 67108864 elements in "
+                               "Range node"),
+              std::string::npos)
+        << diagnostics;
+  }
+  {
+    Model m(13);
+    m.initializer("start", {0}, {});
+    m.floatInitializer("limit", {4.0f}, {});
+    m.initializer("delta", {1}, {});
+    m.node("Range", {"start", "limit", "delta"}, {"y"});
+    m.output("y", kI64);
+    std::string diagnostics;
+    EXPECT_TRUE(m.import(diagnostics).empty());
+    EXPECT_NE(diagnostics.find("unsupported 'limit' of type f32 with 'start' "
+                               "of type i64 in Range node"),
+              std::string::npos)
+        << diagnostics;
+  }
+}
+
+TEST(OnnxConverters, FloatRangeRefusesZeroAndInfiniteSteps) {
+  for (float limit : {4.0f, std::numeric_limits<float>::infinity()}) {
+    Model m(13);
+    m.floatInitializer("start", {0.0f}, {});
+    m.floatInitializer("limit", {limit}, {});
+    m.floatInitializer("delta", {std::isinf(limit) ? 1.0f : 0.0f}, {});
+    m.node("Range", {"start", "limit", "delta"}, {"y"});
+    m.output("y", kF32);
+    std::string diagnostics;
+    EXPECT_TRUE(m.import(diagnostics).empty());
+    EXPECT_NE(diagnostics.find("unsupported range [0.000000, "), std::string::npos)
+        << diagnostics;
+    EXPECT_NE(diagnostics.find("in Range node"), std::string::npos)
+        << diagnostics;
+  }
+}
+
+TEST(OnnxConverters, ConstantOfShapeRefusesHugeShapes) {
+  // 2^62 x 4 elements: the product overflows int64.
+  Model m(13);
+  m.initializer("shape", {int64_t(1) << 62, 4});
+  m.node("ConstantOfShape", {"shape"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("unsupported shape [4611686018427387904, 4] "
+                             "with more than 67108864 elements in "
+                             "ConstantOfShape node"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(OnnxConverters, IntegerInputsOfTheWrongTypeAreRefused) {
+  {
+    Model m(13);
+    m.input("x", kF32, {5, 2});
+    m.floatInitializer("i", {1.0f}, {1});
+    m.node("Gather", {"x", "i"}, {"y"});
+    m.output("y", kF32);
+    std::string diagnostics;
+    EXPECT_TRUE(m.import(diagnostics).empty());
+    EXPECT_NE(diagnostics.find("unsupported indices of element type f32 in "
+                               "Gather node"),
+              std::string::npos)
+        << diagnostics;
+  }
+  {
+    Model m(13);
+    m.input("x", kI64, {4});
+    m.floatInitializer("lo", {0.5f}, {});
+    m.node("Clip", {"x", "lo"}, {"y"});
+    m.output("y", kI64);
+    std::string diagnostics;
+    EXPECT_TRUE(m.import(diagnostics).empty());
+    EXPECT_NE(diagnostics.find("unsupported 'min' input of type f32 for an "
+                               "input of type i64 in Clip node"),
+              std::string::npos)
+        << diagnostics;
+  }
+  {
+    Model m(13);
+    m.input("x", kI64, {4});
+    m.initializer("pads", {1, 1});
+    m.initializer("value", {5}, {});
+    m.node("Pad", {"x", "pads", "value"}, {"y"});
+    m.output("y", kI64);
+    std::string diagnostics;
+    EXPECT_TRUE(m.import(diagnostics).empty());
+    EXPECT_NE(diagnostics.find("unsupported 'constant_value' = 5 of type i64 "
+                               "(graph.pad pads with an f32 value) in Pad node"),
+              std::string::npos)
+        << diagnostics;
+  }
 }
 
 TEST(OnnxConverters, GatherNormalizesNegativeIndices) {
