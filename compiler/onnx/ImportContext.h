@@ -20,6 +20,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cassert>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,8 +58,12 @@ struct HostTensor {
   /// Whether the elements live in `floats` (f32, f64) rather than `ints`.
   bool isFloat() const;
   int64_t numElements() const;
-  /// The integer elements; unknown entries as -1 (check hasUnknowns() first).
-  const std::vector<int64_t> &asInts() const { return ints; }
+  /// The elements of an integer tensor; unknown entries as -1 (check
+  /// hasUnknowns() first).
+  const std::vector<int64_t> &asInts() const {
+    assert(!isFloat() && "asInts() of a float tensor");
+    return ints;
+  }
   mlir::RankedTensorType type() const;
   /// Whether entry `i` is unknown (the size of a dynamic dimension).
   bool isUnknown(int64_t i) const;

@@ -1061,6 +1061,9 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
       const HostTensor *s = ctx.partialConstantInput(3);
       if (!s)
         return ctx.unsupported("sizes that are not constant");
+      if (s->isFloat())
+        return ctx.unsupported("sizes of element type " +
+                               typeName(s->elementType));
       for (int64_t i = 0; i < s->numElements(); ++i)
         if (s->isUnknown(i) && (i != 0 || !xType->isDynamicDim(0)))
           return unsupportedUnknownInput(ctx, 3, "sizes");
