@@ -679,6 +679,20 @@ TEST(OnnxConverters, IntegerInputsOfTheWrongTypeAreRefused) {
   }
 }
 
+TEST(OnnxConverters, ResizeRefusesFloatSizes) {
+  Model m(13);
+  m.input("x", kF32, {1, 1, 2, 2});
+  m.floatInitializer("sizes", {1, 1, 4, 4}, {4});
+  m.node("Resize", {"x", "", "", "sizes"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("unsupported sizes of element type f32 in Resize "
+                             "node"),
+            std::string::npos)
+      << diagnostics;
+}
+
 TEST(OnnxConverters, GatherNormalizesNegativeIndices) {
   Model m(13);
   m.input("x", kF32, {5, 2});
