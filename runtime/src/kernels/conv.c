@@ -512,13 +512,8 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
     a.beta = beta;
     a.y = y;
     cc.a = a;
-    cc.rows = tfcc_conv_c1_rows_base;
-#if defined(__x86_64__)
-    if (isa == TFCC_ISA_AVX512)
-      cc.rows = tfcc_conv_c1_rows_avx512;
-    else if (isa == TFCC_ISA_AVX2)
-      cc.rows = tfcc_conv_c1_rows_avx2;
-#endif
+    cc.rows = TFCC_FOR_ISA(isa, tfcc_conv_c1_rows_avx512,
+                           tfcc_conv_c1_rows_avx2, tfcc_conv_c1_rows_base);
     if (serial || n * oh == 1)
       cc.rows(&cc.a, 0, n * oh);
     else
@@ -716,15 +711,10 @@ void tfcc_rt_depthwise_conv2d_f32(
   /* the AVX-512 path handles m <= 16 (16 output lanes span <= 16 inputs),
    * the portable vector ones m = 1 */
   const int isa = tfcc_kernels_isa();
-  d.row = tfcc_dw_row_generic;
-  if (isa == TFCC_ISA_AVX512 && m <= 16)
-    d.row = tfcc_dw_row_avx512;
-#if defined(__x86_64__)
-  else if (isa == TFCC_ISA_AVX2 && m == 1)
-    d.row = tfcc_dw_row_avx2;
-#endif
-  else if (m == 1)
-    d.row = tfcc_dw_row_base;
+  d.row = m == 1 ? TFCC_FOR_ISA(isa, tfcc_dw_row_avx512, tfcc_dw_row_avx2,
+                                tfcc_dw_row_base)
+          : isa == TFCC_ISA_AVX512 && m <= 16 ? tfcc_dw_row_avx512
+                                              : tfcc_dw_row_generic;
   if (tfcc_kernels_isa() == TFCC_ISA_AVX512 && m == 1 && kw == 3 &&
       dil_w == 1 && (stride_w == 1 || stride_w == 2) && kh >= 1 && kh <= 16 &&
       activation != TFCC_ACT_SIGMOID)

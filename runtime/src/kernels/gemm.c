@@ -133,21 +133,16 @@ float tfcc_act_scalar(float v, int32_t act, float alpha, float beta) {
   }
 }
 
-tfcc_uk_fn tfcc_uk_for_isa(int isa) {
-#if TFCC_X86
-  /* -DTFCC_UK_AVX512_PORTABLE: the portable AVX-512 build instead of the
-   * hand-written kernel, to measure one against the other (bench/gemm). */
-  if (isa >= TFCC_ISA_AVX512)
+/* -DTFCC_UK_AVX512_PORTABLE: the portable AVX-512 build instead of the
+ * hand-written kernel, to measure one against the other (bench/gemm). */
 #ifdef TFCC_UK_AVX512_PORTABLE
-    return tfcc_uk_avx512_vec;
+#define TFCC_UK_AVX512 tfcc_uk_avx512_vec
 #else
-    return tfcc_uk_avx512;
+#define TFCC_UK_AVX512 tfcc_uk_avx512
 #endif
-  if (isa >= TFCC_ISA_AVX2)
-    return tfcc_uk_avx2;
-#endif
-  (void)isa;
-  return tfcc_uk_base;
+
+tfcc_uk_fn tfcc_uk_for_isa(int isa) {
+  return TFCC_FOR_ISA(isa, TFCC_UK_AVX512, tfcc_uk_avx2, tfcc_uk_base);
 }
 
 /* ---- GEMM driver -------------------------------------------------------- */

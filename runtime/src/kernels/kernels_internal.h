@@ -54,6 +54,17 @@ typedef void (*tfcc_uk_fn)(const tfcc_uk_args* p);
  * level's kernels on a machine that has more, e.g. to measure them). */
 enum { TFCC_ISA_GENERIC = 0, TFCC_ISA_AVX2 = 1, TFCC_ISA_AVX512 = 2 };
 TFCC_INTERNAL int tfcc_kernels_isa(void);
+/* The variant of a kernel for `isa`: the AVX-512 one, the AVX2 build of its
+ * portable source, or the baseline build. Targets other than x86-64 compile
+ * only the baseline build, so the macro names no other there. */
+#if defined(__x86_64__)
+#define TFCC_FOR_ISA(isa, avx512, avx2, base)                                  \
+  ((isa) == TFCC_ISA_AVX512 ? (avx512)                                         \
+   : (isa) == TFCC_ISA_AVX2 ? (avx2)                                           \
+                            : (base))
+#else
+#define TFCC_FOR_ISA(isa, avx512, avx2, base) ((void)(isa), (base))
+#endif
 /* Testing hook: -1 = auto (CPUID), else force an ISA (never one the CPU
  * lacks: a level above the detected one is not honoured). */
 TFCC_INTERNAL void tfcc_rt_kernels_force_isa(int isa);

@@ -69,7 +69,7 @@ void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
                         int64_t stride_w, int64_t pad_top, int64_t pad_left,
                         int64_t oh, int64_t ow, int32_t mode, float* y) {
   pool_args p;
-  void (*rows)(void*, int64_t, int64_t, int32_t) = tfcc_pool_rows_base;
+  void (*rows)(void*, int64_t, int64_t, int32_t);
   if (n <= 0 || oh <= 0 || ow <= 0 || c <= 0) return;
   p.x = x;
   p.h = h;
@@ -85,10 +85,8 @@ void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   p.ow = ow;
   p.mode = mode;
   p.y = y;
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-  if (tfcc_kernels_isa() == TFCC_ISA_AVX512) rows = pool_rows_avx512;
-  else if (tfcc_kernels_isa() == TFCC_ISA_AVX2) rows = tfcc_pool_rows_avx2;
-#endif
+  rows = TFCC_FOR_ISA(tfcc_kernels_isa(), pool_rows_avx512, tfcc_pool_rows_avx2,
+                      tfcc_pool_rows_base);
   /* Rows are cheap: serial below ~64k taps * channels of work. */
   if (n * oh * ow * kh * kw * c < 65536)
     rows(&p, 0, n * oh, 0);

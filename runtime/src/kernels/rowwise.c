@@ -18,53 +18,29 @@ typedef struct row_args {
   float epsilon;
   int32_t log_softmax;
   float* y;
+  /* The row function of the ISA level (the AVX-512 intrinsics of
+   * ukernel_avx512.c or rowwise_vec.inc per level), chosen once per call. */
+  void (*softmax_row)(const float*, int64_t, int32_t, float*);
+  void (*layer_norm_row)(const float*, int64_t, const float*, const float*,
+                         float, float*);
 } row_args;
-
-/* The row functions of each ISA level: the AVX-512 intrinsics
- * (ukernel_avx512.c) or the portable rows (rowwise_vec.inc per level). */
-typedef void (*softmax_row_fn)(const float*, int64_t, int32_t, float*);
-typedef void (*layer_norm_row_fn)(const float*, int64_t, const float*,
-                                  const float*, float, float*);
-
-static softmax_row_fn softmax_row_for_isa(int isa) {
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-  if (isa == TFCC_ISA_AVX512)
-    return tfcc_softmax_row_avx512;
-  if (isa == TFCC_ISA_AVX2)
-    return tfcc_softmax_row_avx2;
-#endif
-  (void)isa;
-  return tfcc_softmax_row_base;
-}
-
-static layer_norm_row_fn layer_norm_row_for_isa(int isa) {
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-  if (isa == TFCC_ISA_AVX512)
-    return tfcc_layer_norm_row_avx512;
-  if (isa == TFCC_ISA_AVX2)
-    return tfcc_layer_norm_row_avx2;
-#endif
-  (void)isa;
-  return tfcc_layer_norm_row_base;
-}
 
 static void layer_norm_rows(void* ctx, int64_t begin, int64_t end,
                             int32_t thread) {
   const row_args* p = (const row_args*)ctx;
-  const layer_norm_row_fn row = layer_norm_row_for_isa(tfcc_kernels_isa());
   (void)thread;
   for (int64_t r = begin; r < end; ++r)
-    row(p->x + r * p->cols, p->cols, p->gamma, p->beta, p->epsilon,
-        p->y + r * p->cols);
+    p->layer_norm_row(p->x + r * p->cols, p->cols, p->gamma, p->beta,
+                      p->epsilon, p->y + r * p->cols);
 }
 
 static void softmax_rows(void* ctx, int64_t begin, int64_t end,
                          int32_t thread) {
   const row_args* p = (const row_args*)ctx;
-  const softmax_row_fn row = softmax_row_for_isa(tfcc_kernels_isa());
   (void)thread;
   for (int64_t r = begin; r < end; ++r)
-    row(p->x + r * p->cols, p->cols, p->log_softmax, p->y + r * p->cols);
+    p->softmax_row(p->x + r * p->cols, p->cols, p->log_softmax,
+                   p->y + r * p->cols);
 }
 
 static void run_rows(void (*fn)(void*, int64_t, int64_t, int32_t),
@@ -88,6 +64,9 @@ void tfcc_rt_layer_norm_f32(const float* x, int64_t rows, int64_t cols,
   p.epsilon = epsilon;
   p.log_softmax = 0;
   p.y = y;
+  p.layer_norm_row = TFCC_FOR_ISA(tfcc_kernels_isa(), tfcc_layer_norm_row_avx512,
+                                  tfcc_layer_norm_row_avx2,
+                                  tfcc_layer_norm_row_base);
   run_rows(layer_norm_rows, &p, rows);
 }
 
@@ -102,5 +81,7 @@ void tfcc_rt_softmax_f32(const float* x, int64_t rows, int64_t cols,
   p.epsilon = 0.0f;
   p.log_softmax = log_softmax;
   p.y = y;
+  p.softmax_row = TFCC_FOR_ISA(tfcc_kernels_isa(), tfcc_softmax_row_avx512,
+                               tfcc_softmax_row_avx2, tfcc_softmax_row_base);
   run_rows(softmax_rows, &p, rows);
 }

@@ -375,21 +375,14 @@ void tfcc_rt_conv2d_winograd_f32(const float* x, int64_t n, int64_t h,
   const int isa = tfcc_kernels_isa();
   g.uk = tfcc_uk_for_isa(isa);
 #define WG_PICK(NAME)                                                          \
-  (isa == TFCC_ISA_AVX512 ? tfcc_wg_##NAME##_avx512                            \
-   : isa == TFCC_ISA_AVX2 ? WG_AVX2(tfcc_wg_##NAME)                            \
-                          : tfcc_wg_##NAME##_base)
-#if defined(__x86_64__)
-#define WG_AVX2(NAME) NAME##_avx2
-#else
-#define WG_AVX2(NAME) NAME##_base
-#endif
+  TFCC_FOR_ISA(isa, tfcc_wg_##NAME##_avx512, tfcc_wg_##NAME##_avx2,            \
+               tfcc_wg_##NAME##_base)
   g.in = WG_PICK(in);
   g.out = WG_PICK(out);
   g.in1 = WG_PICK(in1);
   g.acc = WG_PICK(acc);
   g.fin = WG_PICK(fin);
 #undef WG_PICK
-#undef WG_AVX2
   const double flops = 2.0 * 16.0 * (double)g.tiles * (double)c * (double)oc;
   const double bytes =
       4.0 * ((double)(n * h * w * c) + (double)(n * oh * ow * oc) +
