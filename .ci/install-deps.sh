@@ -9,7 +9,7 @@ PACKAGES=(
   dataset-fashion-mnist
   libonnx-testdata libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision
-  flatbuffers-compiler
+  flatbuffers-compiler libflatbuffers-dev
   qemu-user-static libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross libgcc-12-dev-arm64-cross
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )

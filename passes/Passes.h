@@ -23,7 +23,8 @@ namespace mlir::tfcc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-/// Patterns lowering graph ops to tensor-level upstream ops, by family.
+/// Patterns lowering graph ops to tensor-level upstream ops, and those with
+/// a runtime micro-kernel to its calls (at a higher benefit), by family.
 void populateGraphElementwiseToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphLinalgOpsToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphConvolutionToLinalgPatterns(RewritePatternSet &patterns);
@@ -33,11 +34,6 @@ void populateGraphShapeToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphTrainingToLinalgPatterns(RewritePatternSet &patterns);
-/// graph.fused_conv2d, graph.fused_dense and float32 graph.matmul to calls of
-/// the runtime micro-kernels (declared by declareKernelFunctions first).
-void populateGraphKernelsToCallsPatterns(RewritePatternSet &patterns);
-void declareKernelFunctions(ModuleOp module);
-void eraseUnusedKernelFunctions(ModuleOp module);
 
 /// Patterns sinking graph.transpose toward its uses through layout-agnostic
 /// ops and composing consecutive transposes (tfcc-layout-propagation).

@@ -8,6 +8,7 @@
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Initializers.h"
+#include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/Passes.h"
 
 #include "mlir/Transforms/DialectConversion.h"
@@ -61,7 +62,6 @@ struct ConvertGraphToLinalg
 
     declareKernelFunctions(module);
     RewritePatternSet patterns(ctx);
-    populateGraphKernelsToCallsPatterns(patterns);
     patterns.add<ReadLowering, ConstantLowering>(ctx);
     populateGraphElementwiseToLinalgPatterns(patterns);
     populateGraphLinalgOpsToLinalgPatterns(patterns);

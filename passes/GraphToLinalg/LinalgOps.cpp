@@ -5,11 +5,18 @@
 // 2-D first, so it still uses linalg.matmul. Everything else (transposes,
 // broadcast batch dims) is one linalg.generic over [batch..., m, n, k].
 //
+// Above those, a float32 matmul whose operands share their batch dims and
+// graph.fused_dense (a dense layer with its epilogue fused by
+// tfcc-fuse-ops) are calls of the runtime's GEMM kernel.
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
+
+#include "tfcc/tfcc_kernels.h"
 
 using namespace mlir;
 using namespace mlir::tfcc;
@@ -195,9 +202,137 @@ struct DenseLowering : OpRewritePattern<DenseOp> {
   }
 };
 
+
+/// x [..., k] @ kernel [k, n] as one [m, k] @ [k, n] GEMM, m the product of
+/// the leading dims, the kernel packed (packGemmWeights).
+struct FusedDenseToKernel : OpRewritePattern<FusedDenseOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FusedDenseOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getX();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto kernelType = cast<RankedTensorType>(op.getKernel().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t k = kernelType.getDimSize(0), n = kernelType.getDimSize(1);
+    SmallVector<int64_t> leading =
+        llvm::to_vector(llvm::seq<int64_t>(0, xType.getRank() - 1));
+    Value m = getDimsProduct(rewriter, loc, x, leading);
+    Value packed = packGemmWeights(rewriter, loc, op.getKernel(), k, n);
+    Value output = allocResultLike(rewriter, loc, resultType, x);
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_sgemm{
+                       .batch = 1,
+                       .M = m,
+                       .N = n,
+                       .K = k,
+                       .A = x,
+                       .lda = k,
+                       .stride_a = 0,
+                       .trans_a = 0,
+                       .B = packed,
+                       .ldb = n,
+                       .stride_b = 0,
+                       .trans_b = 0,
+                       .b_packed = 1,
+                       .C = output,
+                       .ldc = n,
+                       .stride_c = 0,
+                       .bias = op.getBias(),
+                       .residual = op.getResidual(),
+                       .activation = getActivationCode(op.getActivation()),
+                       .alpha = op.getAlpha().convertToFloat(),
+                       .beta = op.getBeta().convertToFloat()});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
+/// A float32 graph.matmul whose operands share their batch dims (or whose
+/// rhs is one matrix): one batched GEMM call, transposes done by the kernel.
+/// Matrix dims may be dynamic (the gradients of a dense layer contract or
+/// produce the batch dim: dW = x^T dy, dx = dy W^T). Broadcast batch dims are
+/// left to the linalg lowering.
+struct MatmulToKernel : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t rank = resultType.getRank();
+    if (!lhsType.getElementType().isF32() || rank < 2 ||
+        lhsType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "not a float32 product");
+    bool sharedRhs = rhsType.getRank() == 2;
+    if (!sharedRhs &&
+        (rhsType.getRank() != rank ||
+         lhsType.getShape().drop_back(2) != rhsType.getShape().drop_back(2)))
+      return rewriter.notifyMatchFailure(op, "broadcast batch dims");
+    if (!sharedRhs && ShapedType::isDynamicShape(rhsType.getShape()))
+      return rewriter.notifyMatchFailure(op, "dynamic rhs batch");
+
+    Location loc = op.getLoc();
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    bool transA = op.getTransposeA(), transB = op.getTransposeB();
+    int64_t rhsRank = rhsType.getRank();
+    auto dim = [&](Value tensor, int64_t d) {
+      return getDimsProduct(rewriter, loc, tensor, {d});
+    };
+    auto mul = [&](Value x, Value y) -> Value {
+      return rewriter.createOrFold<arith::MulIOp>(loc, x, y);
+    };
+    Value lhsRows = dim(lhs, rank - 2), lhsCols = dim(lhs, rank - 1);
+    Value rhsRows = dim(rhs, rhsRank - 2), rhsCols = dim(rhs, rhsRank - 1);
+    Value m = transA ? lhsCols : lhsRows, k = transA ? lhsRows : lhsCols;
+    Value n = transB ? rhsRows : rhsCols;
+    SmallVector<int64_t> batchDims =
+        llvm::to_vector(llvm::seq<int64_t>(0, rank - 2));
+    Value batch = getDimsProduct(rewriter, loc, lhs, batchDims);
+    // The result's dynamic dims: batch dims as lhs's, then m and n.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (resultType.isDynamicDim(d))
+        dynamicSizes.push_back(d < rank - 2    ? dim(lhs, d)
+                               : d == rank - 2 ? m
+                                               : n);
+    Value output = allocResult(rewriter, loc, resultType, dynamicSizes);
+    Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_sgemm{
+                       .batch = batch,
+                       .M = m,
+                       .N = n,
+                       .K = k,
+                       .A = lhs,
+                       .lda = lhsCols,
+                       .stride_a = mul(m, k),
+                       .trans_a = transA,
+                       .B = rhs,
+                       .ldb = rhsCols,
+                       .stride_b = sharedRhs ? zero : mul(k, n),
+                       .trans_b = transB,
+                       .b_packed = 0,
+                       .C = output,
+                       .ldc = n,
+                       .stride_c = mul(m, n),
+                       .bias = nullptr,
+                       .residual = nullptr,
+                       .activation = TFCC_ACT_NONE,
+                       .alpha = 0,
+                       .beta = 0});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::populateGraphLinalgOpsToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<MatmulLowering, DenseLowering>(patterns.getContext());
+  patterns.add<FusedDenseToKernel, MatmulToKernel>(patterns.getContext(),
+                                                   /*benefit=*/2);
 }

@@ -5,20 +5,24 @@
 // batch_norm_train, batch_norm_grad_sums, batch_norm_train_grad) keep their
 // statistics as [2, C] tensors: per-channel coefficients are computed once
 // over C, then one elementwise pass (which fuses with a following ReLU);
-// the two reductions lower to linalg here and, for float32, to runtime
-// kernels (Kernels.cpp). layer_norm makes two reductions over the
+// the two reductions lower to linalg here and, for float32, to calls of
+// the runtime's parallel per-channel kernels. layer_norm makes two reductions over the
 // axes [axis, rank) -- the sum, then the sum of squared deviations from the
 // mean (two passes, as the reference does, for accuracy) -- and one
-// elementwise pass.
+// elementwise pass; float32 over static trailing dims it is a call of the
+// runtime's row-wise kernel instead.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/ShapeInference.h"
+#include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::tfcc;
@@ -385,6 +389,83 @@ struct BatchNormTrainGradLowering : OpRewritePattern<BatchNormTrainGradOp> {
   }
 };
 
+
+//===----------------------------------------------------------------------===//
+// Runtime kernel calls
+//===----------------------------------------------------------------------===//
+
+/// layer_norm whose gamma and beta have the normalized dims' shape.
+struct LayerNormToKernel : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getX().getType());
+    std::optional<int64_t> axis = normalizeAxis(op.getAxis(), type.getRank());
+    if (!axis)
+      return failure();
+    ArrayRef<int64_t> trailing = type.getShape().drop_front(*axis);
+    for (Value param : {op.getGamma(), op.getBeta()})
+      if (cast<RankedTensorType>(param.getType()).getShape() != trailing)
+        return rewriter.notifyMatchFailure(op, "broadcast gamma or beta");
+    Location loc = op.getLoc();
+    FailureOr<std::pair<Value, int64_t>> shape =
+        getRowsAndCols(rewriter, loc, op.getX(), *axis);
+    if (failed(shape))
+      return rewriter.notifyMatchFailure(op, "not float32 static rows");
+    Value output = allocResultLike(rewriter, loc, type, op.getX());
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_layer_norm_f32{
+                       .x = op.getX(),
+                       .rows = shape->first,
+                       .cols = shape->second,
+                       .gamma = op.getGamma(),
+                       .beta = op.getBeta(),
+                       .epsilon = op.getEpsilon().convertToFloat(),
+                       .y = output});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, type, output));
+    return success();
+  }
+};
+
+/// graph.moments / graph.batch_norm_grad_sums of float32 with a static
+/// channel count: one call of the runtime's parallel per-channel reduction
+/// (the linalg lowering's reductions run serially with their accumulators
+/// in memory).
+template <typename StatsOp>
+struct ChannelStatsToKernel : OpRewritePattern<StatsOp> {
+  using OpRewritePattern<StatsOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(StatsOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX();
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    Location loc = op.getLoc();
+    FailureOr<std::pair<Value, int64_t>> shape =
+        getRowsAndCols(rewriter, loc, x, rank - 1);
+    if (failed(shape))
+      return rewriter.notifyMatchFailure(op, "not float32 static channels");
+    auto type = cast<RankedTensorType>(op.getType());
+    Value output = allocResult(rewriter, loc, type, {});
+    if constexpr (std::is_same_v<StatsOp, BatchNormGradSumsOp>)
+      emitKernelCall(rewriter, loc,
+                     kernels::tfcc_rt_batch_norm_grad_sums_f32{
+                         .x = x,
+                         .dy = op.getDy(),
+                         .moments = op.getMoments(),
+                         .rows = shape->first,
+                         .c = shape->second,
+                         .sums = output});
+    else
+      emitKernelCall(rewriter, loc,
+                     kernels::tfcc_rt_channel_moments_f32{
+                         .x = x,
+                         .rows = shape->first,
+                         .c = shape->second,
+                         .moments = output});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, type, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::populateGraphNormalizationToLinalgPatterns(
@@ -392,4 +473,7 @@ void mlir::tfcc::populateGraphNormalizationToLinalgPatterns(
   patterns.add<BatchNormLowering, LayerNormLowering, MomentsLowering,
                BatchNormGradSumsLowering, BatchNormTrainLowering,
                BatchNormTrainGradLowering>(patterns.getContext());
+  patterns.add<LayerNormToKernel, ChannelStatsToKernel<MomentsOp>,
+               ChannelStatsToKernel<BatchNormGradSumsOp>>(patterns.getContext(),
+                                                          /*benefit=*/2);
 }

@@ -6,11 +6,21 @@
 // elements of each window, a compile-time constant per (oh, ow). Global
 // pools are reductions over H and W.
 //
+// Above those, float32 NHWC poolings with static H, W and C are calls of the
+// runtime's pooling kernels, which pad implicitly; so are the max poolings
+// that record their taps for the gradient (train steps).
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
+
+#include "tfcc/tfcc_kernels.h"
+
+#include <limits>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::tfcc;
@@ -136,6 +146,159 @@ struct GlobalPoolLowering : OpRewritePattern<OpTy> {
   }
 };
 
+
+//===----------------------------------------------------------------------===//
+// Runtime kernel calls
+//===----------------------------------------------------------------------===//
+
+/// Pooling through the runtime's NHWC kernel, which pads implicitly: a
+/// max_pool2d reading a -inf pad of H and W (what ONNX MaxPool's pads
+/// become) and a VALID avg_pool2d reading a zero pad (count_include_pad)
+/// absorb the pad.
+template <typename PoolOp>
+struct PoolToKernel : OpRewritePattern<PoolOp> {
+  using OpRewritePattern<PoolOp>::OpRewritePattern;
+  static constexpr bool isMax = std::is_same_v<PoolOp, MaxPool2DOp>;
+
+  LogicalResult matchAndRewrite(PoolOp op,
+                                PatternRewriter &rewriter) const override {
+    auto xType = cast<RankedTensorType>(op.getX().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!isStaticF32Nhwc(xType) || !isStaticF32Nhwc(resultType))
+      return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
+    SmallVector<int64_t> window = getIntegers(op.getWindow());
+    SmallVector<int64_t> strides = getIntegers(op.getEffectiveStrides());
+    WindowPadding padding =
+        getWindowPadding(xType.getShape().slice(1, 2), window, strides,
+                         {1, 1}, op.getPadding() == "same");
+    int32_t mode = isMax ? TFCC_POOL_MAX : TFCC_POOL_AVG;
+    Value x = op.getX();
+    if (auto pad = x.template getDefiningOp<PadOp>()) {
+      SmallVector<int64_t> pads = getIntegers(pad.getPads());
+      float value = pad.getValue().convertToFloat();
+      bool absorbs = isMax ? value <= -std::numeric_limits<float>::max()
+                           : value == 0.0f && padding.isZero();
+      if (absorbs && pad.getMode() == "constant" && pads.size() == 8 &&
+          !pads[0] && !pads[1] && !pads[6] && !pads[7] &&
+          llvm::all_of(pads, [](int64_t v) { return v >= 0; })) {
+        x = pad.getX();
+        xType = cast<RankedTensorType>(x.getType());
+        padding.before[0] += pads[2];
+        padding.before[1] += pads[4];
+        if (!isMax)
+          mode = TFCC_POOL_AVG_WINDOW;
+      }
+    }
+    Location loc = op.getLoc();
+    Value output = allocResultLike(rewriter, loc, resultType, x);
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_pool2d_f32{
+                       .x = x,
+                       .n = getDimValue(rewriter, loc, x, 0),
+                       .h = xType.getDimSize(1),
+                       .w = xType.getDimSize(2),
+                       .c = xType.getDimSize(3),
+                       .kh = window[0],
+                       .kw = window[1],
+                       .stride_h = strides[0],
+                       .stride_w = strides[1],
+                       .pad_top = padding.before[0],
+                       .pad_left = padding.before[1],
+                       .oh = resultType.getDimSize(1),
+                       .ow = resultType.getDimSize(2),
+                       .mode = mode,
+                       .y = output});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
+/// graph.max_pool2d_with_indices (train steps): one kernel call writing both
+/// results.
+struct MaxPoolWithIndicesToKernel : OpRewritePattern<MaxPool2DWithIndicesOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MaxPool2DWithIndicesOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto yType = cast<RankedTensorType>(op.getY().getType());
+    auto tapsType = cast<RankedTensorType>(op.getTaps().getType());
+    if (!isStaticF32Nhwc(xType) || !isStaticF32Nhwc(yType))
+      return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
+    SmallVector<int64_t> window = getIntegers(op.getWindow());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    WindowPadding padding =
+        getWindowPadding(xType.getShape().slice(1, 2), window, strides,
+                         {1, 1}, op.getPadding() == "same");
+    Location loc = op.getLoc();
+    Value y = allocResultLike(rewriter, loc, yType, x);
+    Value taps = allocResultLike(rewriter, loc, tapsType, x);
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_max_pool2d_indices_f32{
+                       .x = x,
+                       .n = getDimValue(rewriter, loc, x, 0),
+                       .h = xType.getDimSize(1),
+                       .w = xType.getDimSize(2),
+                       .c = xType.getDimSize(3),
+                       .kh = window[0],
+                       .kw = window[1],
+                       .stride_h = strides[0],
+                       .stride_w = strides[1],
+                       .pad_top = padding.before[0],
+                       .pad_left = padding.before[1],
+                       .oh = yType.getDimSize(1),
+                       .ow = yType.getDimSize(2),
+                       .positive_only = op.getPositiveOnly() ? 1 : 0,
+                       .y = y,
+                       .taps = taps});
+    rewriter.replaceOp(op, {toResultTensor(rewriter, loc, yType, y),
+                            toResultTensor(rewriter, loc, tapsType, taps)});
+    return success();
+  }
+};
+
+/// graph.max_pool2d_grad_indices: the scatter through the recorded taps.
+struct MaxPoolGradIndicesToKernel
+    : OpRewritePattern<MaxPool2DGradIndicesOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MaxPool2DGradIndicesOp op,
+                                PatternRewriter &rewriter) const override {
+    Value taps = op.getTaps(), dy = op.getDy();
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!isStaticF32Nhwc(dyType) || !isStaticF32Nhwc(resultType))
+      return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
+    SmallVector<int64_t> window = getIntegers(op.getWindow());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    WindowPadding padding =
+        getWindowPadding(resultType.getShape().slice(1, 2), window, strides,
+                         {1, 1}, op.getPadding() == "same");
+    Location loc = op.getLoc();
+    Value output = allocResultLike(rewriter, loc, resultType, dy);
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_max_pool2d_grad_indices_f32{
+                       .taps = taps,
+                       .dy = dy,
+                       .n = getDimValue(rewriter, loc, dy, 0),
+                       .h = resultType.getDimSize(1),
+                       .w = resultType.getDimSize(2),
+                       .c = resultType.getDimSize(3),
+                       .kh = window[0],
+                       .kw = window[1],
+                       .stride_h = strides[0],
+                       .stride_w = strides[1],
+                       .pad_top = padding.before[0],
+                       .pad_left = padding.before[1],
+                       .oh = dyType.getDimSize(1),
+                       .ow = dyType.getDimSize(2),
+                       .dx = output});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::populateGraphPoolingToLinalgPatterns(
@@ -144,4 +307,7 @@ void mlir::tfcc::populateGraphPoolingToLinalgPatterns(
                GlobalPoolLowering<GlobalAvgPool2DOp, false>,
                GlobalPoolLowering<GlobalMaxPool2DOp, true>>(
       patterns.getContext());
+  patterns.add<PoolToKernel<MaxPool2DOp>, PoolToKernel<AvgPool2DOp>,
+               MaxPoolWithIndicesToKernel, MaxPoolGradIndicesToKernel>(
+      patterns.getContext(), /*benefit=*/2);
 }

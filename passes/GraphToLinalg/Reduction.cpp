@@ -4,16 +4,21 @@
 // normalized axes, their outputs filled with the identity of the combiner
 // (0, -inf/+inf or the integer extremes); keep_dims re-inserts the size-1
 // dims with tensor.expand_shape. argmax is one generic with two outputs
-// (value, index). softmax subtracts the maximum before exponentiating.
+// (value, index). softmax subtracts the maximum before exponentiating;
+// float32 over a static last axis it is a call of the runtime's row-wise
+// kernel instead.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/ShapeInference.h"
+#include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::tfcc;
@@ -229,6 +234,36 @@ struct SoftmaxLowering : OpRewritePattern<OpTy> {
   }
 };
 
+
+/// softmax / log_softmax over the last axis through the runtime's row-wise
+/// kernel.
+template <typename SoftmaxOp>
+struct SoftmaxToKernel : OpRewritePattern<SoftmaxOp> {
+  using OpRewritePattern<SoftmaxOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getX().getType());
+    std::optional<int64_t> axis = normalizeAxis(op.getAxis(), type.getRank());
+    if (!axis || *axis != type.getRank() - 1)
+      return rewriter.notifyMatchFailure(op, "not the last axis");
+    Location loc = op.getLoc();
+    FailureOr<std::pair<Value, int64_t>> shape =
+        getRowsAndCols(rewriter, loc, op.getX(), *axis);
+    if (failed(shape))
+      return rewriter.notifyMatchFailure(op, "not float32 static rows");
+    Value output = allocResultLike(rewriter, loc, type, op.getX());
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_softmax_f32{
+                       .x = op.getX(),
+                       .rows = shape->first,
+                       .cols = shape->second,
+                       .log_softmax = std::is_same_v<SoftmaxOp, LogSoftmaxOp>,
+                       .y = output});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, type, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::populateGraphReductionToLinalgPatterns(
@@ -239,4 +274,6 @@ void mlir::tfcc::populateGraphReductionToLinalgPatterns(
                ReduceLowering<ReduceMinOp, ReduceKind::Min>, ArgmaxLowering,
                SoftmaxLowering<SoftmaxOp, false>,
                SoftmaxLowering<LogSoftmaxOp, true>>(patterns.getContext());
+  patterns.add<SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>>(
+      patterns.getContext(), /*benefit=*/2);
 }

@@ -20,13 +20,21 @@
 // - gather_grad: scf.for loops over (indices, outer, inner) accumulating dy
 //   into a zero table with tensor.extract/insert (same summation order as
 //   the interpreter); out-of-range indices report error 2 and are clamped.
+// Above those, float32 groups-1 NHWC convolution gradients and max_pool2d_grad
+// with static sizes are calls of the runtime's kernels (a stride-1
+// convolution of dy with the flipped kernel; the filter gradient kernel or
+// one GEMM; the pooling gradient kernel).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/ShapeInference.h"
+#include "passes/ConstantValues.h"
+#include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
+
+#include "tfcc/tfcc_kernels.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -721,6 +729,333 @@ struct GatherGradLowering : OpRewritePattern<GatherGradOp> {
   }
 };
 
+
+//===----------------------------------------------------------------------===//
+// Runtime kernel calls
+//===----------------------------------------------------------------------===//
+
+/// graph.max_pool2d_grad through the runtime's kernel (one pass over x and
+/// dy per image instead of the linalg lowering's window argmax and gather).
+struct MaxPool2DGradToKernel : OpRewritePattern<MaxPool2DGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MaxPool2DGradOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX(), dy = op.getDy();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!isStaticF32Nhwc(xType) || !isStaticF32Nhwc(dyType))
+      return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
+    SmallVector<int64_t> window = getIntegers(op.getWindow());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    WindowPadding padding =
+        getWindowPadding(xType.getShape().slice(1, 2), window, strides,
+                         {1, 1}, op.getPadding() == "same");
+    Location loc = op.getLoc();
+    Value output = allocResultLike(rewriter, loc, resultType, x);
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_max_pool2d_grad_f32{
+                       .x = x,
+                       .n = getDimValue(rewriter, loc, x, 0),
+                       .h = xType.getDimSize(1),
+                       .w = xType.getDimSize(2),
+                       .c = xType.getDimSize(3),
+                       .kh = window[0],
+                       .kw = window[1],
+                       .stride_h = strides[0],
+                       .stride_w = strides[1],
+                       .pad_top = padding.before[0],
+                       .pad_left = padding.before[1],
+                       .oh = dyType.getDimSize(1),
+                       .ow = dyType.getDimSize(2),
+                       .positive_only = op.getPositiveOnly() ? 1 : 0,
+                       .dy = dy,
+                       .dx = output});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
+/// Checks the operands of a float32, groups = 1 convolution gradient: NHWC
+/// tensors with static H, W, C and a static kernel (or kernel size).
+bool isKernelConvGradient(ArrayRef<Type> nhwc, Type kernel, int64_t groups) {
+  if (groups != 1)
+    return false;
+  if (!llvm::all_of(nhwc, isStaticF32Nhwc))
+    return false;
+  auto kernelType = cast<RankedTensorType>(kernel);
+  return kernelType.getRank() == 4 && kernelType.hasStaticShape() &&
+         kernelType.getElementType().isF32();
+}
+
+/// conv2d_backprop_input as a stride-1 forward convolution of dy:
+///   dx[n, ih, iw, ci] = sum over (i', j', co) of
+///     dy[n, ih - P_h + i' * d_h, iw - P_w + j' * d_w, co] * W'[i', j', co, ci]
+/// with W'[i', j', co, ci] = kernel[kh-1-i', kw-1-j', ci, co] (flipped, in and
+/// out channels swapped; a small linalg.generic per step, packed at run
+/// time) and P = (k - 1) * d - pad_before. A stride s > 1 is stride 1 over
+/// dy spread out with s - 1 zeros between its elements (s^2 times the
+/// multiply-adds, at the convolution kernel's speed). Groups > 1 stay on the
+/// linalg lowering. A 3x3 kernel of dilation 1 whose stride-1 convolution
+/// isWinogradConv takes (the mnist_cnn_train conv2's gradient: 11x11x64 ->
+/// 13x13x32, pad 2) goes to the Winograd kernel instead, W' transformed at
+/// run time (or compile time) by packWinogradWeights.
+struct Conv2DBackpropInputToKernel : OpRewritePattern<Conv2DBackpropInputOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Conv2DBackpropInputOp op,
+                                PatternRewriter &rewriter) const override {
+    Value dy = op.getDy(), kernel = op.getKernel();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    SmallVector<int64_t> dilations = getIntegers(op.getDilations());
+    if (!isKernelConvGradient({dy.getType(), resultType}, kernel.getType(),
+                              op.getGroups()))
+      return rewriter.notifyMatchFailure(
+          op, "not a float32 static groups-1 NHWC gradient");
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    auto kernelType = cast<RankedTensorType>(kernel.getType());
+    int64_t kh = kernelType.getDimSize(0), kw = kernelType.getDimSize(1);
+    int64_t in = kernelType.getDimSize(2), out = kernelType.getDimSize(3);
+    SmallVector<int64_t> inputSize = getIntegers(op.getInputSize());
+    WindowPadding padding = getWindowPadding(
+        inputSize, {kh, kw}, strides, dilations, op.getPadding() == "same");
+    int64_t padTop = (kh - 1) * dilations[0] - padding.before[0];
+    int64_t padLeft = (kw - 1) * dilations[1] - padding.before[1];
+    if (padTop < 0 || padLeft < 0 || dyType.getDimSize(3) != out ||
+        resultType.getDimSize(3) != in)
+      return rewriter.notifyMatchFailure(op, "unsupported padding");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    if (strides[0] != 1 || strides[1] != 1) {
+      // dy' holds dy[n, r, s, c] at [n, r * sh, s * sw, c] and zeros between:
+      // the stride-1 gradient over dy' is the strided gradient over dy.
+      auto dilatedType = RankedTensorType::get(
+          {dyType.getDimSize(0), (dyType.getDimSize(1) - 1) * strides[0] + 1,
+           (dyType.getDimSize(2) - 1) * strides[1] + 1, out},
+          rewriter.getF32Type());
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, dy);
+      SmallVector<OpFoldResult> dilatedSizes = {
+          sizes[0], rewriter.getIndexAttr(dilatedType.getDimSize(1)),
+          rewriter.getIndexAttr(dilatedType.getDimSize(2)), sizes[3]};
+      Value zeros = createFilled(
+          rewriter, loc, dilatedType, dilatedSizes,
+          createScalarConstant(rewriter, loc, rewriter.getF32Type(), 0.0));
+      SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> steps = {
+          rewriter.getIndexAttr(1), rewriter.getIndexAttr(strides[0]),
+          rewriter.getIndexAttr(strides[1]), rewriter.getIndexAttr(1)};
+      dy = rewriter.create<tensor::InsertSliceOp>(loc, dy, zeros, offsets,
+                                                  sizes, steps);
+      dyType = dilatedType;
+    }
+    auto transformedType =
+        RankedTensorType::get({kh, kw, out, in}, rewriter.getF32Type());
+    Value transformed;
+    if (std::optional<std::vector<float>> values = getConstantFloats(kernel)) {
+      std::vector<float> flipped(values->size());
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          for (int64_t co = 0; co < out; ++co)
+            for (int64_t ci = 0; ci < in; ++ci)
+              flipped[((i * kw + j) * out + co) * in + ci] =
+                  (*values)[(((kh - 1 - i) * kw + (kw - 1 - j)) * in + ci) *
+                                out +
+                            co];
+      transformed = rewriter.create<arith::ConstantOp>(
+          loc, DenseElementsAttr::get(transformedType, ArrayRef<float>(flipped)));
+    } else {
+      AffineExpr d0, d1, d2, d3;
+      bindDims(ctx, d0, d1, d2, d3);
+      Value init = rewriter.create<tensor::EmptyOp>(
+          loc, transformedType.getShape(), rewriter.getF32Type());
+      transformed = buildGeneric(
+          rewriter, loc, kernel,
+          AffineMap::get(4, 0, {(kh - 1) - d0, (kw - 1) - d1, d3, d2}, ctx),
+          init, rewriter.getMultiDimIdentityMap(4), getIterators(4),
+          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    }
+    int64_t dyHeight = dyType.getDimSize(1), dyWidth = dyType.getDimSize(2);
+    int64_t oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+    if (isWinogradConv(dyHeight, dyWidth, out, in, oh, ow, {kh, kw}, {1, 1},
+                       dilations,
+                       /*runtimeTransform=*/!getConstantFloats(kernel))) {
+      Value weights = packWinogradWeights(rewriter, loc, transformed, out, in);
+      Value output = allocResultLike(rewriter, loc, resultType, dy);
+      emitKernelCall(rewriter, loc,
+                     kernels::tfcc_rt_conv2d_winograd_f32{
+                         .x = dy,
+                         .n = getDimValue(rewriter, loc, dy, 0),
+                         .h = dyHeight,
+                         .w = dyWidth,
+                         .c = out,
+                         .packed_weights = weights,
+                         .oc = in,
+                         .pad_top = padTop,
+                         .pad_left = padLeft,
+                         .oh = oh,
+                         .ow = ow,
+                         .bias = nullptr,
+                         .residual = nullptr,
+                         .activation = TFCC_ACT_NONE,
+                         .alpha = 0,
+                         .beta = 0,
+                         .y = output});
+      rewriter.replaceOp(op,
+                         toResultTensor(rewriter, loc, resultType, output));
+      return success();
+    }
+    Value weights =
+        packGemmWeights(rewriter, loc, transformed, kh * kw * out, in);
+    Value output = allocResultLike(rewriter, loc, resultType, dy);
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_conv2d_f32{
+                       .x = dy,
+                       .n = getDimValue(rewriter, loc, dy, 0),
+                       .h = dyHeight,
+                       .w = dyWidth,
+                       .c = out,
+                       .packed_weights = weights,
+                       .oc = in,
+                       .kh = kh,
+                       .kw = kw,
+                       .stride_h = 1,
+                       .stride_w = 1,
+                       .dil_h = dilations[0],
+                       .dil_w = dilations[1],
+                       .pad_top = padTop,
+                       .pad_left = padLeft,
+                       .oh = oh,
+                       .ow = ow,
+                       .bias = nullptr,
+                       .residual = nullptr,
+                       .activation = TFCC_ACT_NONE,
+                       .alpha = 0,
+                       .beta = 0,
+                       .y = output});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
+/// conv2d_backprop_filter as one GEMM: dk viewed as [kh*kw*ci, co] =
+/// im2col(x)^T [kh*kw*ci, n*oh*ow] @ dy [n*oh*ow, co], the im2col matrix
+/// (rows (n, oh, ow), columns (i, j, ci)) materialized by a linalg.generic
+/// over the zero-padded input, or x itself for a 1x1 stride-1 unpadded
+/// kernel. Groups > 1 stay on the linalg lowering.
+struct Conv2DBackpropFilterToKernel
+    : OpRewritePattern<Conv2DBackpropFilterOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Conv2DBackpropFilterOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX(), dy = op.getDy();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!isKernelConvGradient({x.getType(), dy.getType()}, resultType,
+                              op.getGroups()))
+      return rewriter.notifyMatchFailure(
+          op, "not a float32 static groups-1 NHWC gradient");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto dyType = cast<RankedTensorType>(dy.getType());
+    SmallVector<int64_t> kernelSize = getIntegers(op.getKernelSize());
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    SmallVector<int64_t> dilations = getIntegers(op.getDilations());
+    int64_t kh = kernelSize[0], kw = kernelSize[1];
+    int64_t in = xType.getDimSize(3), out = dyType.getDimSize(3);
+    int64_t oh = dyType.getDimSize(1), ow = dyType.getDimSize(2);
+    if (resultType.getShape() != ArrayRef<int64_t>{kh, kw, in, out})
+      return rewriter.notifyMatchFailure(op, "unexpected kernel shape");
+    WindowPadding padding =
+        getWindowPadding(xType.getShape().slice(1, 2), kernelSize, strides,
+                         dilations, op.getPadding() == "same");
+
+    bool unitSteps = strides[0] == 1 && strides[1] == 1 && dilations[0] == 1 &&
+                     dilations[1] == 1;
+    // Stride 1, a window: the runtime reads the (padded) input in place
+    // through per-row tap offsets instead of an im2col matrix kh * kw times
+    // the input's size.
+    if (unitSteps && kh * kw > 1 && ow <= 1024) {
+      Value zero =
+          createScalarConstant(rewriter, loc, rewriter.getF32Type(), 0.0);
+      Value padded = padSpatial(rewriter, loc, x, padding, zero);
+      auto paddedType = cast<RankedTensorType>(padded.getType());
+      Value output = allocResult(rewriter, loc, resultType, {});
+      emitKernelCall(rewriter, loc,
+                     kernels::tfcc_rt_conv2d_filter_grad_f32{
+                         .x = padded,
+                         .n = getDimValue(rewriter, loc, padded, 0),
+                         .h = paddedType.getDimSize(1),
+                         .w = paddedType.getDimSize(2),
+                         .c = paddedType.getDimSize(3),
+                         .kh = kh,
+                         .kw = kw,
+                         .dy = dy,
+                         .oh = oh,
+                         .ow = ow,
+                         .co = out,
+                         .dk = output});
+      rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+      return success();
+    }
+    Value columns = x;
+    bool direct = kh == 1 && kw == 1 && unitSteps && padding.isZero() &&
+                  xType.getDimSize(1) == oh && xType.getDimSize(2) == ow;
+    if (!direct) {
+      Value zero =
+          createScalarConstant(rewriter, loc, rewriter.getF32Type(), 0.0);
+      Value padded = padSpatial(rewriter, loc, x, padding, zero);
+      auto columnsType = RankedTensorType::get(
+          {xType.getDimSize(0), oh, ow, kh, kw, in}, rewriter.getF32Type());
+      SmallVector<OpFoldResult> sizes = {
+          tensor::getMixedSize(rewriter, loc, x, 0), rewriter.getIndexAttr(oh),
+          rewriter.getIndexAttr(ow), rewriter.getIndexAttr(kh),
+          rewriter.getIndexAttr(kw), rewriter.getIndexAttr(in)};
+      Value init = createEmpty(rewriter, loc, columnsType, sizes);
+      AffineExpr n, r, s, i, j, c;
+      bindDims(ctx, n, r, s, i, j, c);
+      columns = buildGeneric(
+          rewriter, loc, padded,
+          AffineMap::get(6, 0,
+                         {n, r * strides[0] + i * dilations[0],
+                          s * strides[1] + j * dilations[1], c},
+                         ctx),
+          init, rewriter.getMultiDimIdentityMap(6), getIterators(6),
+          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    }
+    int64_t m = kh * kw * in;
+    Value rows = getDimsProduct(rewriter, loc, dy, {0, 1, 2});
+    Value output = allocResult(rewriter, loc, resultType, {});
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_sgemm{.batch = 1,
+                                          .M = m,
+                                          .N = out,
+                                          .K = rows,
+                                          .A = columns,
+                                          .lda = m,
+                                          .stride_a = 0,
+                                          .trans_a = 1,
+                                          .B = dy,
+                                          .ldb = out,
+                                          .stride_b = 0,
+                                          .trans_b = 0,
+                                          .b_packed = 0,
+                                          .C = output,
+                                          .ldc = out,
+                                          .stride_c = 0,
+                                          .bias = nullptr,
+                                          .residual = nullptr,
+                                          .activation = TFCC_ACT_NONE,
+                                          .alpha = 0,
+                                          .beta = 0});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::populateGraphTrainingToLinalgPatterns(
@@ -729,4 +1064,7 @@ void mlir::tfcc::populateGraphTrainingToLinalgPatterns(
                Conv2DBackpropInputLowering, Conv2DBackpropFilterLowering,
                MaxPool2DGradLowering, AvgPool2DGradLowering,
                ResizeGradLowering, GatherGradLowering>(patterns.getContext());
+  patterns.add<MaxPool2DGradToKernel, Conv2DBackpropInputToKernel,
+               Conv2DBackpropFilterToKernel>(patterns.getContext(),
+                                             /*benefit=*/2);
 }

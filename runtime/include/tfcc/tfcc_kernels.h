@@ -17,8 +17,10 @@
  *    serially when it is NULL or the work is small. Results do not depend on
  *    the number of threads beyond float reassociation (in practice they are
  *    bitwise identical).
- *  - AVX-512 code is selected at run time (CPUID); a portable C path runs
- *    everywhere else. The packed weight layout does not depend on the ISA.
+ *  - The code for the CPU's ISA level (AVX-512, AVX2 + FMA or baseline
+ *    x86-64; NEON on AArch64) is selected at run time by CPUID, capped by
+ *    the environment variable TFCC_KERNELS_ISA (docs/c-api.md). The packed
+ *    weight layout does not depend on the ISA.
  *  - Outputs must not overlap inputs, except that C / y may alias the
  *    residual exactly (in-place residual add).
  *
@@ -63,78 +65,29 @@ enum {
  * is the ISA-independent layout [ceil(N/32)][K][32] floats, zero-padded in n:
  * element (k, n) lives at packed[((n / 32) * K + k) * 32 + n % 32].
  * tfcc_rt_sgemm_packed_b_size returns the number of floats
- * (ceil(N/32) * K * 32). Packing is plain C (also built into the
- * tfcc_kernel_pack library the compiler links), so compile-time and run-time
- * packing agree bit for bit. */
+ * (ceil(N/32) * K * 32). Packing (tfcc_rt_sgemm_pack_b) is plain C (also
+ * built into the tfcc_kernel_pack library the compiler links), so
+ * compile-time and run-time packing agree bit for bit. */
 TFCC_RT_API int64_t tfcc_rt_sgemm_packed_b_size(int64_t K, int64_t N);
-TFCC_RT_API void tfcc_rt_sgemm_pack_b(int64_t K, int64_t N, const float* B,
-                                      int64_t ldb, int32_t trans_b,
-                                      float* packed);
 
-/* C[b] = epilogue(op(A[b]) @ op(B[b])) for b in [0, batch):
- *   op(A) is M x K: A[b*stride_a + m*lda + k], or A[b*stride_a + k*lda + m]
- *     when trans_a;
- *   B as described above at B + b*stride_b, or, when b_packed is 1, B points
- *     to a packed buffer (tfcc_rt_sgemm_pack_b layout; stride_b then counts
- *     floats between packed batches, 0 = shared; ldb and trans_b are ignored);
- *   C[b*stride_c + m*ldc + n]; bias has N floats (or NULL), shared by all
- *   batches; residual (or NULL) is read at residual[b*stride_c + m*ldc + n]
- *   (same layout as C); C may alias residual exactly (in-place).
- * K may be 0 (C = epilogue(0)). Nothing happens when batch, M or N is <= 0. */
-TFCC_RT_API void tfcc_rt_sgemm(int64_t batch, int64_t M, int64_t N, int64_t K,
-                               const float* A, int64_t lda, int64_t stride_a,
-                               int32_t trans_a, const float* B, int64_t ldb,
-                               int64_t stride_b, int32_t trans_b,
-                               int32_t b_packed, float* C, int64_t ldc,
-                               int64_t stride_c, const float* bias,
-                               const float* residual, int32_t activation,
-                               float alpha, float beta);
-
-/* NHWC convolution, groups = 1: x [n, h, w, c], weights packed with
- * tfcc_rt_sgemm_pack_b from the HWIO kernel viewed as a (kh*kw*c) x oc
- * row-major matrix (K index = (i*kw + j)*c + ci), output y [n, oh, ow, oc];
- * zero padding pad_top/pad_left (bottom/right implied by oh, ow); input
- * position of output (r, s), tap (i, j):
- *   (r*stride_h - pad_top + i*dil_h, s*stride_w - pad_left + j*dil_w).
- * bias [oc] or NULL; residual [n, oh, ow, oc] or NULL (may alias y). */
-TFCC_RT_API void tfcc_rt_conv2d_f32(
-    const float* x, int64_t n, int64_t h, int64_t w, int64_t c,
-    const float* packed_weights, int64_t oc, int64_t kh, int64_t kw,
-    int64_t stride_h, int64_t stride_w, int64_t dil_h, int64_t dil_w,
-    int64_t pad_top, int64_t pad_left, int64_t oh, int64_t ow,
-    const float* bias, const float* residual, int32_t activation, float alpha,
-    float beta, float* y);
-
-/* Winograd F(2x2, 3x3) NHWC convolution for 3x3 kernels, stride 1,
- * dilation 1, groups 1: y = the convolution tfcc_rt_conv2d_f32 computes with
- * kh = kw = 3 and unit strides and dilations (same padding, bias, residual
- * and activation conventions), with 16/36 of its multiply-adds. Each 2x2
- * block of outputs reads a 4x4 input patch d; per input channel
- * V = B^T d B (16 transform points), then for each point p one GEMM
- * M_p = V_p U_p over the input channels, and the outputs A^T M A, followed by
- * the epilogue. The weights are transformed and packed by
- * tfcc_rt_winograd_pack from the HWIO kernel [3][3][c][oc]: U = G g G^T per
- * (ci, co) (computed in double, rounded once), stored as 16 matrices [c][oc]
- * in the tfcc_rt_sgemm_pack_b layout, point p = 4 * row + column at
+/* Winograd F(2x2, 3x3) (tfcc_rt_conv2d_winograd_f32): each 2x2 block of
+ * outputs reads a 4x4 input patch d; per input channel V = B^T d B (16
+ * transform points), then for each point p one GEMM M_p = V_p U_p over the
+ * input channels, and the outputs A^T M A, followed by the epilogue: 16/36
+ * of the direct kernel's multiply-adds. tfcc_rt_winograd_pack transforms the
+ * HWIO kernel [3][3][c][oc]: U = G g G^T per (ci, co) (computed in double,
+ * rounded once), stored as 16 matrices [c][oc] in the tfcc_rt_sgemm_pack_b
+ * layout, point p = 4 * row + column at
  * packed + p * tfcc_rt_sgemm_packed_b_size(c, oc); tfcc_rt_winograd_packed_size
  * is the total in floats (16/9 of the direct kernel's). Plain C (in the
- * tfcc_kernel_pack library too, like tfcc_rt_sgemm_pack_b): the compiler
- * transforms constant weights once; variable ones (a train step's) are
- * transformed by a call per step into an arena buffer (3x3x32x64: ~13 us).
- * Requires 1 <= c <= TFCC_RT_WINOGRAD_MAX_C (the transformed input tiles live
- * on the stack). Rounding: relative error a few times that of the direct
- * kernel (the transforms add at most 9 terms exactly representable in
- * float). */
+ * tfcc_kernel_pack library too): the compiler transforms constant weights
+ * once; variable ones (a train step's) are transformed by a call per step
+ * into an arena buffer (3x3x32x64: ~13 us). The transformed input tiles live
+ * on the stack, hence TFCC_RT_WINOGRAD_MAX_C. Rounding: relative error a few
+ * times that of the direct kernel (the transforms add at most 9 terms
+ * exactly representable in float). */
 #define TFCC_RT_WINOGRAD_MAX_C 2048
 TFCC_RT_API int64_t tfcc_rt_winograd_packed_size(int64_t c, int64_t oc);
-TFCC_RT_API void tfcc_rt_winograd_pack(int64_t c, int64_t oc,
-                                       const float* hwio, float* packed);
-TFCC_RT_API void tfcc_rt_conv2d_winograd_f32(
-    const float* x, int64_t n, int64_t h, int64_t w, int64_t c,
-    const float* packed_weights, int64_t oc, int64_t pad_top,
-    int64_t pad_left, int64_t oh, int64_t ow, const float* bias,
-    const float* residual, int32_t activation, float alpha, float beta,
-    float* y);
 /* The rule the compiler lowers by: 1 when a 3x3, stride 1, dilation 1,
  * groups 1 f32 convolution with these sizes (per image; input h x w x c,
  * output oh x ow x oc) should use tfcc_rt_conv2d_winograd_f32 rather than
@@ -143,94 +96,28 @@ TFCC_RT_API int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w,
                                                       int64_t c, int64_t oc,
                                                       int64_t oh, int64_t ow);
 
-/* NHWC depthwise convolution: weights [kh, kw, c * m] (the TF [kh,kw,c,m]
- * kernel, unpacked), output y [n, oh, ow, c * m]; output channel ci*m + mi
- * reads input channel ci; same padding / epilogue conventions as
- * tfcc_rt_conv2d_f32 (bias [c*m], residual [n, oh, ow, c*m]). */
-TFCC_RT_API void tfcc_rt_depthwise_conv2d_f32(
-    const float* x, int64_t n, int64_t h, int64_t w, int64_t c,
-    const float* weights, int64_t m, int64_t kh, int64_t kw, int64_t stride_h,
-    int64_t stride_w, int64_t dil_h, int64_t dil_w, int64_t pad_top,
-    int64_t pad_left, int64_t oh, int64_t ow, const float* bias,
-    const float* residual, int32_t activation, float alpha, float beta,
-    float* y);
-
-/* NHWC pooling, x [n, h, w, c] -> y [n, oh, ow, c], window kh x kw, strides,
- * implicit padding pad_top / pad_left (bottom / right implied by oh, ow):
- * output (r, s) covers input rows r*stride_h - pad_top + [0, kh) and columns
- * s*stride_w - pad_left + [0, kw). Modes: TFCC_POOL_MAX (taps outside the
- * input are ignored), TFCC_POOL_AVG (mean of the taps inside the input: TF
- * SAME), TFCC_POOL_AVG_WINDOW (sum of the taps inside / (kh * kw): zero
- * padding counted, ONNX count_include_pad). */
+/* Modes of tfcc_rt_pool2d_f32. */
 enum { TFCC_POOL_MAX = 0, TFCC_POOL_AVG = 1, TFCC_POOL_AVG_WINDOW = 2 };
-TFCC_RT_API void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h,
-                                    int64_t w, int64_t c, int64_t kh,
-                                    int64_t kw, int64_t stride_h,
-                                    int64_t stride_w, int64_t pad_top,
-                                    int64_t pad_left, int64_t oh, int64_t ow,
-                                    int32_t mode, float* y);
 
-/* Gradient of TFCC_POOL_MAX pooling with the same geometry: dx [n, h, w, c]
- * = 0, then dy [n, oh, ow, c] of each window is added to the window's first
- * maximum (row-major taps, per channel; a NaN counts as the maximum; taps
- * outside the input never win). With positive_only != 0 only a maximum
- * greater than zero receives its gradient (the gradient of a ReLU that
- * produced x, fused in). dx must not alias x or dy. */
-TFCC_RT_API void tfcc_rt_max_pool2d_grad_f32(
-    const float* x, int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
-    int64_t kw, int64_t stride_h, int64_t stride_w, int64_t pad_top,
-    int64_t pad_left, int64_t oh, int64_t ow, int32_t positive_only,
-    const float* dy, float* dx);
-
-/* Max pooling with the geometry of tfcc_rt_pool2d_f32 that also records, per
- * pooled value, the tap i * kw + j of the window's first maximum as
- * tfcc_rt_max_pool2d_grad_f32 picks it (int8; -1 with positive_only when that
- * maximum is not above zero). The gradient from such a record: dx [n, h, w, c]
- * = 0, then each dy is added at its window's recorded tap. kh * kw <= 127. */
-TFCC_RT_API void tfcc_rt_max_pool2d_indices_f32(
-    const float* x, int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
-    int64_t kw, int64_t stride_h, int64_t stride_w, int64_t pad_top,
-    int64_t pad_left, int64_t oh, int64_t ow, int32_t positive_only, float* y,
-    int8_t* taps);
-TFCC_RT_API void tfcc_rt_max_pool2d_grad_indices_f32(
-    const int8_t* taps, const float* dy, int64_t n, int64_t h, int64_t w,
-    int64_t c, int64_t kh, int64_t kw, int64_t stride_h, int64_t stride_w,
-    int64_t pad_top, int64_t pad_left, int64_t oh, int64_t ow, float* dx);
-
-/* Kernel gradient of a stride-1, dilation-1, groups-1 NHWC convolution:
- * dk [kh, kw, c, co] = sum over (b, r, s) of x[b, r + i, s + j, :]^T dy[b, r, s, :]
- * with x [n, h, w, c] already padded (h >= oh + kh - 1, w >= ow + kw - 1) and
- * dy [n, oh, ow, co]. Reads x in place (no im2col matrix). */
-TFCC_RT_API void tfcc_rt_conv2d_filter_grad_f32(
-    const float* x, int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
-    int64_t kw, const float* dy, int64_t oh, int64_t ow, int64_t co,
-    float* dk);
-
-/* Training batch norm over x viewed as [rows, c] (channels innermost).
- * moments [2, c]: row 0 the mean of each channel, row 1 the biased variance
- * mean((x - mean)^2) (one pass over x minus its first row).
- * sums [2, c]: row 0 the sum of dy, row 1 the sum of dy * (x - mean), mean
- * being row 0 of `moments`. Results do not depend on the thread count. */
-TFCC_RT_API void tfcc_rt_channel_moments_f32(const float* x, int64_t rows,
-                                             int64_t c, float* moments);
-TFCC_RT_API void tfcc_rt_batch_norm_grad_sums_f32(const float* x,
-                                                  const float* dy,
-                                                  const float* moments,
-                                                  int64_t rows, int64_t c,
-                                                  float* sums);
-
-/* Row-wise kernels over the last, contiguous axis of a [rows, cols] tensor.
- * Layer normalization: y = (x - mean) / sqrt(var + epsilon) * gamma + beta
- * with the biased variance of each row; gamma / beta have cols floats, or
- * are NULL (1 / 0). Softmax: y = exp(x - max) / sum, or with log_softmax = 1,
- * y = x - max - log(sum). y may alias x exactly. */
-TFCC_RT_API void tfcc_rt_layer_norm_f32(const float* x, int64_t rows,
-                                        int64_t cols, const float* gamma,
-                                        const float* beta, float epsilon,
-                                        float* y);
-TFCC_RT_API void tfcc_rt_softmax_f32(const float* x, int64_t rows,
-                                     int64_t cols, int32_t log_softmax,
-                                     float* y);
+/* The kernels generated code calls, one prototype per entry of
+ * tfcc_kernels.def (where each is described). */
+#define TFCC_KERNEL_CTYPE_I64 int64_t
+#define TFCC_KERNEL_CTYPE_I32 int32_t
+#define TFCC_KERNEL_CTYPE_F32 float
+#define TFCC_KERNEL_CTYPE_IN_F32 const float*
+#define TFCC_KERNEL_CTYPE_OUT_F32 float*
+#define TFCC_KERNEL_CTYPE_IN_I8 const int8_t*
+#define TFCC_KERNEL_CTYPE_OUT_I8 int8_t*
+/* Each TFCC_ARG adds ", type name"; TFCC_KERNEL_PARAMS drops the first comma
+ * (the ~ placeholder takes it). */
+#define TFCC_KERNEL_TAIL_(first, ...) __VA_ARGS__
+#define TFCC_KERNEL_PARAMS_(list) TFCC_KERNEL_TAIL_ list
+#define TFCC_ARG(type, name) , TFCC_KERNEL_CTYPE_##type name
+#define TFCC_KERNEL(name, params) \
+  TFCC_RT_API void name(TFCC_KERNEL_PARAMS_((~ params)));
+#include "tfcc_kernels.def"
+#undef TFCC_KERNEL
+#undef TFCC_ARG
 
 /* Thread pool. Created once (the only place that mallocs), never creates
  * threads per call: num_threads - 1 persistent workers (the calling thread is

@@ -1,0 +1,197 @@
+//===- KernelCalls.cpp - typed calls of the runtime micro-kernels ---------===//
+//
+// The argument kinds of tfcc_kernels.def and the call and declaration
+// builders expanded from it (see KernelCalls.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/GraphToLinalg/KernelCalls.h"
+
+#include "passes/GraphToLinalg/Utils.h"
+#include "passes/Passes.h"
+
+#include "tfcc/tfcc_kernels.h"
+#include "tfcc/tfcc_types.h"
+
+using namespace mlir;
+using namespace mlir::tfcc;
+
+//===----------------------------------------------------------------------===//
+// Argument kinds
+//===----------------------------------------------------------------------===//
+
+Value kernel_args::I64::build(OpBuilder &b, Location loc) const {
+  if (!value)
+    return b.create<arith::ConstantIntOp>(loc, constant, 64);
+  if (value.getType().isIndex())
+    // Folded when static, so the call reads like the static-shape case.
+    return b.createOrFold<arith::IndexCastOp>(loc, b.getI64Type(), value);
+  assert(value.getType().isInteger(64) && "an int64_t parameter of a kernel");
+  return value;
+}
+Type kernel_args::I64::getType(MLIRContext *ctx) {
+  return IntegerType::get(ctx, 64);
+}
+
+Value kernel_args::I32::build(OpBuilder &b, Location loc) const {
+  return b.create<arith::ConstantIntOp>(loc, constant, 32);
+}
+Type kernel_args::I32::getType(MLIRContext *ctx) {
+  return IntegerType::get(ctx, 32);
+}
+
+Value kernel_args::F32::build(OpBuilder &b, Location loc) const {
+  return b.create<arith::ConstantFloatOp>(loc, APFloat(constant),
+                                          b.getF32Type());
+}
+Type kernel_args::F32::getType(MLIRContext *ctx) {
+  return Float32Type::get(ctx);
+}
+
+template <bool isOutput, unsigned elementBits>
+Value kernel_args::Buffer<isOutput, elementBits>::build(OpBuilder &b,
+                                                        Location loc) const {
+  if (!value) {
+    assert(!isOutput && "a kernel's output buffer");
+    return b.create<arith::ConstantIntOp>(loc, 0, 64);
+  }
+  Value memref = value;
+  if (isa<RankedTensorType>(value.getType())) {
+    assert(!isOutput && "a kernel writes a memref, not a tensor");
+    memref = toReadOnlyMemref(b, loc, value);
+  }
+  // A buffer of another element type would link and give wrong numbers:
+  // refused in release builds too.
+  if (cast<MemRefType>(memref.getType()).getElementTypeBitWidth() !=
+      elementBits)
+    llvm::report_fatal_error("kernel call: a buffer of " +
+                             Twine(elementBits) +
+                             "-bit elements expected");
+  Value address =
+      b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
+  return b.createOrFold<arith::IndexCastOp>(loc, b.getI64Type(), address);
+}
+template <bool isOutput, unsigned elementBits>
+Type kernel_args::Buffer<isOutput, elementBits>::getType(MLIRContext *ctx) {
+  return IntegerType::get(ctx, 64);
+}
+
+template class kernel_args::Buffer<false, 32>;
+template class kernel_args::Buffer<true, 32>;
+template class kernel_args::Buffer<false, 8>;
+template class kernel_args::Buffer<true, 8>;
+
+//===----------------------------------------------------------------------===//
+// Calls and declarations, expanded from the table
+//===----------------------------------------------------------------------===//
+
+namespace {
+void createCall(OpBuilder &b, Location loc, StringRef callee,
+                ArrayRef<Value> args) {
+  b.create<func::CallOp>(loc, callee, TypeRange{}, args);
+}
+} // namespace
+
+#define TFCC_ARG(type, name) args.push_back(call.name.build(b, loc));
+#define TFCC_KERNEL(kernel, params)                                           \
+  void mlir::tfcc::emitKernelCall(OpBuilder &b, Location loc,                  \
+                                  const kernels::kernel &call) {               \
+    SmallVector<Value> args;                                                   \
+    params createCall(b, loc, kernels::kernel::kSymbol, args);                 \
+  }
+#include "tfcc/tfcc_kernels.def"
+#undef TFCC_KERNEL
+#undef TFCC_ARG
+
+void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(module.getBody());
+  auto declare = [&](StringRef name, ArrayRef<Type> inputs) {
+    if (module.lookupSymbol(name))
+      return;
+    auto func = b.create<func::FuncOp>(module.getLoc(), name,
+                                       b.getFunctionType(inputs, {}));
+    func.setPrivate();
+  };
+#define TFCC_ARG(type, name) kernel_args::type::getType(ctx),
+#define TFCC_KERNEL(kernel, params) declare(#kernel, {params});
+#include "tfcc/tfcc_kernels.def"
+#undef TFCC_KERNEL
+#undef TFCC_ARG
+}
+
+void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
+  for (StringRef name : {
+#define TFCC_KERNEL(kernel, params) #kernel,
+#include "tfcc/tfcc_kernels.def"
+#undef TFCC_KERNEL
+       }) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (func && SymbolTable::symbolKnownUseEmpty(func, module))
+      func.erase();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Operands and results
+//===----------------------------------------------------------------------===//
+
+Value mlir::tfcc::toReadOnlyMemref(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return b.create<bufferization::ToMemrefOp>(
+      loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+      /*read_only=*/true);
+}
+
+Value mlir::tfcc::allocResult(OpBuilder &b, Location loc,
+                              RankedTensorType type, ValueRange dynamicSizes) {
+  return b.create<memref::AllocOp>(
+      loc, MemRefType::get(type.getShape(), type.getElementType()),
+      dynamicSizes, b.getI64IntegerAttr(TFCC_ARENA_ALIGNMENT));
+}
+
+Value mlir::tfcc::allocResultLike(OpBuilder &b, Location loc,
+                                  RankedTensorType type, Value source) {
+  SmallVector<Value> sizes;
+  for (int64_t dim = 0; dim < type.getRank(); ++dim)
+    if (type.isDynamicDim(dim))
+      sizes.push_back(b.create<tensor::DimOp>(loc, source, dim));
+  return allocResult(b, loc, type, sizes);
+}
+
+Value mlir::tfcc::toResultTensor(OpBuilder &b, Location loc,
+                                 RankedTensorType type, Value buffer) {
+  return b.create<bufferization::ToTensorOp>(loc, type, buffer,
+                                             /*restrict=*/true,
+                                             /*writable=*/true);
+}
+
+int32_t mlir::tfcc::getActivationCode(StringRef name) {
+  return llvm::StringSwitch<int32_t>(name)
+      .Case("relu", TFCC_ACT_RELU)
+      .Case("clip", TFCC_ACT_CLIP)
+      .Case("leaky_relu", TFCC_ACT_LEAKY_RELU)
+      .Case("hard_swish", TFCC_ACT_HARD_SWISH)
+      .Case("sigmoid", TFCC_ACT_SIGMOID)
+      .Default(TFCC_ACT_NONE);
+}
+
+bool mlir::tfcc::isStaticF32Nhwc(Type type) {
+  return isNhwcWithStaticHwc(type) &&
+         cast<RankedTensorType>(type).getElementType().isF32();
+}
+
+FailureOr<std::pair<Value, int64_t>>
+mlir::tfcc::getRowsAndCols(OpBuilder &b, Location loc, Value x, int64_t axis) {
+  auto type = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> trailing = type.getShape().drop_front(axis);
+  if (!type.getElementType().isF32() || trailing.empty() ||
+      ShapedType::isDynamicShape(trailing))
+    return failure();
+  int64_t cols = 1;
+  for (int64_t d : trailing)
+    cols *= d;
+  SmallVector<int64_t> leading = llvm::to_vector(llvm::seq<int64_t>(0, axis));
+  return std::make_pair(getDimsProduct(b, loc, x, leading), cols);
+}
