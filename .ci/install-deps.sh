@@ -14,7 +14,8 @@ PACKAGES=(
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 # flatbuffers-compiler: flatc reads and writes the checkpoints of test/tools/checkpoint.test
-# independently of the runtime's hand-written FlatBuffers code (runtime/src/checkpoint.c).
+# independently of the runtime's hand-written FlatBuffers code (runtime/src/checkpoint.c);
+# libflatbuffers-dev: the compiler reads checkpoints (tfcc --weights) through flatc --cpp code.
 # The real-model checks (test/onnx/real) run ONNX Runtime from npm.
 # qemu-user-static and the arm64 cross sysroot: test/cross builds the kernels and
 # KernelsTest for AArch64 (NEON) and runs them under qemu-aarch64-static.

@@ -12,6 +12,7 @@
 #include "compiler/AbiEmitter.h"
 
 #include "compiler/HeaderEmitter.h"
+#include "runtime/include/tfcc/tfcc_types.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -199,7 +200,7 @@ private:
       auto *imageVar = new GlobalVariable(module, imageInit->getType(), true,
                                           GlobalValue::PrivateLinkage,
                                           imageInit, ".tfcc.state_init");
-      imageVar->setAlignment(Align(64));
+      imageVar->setAlignment(Align(TFCC_ARENA_ALIGNMENT));
       stateInit = imageVar;
     }
     Constant *model = ConstantStruct::get(

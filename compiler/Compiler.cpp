@@ -121,7 +121,10 @@ FailureOr<ModelSignature> buildSignature(ModuleOp module,
   return sig;
 }
 
-uint64_t alignState(uint64_t n) { return (n + 63) / 64 * 64; }
+uint64_t alignState(uint64_t n) {
+  return (n + TFCC_ARENA_ALIGNMENT - 1) / TFCC_ARENA_ALIGNMENT *
+         TFCC_ARENA_ALIGNMENT;
+}
 
 /// Places every variable of a module with a training step in the state
 /// memory: declaration order, each at a 64-byte aligned offset, with its
@@ -131,7 +134,7 @@ LogicalResult layoutState(ModuleOp module, ModelSignature &sig) {
   for (auto variable : module.getOps<graph::VariableOp>()) {
     RankedTensorType type = variable.getTensorType();
     std::optional<DType> dtype = dtypeOfElementType(type.getElementType());
-    if (!dtype || *dtype == DType::Bool || !type.hasStaticShape())
+    if (!dtype || *dtype == DType::BOOL || !type.hasStaticShape())
       return variable.emitError()
              << "variable of type " << type
              << " cannot live in the state memory of a training model";

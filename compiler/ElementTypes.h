@@ -29,7 +29,7 @@ inline std::optional<DType> dtypeOfElementType(mlir::Type type) {
   if (type.isInteger(8))
     return DType::I8;
   if (type.isInteger(1))
-    return DType::Bool;
+    return DType::BOOL;
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 #include "compiler/HeaderEmitter.h"
 
 #include "runtime/include/tfcc/tfcc_kernels.h" // TFCC_RT_KERNEL_STACK_BYTES
+#include "runtime/include/tfcc/tfcc_types.h"
 
 #include <algorithm>
 #include <cctype>
@@ -20,7 +21,7 @@
 namespace tfcc {
 namespace {
 
-constexpr uint64_t kArenaAlignment = 64;
+constexpr uint64_t kArenaAlignment = TFCC_ARENA_ALIGNMENT;
 
 // Arena lines are compared in 128 bits so that fixed + perBatch * batch cannot
 // overflow.

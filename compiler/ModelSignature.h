@@ -10,6 +10,8 @@
 #ifndef TFCC_COMPILER_MODELSIGNATURE_H
 #define TFCC_COMPILER_MODELSIGNATURE_H
 
+#include "runtime/include/tfcc/tfcc_types.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,20 +19,16 @@
 
 namespace tfcc {
 
-/// Element type of an argument. The numbers equal tfcc_dtype_t in the runtime.
+/// Element type of an argument: tfcc_dtype_t's names and numbers (both
+/// expanded from TFCC_DTYPES in runtime/include/tfcc/tfcc_types.h).
 enum class DType {
-  F32 = 1,
-  I32 = 2,
-  I64 = 3,
-  Bool = 4,
-  F16 = 5,
-  BF16 = 6,
-  I8 = 7,
-  F64 = 8
+#define TFCC_DTYPE_ENUMERATOR(name, number, bytes, ctype) name = number,
+  TFCC_DTYPES(TFCC_DTYPE_ENUMERATOR)
+#undef TFCC_DTYPE_ENUMERATOR
 };
 
 /// A dynamic (batch) dimension in ArgSignature::dims (TFCC_DIM_DYNAMIC).
-constexpr int64_t kDynamicDim = -1;
+constexpr int64_t kDynamicDim = TFCC_DIM_DYNAMIC;
 
 /// One input or output of an entry point.
 struct ArgSignature {
@@ -92,22 +90,11 @@ struct ModelSignature {
 /// ...).
 inline const char *cTypeName(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-    return "float";
-  case DType::I32:
-    return "int32_t";
-  case DType::I64:
-    return "int64_t";
-  case DType::Bool:
-    return "uint8_t";
-  case DType::F16:
-    return "uint16_t";
-  case DType::BF16:
-    return "uint16_t";
-  case DType::I8:
-    return "int8_t";
-  case DType::F64:
-    return "double";
+#define TFCC_DTYPE_CTYPE(name, number, bytes, ctype)                           \
+  case DType::name:                                                            \
+    return #ctype;
+    TFCC_DTYPES(TFCC_DTYPE_CTYPE)
+#undef TFCC_DTYPE_CTYPE
   }
   return "void";
 }
@@ -115,22 +102,11 @@ inline const char *cTypeName(DType dtype) {
 /// Bytes per element (bool is one byte, 0 or 1).
 inline size_t byteSize(DType dtype) {
   switch (dtype) {
-  case DType::F32:
-    return 4;
-  case DType::I32:
-    return 4;
-  case DType::I64:
-    return 8;
-  case DType::Bool:
-    return 1;
-  case DType::F16:
-    return 2;
-  case DType::BF16:
-    return 2;
-  case DType::I8:
-    return 1;
-  case DType::F64:
-    return 8;
+#define TFCC_DTYPE_BYTES(name, number, bytes, ctype)                           \
+  case DType::name:                                                            \
+    return bytes;
+    TFCC_DTYPES(TFCC_DTYPE_BYTES)
+#undef TFCC_DTYPE_BYTES
   }
   return 0;
 }
@@ -145,7 +121,7 @@ inline const char *dtypeName(DType dtype) {
     return "i32";
   case DType::I64:
     return "i64";
-  case DType::Bool:
+  case DType::BOOL:
     return "bool";
   case DType::F16:
     return "f16";

@@ -34,7 +34,7 @@ struct DTypeCode {
 // The .npy descr of each supported dtype. bf16 has none.
 constexpr DTypeCode kDTypeCodes[] = {
     {DType::F32, "<f4"},  {DType::I32, "<i4"}, {DType::I64, "<i8"},
-    {DType::Bool, "|b1"}, {DType::F16, "<f2"}, {DType::I8, "|i1"},
+    {DType::BOOL, "|b1"}, {DType::F16, "<f2"}, {DType::I8, "|i1"},
     {DType::F64, "<f8"},
 };
 
@@ -281,7 +281,7 @@ bool parseNpy(const std::vector<uint8_t> &bytes, NpyArray &out,
   out.dtype = code->dtype;
   out.shape = shape;
   out.data.assign(bytes.begin() + dataStart, bytes.end());
-  if (out.dtype == DType::Bool) {
+  if (out.dtype == DType::BOOL) {
     for (size_t i = 0; i < out.data.size(); ++i) {
       if (out.data[i] > 1) {
         error = "bool element " + std::to_string(i) + " is " +

@@ -276,9 +276,9 @@ double elementAsDouble(const NpyArray &a, int64_t i) {
     std::memcpy(&v, p + 8 * i, 8);
     return double(v);
   }
-  case DType::Bool:
+  case DType::BOOL:
   case DType::I8:
-    return a.dtype == DType::Bool ? double(p[i] != 0) : double(int8_t(p[i]));
+    return a.dtype == DType::BOOL ? double(p[i] != 0) : double(int8_t(p[i]));
   default:
     return NAN;
   }
@@ -305,7 +305,7 @@ static void setElement(NpyArray &a, int64_t i, double v) {
     std::memcpy(p + 8 * i, &x, 8);
     return;
   }
-  case DType::Bool:
+  case DType::BOOL:
     p[i] = v != 0;
     return;
   case DType::I8:
@@ -334,7 +334,7 @@ static std::optional<ref::ElementKind> kindOf(DType dtype) {
     return ref::ElementKind::I32;
   case DType::I64:
     return ref::ElementKind::I64;
-  case DType::Bool:
+  case DType::BOOL:
     return ref::ElementKind::I1;
   default:
     return std::nullopt;
@@ -352,7 +352,7 @@ static DType dtypeOf(ref::ElementKind kind) {
   case ref::ElementKind::I64:
     return DType::I64;
   case ref::ElementKind::I1:
-    return DType::Bool;
+    return DType::BOOL;
   }
   return DType::F32;
 }
@@ -514,7 +514,7 @@ std::vector<NpyArray> makeRandomInputs(func::FuncOp func, int64_t batch,
         domain.bound ? 0 : -5, domain.bound ? *domain.bound - 1 : 5);
     for (int64_t i = 0; i < a.numElements(); ++i) {
       double v = dtype == DType::F32 || dtype == DType::F64 ? real(rng)
-                 : dtype == DType::Bool ? double(rng() & 1)
+                 : dtype == DType::BOOL ? double(rng() & 1)
                                         : double(integer(rng));
       setElement(a, i, v);
     }

@@ -15,6 +15,8 @@
 #include "passes/MemoryPlan.h"
 #include "passes/Passes.h"
 
+#include "tfcc/tfcc_types.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -30,7 +32,7 @@ namespace memplan = mlir::tfcc::memplan;
 
 namespace {
 
-constexpr int64_t kArenaAlignment = 64;
+constexpr int64_t kArenaAlignment = TFCC_ARENA_ALIGNMENT;
 
 /// perBatch * batch + fixed.
 struct BatchAffine {

@@ -92,10 +92,11 @@ static tfcc_status_t ck_check_context(const tfcc_model_info* m,
 /* Bytes per element of a dtype; 0 for an unknown one. */
 static uint32_t ck_elem_size(int32_t dtype) {
   switch (dtype) {
-    case TFCC_DTYPE_F32: case TFCC_DTYPE_I32: return 4;
-    case TFCC_DTYPE_I64: case TFCC_DTYPE_F64: return 8;
-    case TFCC_DTYPE_F16: case TFCC_DTYPE_BF16: return 2;
-    case TFCC_DTYPE_BOOL: case TFCC_DTYPE_I8: return 1;
+#define CK_DTYPE_SIZE(name, number, bytes, ctype) \
+  case TFCC_DTYPE_##name:                          \
+    return bytes;
+    TFCC_DTYPES(CK_DTYPE_SIZE)
+#undef CK_DTYPE_SIZE
     default: return 0;
   }
 }

@@ -69,7 +69,7 @@ ModelSignature sampleSignature() {
 
   EntrySignature eval;
   eval.name = "eval.step";
-  eval.inputs = {{"x", DType::F32, {4, 3}}, {"2nd", DType::Bool, {4}}};
+  eval.inputs = {{"x", DType::F32, {4, 3}}, {"2nd", DType::BOOL, {4}}};
   eval.outputs = {{"loss */ x", DType::F32, {}}};
   eval.arenaBytesFixed = 19990;
 

@@ -77,7 +77,7 @@ TEST(NpyTest, RoundTripsEachDType) {
   roundTrip(
       makeArray<int64_t>(DType::I64, {2, 1, 2}, {1, -2, INT64_MAX, INT64_MIN}),
       "i64");
-  roundTrip(makeArray<uint8_t>(DType::Bool, {3}, {1, 0, 1}), "bool");
+  roundTrip(makeArray<uint8_t>(DType::BOOL, {3}, {1, 0, 1}), "bool");
   roundTrip(makeArray<uint16_t>(DType::F16, {2}, {0x3c00, 0xc000}), "f16");
   roundTrip(makeArray<int8_t>(DType::I8, {2}, {-128, 127}), "i8");
   roundTrip(makeArray<double>(DType::F64, {3}, {1.0 + 1e-10, -0.0, 1e300}),
@@ -136,7 +136,7 @@ TEST(NpyTest, ReadsVersion2AndDoubleQuotes) {
   NpyArray array;
   std::string error;
   ASSERT_TRUE(parseNpy(toBytes(bytes), array, error)) << error;
-  EXPECT_EQ(array.dtype, DType::Bool);
+  EXPECT_EQ(array.dtype, DType::BOOL);
   EXPECT_EQ(array.shape, (std::vector<int64_t>{3}));
   EXPECT_EQ(array.data, (std::vector<uint8_t>{1, 0, 1}));
 }
@@ -187,7 +187,7 @@ TEST(NpyTest, RejectsBoolOutsideZeroOne) {
   std::vector<uint8_t> bytes;
   std::string error;
   ASSERT_TRUE(
-      encodeNpy(makeArray<uint8_t>(DType::Bool, {2}, {1, 0}), bytes, error));
+      encodeNpy(makeArray<uint8_t>(DType::BOOL, {2}, {1, 0}), bytes, error));
   bytes.back() = 2;
   NpyArray array;
   EXPECT_FALSE(parseNpy(bytes, array, error));
@@ -231,7 +231,7 @@ TEST(NpyTest, AgreesWithNumpy) {
   ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + script + "\"").c_str()), 0);
   NpyArray array;
   ASSERT_TRUE(readNpy(fromNumpy, array, error)) << error;
-  EXPECT_EQ(array.dtype, DType::Bool);
+  EXPECT_EQ(array.dtype, DType::BOOL);
   EXPECT_EQ(array.shape, (std::vector<int64_t>{2, 2}));
   EXPECT_EQ(array.data, (std::vector<uint8_t>{1, 0, 0, 1}));
 

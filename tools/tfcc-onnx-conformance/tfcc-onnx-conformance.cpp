@@ -214,7 +214,7 @@ ReadResult readTensor(const std::string &path, NpyArray &out,
     out.dtype = DType::I64;
     break;
   case onnx::TensorProto::BOOL:
-    out.dtype = DType::Bool;
+    out.dtype = DType::BOOL;
     break;
   default:
     error = "unsupported dtype " +
@@ -259,7 +259,7 @@ ReadResult readTensor(const std::string &path, NpyArray &out,
       return wrongCount(tensor.int64_data_size());
     std::memcpy(out.data.data(), tensor.int64_data().data(), bytes);
     break;
-  case DType::Bool: // one int32 per element
+  case DType::BOOL: // one int32 per element
     if (tensor.int32_data_size() != n)
       return wrongCount(tensor.int32_data_size());
     for (int64_t i = 0; i < n; ++i)

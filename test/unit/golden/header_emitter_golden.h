@@ -58,23 +58,37 @@ typedef enum tfcc_status_t {
   TFCC_INTERNAL = 5
 } tfcc_status_t;
 
-/* Element types. Numbers match tfcc::DType in the compiler. */
+/* Element types, the one list: TFCC_DTYPES(X) calls
+ * X(NAME, number, bytes per element, C element type) for each; tfcc_dtype_t
+ * below, the compiler's tfcc::DType and the checkpoint reader's sizes are
+ * expanded from it.
+ *   BOOL  1 byte, 0 or 1
+ *   F16   IEEE half, raw bits in a uint16_t
+ *   BF16  bfloat16, raw bits in a uint16_t */
+#define TFCC_DTYPES(X)          \
+  X(F32, 1, 4, float)           \
+  X(I32, 2, 4, int32_t)         \
+  X(I64, 3, 8, int64_t)         \
+  X(BOOL, 4, 1, uint8_t)        \
+  X(F16, 5, 2, uint16_t)        \
+  X(BF16, 6, 2, uint16_t)       \
+  X(I8, 7, 1, int8_t)           \
+  X(F64, 8, 8, double)
+
+/* TFCC_DTYPE_F32 = 1, TFCC_DTYPE_I32 = 2, ... */
+#define TFCC_DTYPE_ENUMERATOR_(name, number, bytes, ctype) \
+  TFCC_DTYPE_##name = number,
 typedef enum tfcc_dtype_t {
-  TFCC_DTYPE_F32 = 1,
-  TFCC_DTYPE_I32 = 2,
-  TFCC_DTYPE_I64 = 3,
-  TFCC_DTYPE_BOOL = 4, /* 1 byte, 0 or 1 */
-  TFCC_DTYPE_F16 = 5,  /* IEEE half, raw bits in a uint16_t */
-  TFCC_DTYPE_BF16 = 6, /* bfloat16, raw bits in a uint16_t */
-  TFCC_DTYPE_I8 = 7,
-  TFCC_DTYPE_F64 = 8
+  TFCC_DTYPES(TFCC_DTYPE_ENUMERATOR_)
 } tfcc_dtype_t;
+#undef TFCC_DTYPE_ENUMERATOR_
 
 /* A dynamic (batch) dimension in tfcc_arg_info.dims. */
 #define TFCC_DIM_DYNAMIC (-1)
 /* Version of the structs below; tfcc_model_info.abi_version must equal it. */
 #define TFCC_ABI_VERSION 3
-/* Alignment of the arena a kernel receives. */
+/* Alignment of the arena a kernel receives (and of each buffer the compiler
+ * places in it and of the state memory). */
 #define TFCC_ARENA_ALIGNMENT 64
 
 /* One input or output of an entry point. All pointers are to static data of the
