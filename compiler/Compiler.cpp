@@ -44,6 +44,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Target/TargetMachine.h"
@@ -439,13 +440,48 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CompileOptions &o
       cpu = "generic";
     }
   }
+  // LLVM only warns about an unknown CPU and then fails deep in code
+  // generation: refuse it first.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (subtarget && !subtarget->isCPUStringValid(cpu)) {
+    error = "unknown --cpu '" + cpu + "' for target '" + triple +
+            "' (llc-19 -mtriple=" + triple + " -mcpu=help lists the CPUs)";
+    return nullptr;
+  }
   llvm::TargetOptions options;
-  auto *tm = target->createTargetMachine(triple, cpu, features, options,
-                                         llvm::Reloc::PIC_, std::nullopt,
-                                         llvm::CodeGenOptLevel::Aggressive);
-  if (!tm)
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!tm) {
     error = "cannot create a target machine for '" + triple + "'";
-  return std::unique_ptr<llvm::TargetMachine>(tm);
+    return nullptr;
+  }
+  return tm;
+}
+
+/// The runtime archive for `tm` beside the default one: with an explicit
+/// --cpu on x86-64, the archive whose kernels stop at that CPU's level (no
+/// AVX-512 code for an AVX2 CPU, no AVX at all for a baseline one), so the
+/// model carries only code its CPU runs; otherwise the archive with every
+/// level, chosen at run time.
+std::string runtimeLibraryFor(const CompileOptions &o,
+                              const llvm::TargetMachine &tm) {
+  std::string library = defaultRuntimeLibrary();
+  bool pinned = !o.cpu.empty() && o.cpu != "native" && o.cpu != "host";
+  if (!pinned || tm.getTargetTriple().getArch() != llvm::Triple::x86_64)
+    return library;
+  const llvm::MCSubtargetInfo &cpu = *tm.getMCSubtargetInfo();
+  const char *level = nullptr;
+  if (!cpu.checkFeatures("+avx2,+fma"))
+    level = "x86-64";
+  else if (!cpu.checkFeatures("+avx512f,+avx512dq,+avx512bw,+avx512vl"))
+    level = "x86-64-v3";
+  if (!level)
+    return library;
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(library));
+  llvm::sys::path::append(path, std::string("libtfcc_runtime_") + level + ".a");
+  return path.str().str();
 }
 
 bool emitObject(llvm::Module &module, llvm::TargetMachine &tm,
@@ -677,7 +713,7 @@ int compile(const CompileOptions &o) {
     return 1;
   }
   std::string runtime =
-      o.runtimeLibrary.empty() ? defaultRuntimeLibrary() : o.runtimeLibrary;
+      o.runtimeLibrary.empty() ? runtimeLibraryFor(o, *tm) : o.runtimeLibrary;
   if (!llvm::sys::fs::exists(runtime)) {
     llvm::errs() << "tfcc: error: runtime library '" << runtime
                  << "' not found (pass --runtime-lib)\n";

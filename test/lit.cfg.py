@@ -13,3 +13,19 @@ config.environment["PATH"] = os.pathsep.join(
     [config.tfcc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.substitutions.append(("%spec", config.shared_spec_dir))
 config.substitutions.append(("%tfcc_src", config.tfcc_src_root))
+
+# The host's architecture and ISA, for the tests of code pinned to a CPU
+# (tfcc --cpu): never assume them.
+import platform
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86_64")
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            flags = set()
+            for line in cpuinfo:
+                if line.startswith("flags"):
+                    flags.update(line.split(":", 1)[1].split())
+        if {"avx2", "fma"} <= flags:
+            config.available_features.add("cpu-avx2")
+    except OSError:
+        pass

@@ -85,6 +85,12 @@ static cl::list<std::string> inputShapeSpecs(
 static cl::opt<std::string> runtimeLib("runtime-lib",
                                        cl::desc("Runtime archive for compiling"),
                                        cl::value_desc("PATH"), cl::cat(category));
+static cl::opt<std::string>
+    cpu("cpu",
+        cl::desc("Compile for this CPU, as tfcc --cpu (default: the host's); "
+                 "on x86-64 the model then carries only the kernels of the "
+                 "CPU's ISA level"),
+        cl::value_desc("NAME"), cl::cat(category));
 
 namespace {
 
@@ -314,7 +320,8 @@ int main(int argc, char **argv) {
   const int64_t batchSize = ::batchSize;
   const uint64_t seed = ::seed;
   const std::string modelPath = ::modelPath, entryName = ::entryName,
-                    outputDir = ::outputDir, runtimeLib = ::runtimeLib;
+                    outputDir = ::outputDir, runtimeLib = ::runtimeLib,
+                    cpu = ::cpu;
   const std::vector<std::string> inputFiles(::inputFiles.begin(),
                                             ::inputFiles.end());
   std::map<std::string, std::vector<int64_t>> inputShapes;
@@ -376,6 +383,7 @@ int main(int argc, char **argv) {
       options.inputPath = modelPath;
       options.outputPath = so.str().str();
       options.runtimeLibrary = runtimeLib;
+      options.cpu = cpu;
       options.inputShapes = inputShapes;
       options.train = !noTrain;
       auto start = Clock::now();

@@ -42,7 +42,9 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     cpu("cpu",
         cl::desc("Target CPU (default: the host CPU for the host triple, "
-                 "'generic' otherwise)"),
+                 "'generic' otherwise). On x86-64 an explicit CPU also links "
+                 "only the runtime kernels of its ISA level (no AVX-512 code "
+                 "for x86-64-v3 / AVX2 CPUs)"),
         cl::value_desc("NAME"), cl::cat(category));
 static cl::opt<std::string> runtimeLib(
     "runtime-lib",

@@ -713,13 +713,17 @@ void tfcc_rt_depthwise_conv2d_f32(
   const int isa = tfcc_kernels_isa();
   d.row = m == 1 ? TFCC_FOR_ISA(isa, tfcc_dw_row_avx512, tfcc_dw_row_avx2,
                                 tfcc_dw_row_base)
-          : isa == TFCC_ISA_AVX512 && m <= 16 ? tfcc_dw_row_avx512
-                                              : tfcc_dw_row_generic;
-  if (tfcc_kernels_isa() == TFCC_ISA_AVX512 && m == 1 && kw == 3 &&
-      dil_w == 1 && (stride_w == 1 || stride_w == 2) && kh >= 1 && kh <= 16 &&
-      activation != TFCC_ACT_SIGMOID)
+          : TFCC_IS_AVX512(isa) && m <= 16 ? tfcc_dw_row_avx512
+                                           : tfcc_dw_row_generic;
+  d.rows = NULL;
+#if TFCC_KERNELS_HAVE_AVX512
+  if (isa == TFCC_ISA_AVX512 && m == 1 && kw == 3 && dil_w == 1 &&
+      (stride_w == 1 || stride_w == 2) && kh >= 1 && kh <= 16 &&
+      activation != TFCC_ACT_SIGMOID) {
     d.row = tfcc_dw3_row_avx512;
-  d.rows = d.row == tfcc_dw3_row_avx512 ? tfcc_dw3_rows_avx512 : NULL;
+    d.rows = tfcc_dw3_rows_avx512;
+  }
+#endif
   const double flops = 2.0 * (double)(n * oh * ow) * (double)(c * m) *
                        (double)(kh > 0 && kw > 0 ? kh * kw : 1);
   const int32_t threads = tfcc_rt_pool_num_threads(tfcc_rt_get_current_pool());

@@ -148,7 +148,7 @@ void tfcc_rt_conv2d_filter_grad_f32(const float* x, int64_t n, int64_t h,
     return;
   }
   /* The micro-kernel's tap form needs a whole output row per K block. */
-  if (tfcc_kernels_isa() != TFCC_ISA_AVX512 || ow * TFCC_UK_NR > kBFloats) {
+  if (!TFCC_IS_AVX512(tfcc_kernels_isa()) || ow * TFCC_UK_NR > kBFloats) {
     filter_grad_generic(&g);
     return;
   }

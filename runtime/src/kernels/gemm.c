@@ -79,10 +79,13 @@ static int detect_cpu_isa(void) {
 #endif
 }
 
-/* The CPU's level, capped by TFCC_KERNELS_ISA (an unknown value is ignored:
+/* The CPU's level, capped by the archive's TFCC_KERNELS_MAX_ISA and by
+ * TFCC_KERNELS_ISA (an unknown value is ignored:
  * the variable only ever lowers the level). */
 static int detect_isa(void) {
   int isa = detect_cpu_isa();
+  if (isa > TFCC_KERNELS_MAX_ISA) /* the archive carries no higher level */
+    isa = TFCC_KERNELS_MAX_ISA;
   const char* cap = getenv("TFCC_KERNELS_ISA");
   if (!cap)
     return isa;
@@ -415,7 +418,7 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.beta = beta;
   g.uk = tfcc_uk_for_isa(tfcc_kernels_isa());
   g.uk_kmajor =
-      tfcc_kernels_isa() == TFCC_ISA_AVX512 ? tfcc_uk_avx512_kmajor : NULL;
+      TFCC_IS_AVX512(tfcc_kernels_isa()) ? tfcc_uk_avx512_kmajor : NULL;
   g.tiles_m = (M + TFCC_UK_MR - 1) / TFCC_UK_MR;
   g.panels = (N + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.per = 1;

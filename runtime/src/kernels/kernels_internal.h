@@ -54,14 +54,39 @@ typedef void (*tfcc_uk_fn)(const tfcc_uk_args* p);
  * level's kernels on a machine that has more, e.g. to measure them). */
 enum { TFCC_ISA_GENERIC = 0, TFCC_ISA_AVX2 = 1, TFCC_ISA_AVX512 = 2 };
 TFCC_INTERNAL int tfcc_kernels_isa(void);
+/* The highest level this archive carries: every level by default. tfcc
+ * --cpu links an archive built with -DTFCC_KERNELS_MAX_ISA=1 (AVX2) or 0
+ * (baseline) instead, so that a model pinned to a CPU holds no code of a
+ * higher level; tfcc_kernels_isa() never returns more. A level's code is
+ * compiled in when TFCC_KERNELS_HAVE_<level> is 1 (x86-64 only). */
+#ifndef TFCC_KERNELS_MAX_ISA
+#define TFCC_KERNELS_MAX_ISA 2
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+    TFCC_KERNELS_MAX_ISA >= 1
+#define TFCC_KERNELS_HAVE_AVX2 1
+#else
+#define TFCC_KERNELS_HAVE_AVX2 0
+#endif
+#if TFCC_KERNELS_HAVE_AVX2 && TFCC_KERNELS_MAX_ISA >= 2
+#define TFCC_KERNELS_HAVE_AVX512 1
+#else
+#define TFCC_KERNELS_HAVE_AVX512 0
+#endif
+/* `isa` is AVX-512 and this archive has its code: a constant 0 otherwise,
+ * so the AVX-512 functions a branch names are not referenced. */
+#define TFCC_IS_AVX512(isa) (TFCC_KERNELS_HAVE_AVX512 && (isa) == TFCC_ISA_AVX512)
 /* The variant of a kernel for `isa`: the AVX-512 one, the AVX2 build of its
- * portable source, or the baseline build. Targets other than x86-64 compile
- * only the baseline build, so the macro names no other there. */
-#if defined(__x86_64__)
+ * portable source, or the baseline build, among those the archive carries
+ * (the others are not named, so not linked). */
+#if TFCC_KERNELS_HAVE_AVX512
 #define TFCC_FOR_ISA(isa, avx512, avx2, base)                                  \
   ((isa) == TFCC_ISA_AVX512 ? (avx512)                                         \
    : (isa) == TFCC_ISA_AVX2 ? (avx2)                                           \
                             : (base))
+#elif TFCC_KERNELS_HAVE_AVX2
+#define TFCC_FOR_ISA(isa, avx512, avx2, base)                                  \
+  ((isa) >= TFCC_ISA_AVX2 ? (avx2) : (base))
 #else
 #define TFCC_FOR_ISA(isa, avx512, avx2, base) ((void)(isa), (base))
 #endif

@@ -15,7 +15,7 @@
 
 typedef tfcc_pool_args pool_args;
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#if TFCC_KERNELS_HAVE_AVX512
 #include <immintrin.h>
 /* The arithmetic of pool_vec.inc, in the same tap order, with each 16-channel
  * block of an output pixel kept in a register over the taps and the last

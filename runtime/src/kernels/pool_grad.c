@@ -159,7 +159,7 @@ static void max_pool_grad_generic(void* ctx, int64_t begin, int64_t end,
   TFCC_MAX_POOL_GRAD_BODY
 }
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#if TFCC_KERNELS_HAVE_AVX512
 __attribute__((target("avx512f,avx512vl,fma"))) static void
 max_pool_grad_avx512(void* ctx, int64_t begin, int64_t end, int32_t thread) {
   TFCC_MAX_POOL_GRAD_BODY
@@ -246,7 +246,7 @@ void tfcc_rt_max_pool2d_grad_f32(const float* x, int64_t n, int64_t h,
   p.ow = ow;
   p.positive_only = positive_only;
   p.dx = dx;
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#if TFCC_KERNELS_HAVE_AVX512
   if (disjoint) images = max_pool_grad_disjoint_generic;
   if (tfcc_kernels_isa() == TFCC_ISA_AVX512)
     images = disjoint ? max_pool_grad_disjoint_avx512 : max_pool_grad_avx512;

@@ -114,7 +114,7 @@ static void grad_indices_generic(void* ctx, int64_t begin, int64_t end,
   }
 }
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#if TFCC_KERNELS_HAVE_AVX512
 #include "avx512_common.h"
 
 TGT static void indices_avx512(void* ctx, int64_t begin, int64_t end,
@@ -201,7 +201,7 @@ static void run_images(pool_indices_args* p, int64_t n,
                        void (*generic)(void*, int64_t, int64_t, int32_t),
                        void (*avx512)(void*, int64_t, int64_t, int32_t)) {
   void (*images)(void*, int64_t, int64_t, int32_t) = generic;
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#if TFCC_KERNELS_HAVE_AVX512
   if (tfcc_kernels_isa() == TFCC_ISA_AVX512) images = avx512;
 #else
   (void)avx512;
@@ -233,7 +233,7 @@ static void set_geometry(pool_indices_args* p, int64_t h, int64_t w, int64_t c,
   p->ow = ow;
 }
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#if TFCC_KERNELS_HAVE_AVX512
 #define TFCC_AVX512_OR_NULL(fn) fn
 #else
 #define TFCC_AVX512_OR_NULL(fn) 0
