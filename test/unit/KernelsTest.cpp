@@ -814,6 +814,15 @@ TEST_P(KernelsTest, Pool2d) {
       {1, 112, 112, 64, 3, 3, 2, 2, 1, 1, 1, 1},
       {2, 5, 5, 40, 5, 5, 1, 1, 2, 2, 2, 2},
       {1, 4, 6, 33, 2, 3, 3, 1, 0, 1, 1, 0},
+      // Fewer channels than a vector (LeNet-5's 6; 1, 2, 3), and a tail of a
+      // wider one (12): whole-vector loads past the pixel, stores the next
+      // pixel overwrites, the row's last pixels and the tensor's end.
+      {64, 28, 28, 6, 2, 2, 2, 2, 0, 0, 0, 0},
+      {3, 9, 7, 6, 3, 3, 1, 1, 1, 1, 1, 1},
+      {2, 5, 9, 1, 2, 2, 2, 1, 0, 1, 0, 1},
+      {1, 6, 5, 2, 3, 2, 1, 1, 0, 0, 1, 0},
+      {2, 8, 8, 3, 2, 2, 2, 2, 0, 0, 0, 0},
+      {2, 10, 10, 12, 2, 2, 2, 2, 0, 0, 0, 0},
   };
   for (const Case &c : cases)
     for (int mode : {TFCC_POOL_MAX, TFCC_POOL_AVG, TFCC_POOL_AVG_WINDOW}) {

@@ -136,6 +136,7 @@ TFCC_INTERNAL float tfcc_act_scalar(float v, int32_t act, float alpha,
  * tfcc_pool_args (pool2d.c); mode TFCC_POOL_*. */
 typedef struct tfcc_pool_args {
   const float* x;
+  const float* x_end; /* x + n * h * w * c */
   int64_t h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
   int32_t mode;
   float* y;

@@ -72,6 +72,7 @@ void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   void (*rows)(void*, int64_t, int64_t, int32_t);
   if (n <= 0 || oh <= 0 || ow <= 0 || c <= 0) return;
   p.x = x;
+  p.x_end = x + n * h * w * c;
   p.h = h;
   p.w = w;
   p.c = c;
