@@ -943,18 +943,38 @@ def fmt_rtt(r):
                       for v in (r.get("core_rtt_before"), r.get("core_rtt_after")))
 
 
-def kernel_level(flags):
+# The kernel level of the runtime archive tfcc --cpu=NAME links (compiler/Compiler.cpp,
+# runtimeLibraryFor), for the CPU names the suite is pinned with; others are named as given.
+PINNED_LEVELS = {"x86-64": "generic", "x86-64-v2": "generic", "x86-64-v3": "avx2",
+                 "haswell": "avx2", "skylake": "avx2", "znver1": "avx2", "znver2": "avx2",
+                 "znver3": "avx2", "x86-64-v4": "avx512", "skylake-avx512": "avx512",
+                 "znver4": "avx512"}
+
+
+def kernel_level(flags, tfcc_flags=""):
     """The ISA level tfcc's kernels run at (runtime/src/kernels: the CPU's, capped by
-    TFCC_KERNELS_ISA), with what set it."""
+    TFCC_KERNELS_ISA, or the level of the CPU a --cpu in the tfcc flags pins the build to),
+    with what set it."""
     have = set(flags.split())
     cpu = ("avx512" if {"avx512f", "avx512bw", "avx512vl"} <= have
            else "avx2" if {"avx2", "fma"} <= have else "generic")
     order = ["generic", "avx2", "avx512"]
+    level, why = cpu, "the CPU's"
+    for flag in tfcc_flags.split():
+        if flag.startswith("--cpu="):
+            name = flag[len("--cpu="):]
+            pinned = PINNED_LEVELS.get(name)
+            if pinned:
+                level, why = pinned, ("tfcc --cpu=%s: the model's code and the kernels "
+                                      "it links stop at %s" % (name, pinned))
+            else:
+                why = "tfcc --cpu=%s" % name
     cap = os.environ.get("TFCC_KERNELS_ISA")
-    if cap in order and order.index(cap) < order.index(cpu):
-        return "%s (TFCC_KERNELS_ISA=%s; the CPU has %s; the peers use the CPU's)" % (
-            cap, cap, cpu)
-    return "%s (the CPU's)" % cpu
+    if cap in order and order.index(cap) < order.index(level):
+        level, why = cap, "TFCC_KERNELS_ISA=%s" % cap
+    if level != cpu:
+        why += "; the CPU has %s; the peers use the CPU's" % cpu
+    return "%s (%s)" % (level, why)
 
 
 def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
@@ -970,7 +990,7 @@ def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
              % (m["cpu"], m["cpus"], m["threads_per_core"],
                 ", " + m["hypervisor"] + " guest" if m["hypervisor"] else ""),
              "| ISA flags | %s |" % m["flags"],
-             "| tfcc kernel level | %s |" % kernel_level(m["flags"]),
+             "| tfcc kernel level | %s |" % kernel_level(m["flags"], args.tfcc_flags or ""),
              "| memory, kernel | %s GiB, Linux %s |" % (m["memory_gb"], m["kernel"]),
              "| other work on the machine | load average %s before the run; other processes "
              "kept %s CPUs busy on average during the rows (per row below; 0 on a quiet "
