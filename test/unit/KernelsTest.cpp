@@ -1118,22 +1118,26 @@ INSTANTIATE_TEST_SUITE_P(
 // ---- micro-kernel variants --------------------------------------------------
 
 // Every compiled GEMM micro-kernel against the definition (kernels_internal.h)
-// in double: tiles of every height and width, one and three taps, direct and
-// k-major-free A with a leading dimension, continuing C or the residual, the
+// in double: tiles of every height and width, one and three taps, A row-major
+// or (the filter gradient's kernels) k-major with a leading dimension, continuing C or the residual, the
 // bias and each activation. The drivers above only reach the variant their
 // ISA selects; this reaches the others (the portable AVX-512 form).
 struct MicroKernel {
   const char *name;
   int isa; // the level it needs
   tfcc_uk_fn fn;
+  bool kmajor; // A element (i, k) of tap t at a[toff[t] + k * lda + i]
 };
 
 const MicroKernel kMicroKernels[] = {
-    {"base", TFCC_ISA_GENERIC, tfcc_uk_base},
+    {"base", TFCC_ISA_GENERIC, tfcc_uk_base, false},
+    {"base_kmajor", TFCC_ISA_GENERIC, tfcc_uk_base_kmajor, true},
 #if defined(__x86_64__)
-    {"avx2", TFCC_ISA_AVX2, tfcc_uk_avx2},
-    {"avx512_vec", TFCC_ISA_AVX512, tfcc_uk_avx512_vec},
-    {"avx512", TFCC_ISA_AVX512, tfcc_uk_avx512},
+    {"avx2", TFCC_ISA_AVX2, tfcc_uk_avx2, false},
+    {"avx2_kmajor", TFCC_ISA_AVX2, tfcc_uk_avx2_kmajor, true},
+    {"avx512_vec", TFCC_ISA_AVX512, tfcc_uk_avx512_vec, false},
+    {"avx512", TFCC_ISA_AVX512, tfcc_uk_avx512, false},
+    {"avx512_kmajor", TFCC_ISA_AVX512, tfcc_uk_avx512_kmajor, true},
 #endif
 };
 
@@ -1157,13 +1161,17 @@ TEST_P(MicroKernelTest, MatchesTheDefinition) {
       // Some with a long k (the full register blocks' steady state).
       const int64_t ntaps = variant % 3 == 0 ? 3 : 1;
       const int64_t kt = variant % 7 == 0 ? 100 + variant % 61 : 5 + variant % 11;
-      const int64_t lda = ntaps * kt + 3, ldc = 40, ldr = 37;
+      // Row-major A: rows of ntaps * kt (+3) floats, tap t at column t * kt;
+      // k-major A: columns of mr (+3) floats, tap t at column t * kt.
+      const int64_t lda = uk.kmajor ? mr + 3 : ntaps * kt + 3, ldc = 40,
+                    ldr = 37;
       const int act = acts[variant % 6];
       const bool first = variant % 4 != 1, useRes = variant % 4 == 2;
       const bool last = variant % 5 != 3, useBias = variant % 2 == 0;
       const float alpha = act == TFCC_ACT_CLIP ? -0.5f : 0.1f;
       const float beta = act == TFCC_ACT_CLIP ? 0.5f : 0.0f;
-      std::vector<float> a = randomVector(mr * lda, rng);
+      std::vector<float> a =
+          randomVector(uk.kmajor ? ntaps * kt * lda : mr * lda, rng);
       std::vector<float> b = randomVector(ntaps * kt * TFCC_UK_NR, rng);
       for (int64_t t = 0; t < ntaps; ++t) // packed B: zero past nr
         for (int64_t k = 0; k < kt; ++k)
@@ -1174,7 +1182,7 @@ TEST_P(MicroKernelTest, MatchesTheDefinition) {
       std::vector<float> bias = randomVector(TFCC_UK_NR, rng);
       std::vector<int64_t> toff;
       for (int64_t t = 0; t < ntaps; ++t)
-        toff.push_back(t * kt);
+        toff.push_back(uk.kmajor ? t * kt * lda : t * kt);
       tfcc_uk_args p = {};
       p.a = a.data();
       p.lda = lda;
@@ -1208,7 +1216,8 @@ TEST_P(MicroKernelTest, MatchesTheDefinition) {
           double scale = std::fabs(v);
           for (int64_t t = 0; t < ntaps; ++t)
             for (int64_t k = 0; k < kt; ++k) {
-              double term = double(a[i * lda + toff[t] + k]) *
+              double term = double(a[uk.kmajor ? toff[t] + k * lda + i
+                                               : i * lda + toff[t] + k]) *
                             b[(t * kt + k) * TFCC_UK_NR + j];
               v += term;
               scale += std::fabs(term);

@@ -25,6 +25,7 @@ enum {
 };
 
 typedef struct filter_grad_ctx {
+  tfcc_uk_fn uk; /* the k-major micro-kernel of the ISA level */
   const float* x;
   const float* dy;
   float* dk;
@@ -81,7 +82,7 @@ static void filter_grad_range(const filter_grad_ctx* g, int64_t t0, int64_t t1,
           u.nr = TFCC_MIN((int64_t)TFCC_UK_NR, g->co - n0);
           u.b = bblock + (q - qb) * kc * TFCC_UK_NR;
           u.c = g->dk + (i * g->m_row + mt) * g->co + n0;
-          tfcc_uk_avx512_kmajor(&u);
+          g->uk(&u);
         }
       }
     }
@@ -101,7 +102,7 @@ static void filter_grad_task(void* ctx, int64_t begin, int64_t end,
   }
 }
 
-/* The portable path: the same sums, plain loops. */
+/* Output rows too long for one K block: the same sums, plain loops. */
 static void filter_grad_generic(const filter_grad_ctx* g) {
   int64_t b, r, s, i, j, ci, o;
   memset(g->dk, 0, sizeof(float) * (size_t)(g->kh * g->m_row * g->co));
@@ -147,8 +148,10 @@ void tfcc_rt_conv2d_filter_grad_f32(const float* x, int64_t n, int64_t h,
     memset(dk, 0, sizeof(float) * (size_t)(kh * kw * c * co));
     return;
   }
+  g.uk = TFCC_FOR_ISA(tfcc_kernels_isa(), tfcc_uk_avx512_kmajor,
+                      tfcc_uk_avx2_kmajor, tfcc_uk_base_kmajor);
   /* The micro-kernel's tap form needs a whole output row per K block. */
-  if (!TFCC_IS_AVX512(tfcc_kernels_isa()) || ow * TFCC_UK_NR > kBFloats) {
+  if (ow * TFCC_UK_NR > kBFloats) {
     filter_grad_generic(&g);
     return;
   }

@@ -118,9 +118,13 @@ TFCC_INTERNAL void tfcc_uk_avx512_vec(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_uk_avx512(const tfcc_uk_args* p);
 /* The micro-kernel the GEMM, convolution and Winograd drivers use at `isa`. */
 TFCC_INTERNAL tfcc_uk_fn tfcc_uk_for_isa(int isa);
-/* The same with A k-major: element (i, k) at a[k * lda + i]; one tap
- * (toff NULL, ntaps 1). Only called when tfcc_kernels_isa() is AVX-512. */
+/* The same with A k-major: element (i, k) of tap t at
+ * a[toff[t] + k * lda + i]. tfcc_uk_avx512_kmajor is hand-written (only
+ * called when tfcc_kernels_isa() is AVX-512); the others are the portable
+ * kernel's k-major build (ukernel_vec.inc). */
 TFCC_INTERNAL void tfcc_uk_avx512_kmajor(const tfcc_uk_args* p);
+TFCC_INTERNAL void tfcc_uk_avx2_kmajor(const tfcc_uk_args* p);
+TFCC_INTERNAL void tfcc_uk_base_kmajor(const tfcc_uk_args* p);
 
 /* Packs rows [k0, k0+kc) and panels [p0, p0+np) of B (K x N, see
  * tfcc_rt_sgemm_pack_b) into dst as [np][kc][32], zero padded in n. */
@@ -146,6 +150,29 @@ TFCC_INTERNAL void tfcc_pool_rows_base(void* ctx, int64_t begin, int64_t end,
                                        int32_t thread);
 TFCC_INTERNAL void tfcc_pool_rows_avx2(void* ctx, int64_t begin, int64_t end,
                                        int32_t thread);
+
+/* Max pooling that records its taps and the gradient through the record
+ * (pool_indices.c): images [begin, end) of `ctx`, a tfcc_pool_indices_args.
+ * The portable vector forms (pool_indices_vec.inc) per ISA level. */
+typedef struct tfcc_pool_indices_args {
+  const float* x;
+  const float* dy;
+  const int8_t* taps_in;
+  int64_t h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
+  int32_t positive_only;
+  int disjoint; /* windows tile the input: dx written once */
+  float* y;
+  int8_t* taps;
+  float* dx;
+} tfcc_pool_indices_args;
+TFCC_INTERNAL void tfcc_pool_indices_base(void* ctx, int64_t begin,
+                                          int64_t end, int32_t thread);
+TFCC_INTERNAL void tfcc_pool_indices_avx2(void* ctx, int64_t begin,
+                                          int64_t end, int32_t thread);
+TFCC_INTERNAL void tfcc_pool_grad_indices_base(void* ctx, int64_t begin,
+                                               int64_t end, int32_t thread);
+TFCC_INTERNAL void tfcc_pool_grad_indices_avx2(void* ctx, int64_t begin,
+                                               int64_t end, int32_t thread);
 
 /* Depthwise: one output row (b, r) of every channel. */
 typedef struct tfcc_dw_args {

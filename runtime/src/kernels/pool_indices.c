@@ -18,17 +18,7 @@
 
 enum { kBlock = 64 };
 
-typedef struct pool_indices_args {
-  const float* x;
-  const float* dy;
-  const int8_t* taps_in;
-  int64_t h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
-  int32_t positive_only;
-  int disjoint; /* windows tile the input: dx written once */
-  float* y;
-  int8_t* taps;
-  float* dx;
-} pool_indices_args;
+typedef tfcc_pool_indices_args pool_indices_args;
 
 /* The valid tap ranges of output (r, s). */
 #define TFCC_WINDOW_RANGE                                                     \
@@ -36,46 +26,8 @@ typedef struct pool_indices_args {
   int64_t i_lo = TFCC_MAX(0, -r0), i_hi = TFCC_MIN(p->kh, p->h - r0);         \
   int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
 
-static void indices_generic(void* ctx, int64_t begin, int64_t end,
-                            int32_t thread) {
-  const pool_indices_args* p = (const pool_indices_args*)ctx;
-  float best[kBlock];
-  int32_t best_tap[kBlock];
-  int64_t b, r, s, i, j, k, k0;
-  (void)thread;
-  for (b = begin; b < end; ++b) {
-    const float* xb = p->x + b * p->h * p->w * p->c;
-    for (r = 0; r < p->oh; ++r)
-      for (s = 0; s < p->ow; ++s) {
-        TFCC_WINDOW_RANGE
-        int64_t out = ((b * p->oh + r) * p->ow + s) * p->c;
-        for (k0 = 0; k0 < p->c; k0 += kBlock) {
-          int64_t kn = TFCC_MIN(kBlock, p->c - k0);
-          for (k = 0; k < kn; ++k) {
-            best[k] = 0.0f;
-            best_tap[k] = -1;
-          }
-          for (i = i_lo; i < i_hi; ++i)
-            for (j = j_lo; j < j_hi; ++j) {
-              const float* in = xb + ((r0 + i) * p->w + (s0 + j)) * p->c + k0;
-              int32_t tap = (int32_t)(i * p->kw + j);
-              for (k = 0; k < kn; ++k) {
-                float v = in[k], m = best[k];
-                int take = best_tap[k] < 0 || (m == m && (v != v || v > m));
-                best[k] = take ? v : m;
-                best_tap[k] = take ? tap : best_tap[k];
-              }
-            }
-          for (k = 0; k < kn; ++k) {
-            p->y[out + k0 + k] = best[k];
-            p->taps[out + k0 + k] =
-                (int8_t)(p->positive_only && !(best[k] > 0.0f) ? -1
-                                                               : best_tap[k]);
-          }
-        }
-      }
-  }
-}
+#if TFCC_KERNELS_HAVE_AVX512
+#include "avx512_common.h"
 
 /* dx = 0 where no window writes: the uncovered borders of disjoint windows,
  * else all of it (overlapping windows accumulate). */
@@ -87,35 +39,6 @@ static void clear_dx(const pool_indices_args* p, float* dxb) {
     memset(dxb, 0, sizeof(float) * (size_t)(p->h * p->w * p->c));
 }
 
-static void grad_indices_generic(void* ctx, int64_t begin, int64_t end,
-                                 int32_t thread) {
-  const pool_indices_args* p = (const pool_indices_args*)ctx;
-  int64_t b, r, s, i, j, k;
-  (void)thread;
-  for (b = begin; b < end; ++b) {
-    float* dxb = p->dx + b * p->h * p->w * p->c;
-    clear_dx(p, dxb);
-    for (r = 0; r < p->oh; ++r)
-      for (s = 0; s < p->ow; ++s) {
-        TFCC_WINDOW_RANGE
-        int64_t at = ((b * p->oh + r) * p->ow + s) * p->c;
-        const float* g = p->dy + at;
-        const int8_t* t = p->taps_in + at;
-        for (i = i_lo; i < i_hi; ++i)
-          for (j = j_lo; j < j_hi; ++j) {
-            float* out = dxb + ((r0 + i) * p->w + (s0 + j)) * p->c;
-            int8_t tap = (int8_t)(i * p->kw + j);
-            if (p->disjoint)
-              for (k = 0; k < p->c; ++k) out[k] = t[k] == tap ? g[k] : 0.0f;
-            else
-              for (k = 0; k < p->c; ++k) out[k] += t[k] == tap ? g[k] : 0.0f;
-          }
-      }
-  }
-}
-
-#if TFCC_KERNELS_HAVE_AVX512
-#include "avx512_common.h"
 
 TGT static void indices_avx512(void* ctx, int64_t begin, int64_t end,
                                int32_t thread) {
@@ -197,15 +120,10 @@ TGT static void grad_indices_avx512(void* ctx, int64_t begin, int64_t end,
 }
 #endif
 
+/* `images`: the variant of the ISA level (TFCC_FOR_ISA): the AVX-512 one
+ * above, or the portable vector form (pool_indices_vec.inc) per level. */
 static void run_images(pool_indices_args* p, int64_t n,
-                       void (*generic)(void*, int64_t, int64_t, int32_t),
-                       void (*avx512)(void*, int64_t, int64_t, int32_t)) {
-  void (*images)(void*, int64_t, int64_t, int32_t) = generic;
-#if TFCC_KERNELS_HAVE_AVX512
-  if (tfcc_kernels_isa() == TFCC_ISA_AVX512) images = avx512;
-#else
-  (void)avx512;
-#endif
+                       void (*images)(void*, int64_t, int64_t, int32_t)) {
   p->disjoint = tfcc_pool_windows_disjoint(p->h, p->w, p->kh, p->kw, p->sh,
                                            p->sw, p->pt, p->pl, p->oh, p->ow);
   if (n * p->h * p->w * p->c < 65536)
@@ -233,11 +151,6 @@ static void set_geometry(pool_indices_args* p, int64_t h, int64_t w, int64_t c,
   p->ow = ow;
 }
 
-#if TFCC_KERNELS_HAVE_AVX512
-#define TFCC_AVX512_OR_NULL(fn) fn
-#else
-#define TFCC_AVX512_OR_NULL(fn) 0
-#endif
 
 void tfcc_rt_max_pool2d_indices_f32(const float* x, int64_t n, int64_t h,
                                     int64_t w, int64_t c, int64_t kh,
@@ -254,7 +167,9 @@ void tfcc_rt_max_pool2d_indices_f32(const float* x, int64_t n, int64_t h,
   p.positive_only = positive_only;
   p.y = y;
   p.taps = taps;
-  run_images(&p, n, indices_generic, TFCC_AVX512_OR_NULL(indices_avx512));
+  run_images(&p, n,
+             TFCC_FOR_ISA(tfcc_kernels_isa(), indices_avx512,
+                          tfcc_pool_indices_avx2, tfcc_pool_indices_base));
 }
 
 void tfcc_rt_max_pool2d_grad_indices_f32(const int8_t* taps, const float* dy,
@@ -270,6 +185,8 @@ void tfcc_rt_max_pool2d_grad_indices_f32(const int8_t* taps, const float* dy,
   p.taps_in = taps;
   p.dy = dy;
   p.dx = dx;
-  run_images(&p, n, grad_indices_generic,
-             TFCC_AVX512_OR_NULL(grad_indices_avx512));
+  run_images(&p, n,
+             TFCC_FOR_ISA(tfcc_kernels_isa(), grad_indices_avx512,
+                          tfcc_pool_grad_indices_avx2,
+                          tfcc_pool_grad_indices_base));
 }

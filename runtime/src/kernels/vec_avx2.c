@@ -13,6 +13,7 @@
 #define UKV_MRG 6
 #define UKV_PREFETCH 16
 #define UKV_FN tfcc_uk_avx2
+#define UKV_KMAJOR_FN tfcc_uk_avx2_kmajor
 #include "ukernel_vec.inc"
 
 #define DWV_NV 4
@@ -30,3 +31,6 @@
 
 #define C1V_FN tfcc_conv_c1_rows_avx2
 #include "conv_c1_vec.inc"
+
+#define PIV_SUFFIX(name) name##_avx2
+#include "pool_indices_vec.inc"

@@ -16,6 +16,7 @@
 #endif
 #define UKV_MRG 6
 #define UKV_FN tfcc_uk_base
+#define UKV_KMAJOR_FN tfcc_uk_base_kmajor
 #include "ukernel_vec.inc"
 
 #define DWV_NV 4
@@ -33,3 +34,6 @@
 
 #define C1V_FN tfcc_conv_c1_rows_base
 #include "conv_c1_vec.inc"
+
+#define PIV_SUFFIX(name) name##_base
+#include "pool_indices_vec.inc"
