@@ -973,8 +973,20 @@ def kernel_level(flags, tfcc_flags=""):
     if cap in order and order.index(cap) < order.index(level):
         level, why = cap, "TFCC_KERNELS_ISA=%s" % cap
     if level != cpu:
-        why += "; the CPU has %s; the peers use the CPU's" % cpu
+        why += "; the CPU has %s" % cpu
     return "%s (%s)" % (level, why)
+
+
+def peer_level(isa):
+    """What the peers ran at: the CPU's own kernels, or capped by bench/run.sh --isa."""
+    if not isa:
+        return "the CPU's (each library's own CPUID dispatch)"
+    return ("%s, capped by `bench/run.sh --isa %s`: ONNX Runtime through a copy whose XGETBV "
+            "reads show no AVX-512 state (bench/harness/ort_isa_cap.py), oneDNN and PyTorch's "
+            "oneDNN ONEDNN_MAX_CPU_ISA=%s, PyTorch ATEN_CPU_CAPABILITY=%s, OpenBLAS "
+            "OPENBLAS_CORETYPE=%s" % (isa, isa, os.environ.get("ONEDNN_MAX_CPU_ISA", "?"),
+                                      os.environ.get("ATEN_CPU_CAPABILITY", "?"),
+                                      os.environ.get("OPENBLAS_CORETYPE", "?")))
 
 
 def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
@@ -991,6 +1003,7 @@ def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
                 ", " + m["hypervisor"] + " guest" if m["hypervisor"] else ""),
              "| ISA flags | %s |" % m["flags"],
              "| tfcc kernel level | %s |" % kernel_level(m["flags"], args.tfcc_flags or ""),
+             "| peers' kernel level | %s |" % peer_level(args.isa),
              "| memory, kernel | %s GiB, Linux %s |" % (m["memory_gb"], m["kernel"]),
              "| other work on the machine | load average %s before the run; other processes "
              "kept %s CPUs busy on average during the rows (per row below; 0 on a quiet "
@@ -1077,6 +1090,9 @@ def main():
     p.add_argument("--build-dir", default=os.path.join(REPO, "build"))
     p.add_argument("--tfcc", default=None, help="tfcc binary (default BUILD/bin/tfcc)")
     p.add_argument("--tfcc-flags", default="", help="extra tfcc options, e.g. '-O3'")
+    p.add_argument("--isa", default="", choices=["", "avx2"],
+                   help="run as on an AVX2 machine: tfcc --cpu=x86-64-v3; bench/run.sh caps "
+                        "the peers and says how")
     p.add_argument("--ort-lib", default=None, help="libonnxruntime.so.1 (required to run)")
     p.add_argument("--cc", default="cc", help="C compiler for the per-model tfcc harness")
     p.add_argument("--threads", default="1,2")
@@ -1127,6 +1143,8 @@ def main():
     if not args.ort_lib:
         p.error("--ort-lib is required")
     args.argv_echo = shlex.split(args.argv_echo)
+    if args.isa == "avx2":
+        args.tfcc_flags = (args.tfcc_flags + " --cpu=x86-64-v3").strip()
     args.tfcc = args.tfcc or os.path.join(args.build_dir, "bin", "tfcc")
     args.repeats = args.repeats or (3 if args.quick else 7)
     args.target = args.target or (0.06 if args.quick else 0.25)

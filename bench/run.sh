@@ -7,7 +7,7 @@
 #                     [--name STEM] [--target SECONDS] [--budget SECONDS] [--wait-idle SECONDS]
 #                     [--nice N] [--train-rtol R] [--train-torch-format channels_last|contiguous]
 #                     [--train-malloc tuned|default]
-#                     [--gemm] [--no-install] [--list]
+#                     [--isa avx2] [--gemm] [--no-install] [--list]
 #
 # Installs what is missing (apt-get: libdnnl-dev, python3-torch, python3-torchvision,
 # python3-onnx, python3-matplotlib, libopenblas0-openmp; npm: onnxruntime-node 1.30.0 and the
@@ -18,6 +18,11 @@
 # PyTorch training the same model) is compiled from its .mlir and runs with the others.
 # --gemm also runs bench/gemm/run.sh (kernel-level GEMM/conv GFLOP/s against
 # oneDNN, owned by bench/gemm) first and puts its output into the .md.
+# --isa avx2 runs everything as on an AVX2+FMA machine without AVX-512: tfcc builds with
+# --cpu=x86-64-v3 (bench/gemm's kernels with TFCC_KERNELS_ISA=avx2) and every peer is capped
+# at AVX2: ONNX Runtime through a copy made by bench/harness/ort_isa_cap.py, oneDNN (also
+# PyTorch's) with ONEDNN_MAX_CPU_ISA=AVX2, PyTorch's own kernels with ATEN_CPU_CAPABILITY=avx2,
+# OpenBLAS with OPENBLAS_CORETYPE=Haswell.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +31,7 @@ BUILD_DIR=$REPO/build
 TFCC=""
 INSTALL=1
 GEMM=0
+ISA=""
 PASS=()
 ECHO=("$@")
 
@@ -43,6 +49,8 @@ while [ $# -gt 0 ]; do
     --tfcc=*) TFCC=$(realpath "${1#--tfcc=}") ;;
     --build-dir) [ $# -ge 2 ] || die "--build-dir needs a path"; BUILD_DIR=$(realpath -m "$2"); shift ;;
     --build-dir=*) BUILD_DIR=$(realpath -m "${1#--build-dir=}") ;;
+    --isa) [ $# -ge 2 ] || die "--isa needs a value"; ISA=$2; shift ;;
+    --isa=*) ISA=${1#--isa=} ;;
     --no-install) INSTALL=0 ;;
     --gemm) GEMM=1 ;;
     --list) exec /usr/bin/python3 "$HERE/bench.py" --list ;;
@@ -52,11 +60,21 @@ while [ $# -gt 0 ]; do
   shift
 done
 
+if [ -n "$ISA" ]; then
+  [ "$ISA" = avx2 ] || die "--isa $ISA: only avx2 can be emulated (the CPU's own ISA needs no option)"
+  for f in avx2 fma; do
+    grep -qw "$f" /proc/cpuinfo || die "--isa avx2: this CPU has no $f"
+  done
+  for a in "${PASS[@]}"; do
+    case $a in *--cpu=*|*"--cpu "*|*--target*) die "--isa avx2 sets tfcc's --cpu itself; drop it from --tfcc-flags" ;; esac
+  done
+fi
+
 # --- Debian packages ---------------------------------------------------------------------------
 # libopenblas0-openmp: PyTorch's BLAS. Without an optimized BLAS, Debian's torch falls back to
 # the reference netlib libblas (a 512^3 matmul then runs ~20x slower); the OpenMP build shares
 # libgomp's thread pool with PyTorch, so OPENBLAS_NUM_THREADS=N does not oversubscribe.
-PACKAGES=(python3 python3-numpy python3-torch python3-torchvision python3-onnx python3-matplotlib
+PACKAGES=(binutils python3 python3-numpy python3-torch python3-torchvision python3-onnx python3-matplotlib
           libdnnl-dev libopenblas0-openmp)
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 command -v clang-19 >/dev/null 2>&1 || command -v cc >/dev/null 2>&1 || PACKAGES+=(clang-19)
@@ -112,6 +130,22 @@ if [ ! -f "$ORT_INC/onnxruntime_c_api.h" ]; then
     || die "cannot untar the headers from $tgz"
   rm -f "$WORK/ort-headers/$tgz"
   [ -f "$ORT_INC/onnxruntime_c_api.h" ] || die "$HDR_PKG has no onnxruntime_c_api.h"
+fi
+
+# No switch caps ONNX Runtime's ISA: a copy of the library whose XGETBV reads say the OS has
+# not enabled AVX-512 state (bench/harness/ort_isa_cap.py) is what it sees on an AVX2 machine.
+if [ "$ISA" = avx2 ]; then
+  CAPPED=$WORK/ort-avx2/libonnxruntime.so.1
+  if [ ! -f "$CAPPED" ] || [ "$ORT_LIB" -nt "$CAPPED" ] || [ "$HERE/harness/ort_isa_cap.py" -nt "$CAPPED" ]; then
+    mkdir -p "$WORK/ort-avx2"
+    n=$(/usr/bin/python3 "$HERE/harness/ort_isa_cap.py" "$ORT_LIB" "$CAPPED") \
+      || die "cannot make an AVX2-capped copy of $ORT_LIB"
+    log "ONNX Runtime capped at AVX2: $n XGETBV instructions patched in $CAPPED"
+  fi
+  ORT_LIB=$CAPPED
+  export ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell
+  export TFCC_KERNELS_ISA=avx2  # bench/gemm's kernels (the models' are pinned by --cpu)
+  PASS+=(--isa avx2)
 fi
 
 # --- Harnesses -------------------------------------------------------------------------------
