@@ -328,10 +328,82 @@ static void run_small(int reps, double min_s) {
   tfcc_rt_pool_destroy(pools[1]);
 }
 
+/* --pointwise: MobileNetV2's 1x1 convolutions at 224x224 as GEMMs (M pixels,
+ * K input channels, N output channels; B pre-packed for tfcc, with bias and
+ * ReLU6 as the model fuses them) against dnnl_sgemm on the same operands:
+ * calling-thread CPU time, best of reps, 1 thread. */
+typedef struct {
+  gemm_case g;
+  float* bias;
+} pw_case;
+static void pw_tfcc(void* ctx) {
+  pw_case* k = (pw_case*)ctx;
+  tfcc_rt_sgemm(1, k->g.M, k->g.N, k->g.K, k->g.A, k->g.K, 0, 0, k->g.Bp, 0, 0,
+                0, 1, k->g.C, k->g.N, 0, k->bias, NULL, TFCC_ACT_CLIP, 0.f, 6.f);
+}
+static void pw_dnnl(void* ctx) {
+  pw_case* k = (pw_case*)ctx;
+  dnnl_sgemm('N', 'N', k->g.M, k->g.N, k->g.K, 1.f, k->g.A, k->g.K, k->g.B,
+             k->g.N, 0.f, k->g.C2, k->g.N);
+}
+static void run_pointwise(int reps, double min_s) {
+  /* M, K, N, layers of that shape */
+  const int64_t pws[][4] = {
+      {12544, 32, 16, 1}, {12544, 16, 96, 1}, {3136, 96, 24, 1},
+      {3136, 24, 144, 2}, {3136, 144, 24, 1}, {784, 144, 32, 1},
+      {784, 32, 192, 3},  {784, 192, 32, 2},  {196, 192, 64, 1},
+      {196, 64, 384, 4},  {196, 384, 64, 3},  {196, 384, 96, 1},
+      {196, 96, 576, 3},  {196, 576, 96, 2},  {49, 576, 160, 1},
+      {49, 160, 960, 3},  {49, 960, 160, 2},  {49, 960, 320, 1},
+      {49, 320, 1280, 1}};
+  tfcc_rt_pool* pool = tfcc_rt_pool_create(1);
+  tfcc_rt_set_current_pool(pool);
+  omp_set_num_threads(1);
+  printf("MobileNetV2 pointwise GEMMs (bias + ReLU6 for tfcc), 1 thread, "
+         "calling-thread CPU time, best of %d\n", reps);
+  printf("%-22s %9s %8s %9s %8s %7s\n", "MxKxN (layers)", "tfcc us", "GFLOP/s",
+         "oneDNN us", "GFLOP/s", "ratio");
+  double tot[2] = {0, 0};
+  for (size_t i = 0; i < sizeof(pws) / sizeof(pws[0]); ++i) {
+    pw_case k;
+    k.g.M = pws[i][0], k.g.K = pws[i][1], k.g.N = pws[i][2];
+    k.g.A = falloc(k.g.M * k.g.K);
+    k.g.B = falloc(k.g.K * k.g.N);
+    k.g.Bp = falloc(tfcc_rt_sgemm_packed_b_size(k.g.K, k.g.N));
+    k.g.C = falloc(k.g.M * k.g.N);
+    k.g.C2 = falloc(k.g.M * k.g.N);
+    k.bias = falloc(k.g.N);
+    fill(k.g.A, k.g.M * k.g.K, 1);
+    fill(k.g.B, k.g.K * k.g.N, 2);
+    fill(k.bias, k.g.N, 3);
+    tfcc_rt_sgemm_pack_b(k.g.K, k.g.N, k.g.B, k.g.N, 0, k.g.Bp);
+    const double t0 = best_time(pw_tfcc, &k, reps, min_s);
+    const double t1 = best_time(pw_dnnl, &k, reps, min_s);
+    tot[0] += t0 * pws[i][3];
+    tot[1] += t1 * pws[i][3];
+    const double fl = 2.0 * k.g.M * k.g.N * k.g.K;
+    char name[64];
+    snprintf(name, sizeof name, "%lldx%lldx%lld (%lld)", (long long)k.g.M,
+             (long long)k.g.K, (long long)k.g.N, (long long)pws[i][3]);
+    printf("%-22s %9.1f %8.1f %9.1f %8.1f %6.2fx\n", name, t0 * 1e6,
+           fl / t0 * 1e-9, t1 * 1e6, fl / t1 * 1e-9, t0 / t1);
+    free(k.g.A);
+    free(k.g.B);
+    free(k.g.Bp);
+    free(k.g.C);
+    free(k.g.C2);
+    free(k.bias);
+  }
+  printf("%-22s %9.1f %8s %9.1f %8s %6.2fx\n", "total (x layers)", tot[0] * 1e6,
+         "", tot[1] * 1e6, "", tot[0] / tot[1]);
+  tfcc_rt_set_current_pool(NULL);
+  tfcc_rt_pool_destroy(pool);
+}
+
 int main(int argc, char** argv) {
   int reps = 5;
   double min_s = 0.2;
-  int only_gemm = 0, only_conv = 0, small = 0, dw = 0;
+  int only_gemm = 0, only_conv = 0, small = 0, dw = 0, pointwise = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
@@ -345,6 +417,12 @@ int main(int argc, char** argv) {
       small = 1;
     else if (!strcmp(argv[i], "--dw"))
       dw = 1;
+    else if (!strcmp(argv[i], "--pointwise"))
+      pointwise = 1;
+  }
+  if (pointwise) {
+    run_pointwise(reps, min_s);
+    return 0;
   }
   if (dw) {
     run_dw(reps, min_s);

@@ -549,7 +549,7 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   g.panels = (oc + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.npix = n * oh * ow;
   /* Flat mode for short output rows (a row tile would leave most of the
-   * 14-row register tile unused) of at least 16 channels: K blocks sized so
+   * register tile's rows unused) of at least 16 channels: K blocks sized so
    * that the B block of every panel fits in ~2 * TFCC_NC_BYTES. */
   g.flat = ow <= TFCC_CONV_FLAT_OW && c >= 16 && g.npix > ow;
   int64_t kcmax = TFCC_CONV_KC;
@@ -572,7 +572,10 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
     g.tg = g.taps;
   g.ntg = (g.taps + g.tg - 1) / g.tg;
   g.tg = (g.taps + g.ntg - 1) / g.ntg; /* balance the tap groups */
-  g.ntile = (ow + TFCC_UK_MR - 1) / TFCC_UK_MR;
+  /* A row of at most TFCC_UK_MR pixels is one tile at any level: split in
+   * two (14 -> 7 + 7 at 12 rows), its register blocks would have 3-4 rows. */
+  const int64_t mr = ow <= TFCC_UK_MR ? TFCC_UK_MR : tfcc_uk_mr_for_isa(isa);
+  g.ntile = (ow + mr - 1) / mr;
   g.tile = (ow + g.ntile - 1) / g.ntile;
   /* Row mode for few channels (where per-tap runs would be short). */
   g.rowmode = 0;
@@ -601,7 +604,8 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   }
   if (g.flat) {
     g.rowmode = 0;
-    const int64_t nft = (g.npix + TFCC_UK_MR - 1) / TFCC_UK_MR;
+    const int64_t fmr = tfcc_uk_mr_for_isa(isa);
+    const int64_t nft = (g.npix + fmr - 1) / fmr;
     g.ftile = (g.npix + nft - 1) / nft;
     g.rows = (g.npix + g.ftile - 1) / g.ftile;
     g.ntile = 1;

@@ -26,6 +26,7 @@ enum {
 
 typedef struct filter_grad_ctx {
   tfcc_uk_fn uk; /* the k-major micro-kernel of the ISA level */
+  int64_t mr;    /* rows of its tile */
   const float* x;
   const float* dy;
   float* dk;
@@ -74,8 +75,8 @@ static void filter_grad_range(const filter_grad_ctx* g, int64_t t0, int64_t t1,
       }
       for (int64_t tile = t0; tile < t1; ++tile) {
         const int64_t i = tile / g->tiles_row;
-        const int64_t mt = (tile % g->tiles_row) * TFCC_UK_MR;
-        u.mr = TFCC_MIN((int64_t)TFCC_UK_MR, g->m_row - mt);
+        const int64_t mt = (tile % g->tiles_row) * g->mr;
+        u.mr = TFCC_MIN(g->mr, g->m_row - mt);
         u.a = g->x + i * g->w * g->c + mt;
         for (int64_t q = qb; q < qe; ++q) {
           const int64_t n0 = q * TFCC_UK_NR;
@@ -141,7 +142,8 @@ void tfcc_rt_conv2d_filter_grad_f32(const float* x, int64_t n, int64_t h,
   g.ow = ow;
   g.co = co;
   g.m_row = kw * c;
-  g.tiles_row = (g.m_row + TFCC_UK_MR - 1) / TFCC_UK_MR;
+  g.mr = tfcc_uk_mr_for_isa(tfcc_kernels_isa());
+  g.tiles_row = (g.m_row + g.mr - 1) / g.mr;
   g.tiles = kh * g.tiles_row;
   g.panels = (co + TFCC_UK_NR - 1) / TFCC_UK_NR;
   if (n <= 0 || oh <= 0 || ow <= 0) {

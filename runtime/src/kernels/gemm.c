@@ -148,6 +148,10 @@ tfcc_uk_fn tfcc_uk_for_isa(int isa) {
   return TFCC_FOR_ISA(isa, TFCC_UK_AVX512, tfcc_uk_avx2, tfcc_uk_base);
 }
 
+int64_t tfcc_uk_mr_for_isa(int isa) {
+  return TFCC_FOR_ISA(isa, TFCC_UK_MR, TFCC_UK_MR_VEC, TFCC_UK_MR_VEC);
+}
+
 /* ---- GEMM driver -------------------------------------------------------- */
 
 /* Tasks per pool thread of a small product (see tfcc_sgemm_impl). */
@@ -175,6 +179,7 @@ typedef struct gemm_ctx {
   int32_t panel_major;
   tfcc_uk_fn uk;
   tfcc_uk_fn uk_kmajor; /* A^T read in place; NULL without AVX-512 */
+  int64_t mr;           /* rows of uk's tile (tfcc_uk_mr_for_isa) */
 } gemm_ctx;
 
 /* Copies rows [mt, mt+mr) x columns [k0, k0+kc) of op(A) into dst [mr][kc]. */
@@ -240,7 +245,7 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
   for (int64_t kb = 0; kb < nkb; ++kb) {
     const int64_t k0 = kb * kcs;
     const int64_t kc = K - k0 < kcs ? K - k0 : kcs;
-    const int64_t tsz = TFCC_UK_MR * kc; /* floats of one packed A tile */
+    const int64_t tsz = g->mr * kc; /* floats of one packed A tile */
     u.kt = kc;
     u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) | (kb == nkb - 1 ? TFCC_UK_LAST : 0);
     int64_t ncp;
@@ -259,20 +264,20 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
       if (b_outer && kc > 0)
         tfcc_pack_b_block(N, B, g->ldb, g->trans_b, k0, kc, qo, qo_end - qo,
                           bbuf);
-      for (int64_t mg = r0; mg < r1; mg += group * TFCC_UK_MR) {
+      for (int64_t mg = r0; mg < r1; mg += group * g->mr) {
         const int64_t mge =
-            mg + group * TFCC_UK_MR < r1 ? mg + group * TFCC_UK_MR : r1;
+            mg + group * g->mr < r1 ? mg + group * g->mr : r1;
         if (group > 1)
-          for (int64_t mt = mg; mt < mge; mt += TFCC_UK_MR)
-            pack_a_tile(g, A, mt, TFCC_MIN(TFCC_UK_MR, mge - mt), k0, kc,
-                        abuf + (mt - mg) / TFCC_UK_MR * tsz);
+          for (int64_t mt = mg; mt < mge; mt += g->mr)
+            pack_a_tile(g, A, mt, TFCC_MIN(g->mr, mge - mt), k0, kc,
+                        abuf + (mt - mg) / g->mr * tsz);
         for (int64_t qb = qo; qb < qo_end; qb += ncp) {
           const int64_t qe = qb + ncp < qo_end ? qb + ncp : qo_end;
           if (!g->b_packed && !b_in_place && !b_outer && kc > 0)
             tfcc_pack_b_block(N, B, g->ldb, g->trans_b, k0, kc, qb, qe - qb,
                               bbuf);
-          for (int64_t mt = mg; mt < mge; mt += TFCC_UK_MR) {
-            const int64_t mr = mge - mt < TFCC_UK_MR ? mge - mt : TFCC_UK_MR;
+          for (int64_t mt = mg; mt < mge; mt += g->mr) {
+            const int64_t mr = mge - mt < g->mr ? mge - mt : g->mr;
             if (direct) {
               u.a = A + mt * g->lda + k0;
               u.lda = g->lda;
@@ -280,7 +285,7 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
               u.a = A + k0 * g->lda + mt;
               u.lda = g->lda;
             } else if (group > 1) {
-              u.a = abuf + (mt - mg) / TFCC_UK_MR * tsz;
+              u.a = abuf + (mt - mg) / g->mr * tsz;
               u.lda = kc;
             } else {
               pack_a_tile(g, A, mt, mr, k0, kc, abuf);
@@ -314,27 +319,27 @@ static int64_t gemm_split_point(const gemm_ctx* g, int64_t k) {
   const int64_t w = k * (M * P) / g->per;
   if (g->panel_major) {
     const int64_t q = w / M, rows = w - q * M;
-    int64_t t = (rows + TFCC_UK_MR / 2) / TFCC_UK_MR;
+    int64_t t = (rows + g->mr / 2) / g->mr;
     if (t > T)
       t = T;
     return q * T + t;
   }
   if (k >= g->per)
     return T * P;
-  if (M >= 2 * g->per * TFCC_UK_MR) {
+  if (M >= 2 * g->per * g->mr) {
     /* Tasks of 2+ tile rows split at whole rows: a part of a row streams
      * its B blocks for that one row tile (2048^3 at 2 threads: 80.5 ->
      * 79.5 ms with whole rows). */
-    const int64_t t = (w + TFCC_UK_MR * P / 2) / (TFCC_UK_MR * P);
+    const int64_t t = (w + g->mr * P / 2) / (g->mr * P);
     return (t < T ? t : T) * P;
   }
-  const int64_t full = (T - 1) * TFCC_UK_MR * P; /* work of all but the last tile */
+  const int64_t full = (T - 1) * g->mr * P; /* work of all but the last tile */
   int64_t t, q;
   if (w < full) {
-    t = w / (TFCC_UK_MR * P);
-    q = (w - t * TFCC_UK_MR * P + TFCC_UK_MR / 2) / TFCC_UK_MR;
+    t = w / (g->mr * P);
+    q = (w - t * g->mr * P + g->mr / 2) / g->mr;
   } else {
-    const int64_t last = M - (T - 1) * TFCC_UK_MR;
+    const int64_t last = M - (T - 1) * g->mr;
     t = T - 1;
     q = (w - full + last / 2) / last;
   }
@@ -344,8 +349,8 @@ static int64_t gemm_split_point(const gemm_ctx* g, int64_t k) {
 /* Row tiles [t0, t1) x panels [q0, q1) of batch bi. */
 static void gemm_block(const gemm_ctx* g, int64_t bi, int64_t t0, int64_t t1,
                        int64_t q0, int64_t q1) {
-  const int64_t r0 = t0 * TFCC_UK_MR;
-  const int64_t r1 = t1 * TFCC_UK_MR < g->M ? t1 * TFCC_UK_MR : g->M;
+  const int64_t r0 = t0 * g->mr;
+  const int64_t r1 = t1 * g->mr < g->M ? t1 * g->mr : g->M;
   if (r0 < r1 && q0 < q1)
     gemm_range(g, bi, r0, r1, q0, q1);
 }
@@ -417,9 +422,10 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.alpha = alpha;
   g.beta = beta;
   g.uk = tfcc_uk_for_isa(tfcc_kernels_isa());
+  g.mr = tfcc_uk_mr_for_isa(tfcc_kernels_isa());
   g.uk_kmajor =
       TFCC_IS_AVX512(tfcc_kernels_isa()) ? tfcc_uk_avx512_kmajor : NULL;
-  g.tiles_m = (M + TFCC_UK_MR - 1) / TFCC_UK_MR;
+  g.tiles_m = (M + g.mr - 1) / g.mr;
   g.panels = (N + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.per = 1;
   g.panel_major = 0;

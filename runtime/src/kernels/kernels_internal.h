@@ -1,7 +1,7 @@
 /* kernels_internal.h - shared pieces of the tfcc micro-kernel library.
  *
  * The one register-blocked micro-kernel (ukernel) computes an MR x 32 tile
- * (MR <= TFCC_UK_MR) of C from
+ * (MR <= tfcc_uk_mr_for_isa(isa) <= TFCC_UK_MR) of C from
  *   - A rows at a + i*lda (+ toff[t] for tap t): "direct" A (a row-major
  *     matrix, or the pixels of an NHWC convolution, which sit at a uniform
  *     stride along an output row) or a packed [mr][kc] buffer;
@@ -19,7 +19,16 @@
 
 #define TFCC_INTERNAL TFCC_RT_API
 
-#define TFCC_UK_MR 14 /* rows of the register tile */
+/* Rows of the register tile: 14 for the hand-written AVX-512 kernel (28 zmm
+ * accumulators), TFCC_UK_MR_VEC for the portable one (two blocks of 6 rows:
+ * on AVX2 12 ymm accumulators each, where 14 rows would be blocks of
+ * 5 + 5 + 4 and a 4-row block's 8 accumulators barely cover the FMA
+ * latency). The drivers tile by tfcc_uk_mr_for_isa(); TFCC_UK_MR, the
+ * largest, sizes their buffers. */
+#define TFCC_UK_MR 14
+#ifndef TFCC_UK_MR_VEC
+#define TFCC_UK_MR_VEC 12
+#endif
 #define TFCC_UK_NR 32 /* columns of the register tile = packed panel width */
 
 /* flags */
@@ -36,7 +45,7 @@ typedef struct tfcc_uk_args {
   int64_t b_tap_stride; /* floats between taps in b */
   float* c;
   int64_t ldc;
-  int64_t mr, nr; /* 1..TFCC_UK_MR, 1..TFCC_UK_NR */
+  int64_t mr, nr; /* 1..tfcc_uk_mr_for_isa(), 1..TFCC_UK_NR */
   int32_t flags;
   const float* bias; /* at the tile's first column, or NULL */
   const float* res;  /* at the tile's origin, or NULL (only read with FIRST) */
@@ -116,8 +125,10 @@ TFCC_INTERNAL void tfcc_uk_base(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_uk_avx2(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_uk_avx512_vec(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_uk_avx512(const tfcc_uk_args* p);
-/* The micro-kernel the GEMM, convolution and Winograd drivers use at `isa`. */
+/* The micro-kernel the GEMM, convolution and Winograd drivers use at `isa`,
+ * and the rows of its tile (<= TFCC_UK_MR). */
 TFCC_INTERNAL tfcc_uk_fn tfcc_uk_for_isa(int isa);
+TFCC_INTERNAL int64_t tfcc_uk_mr_for_isa(int isa);
 /* The same with A k-major: element (i, k) of tap t at
  * a[toff[t] + k * lda + i]. tfcc_uk_avx512_kmajor is hand-written (only
  * called when tfcc_kernels_isa() is AVX-512); the others are the portable

@@ -29,7 +29,7 @@
 
 #include <string.h>
 
-#define WG_T TFCC_UK_MR           /* tiles per block at most */
+#define WG_T TFCC_UK_MR           /* tiles per block at most (any ISA) */
 #define WG_V_FLOATS (32 * 1024)   /* the transformed-input buffer (128 KiB) */
 #define WG_M_FLOATS (16 * WG_T * TFCC_UK_NR) /* one panel's GEMM outputs */
 #ifndef WG_STREAM_TILES /* stream mode below this many tiles per image */
@@ -67,6 +67,7 @@ typedef struct wg_ctx {
   int64_t psize;         /* floats of one point's packed U */
   int stream;            /* point-major mode: T tiles per group */
   tfcc_uk_fn uk;
+  int64_t mr; /* rows of uk's tile */
   tfcc_wg_in_fn in;
   tfcc_wg_out_fn out;
   tfcc_wg_in1_fn in1;
@@ -216,7 +217,7 @@ static void wg_range_stream(const wg_ctx* g, int64_t G0, int64_t G1,
   for (int64_t grp = G0; grp < G1; ++grp) {
     const int64_t t0 = grp * T;
     const int64_t nt = g->tiles - t0 < T ? g->tiles - t0 : T;
-    const int64_t nrt = (nt + TFCC_UK_MR - 1) / TFCC_UK_MR; /* row tiles */
+    const int64_t nrt = (nt + g->mr - 1) / g->mr; /* row tiles */
     for (int64_t i = 0; i < nt; ++i)
       wg_tile_src(g, t0 + i, src[i]);
     for (int64_t qa = q0; qa < q1; qa += nch) {
@@ -365,15 +366,16 @@ void tfcc_rt_conv2d_winograd_f32(const float* x, int64_t n, int64_t h,
   g.tiles = n * g.th * g.tw;
   g.stream = g.th * g.tw < WG_STREAM_TILES &&
              64.0 * (double)c * (double)oc > (double)WG_STREAM_BYTES;
+  const int isa = tfcc_kernels_isa();
+  g.uk = tfcc_uk_for_isa(isa);
+  g.mr = tfcc_uk_mr_for_isa(isa);
   int64_t tmax = g.stream ? WG_S_V_FLOATS / c : WG_V_FLOATS / (16 * c);
-  tmax = TFCC_MAX(1, TFCC_MIN(tmax, g.stream ? WG_S_G : WG_T));
+  tmax = TFCC_MAX(1, TFCC_MIN(tmax, g.stream ? WG_S_G : g.mr));
   g.nblk = (g.tiles + tmax - 1) / tmax;
   g.T = (g.tiles + g.nblk - 1) / g.nblk; /* balanced blocks */
   g.panels = (oc + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.psize = tfcc_rt_sgemm_packed_b_size(c, oc);
   g.gn = 1;
-  const int isa = tfcc_kernels_isa();
-  g.uk = tfcc_uk_for_isa(isa);
 #define WG_PICK(NAME)                                                          \
   TFCC_FOR_ISA(isa, tfcc_wg_##NAME##_avx512, tfcc_wg_##NAME##_avx2,            \
                tfcc_wg_##NAME##_base)
