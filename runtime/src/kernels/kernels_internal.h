@@ -176,6 +176,10 @@ typedef struct tfcc_pool_indices_args {
   int8_t* taps;
   float* dx;
 } tfcc_pool_indices_args;
+/* dx = 0 where no window writes: the uncovered borders of disjoint windows,
+ * else all of it (overlapping windows accumulate). dxb: one image's dx. */
+TFCC_INTERNAL void tfcc_pool_indices_clear_dx(const tfcc_pool_indices_args* p,
+                                              float* dxb);
 TFCC_INTERNAL void tfcc_pool_indices_base(void* ctx, int64_t begin,
                                           int64_t end, int32_t thread);
 TFCC_INTERNAL void tfcc_pool_indices_avx2(void* ctx, int64_t begin,

@@ -26,18 +26,16 @@ typedef tfcc_pool_indices_args pool_indices_args;
   int64_t i_lo = TFCC_MAX(0, -r0), i_hi = TFCC_MIN(p->kh, p->h - r0);         \
   int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
 
-#if TFCC_KERNELS_HAVE_AVX512
-#include "avx512_common.h"
-
-/* dx = 0 where no window writes: the uncovered borders of disjoint windows,
- * else all of it (overlapping windows accumulate). */
-static void clear_dx(const pool_indices_args* p, float* dxb) {
+void tfcc_pool_indices_clear_dx(const tfcc_pool_indices_args* p, float* dxb) {
   if (p->disjoint)
     tfcc_pool_zero_uncovered(dxb, p->h, p->w, p->c, p->kh, p->kw, p->oh,
                              p->ow);
   else
     memset(dxb, 0, sizeof(float) * (size_t)(p->h * p->w * p->c));
 }
+
+#if TFCC_KERNELS_HAVE_AVX512
+#include "avx512_common.h"
 
 
 TGT static void indices_avx512(void* ctx, int64_t begin, int64_t end,
@@ -94,7 +92,7 @@ TGT static void grad_indices_avx512(void* ctx, int64_t begin, int64_t end,
   (void)thread;
   for (b = begin; b < end; ++b) {
     float* dxb = p->dx + b * p->h * p->w * p->c;
-    clear_dx(p, dxb);
+    tfcc_pool_indices_clear_dx(p, dxb);
     for (r = 0; r < p->oh; ++r)
       for (s = 0; s < p->ow; ++s) {
         TFCC_WINDOW_RANGE
