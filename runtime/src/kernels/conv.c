@@ -574,7 +574,8 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   g.tg = (g.taps + g.ntg - 1) / g.ntg; /* balance the tap groups */
   /* A row of at most TFCC_UK_MR pixels is one tile at any level: split in
    * two (14 -> 7 + 7 at 12 rows), its register blocks would have 3-4 rows. */
-  const int64_t mr = ow <= TFCC_UK_MR ? TFCC_UK_MR : tfcc_uk_mr_for_isa(isa);
+  const int64_t uk_mr = tfcc_uk_mr_for_isa(isa);
+  const int64_t mr = ow <= TFCC_UK_MR ? TFCC_UK_MR : uk_mr;
   g.ntile = (ow + mr - 1) / mr;
   g.tile = (ow + g.ntile - 1) / g.ntile;
   /* Row mode for few channels (where per-tap runs would be short). */
@@ -604,8 +605,7 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   }
   if (g.flat) {
     g.rowmode = 0;
-    const int64_t fmr = tfcc_uk_mr_for_isa(isa);
-    const int64_t nft = (g.npix + fmr - 1) / fmr;
+    const int64_t nft = (g.npix + uk_mr - 1) / uk_mr;
     g.ftile = (g.npix + nft - 1) / nft;
     g.rows = (g.npix + g.ftile - 1) / g.ftile;
     g.ntile = 1;

@@ -142,7 +142,8 @@ void tfcc_rt_conv2d_filter_grad_f32(const float* x, int64_t n, int64_t h,
   g.ow = ow;
   g.co = co;
   g.m_row = kw * c;
-  g.mr = tfcc_uk_mr_for_isa(tfcc_kernels_isa());
+  const int isa = tfcc_kernels_isa();
+  g.mr = tfcc_uk_mr_for_isa(isa);
   g.tiles_row = (g.m_row + g.mr - 1) / g.mr;
   g.tiles = kh * g.tiles_row;
   g.panels = (co + TFCC_UK_NR - 1) / TFCC_UK_NR;
@@ -150,8 +151,8 @@ void tfcc_rt_conv2d_filter_grad_f32(const float* x, int64_t n, int64_t h,
     memset(dk, 0, sizeof(float) * (size_t)(kh * kw * c * co));
     return;
   }
-  g.uk = TFCC_FOR_ISA(tfcc_kernels_isa(), tfcc_uk_avx512_kmajor,
-                      tfcc_uk_avx2_kmajor, tfcc_uk_base_kmajor);
+  g.uk = TFCC_FOR_ISA(isa, tfcc_uk_avx512_kmajor, tfcc_uk_avx2_kmajor,
+                      tfcc_uk_base_kmajor);
   /* The micro-kernel's tap form needs a whole output row per K block. */
   if (ow * TFCC_UK_NR > kBFloats) {
     filter_grad_generic(&g);

@@ -421,10 +421,10 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.act = act;
   g.alpha = alpha;
   g.beta = beta;
-  g.uk = tfcc_uk_for_isa(tfcc_kernels_isa());
-  g.mr = tfcc_uk_mr_for_isa(tfcc_kernels_isa());
-  g.uk_kmajor =
-      TFCC_IS_AVX512(tfcc_kernels_isa()) ? tfcc_uk_avx512_kmajor : NULL;
+  const int isa = tfcc_kernels_isa();
+  g.uk = tfcc_uk_for_isa(isa);
+  g.mr = tfcc_uk_mr_for_isa(isa);
+  g.uk_kmajor = TFCC_IS_AVX512(isa) ? tfcc_uk_avx512_kmajor : NULL;
   g.tiles_m = (M + g.mr - 1) / g.mr;
   g.panels = (N + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.per = 1;
