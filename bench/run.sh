@@ -66,7 +66,7 @@ if [ -n "$ISA" ]; then
     grep -qw "$f" /proc/cpuinfo || die "--isa avx2: this CPU has no $f"
   done
   for a in "${PASS[@]}"; do
-    case $a in *--cpu=*|*"--cpu "*|*--target*) die "--isa avx2 sets tfcc's --cpu itself; drop it from --tfcc-flags" ;; esac
+    case $a in *--cpu=*|*"--cpu "*|*--target*) die "--isa avx2 pins tfcc's --cpu itself, for the host: drop --cpu/--target from --tfcc-flags" ;; esac
   done
 fi
 
@@ -145,7 +145,7 @@ if [ "$ISA" = avx2 ]; then
   ORT_LIB=$CAPPED
   export ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell
   export TFCC_KERNELS_ISA=avx2  # bench/gemm's kernels (the models' are pinned by --cpu)
-  PASS+=(--isa avx2)
+  PASS+=(--isa "$ISA")
 fi
 
 # --- Harnesses -------------------------------------------------------------------------------
