@@ -13,19 +13,22 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then ref=$1; shift; fi
 args=("$@")
 [ ${#args[@]} -eq 0 ] && args=(--small --reps 5 --min-time 0.05)
 out=${TFCC_BENCH_DIR:-${TMPDIR:-/tmp}/tfcc-gemm-compare}
+rm -rf "$out/base"
 mkdir -p "$out/base/kernels" "$out/base/include/tfcc"
-CC=${CC:-clang-19}
-for f in $(git -C "$root" ls-tree --name-only "$ref" runtime/src/kernels/); do
-  git -C "$root" show "$ref:$f" > "$out/base/kernels/$(basename "$f")"
+for f in $(git -C "$root" ls-tree --name-only "$ref" runtime/src/kernels/ runtime/include/tfcc/); do
+  case $f in
+    runtime/src/kernels/*) dest=$out/base/kernels ;;
+    *) dest=$out/base/include/tfcc ;;
+  esac
+  git -C "$root" show "$ref:$f" > "$dest/$(basename "$f")"
 done
-git -C "$root" show "$ref:runtime/include/tfcc/tfcc_kernels.h" \
-  > "$out/base/include/tfcc/tfcc_kernels.h"
-build() { # dest, kernel dir, include dir
-  "$CC" -std=gnu99 -O3 -fvisibility=hidden -I"$3" "$here/bench.c" "$2"/*.c \
-    -ldnnl -lgomp -lm -lpthread -o "$1"
-}
-build "$out/bench-base" "$out/base/kernels" "$out/base/include"
-build "$out/bench-new" "$root/runtime/src/kernels" "$root/runtime/include"
+if [ ! -f /usr/include/dnnl.h ]; then
+  echo "oneDNN headers missing: apt-get install -y libdnnl-dev" >&2
+  exit 1
+fi
+"$here/build.sh" "$out/bench-base" "$out/base/kernels" "$out/base/include" "$out/obj-base"
+"$here/build.sh" "$out/bench-new" "$root/runtime/src/kernels" "$root/runtime/include" \
+  "$out/obj-new"
 echo "machine: $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "${ROUNDS:-2}"); do
   echo "== base ($ref), round $r"; "$out/bench-base" "${args[@]}"

@@ -7,35 +7,17 @@
 # Needs: clang-19 (or CC=...), libdnnl-dev (apt-get install -y libdnnl-dev).
 # TFCC_KERNELS_ISA=generic|avx2 runs a lower ISA level's kernels (ONEDNN_MAX_CPU_ISA=AVX2
 # does the same for oneDNN); TFCC_BENCH_CFLAGS adds compiler flags to the kernel sources
-# (e.g. -DTFCC_KC_PACKED=256, for tuning).
+# (e.g. -DTFCC_KC_PACKED=256, for tuning; see build.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${TFCC_BENCH_DIR:-${TMPDIR:-/tmp}/tfcc-gemm-bench}
 mkdir -p "$out"
-CC=${CC:-clang-19}
 if [ ! -f /usr/include/dnnl.h ]; then
   echo "oneDNN headers missing: apt-get install -y libdnnl-dev" >&2
   exit 1
 fi
-# Each kernel source with the flags runtime/CMakeLists.txt gives it: the per-ISA
-# builds of the portable micro-kernel (vec_<isa>.c) with their -march.
-objs=()
-for src in "$root"/runtime/src/kernels/*.c; do
-  flags=()
-  case $(basename "$src") in
-    vec_avx2.c) flags=(-march=x86-64-v3 -ffp-contract=fast) ;;
-    vec_avx512.c) flags=(-march=x86-64-v4 -ffp-contract=fast) ;;
-    vec_*.c) flags=(-ffp-contract=fast) ;;
-  esac
-  obj="$out/$(basename "$src" .c).o"
-  # shellcheck disable=SC2086  # TFCC_BENCH_CFLAGS: -D overrides of the blocking, for tuning
-  "$CC" -std=gnu99 -O3 -fvisibility=hidden "${flags[@]}" ${TFCC_BENCH_CFLAGS:-} \
-    -I"$root/runtime/include" -c "$src" -o "$obj"
-  objs+=("$obj")
-done
-"$CC" -std=gnu99 -O3 -fvisibility=hidden -I"$root/runtime/include" \
-  "$here/bench.c" "${objs[@]}" -ldnnl -lgomp -lm -lpthread -o "$out/bench"
+"$here/build.sh" "$out/bench" "$root/runtime/src/kernels" "$root/runtime/include" "$out/obj"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "ISA flags: $(grep -o -w 'avx2\|fma\|avx512f\|avx512bw\|avx512vl' /proc/cpuinfo | sort -u | tr '\n' ' ')" \
