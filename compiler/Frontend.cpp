@@ -11,6 +11,7 @@
 #include "mlir/Support/FileUtilities.h"
 
 #include "compiler/onnx/OnnxImporter.h"
+#include "dialects/graph/IR/TensorSize.h"
 
 #include "llvm/Support/SourceMgr.h"
 
@@ -168,7 +169,7 @@ OwningOpRef<ModuleOp> tfcc::loadModel(llvm::SourceMgr &sourceMgr,
   }
   OwningOpRef<ModuleOp> owned(module);
   recordArgumentNames(state, module);
-  if (failed(verify(module)))
+  if (failed(verify(module)) || failed(graph::verifyModelSizes(module)))
     return nullptr;
   return owned;
 }
@@ -180,8 +181,13 @@ bool tfcc::isOnnxPath(const std::string &path) {
 OwningOpRef<ModuleOp> tfcc::loadModelFile(
     const std::string &path, llvm::SourceMgr &sourceMgr, MLIRContext &context,
     const std::map<std::string, std::vector<int64_t>> &inputShapes) {
-  if (isOnnxPath(path))
-    return importOnnxModel(path, context, "", inputShapes);
+  if (isOnnxPath(path)) {
+    OwningOpRef<ModuleOp> module =
+        importOnnxModel(path, context, "", inputShapes);
+    if (module && failed(graph::verifyModelSizes(*module)))
+      return nullptr;
+    return module;
+  }
   if (!inputShapes.empty()) {
     emitError(FileLineColLoc::get(&context, path, 0, 0))
         << "input shapes apply to ONNX models only, not to '" << path << "'";

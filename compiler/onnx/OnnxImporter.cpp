@@ -15,6 +15,7 @@
 #include "compiler/onnx/ImportContext.h"
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/TensorSize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -205,12 +206,37 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
     }
     host.shape.push_back(d);
   }
-  int64_t n = host.numElements();
-  if (n > (int64_t(1) << 34)) {
-    error = "is too large";
+  int32_t dt = tensor.data_type();
+  size_t width =
+      dt == onnx::TensorProto::INT64 || dt == onnx::TensorProto::DOUBLE ? 8
+      : dt == onnx::TensorProto::BOOL                                   ? 1
+                                                                        : 4;
+  // The element count and size checked before anything is allocated: the
+  // dims of a small file may declare any size.
+  std::optional<int64_t> count = graph::checkedElementCount(host.shape);
+  if (!count || !graph::checkedBytesProduct(*count, width)) {
+    error = "declares more than " +
+            std::to_string(graph::kMaxTensorBytes >> 30) +
+            " GiB, the largest tensor tfcc accepts";
     return failure();
   }
-  int32_t dt = tensor.data_type();
+  int64_t n = *count;
+  int64_t stored = tensor.has_raw_data() ? -1
+                   : dt == onnx::TensorProto::FLOAT  ? tensor.float_data_size()
+                   : dt == onnx::TensorProto::DOUBLE ? tensor.double_data_size()
+                   : dt == onnx::TensorProto::INT64  ? tensor.int64_data_size()
+                                                     : tensor.int32_data_size();
+  if (tensor.has_raw_data() &&
+      tensor.raw_data().size() != static_cast<size_t>(n) * width) {
+    error = "has " + std::to_string(tensor.raw_data().size()) +
+            " bytes of raw data for " + std::to_string(n) + " elements";
+    return failure();
+  }
+  if (!tensor.has_raw_data() && stored != n) {
+    error = "has " + std::to_string(stored) + " values for " +
+            std::to_string(n) + " elements";
+    return failure();
+  }
   bool isFloatData =
       dt == onnx::TensorProto::FLOAT || dt == onnx::TensorProto::DOUBLE;
   if (isFloatData)
@@ -219,15 +245,6 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
     host.ints.resize(n);
   if (tensor.has_raw_data()) {
     const std::string &raw = tensor.raw_data();
-    size_t width =
-        dt == onnx::TensorProto::INT64 || dt == onnx::TensorProto::DOUBLE ? 8
-        : dt == onnx::TensorProto::BOOL                                   ? 1
-                                                                          : 4;
-    if (raw.size() != static_cast<size_t>(n) * width) {
-      error = "has " + std::to_string(raw.size()) + " bytes of raw data for " +
-              std::to_string(n) + " elements";
-      return failure();
-    }
     for (int64_t i = 0; i < n; ++i) {
       switch (dt) {
       case onnx::TensorProto::FLOAT:
@@ -249,35 +266,20 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
     }
     return host;
   }
-  auto check = [&](int64_t count) {
-    if (count == n)
-      return true;
-    error = "has " + std::to_string(count) + " values for " +
-            std::to_string(n) + " elements";
-    return false;
-  };
   switch (dt) {
   case onnx::TensorProto::FLOAT:
-    if (!check(tensor.float_data_size()))
-      return failure();
     for (int64_t i = 0; i < n; ++i)
       host.floats[i] = tensor.float_data(i);
     break;
   case onnx::TensorProto::DOUBLE:
-    if (!check(tensor.double_data_size()))
-      return failure();
     for (int64_t i = 0; i < n; ++i)
       host.floats[i] = tensor.double_data(i);
     break;
   case onnx::TensorProto::INT64:
-    if (!check(tensor.int64_data_size()))
-      return failure();
     for (int64_t i = 0; i < n; ++i)
       host.ints[i] = tensor.int64_data(i);
     break;
   default: // INT32, BOOL
-    if (!check(tensor.int32_data_size()))
-      return failure();
     for (int64_t i = 0; i < n; ++i)
       host.ints[i] = dt == onnx::TensorProto::BOOL
                          ? tensor.int32_data(i) != 0

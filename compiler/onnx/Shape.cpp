@@ -772,6 +772,14 @@ LogicalResult convertExpand(ImportContext &ctx) {
   if (failed(out) || llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
     return ctx.unsupported("'shape' = " + formatInts(*shape) +
                            " not broadcastable with " + formatShape(in));
+  // The broadcast below multiplies by a constant of ones of up to the
+  // output's size, built on the host.
+  std::optional<int64_t> outCount = checkedProductOf(*out);
+  if (!outCount || *outCount > kMaxMaterializedElements)
+    return ctx.unsupported("expansion to " + formatInts(*out) +
+                           " with more than " +
+                           std::to_string(kMaxMaterializedElements) +
+                           " elements");
   if (const HostTensor *c = ctx.partialConstantInput(0);
       c && productOf(*out) <= kMaxFoldedElements)
     if (std::optional<HostTensor> folded = foldExpand(*c, *shape)) {

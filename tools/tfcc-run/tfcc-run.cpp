@@ -4,6 +4,7 @@
 #include "compiler/Frontend.h"
 #include "compiler/Pipeline.h"
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/TensorSize.h"
 #include "compiler/Registration.h"
 #include "compiler/Runner.h"
 
@@ -110,6 +111,65 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 int fail(const std::string &message) {
   llvm::errs() << "tfcc-run: error: " << message << "\n";
   return 1;
+}
+
+/// Whether every argument and result of the entry (its function, else its
+/// reflective table) stays within the largest tensor at `batch`.
+bool batchFits(mlir::func::FuncOp func, const tfcc_entry_info *table,
+               int64_t batch, std::string &error) {
+  auto check = [&](llvm::ArrayRef<int64_t> dims, int64_t elementBytes,
+                   const std::string &what) {
+    std::optional<int64_t> perSample = elementBytes;
+    bool dynamic = false;
+    for (int64_t d : dims) {
+      if (d < 0)
+        dynamic = true;
+      else if (perSample)
+        perSample = mlir::graph::checkedBytesProduct(*perSample, d);
+    }
+    if (perSample &&
+        (!dynamic || mlir::graph::checkedBytesProduct(*perSample, batch)))
+      return true;
+    error = "--batch " + std::to_string(batch) + " makes " + what +
+            " larger than " +
+            std::to_string(mlir::graph::kMaxTensorBytes >> 30) +
+            " GiB, the largest tensor tfcc accepts";
+    return false;
+  };
+  if (func) {
+    for (auto [i, t] : llvm::enumerate(func.getFunctionType().getInputs())) {
+      auto type = llvm::cast<mlir::ShapedType>(t);
+      llvm::SmallVector<int64_t> dims(type.getShape());
+      for (int64_t &d : dims)
+        d = mlir::ShapedType::isDynamic(d) ? -1 : d;
+      if (!check(dims, mlir::graph::elementBytes(type.getElementType()),
+                 "input #" + std::to_string(i)))
+        return false;
+    }
+    for (auto [i, t] : llvm::enumerate(func.getFunctionType().getResults())) {
+      auto type = llvm::cast<mlir::ShapedType>(t);
+      llvm::SmallVector<int64_t> dims(type.getShape());
+      for (int64_t &d : dims)
+        d = mlir::ShapedType::isDynamic(d) ? -1 : d;
+      if (!check(dims, mlir::graph::elementBytes(type.getElementType()),
+                 "output #" + std::to_string(i)))
+        return false;
+    }
+    return true;
+  }
+  if (!table)
+    return true;
+  auto args = [&](const tfcc_arg_info *list, int n, const char *what) {
+    for (int i = 0; i < n; ++i) {
+      llvm::SmallVector<int64_t> dims(list[i].dims, list[i].dims + list[i].rank);
+      if (!check(dims, int64_t(byteSize(DType(list[i].dtype))),
+                 std::string(what) + " '" + list[i].name + "'"))
+        return false;
+    }
+    return true;
+  };
+  return args(table->inputs, table->num_inputs, "input") &&
+         args(table->outputs, table->num_outputs, "output");
 }
 
 /// Random inputs from the reflective table (a .so given without its .mlir).
@@ -337,6 +397,11 @@ int main(int argc, char **argv) {
     return fail("--interpret and --compare need the model's .mlir or .onnx file");
   if (batchSize < 1)
     return fail("--batch must be at least 1");
+  // Options that cannot take effect are refused, not ignored.
+  if (!inputFiles.empty() && trainSteps > 0)
+    return fail("--input does not apply to --train-steps, which trains on "
+                "random batches (--batch, --seed)");
+
   if (numThreads < 1)
     return fail("--threads must be at least 1");
 
@@ -426,6 +491,13 @@ int main(int argc, char **argv) {
   // Inputs.
   std::vector<NpyArray> inputs;
   int64_t batch = batchSize;
+  if (inputFiles.empty()) {
+    std::string error;
+    if (!batchFits(func, compiled ? &compiled->info().entries[entryIndex]
+                                  : nullptr,
+                   batch, error))
+      return fail(error);
+  }
   if (!inputFiles.empty()) {
     for (const std::string &path : inputFiles) {
       NpyArray a;
@@ -455,6 +527,10 @@ int main(int argc, char **argv) {
           }
     }
   batchFound:;
+    if (::batchSize.getNumOccurrences() > 0 && batch != batchSize)
+      return fail("--batch " + std::to_string(batchSize) +
+                  " differs from the batch of the --input files (" +
+                  std::to_string(batch) + ")");
   } else {
     inputs = func ? makeRandomInputs(func, batch, seed)
                   : randomInputsFromTable(compiled->info().entries[entryIndex], batch,

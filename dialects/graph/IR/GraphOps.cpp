@@ -213,6 +213,9 @@ void VariableOp::print(OpAsmPrinter &p) {
 
 LogicalResult VariableOp::verify() {
   RankedTensorType type = getTensorType();
+  if (failed(verifyTensorSize([this] { return emitOpError(); }, type,
+                              "variable @" + getSymName().str() + " of type")))
+    return failure();
   if (!type.hasStaticShape())
     return emitOpError() << "variable @" << getSymName()
                          << " must have a static type, got " << type;

@@ -20,6 +20,8 @@
 
 #include <optional>
 
+#include "dialects/graph/IR/TensorSize.h"
+
 #include "dialects/graph/IR/GraphDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -82,8 +82,13 @@ def Graph_AdamAttr : AttrDef<Graph_Dialect, "Adam"> {
 // Base classes
 //===----------------------------------------------------------------------===//
 
+// Every operand and result within the largest tensor size (TensorSize.h).
+def Graph_TensorSizeLimited : NativeOpTrait<"TensorSizeLimited"> {
+  let cppNamespace = "::mlir::graph";
+}
+
 class Graph_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Graph_Dialect, mnemonic, traits>;
+    : Op<Graph_Dialect, mnemonic, !listconcat([Graph_TensorSizeLimited], traits)>;
 
 def Graph_AnyTensor : RankedTensorOf<[F32, F64, F16, BF16, I1, I8, I32, I64]>;
 def Graph_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;

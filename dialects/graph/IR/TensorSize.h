@@ -1,0 +1,68 @@
+//===- TensorSize.h - checked element counts and byte sizes -----*- C++ -*-===//
+//
+// The one place tensor sizes are computed with overflow checks, and the
+// largest tensor a model may declare (docs/reliability.md, "Limits"). The graph
+// dialect's ops verify every operand and result against it (the
+// TensorSizeLimited trait), so code after verification may multiply static
+// dimensions without overflow; the importers, the planner and the header
+// emitter call the same functions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_DIALECTS_GRAPH_IR_TENSORSIZE_H
+#define TFCC_DIALECTS_GRAPH_IR_TENSORSIZE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpDefinition.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir::graph {
+
+/// Bytes of the largest tensor (of its static dimensions, a dynamic one
+/// counting 1), and of all variables and constants of a model together:
+/// 16 GiB.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 34;
+
+/// Bytes of one element (i1 takes a byte).
+int64_t elementBytes(Type elementType);
+
+/// Product of `dims` (dynamic ones count 1), or nullopt when it overflows
+/// int64 or a dimension is negative and not dynamic.
+std::optional<int64_t> checkedElementCount(llvm::ArrayRef<int64_t> dims);
+
+/// Bytes of the static part of `type`, or nullopt when over kMaxTensorBytes.
+std::optional<int64_t> checkedStaticBytes(ShapedType type);
+
+/// a * b, or nullopt past kMaxTensorBytes (for a batch times its per-sample
+/// bytes, and for totals).
+std::optional<int64_t> checkedBytesProduct(int64_t a, int64_t b);
+
+/// Emits "<what> 'TYPE' exceeds the largest tensor tfcc accepts (...)" and
+/// fails when `type` (a shaped type) is over the limit.
+LogicalResult verifyTensorSize(function_ref<InFlightDiagnostic()> emitError,
+                               Type type, llvm::StringRef what);
+
+/// Every operand and result of `op` within the limit.
+LogicalResult verifyOperandAndResultSizes(Operation *op);
+
+/// Function signatures within the limit (a function may return an argument
+/// no graph op reads), and all variables and constants together.
+LogicalResult verifyModelSizes(ModuleOp module);
+
+/// The graph ops' trait: operands and results within kMaxTensorBytes.
+template <typename ConcreteType>
+class TensorSizeLimited
+    : public mlir::OpTrait::TraitBase<ConcreteType, TensorSizeLimited> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyOperandAndResultSizes(op);
+  }
+};
+
+} // namespace mlir::graph
+
+#endif // TFCC_DIALECTS_GRAPH_IR_TENSORSIZE_H

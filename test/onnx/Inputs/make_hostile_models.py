@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""Writes the hostile ONNX models of test/onnx/hostile.test: small files that
+declare huge tensors or lie about their data (run with Debian's python3-onnx).
+
+    cd test/onnx/Inputs && /usr/bin/python3 make_hostile_models.py
+"""
+import onnx
+from onnx import TensorProto, helper
+
+BIG = 2**62 + 1  # x 4 bytes wraps to 4 in 64 bits
+
+
+def save(nodes, name, inputs, outputs, inits=(), opset=13):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="tfcc-tests")
+    model.ir_version = 7
+    onnx.save(model, "hostile_" + name + ".onnx")
+
+
+def value(name, dims, dtype=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dtype, dims)
+
+
+def raw_tensor(name, dims, raw, dtype=TensorProto.FLOAT):
+    t = TensorProto()
+    t.name = name
+    t.data_type = dtype
+    t.dims.extend(dims)
+    t.raw_data = raw
+    return t
+
+
+# An input whose byte size wraps to 16 in 64 bits.
+save([helper.make_node("Relu", ["x"], ["y"], name="relu")], "huge_input",
+     [value("x", [BIG, 4])], [value("y", [BIG, 4])])
+
+# A Constant declaring 2^32 floats with the data of one.
+save([helper.make_node("Constant", [], ["c"], name="const",
+                       value=raw_tensor("v", [2**32], b"\0\0\x80\x3f")),
+      helper.make_node("Add", ["x", "c"], ["y"], name="add")], "constant_count",
+     [value("x", [1])], [value("y", None)])
+
+# An initializer whose element count wraps to 4 (dims [2^62 + 1, 4]: 2^64 + 4).
+save([helper.make_node("Add", ["x", "w"], ["y"], name="add")], "initializer_wraps",
+     [value("x", [4])], [value("y", None)],
+     [raw_tensor("w", [2**62 + 1, 4], b"\0" * 16)])
+
+# An initializer with dims [2^62, 2] and no data.
+save([helper.make_node("Add", ["x", "w"], ["y"], name="add")], "initializer_huge",
+     [value("x", [2])], [value("y", None)], [raw_tensor("w", [2**62, 2], b"")])
+
+# ConstantOfShape and Expand to 65536 x 65536 (16 GiB of floats).
+shape = helper.make_tensor("s", TensorProto.INT64, [2], [65536, 65537])
+save([helper.make_node("ConstantOfShape", ["s"], ["y"], name="fill",
+                       value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0]))],
+     "constant_of_shape", [], [value("y", None)], [shape])
+save([helper.make_node("Expand", ["x", "s"], ["y"], name="expand")], "expand",
+     [value("x", [1, 1])], [value("y", None)], [shape])
+
+# Range 0 .. 2^40 (constant folded by the importer).
+scalar = lambda n, v: helper.make_tensor(n, TensorProto.INT64, [], [v])
+save([helper.make_node("Range", ["a", "b", "d"], ["y"], name="range")], "range",
+     [], [value("y", None, TensorProto.INT64)],
+     [scalar("a", 0), scalar("b", 2**40), scalar("d", 1)])
+
+# Tile of a 2 x 2 input by 2^20 x 2^20.
+save([helper.make_node("Tile", ["x", "r"], ["y"], name="tile")], "tile",
+     [value("x", [2, 2])], [value("y", None)],
+     [helper.make_tensor("r", TensorProto.INT64, [2], [2**20, 2**20])])
