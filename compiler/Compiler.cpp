@@ -589,6 +589,8 @@ int compile(const CompileOptions &o) {
       return 1;
     }
   }
+  if (failed(runNormalizePipeline(*module)))
+    return 1;
   // A training model: tfcc-autodiff first (before inlining and the folders
   // that treat graph.dropout as the identity), every variable in state memory.
   bool training = !module->getOps<graph::TrainStepOp>().empty();

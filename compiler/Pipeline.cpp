@@ -14,6 +14,9 @@ using namespace mlir;
 
 // No `builtin.module(...)` wrapper: on a module-level PassManager it would
 // nest the pipeline and silently run nothing.
+const char *const tfcc::kNormalizePipeline =
+    "func.func(tfcc-refine-result-types)";
+
 const char *const tfcc::kGraphPipeline =
     "inline,symbol-dce,canonicalize,cse,"
     "func.func(tfcc-layout-propagation),canonicalize,cse,"
@@ -71,6 +74,10 @@ static void copyReturnedArguments(ModuleOp module) {
       operand.set(copy);
     }
   });
+}
+
+LogicalResult tfcc::runNormalizePipeline(ModuleOp module) {
+  return runPipeline(module, kNormalizePipeline);
 }
 
 LogicalResult tfcc::runGraphPipeline(ModuleOp module) {

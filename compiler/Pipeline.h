@@ -7,6 +7,9 @@
 
 namespace tfcc {
 
+/// Before the C interface is read from the model: result types refined to
+/// what inference knows.
+extern const char *const kNormalizePipeline;
 /// Graph-level passes: inlining, cleanup, layout (textual form, for tfcc-opt
 /// and tests).
 extern const char *const kGraphPipeline;
@@ -22,6 +25,7 @@ extern const char *const kToLLVMPipeline;
 /// otherwise. Defined in Compiler.cpp.
 mlir::LogicalResult runTrainingPasses(mlir::ModuleOp module);
 
+mlir::LogicalResult runNormalizePipeline(mlir::ModuleOp module);
 mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module);
 /// kToBuffersPipeline and kToArenaPipeline, with the fix between them.
 mlir::LogicalResult runToArenaPipeline(mlir::ModuleOp module);

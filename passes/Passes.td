@@ -48,6 +48,37 @@ def ArenaAllocation : Pass<"tfcc-arena-allocation", "ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def RefineResultTypes : Pass<"tfcc-refine-result-types", "func::FuncOp"> {
+  let summary = "Give graph ops the inferred result type where `?` was written for a known dimension";
+  let description = [{
+    The graph IR accepts a written result dimension `?` where shape
+    inference knows it; the lowering builds results from operands and needs
+    the known size. This pass sets each such op's result to the inferred
+    type, and so the results of the ops after it whose type follows from
+    their operands (inference, or the same type as the operand); other users
+    get a `tensor.cast` back to the type they read, and the function returns
+    the refined types (a dynamic dimension of a compiled interface is the
+    batch). Example:
+
+    ```mlir
+    func.func @f(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x?xf32> {
+      %0 = graph.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x?xf32>
+      %1 = graph.relu %0 : tensor<2x?xf32>
+      return %1 : tensor<2x?xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @f(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+      %0 = graph.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+      %1 = graph.relu %0 : tensor<2x3xf32>
+      return %1 : tensor<2x3xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def LayoutPropagation : Pass<"tfcc-layout-propagation", "func::FuncOp"> {
   let summary = "Sink transposes through layout-agnostic ops and cancel inverse pairs";
   let description = [{
