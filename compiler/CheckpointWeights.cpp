@@ -11,6 +11,9 @@
 
 #include "compiler/CheckpointWeights.h"
 
+#include "compiler/BoundedFile.h"
+#include "dialects/graph/IR/Limits.h"
+
 #include "checkpoint_generated.h"
 #include "compiler/ElementTypes.h"
 #include "dialects/graph/IR/GraphOps.h"
@@ -50,13 +53,11 @@ struct Entry {
 bool tfcc::applyCheckpointWeights(ModuleOp module, const std::string &path,
                                   const std::string &prefix,
                                   std::string &error) {
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-  if (!file) {
-    error = "cannot read checkpoint '" + path + "': " + file.getError().message();
+  std::string contents;
+  if (!readBoundedFile(path, graph::kMaxTensorBytes + graph::kMaxMetadataBytes,
+                       "checkpoint", contents, error))
     return false;
-  }
-  llvm::StringRef bytes = (*file)->getBuffer();
+  llvm::StringRef bytes = contents;
   auto corrupt = [&](const std::string &what) {
     error = "checkpoint '" + path + "' is truncated or corrupt (" + what + ")";
     return false;

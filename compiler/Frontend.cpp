@@ -8,9 +8,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 
+#include "compiler/BoundedFile.h"
 #include "compiler/onnx/OnnxImporter.h"
+#include "dialects/graph/IR/Limits.h"
 #include "dialects/graph/IR/TensorSize.h"
 
 #include "llvm/Support/SourceMgr.h"
@@ -193,13 +194,13 @@ OwningOpRef<ModuleOp> tfcc::loadModelFile(
         << "input shapes apply to ONNX models only, not to '" << path << "'";
     return nullptr;
   }
-  std::string error;
-  auto file = openInputFile(path, &error);
-  if (!file) {
-    emitError(FileLineColLoc::get(&context, path, 0, 0))
-        << "cannot read '" << path << "': " << error;
+  std::string text, error;
+  if (!readBoundedFile(path, graph::kMaxModelTextBytes, "model", text,
+                       error)) {
+    emitError(FileLineColLoc::get(&context, path, 0, 0)) << error;
     return nullptr;
   }
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, path),
+                               llvm::SMLoc());
   return loadModel(sourceMgr, context);
 }

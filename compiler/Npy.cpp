@@ -11,6 +11,9 @@
 
 #include "compiler/Npy.h"
 
+#include "compiler/BoundedFile.h"
+#include "dialects/graph/IR/Limits.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -294,22 +297,11 @@ bool parseNpy(const std::vector<uint8_t> &bytes, NpyArray &out,
 }
 
 bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
-  std::FILE *file = std::fopen(path.c_str(), "rb");
-  if (!file) {
-    error = path + ": cannot open: " + std::strerror(errno);
+  std::string text;
+  if (!readBoundedFile(path, mlir::graph::kMaxTensorBytes + mlir::graph::kMaxMetadataBytes,
+                       ".npy file", text, error))
     return false;
-  }
-  std::vector<uint8_t> bytes;
-  uint8_t buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
-    bytes.insert(bytes.end(), buffer, buffer + n);
-  bool readError = std::ferror(file) != 0;
-  std::fclose(file);
-  if (readError) {
-    error = path + ": read error";
-    return false;
-  }
+  std::vector<uint8_t> bytes(text.begin(), text.end());
   if (!parseNpy(bytes, out, error)) {
     error = path + ": " + error;
     return false;

@@ -12,9 +12,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/onnx/OnnxImporter.h"
+#include "compiler/BoundedFile.h"
 #include "compiler/onnx/ImportContext.h"
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/Limits.h"
 #include "dialects/graph/IR/TensorSize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,9 +34,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 using namespace mlir;
 using namespace tfcc::onnx_import;
@@ -390,13 +390,10 @@ private:
 //===----------------------------------------------------------------------===//
 
 LogicalResult Importer::parseModel() {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return error("cannot parse ONNX model '" + path +
-                 "': cannot open the file");
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  std::string bytes = buffer.str();
+  std::string bytes, readError;
+  if (!::tfcc::readBoundedFile(path, graph::kMaxOnnxFileBytes, "ONNX model",
+                       bytes, readError))
+    return error(readError);
   if (bytes.empty())
     return error("cannot parse ONNX model '" + path + "': the file is empty");
   if (!model.ParseFromString(bytes))

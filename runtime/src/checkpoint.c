@@ -582,7 +582,7 @@ tfcc_status_t tfcc_rt_load_checkpoint(const tfcc_model_info* m,
                                       tfcc_context* ctx, const char* path) {
   FILE* f;
   uint8_t *buf, *seen;
-  uint64_t size = 0, cap = 1 << 16;
+  uint64_t size = 0, cap = 1 << 16, limit;
   size_t n;
   int err;
   tfcc_status_t status = ck_check_context(m, ctx, "load", path);
@@ -595,11 +595,24 @@ tfcc_status_t tfcc_rt_load_checkpoint(const tfcc_model_info* m,
                ck_model_name(m), path, strerror(err));
     return TFCC_INVALID_ARGUMENT;
   }
-  /* Read it all, growing the buffer (no fseek: works on any stream). */
+  /* Read it all, growing the buffer (no fseek: works on any stream), but no
+   * further than any checkpoint of this model can reach (twice what this
+   * writer makes, for other writers' padding): /dev/zero or an endless pipe
+   * would otherwise take all memory. */
+  limit = 2 * ck_size_bound(m) + (1u << 20);
   buf = (uint8_t*)malloc((size_t)cap);
   while (buf) {
     n = fread(buf + size, 1, (size_t)(cap - size), f);
     size += n;
+    if (size > limit) {
+      fclose(f);
+      free(buf);
+      CK_MESSAGE(ctx,
+                 "%s_load_checkpoint: '%s' is larger than any checkpoint of "
+                 "this model (%" PRIu64 " bytes at most)",
+                 ck_model_name(m), path, limit);
+      return TFCC_INVALID_ARGUMENT;
+    }
     if (size < cap) break;
     if (cap > ((uint64_t)(size_t)-1) / 4) {
       free(buf);

@@ -306,6 +306,14 @@ TEST(CheckpointTest, ReportsIoErrors) {
   // Loading a directory is a read error.
   EXPECT_NE(tfcc_rt_load_checkpoint(&kModel, &c.ctx, dir.c_str()), TFCC_OK);
   EXPECT_EQ(c.state(), before);
+  // An endless stream stops at the largest checkpoint the model can have.
+  EXPECT_EQ(tfcc_rt_load_checkpoint(&kModel, &c.ctx, "/dev/zero"),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(c.ctx.message)
+                .find("'/dev/zero' is larger than any checkpoint of this model"),
+            std::string::npos)
+      << c.ctx.message;
+  EXPECT_EQ(c.state(), before);
 
   EXPECT_EQ(tfcc_rt_save_checkpoint(&kModel, &c.ctx, nullptr),
             TFCC_INVALID_ARGUMENT);

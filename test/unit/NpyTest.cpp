@@ -200,6 +200,10 @@ TEST(NpyTest, ReportsMissingFile) {
   EXPECT_FALSE(readNpy(tempPath("does_not_exist.npy"), array, error));
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
   EXPECT_NE(error.find("does_not_exist.npy"), std::string::npos) << error;
+  // A device is not read until memory runs out.
+  EXPECT_FALSE(readNpy("/dev/zero", array, error));
+  EXPECT_NE(error.find("'/dev/zero' is not a regular file"), std::string::npos)
+      << error;
 }
 
 TEST(NpyTest, WriteRejectsBadArrays) {

@@ -12,6 +12,8 @@
 #ifndef TFCC_DIALECTS_GRAPH_IR_TENSORSIZE_H
 #define TFCC_DIALECTS_GRAPH_IR_TENSORSIZE_H
 
+#include "dialects/graph/IR/Limits.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -22,10 +24,7 @@
 
 namespace mlir::graph {
 
-/// Bytes of the largest tensor (of its static dimensions, a dynamic one
-/// counting 1), and of all variables and constants of a model together:
-/// 16 GiB.
-constexpr int64_t kMaxTensorBytes = int64_t(1) << 34;
+// kMaxTensorBytes: Limits.h.
 
 /// Bytes of one element (i1 takes a byte).
 int64_t elementBytes(Type elementType);
