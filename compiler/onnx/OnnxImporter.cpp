@@ -458,9 +458,13 @@ LogicalResult Importer::validateGraph() {
                      node.op_type() + ") reads '" + in +
                      "', which no graph input, initializer or earlier node "
                      "defines (the graph is not topologically sorted)");
+    // ONNX graphs are in SSA form: a name is defined once.
     for (const std::string &out : node.output())
-      if (!out.empty())
-        defined.insert(out);
+      if (!out.empty() && !defined.insert(out).second)
+        return error("node '" + nodeName(node, index) + "' (" +
+                     node.op_type() + ") defines '" + out +
+                     "', which a graph input, initializer or earlier node "
+                     "already defines (ONNX names are assigned once)");
   }
   if (graph.output_size() == 0)
     return error("cannot import ONNX model '" + path +

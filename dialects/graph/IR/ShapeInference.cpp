@@ -7,6 +7,8 @@
 
 #include "dialects/graph/IR/ShapeInference.h"
 
+#include <cmath>
+
 #include "dialects/graph/IR/GraphOps.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -240,6 +242,16 @@ FailureOr<RankedTensorType> inferBatchNorm(BatchNormOp op) {
   RankedTensorType x = typeOf(op.getX());
   if (x.getRank() < 1)
     return op.emitOpError() << "input must have rank >= 1, got " << x;
+  float epsilon = op.getEpsilon().convertToFloat(),
+        momentum = op.getMomentum().convertToFloat();
+  // 0 is allowed (ONNX allows it; the variance alone is the divisor).
+  if (!(epsilon >= 0 && std::isfinite(epsilon)))
+    return op.emitOpError() << "attribute 'epsilon' must be non-negative "
+                               "and finite, got "
+                            << epsilon;
+  if (!(momentum >= 0 && momentum < 1))
+    return op.emitOpError() << "attribute 'momentum' must be in [0, 1), got "
+                            << momentum;
   int64_t channels = x.getShape().back();
   StringRef names[] = {"gamma", "beta", "mean", "variance"};
   Value params[] = {op.getGamma(), op.getBeta(), op.getMean(),
@@ -262,6 +274,12 @@ FailureOr<RankedTensorType> inferLayerNorm(LayerNormOp op) {
   if (!axis)
     return op.emitOpError() << "attribute 'axis' = " << static_cast<int64_t>(op.getAxis())
                             << " is out of range for " << x;
+  float epsilon = op.getEpsilon().convertToFloat();
+  // 0 is allowed (ONNX allows it; the variance alone is the divisor).
+  if (!(epsilon >= 0 && std::isfinite(epsilon)))
+    return op.emitOpError() << "attribute 'epsilon' must be non-negative "
+                               "and finite, got "
+                            << epsilon;
   ArrayRef<int64_t> normShape = x.getShape().drop_front(*axis);
   StringRef names[] = {"gamma", "beta"};
   Value params[] = {op.getGamma(), op.getBeta()};

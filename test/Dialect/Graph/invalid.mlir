@@ -1450,3 +1450,27 @@ func.func @pool_grad_taps_one_window_dim(%t: tensor<1x2x2x2xi8>, %dy: tensor<1x2
   %dx = graph.max_pool2d_grad_indices %t, %dy {input_size = [4, 4], strides = [2, 2], window = [2]} : (tensor<1x2x2x2xi8>, tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32>
   return %dx : tensor<1x4x4x2xf32>
 }
+
+// -----
+
+func.func @batch_norm_epsilon(%x: tensor<2x3xf32>, %p: tensor<3xf32>) {
+  // expected-error @+1 {{'graph.batch_norm' op attribute 'epsilon' must be non-negative and finite, got -1}}
+  %0 = graph.batch_norm %x, %p, %p, %p, %p {epsilon = -1.0 : f32} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_momentum(%x: tensor<2x3xf32>, %p: tensor<3xf32>) {
+  // expected-error @+1 {{'graph.batch_norm' op attribute 'momentum' must be in [0, 1), got 1.5}}
+  %0 = graph.batch_norm %x, %p, %p, %p, %p {momentum = 1.5 : f32} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_epsilon(%x: tensor<2x3xf32>, %p: tensor<3xf32>) {
+  // expected-error @+1 {{'graph.layer_norm' op attribute 'epsilon' must be non-negative and finite, got -5.000000e-01}}
+  %0 = graph.layer_norm %x, %p, %p {epsilon = -5.0e-01 : f32} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return
+}

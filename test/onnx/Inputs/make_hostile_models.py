@@ -68,3 +68,8 @@ save([helper.make_node("Range", ["a", "b", "d"], ["y"], name="range")], "range",
 save([helper.make_node("Tile", ["x", "r"], ["y"], name="tile")], "tile",
      [value("x", [2, 2])], [value("y", None)],
      [helper.make_tensor("r", TensorProto.INT64, [2], [2**20, 2**20])])
+
+# Two nodes defining the same name (ONNX graphs are in SSA form).
+save([helper.make_node("Relu", ["x"], ["y"], name="first"),
+      helper.make_node("Neg", ["x"], ["y"], name="second")], "duplicate_output",
+     [value("x", [2])], [value("y", [2])])
