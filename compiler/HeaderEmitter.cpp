@@ -544,7 +544,9 @@ std::string emitHeader(const ModelSignature &sig,
   out += "/* Frees a context from " + p + "_create or " + p +
          "_create_with_threads (joining\n * its threads). NULL-safe; a "
          "context from " +
-         p + "_init is left alone (its memory is\n * the caller's). */\n";
+         p + "_init is left alone (its memory is\n * the caller's). Call it "
+         "once per context: like free(), a second call on\n * the same "
+         "pointer is undefined. */\n";
   out += "void " + p + "_destroy(tfcc_context* ctx);\n\n";
   out += "/* Returns a short static name of `status` (\"ok\", \"invalid "
          "argument\", ...). */\n";

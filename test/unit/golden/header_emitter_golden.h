@@ -244,7 +244,8 @@ tfcc_status_t mnist_cnn_create_with_threads(
 
 /* Frees a context from mnist_cnn_create or mnist_cnn_create_with_threads (joining
  * its threads). NULL-safe; a context from mnist_cnn_init is left alone (its memory is
- * the caller's). */
+ * the caller's). Call it once per context: like free(), a second call on
+ * the same pointer is undefined. */
 void mnist_cnn_destroy(tfcc_context* ctx);
 
 /* Returns a short static name of `status` ("ok", "invalid argument", ...). */
