@@ -137,25 +137,20 @@ bool batchFits(mlir::func::FuncOp func, const tfcc_entry_info *table,
     return false;
   };
   if (func) {
-    for (auto [i, t] : llvm::enumerate(func.getFunctionType().getInputs())) {
-      auto type = llvm::cast<mlir::ShapedType>(t);
-      llvm::SmallVector<int64_t> dims(type.getShape());
-      for (int64_t &d : dims)
-        d = mlir::ShapedType::isDynamic(d) ? -1 : d;
-      if (!check(dims, mlir::graph::elementBytes(type.getElementType()),
-                 "input #" + std::to_string(i)))
-        return false;
-    }
-    for (auto [i, t] : llvm::enumerate(func.getFunctionType().getResults())) {
-      auto type = llvm::cast<mlir::ShapedType>(t);
-      llvm::SmallVector<int64_t> dims(type.getShape());
-      for (int64_t &d : dims)
-        d = mlir::ShapedType::isDynamic(d) ? -1 : d;
-      if (!check(dims, mlir::graph::elementBytes(type.getElementType()),
-                 "output #" + std::to_string(i)))
-        return false;
-    }
-    return true;
+    auto types = [&](mlir::TypeRange list, const char *what) {
+      for (auto [i, t] : llvm::enumerate(list)) {
+        auto type = llvm::cast<mlir::ShapedType>(t);
+        llvm::SmallVector<int64_t> dims(type.getShape());
+        for (int64_t &d : dims)
+          d = mlir::ShapedType::isDynamic(d) ? -1 : d;
+        if (!check(dims, mlir::graph::elementBytes(type.getElementType()),
+                   std::string(what) + " #" + std::to_string(i)))
+          return false;
+      }
+      return true;
+    };
+    return types(func.getFunctionType().getInputs(), "input") &&
+           types(func.getFunctionType().getResults(), "output");
   }
   if (!table)
     return true;

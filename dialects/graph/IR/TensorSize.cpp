@@ -13,6 +13,8 @@
 using namespace mlir;
 
 int64_t graph::elementBytes(Type elementType) {
+  if (!elementType.isIntOrFloat())
+    return 1;
   unsigned bits = elementType.getIntOrFloatBitWidth();
   return bits < 8 ? 1 : (bits + 7) / 8;
 }
@@ -43,10 +45,7 @@ std::optional<int64_t> graph::checkedStaticBytes(ShapedType type) {
   std::optional<int64_t> count = checkedElementCount(type.getShape());
   if (!count)
     return std::nullopt;
-  Type element = type.getElementType();
-  if (!element.isIntOrFloat())
-    return *count == 0 ? std::optional<int64_t>(0) : std::nullopt;
-  return checkedBytesProduct(*count, elementBytes(element));
+  return checkedBytesProduct(*count, elementBytes(type.getElementType()));
 }
 
 LogicalResult

@@ -3,9 +3,10 @@
 // The one place tensor sizes are computed with overflow checks, and the
 // largest tensor a model may declare (docs/reliability.md, "Limits"). The graph
 // dialect's ops verify every operand and result against it (the
-// TensorSizeLimited trait), so code after verification may multiply static
-// dimensions without overflow; the importers, the planner and the header
-// emitter call the same functions.
+// TensorSizeLimited trait), and the frontend the signatures and weights
+// (verifyModelSizes), so code after verification (the planner, the header
+// emitter) may multiply static dimensions without overflow; the ONNX
+// importer and tfcc-run check what they build with the same functions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +27,8 @@ namespace mlir::graph {
 
 // kMaxTensorBytes: Limits.h.
 
-/// Bytes of one element (i1 takes a byte).
+/// Bytes of one element (i1 takes a byte; 1 for a type without a bit
+/// width, which no graph op accepts).
 int64_t elementBytes(Type elementType);
 
 /// Product of `dims` (dynamic ones count 1), or nullopt when it overflows
