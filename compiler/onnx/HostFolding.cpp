@@ -2,6 +2,8 @@
 
 #include "compiler/onnx/HostFolding.h"
 
+#include "dialects/graph/IR/TensorSize.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <cassert>
@@ -188,11 +190,10 @@ int64_t productOf(ArrayRef<int64_t> dims) {
 }
 
 std::optional<int64_t> checkedProductOf(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    if (d < 0 || __builtin_mul_overflow(n, d, &n))
-      return std::nullopt;
-  return n;
+  // Host dims have no dynamic ones: a negative dim is an error here.
+  if (llvm::any_of(dims, [](int64_t d) { return d < 0; }))
+    return std::nullopt;
+  return mlir::graph::checkedElementCount(dims);
 }
 
 int64_t stepCount(int64_t start, int64_t end, int64_t step) {
