@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 
 bool tfcc::readBoundedFile(const std::string &path, int64_t maxBytes,
-                           const std::string &what, std::string &bytes,
+                           const std::string &what,
+                           std::vector<uint8_t> &bytes,
                            std::string &error) {
   std::FILE *file = std::fopen(path.c_str(), "rb");
   if (!file) {
@@ -30,7 +31,7 @@ bool tfcc::readBoundedFile(const std::string &path, int64_t maxBytes,
     return false;
   }
   bytes.resize(static_cast<size_t>(st.st_size));
-  size_t n = bytes.empty() ? 0 : std::fread(&bytes[0], 1, bytes.size(), file);
+  size_t n = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), file);
   bool failed = std::ferror(file) != 0;
   std::fclose(file);
   if (failed || n != bytes.size()) {

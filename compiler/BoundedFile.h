@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tfcc {
 
@@ -20,7 +21,7 @@ namespace tfcc {
 /// system's reason it cannot be opened or read). `what` names the kind of
 /// file in messages ("checkpoint", ".npy file").
 bool readBoundedFile(const std::string &path, int64_t maxBytes,
-                     const std::string &what, std::string &bytes,
+                     const std::string &what, std::vector<uint8_t> &bytes,
                      std::string &error);
 
 } // namespace tfcc

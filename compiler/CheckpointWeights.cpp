@@ -53,11 +53,12 @@ struct Entry {
 bool tfcc::applyCheckpointWeights(ModuleOp module, const std::string &path,
                                   const std::string &prefix,
                                   std::string &error) {
-  std::string contents;
+  std::vector<uint8_t> contents;
   if (!readBoundedFile(path, graph::kMaxTensorBytes + graph::kMaxMetadataBytes,
                        "checkpoint", contents, error))
     return false;
-  llvm::StringRef bytes = contents;
+  llvm::StringRef bytes(reinterpret_cast<const char *>(contents.data()),
+                        contents.size());
   auto corrupt = [&](const std::string &what) {
     error = "checkpoint '" + path + "' is truncated or corrupt (" + what + ")";
     return false;

@@ -194,13 +194,19 @@ OwningOpRef<ModuleOp> tfcc::loadModelFile(
         << "input shapes apply to ONNX models only, not to '" << path << "'";
     return nullptr;
   }
-  std::string text, error;
+  std::vector<uint8_t> text;
+  std::string error;
   if (!readBoundedFile(path, graph::kMaxModelTextBytes, "model", text,
                        error)) {
     emitError(FileLineColLoc::get(&context, path, 0, 0)) << error;
     return nullptr;
   }
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, path),
-                               llvm::SMLoc());
+  // The parser keeps its own copy (it needs a NUL-terminated buffer).
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(reinterpret_cast<const char *>(text.data()),
+                          text.size()),
+          path),
+      llvm::SMLoc());
   return loadModel(sourceMgr, context);
 }

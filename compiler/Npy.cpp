@@ -297,11 +297,12 @@ bool parseNpy(const std::vector<uint8_t> &bytes, NpyArray &out,
 }
 
 bool readNpy(const std::string &path, NpyArray &out, std::string &error) {
-  std::string text;
-  if (!readBoundedFile(path, mlir::graph::kMaxTensorBytes + mlir::graph::kMaxMetadataBytes,
-                       ".npy file", text, error))
+  std::vector<uint8_t> bytes;
+  if (!readBoundedFile(path,
+                       mlir::graph::kMaxTensorBytes +
+                           mlir::graph::kMaxMetadataBytes,
+                       ".npy file", bytes, error))
     return false;
-  std::vector<uint8_t> bytes(text.begin(), text.end());
   if (!parseNpy(bytes, out, error)) {
     error = path + ": " + error;
     return false;

@@ -390,13 +390,15 @@ private:
 //===----------------------------------------------------------------------===//
 
 LogicalResult Importer::parseModel() {
-  std::string bytes, readError;
+  std::vector<uint8_t> bytes;
+  std::string readError;
   if (!::tfcc::readBoundedFile(path, graph::kMaxOnnxFileBytes, "ONNX model",
                        bytes, readError))
     return error(readError);
   if (bytes.empty())
     return error("cannot parse ONNX model '" + path + "': the file is empty");
-  if (!model.ParseFromString(bytes))
+  if (bytes.size() > size_t(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes.data(), int(bytes.size())))
     return error("cannot parse ONNX model '" + path +
                  "': not a valid ONNX protobuf (corrupt or truncated file)");
   if (!model.has_graph())
