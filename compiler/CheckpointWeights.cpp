@@ -17,10 +17,12 @@
 #include "checkpoint_generated.h"
 #include "compiler/ElementTypes.h"
 #include "dialects/graph/IR/GraphOps.h"
+#include "tfcc/tfcc_runtime.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 using namespace mlir;
@@ -70,9 +72,10 @@ bool tfcc::applyCheckpointWeights(ModuleOp module, const std::string &path,
   if (!checkpoint::VerifyCheckpointBuffer(verifier))
     return corrupt("it does not verify against runtime/checkpoint.fbs");
   const checkpoint::Checkpoint *top = checkpoint::GetCheckpoint(buffer);
-  if (top->version() != 1) {
+  if (top->version() != TFCC_CHECKPOINT_FORMAT_VERSION) {
     error = "checkpoint '" + path + "' has format version " +
-            std::to_string(top->version()) + "; this tfcc reads version 1";
+            std::to_string(top->version()) + "; this tfcc reads version " +
+            std::to_string(TFCC_CHECKPOINT_FORMAT_VERSION);
     return false;
   }
   std::string model = top->model()->str();
@@ -92,6 +95,14 @@ bool tfcc::applyCheckpointWeights(ModuleOp module, const std::string &path,
       if (const auto *data = variable->data()) {
         e.data = data->data();
         e.bytes = data->size();
+      }
+      uint32_t crc = tfcc_rt_crc32c(0, e.data, e.bytes);
+      if (crc != variable->crc32c()) {
+        char sums[64];
+        snprintf(sums, sizeof sums, "CRC-32C 0x%08x, the file says 0x%08x",
+                 crc, variable->crc32c());
+        return corrupt("the data of variable '" + variable->name()->str() +
+                       "' has " + sums);
       }
       entries[variable->name()->str()] = std::move(e);
     }

@@ -1,6 +1,6 @@
 /* checkpoint.c - save and load the state memory of a model with a training
  * step as a FlatBuffers file (schema: runtime/checkpoint.fbs, file identifier
- * "TFCK", format version 1).
+ * "TFCK", format version 2: version 1 lacked the variables' CRC-32C).
  *
  * The FlatBuffers binary format is written and read by hand (C99 + libc; no
  * FlatBuffers library): a little-endian uoffset to the root table, the file
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TFCC_CKPT_VERSION 1u
+#define TFCC_CKPT_VERSION TFCC_CHECKPOINT_FORMAT_VERSION
 #define TFCC_CKPT_ID "TFCK"
 
 /* Field ids (positions in the vtable) of checkpoint.fbs. */
@@ -42,7 +42,8 @@ enum {
   VAR_SHAPE = 2,
   VAR_TRAINABLE = 3,
   VAR_DATA = 4,
-  VAR_NUM_FIELDS = 5
+  VAR_CRC32C = 5,
+  VAR_NUM_FIELDS = 6
 };
 
 /*===----------------------------------------------------------------------===*
@@ -200,7 +201,7 @@ static tfcc_status_t ck_serialize(const tfcc_model_info* m, tfcc_context* ctx,
   uint64_t root, vars;
   int32_t i, d;
   static const uint16_t root_fields[CK_NUM_FIELDS] = {4, 8, 12};
-  static const uint16_t var_fields[VAR_NUM_FIELDS] = {4, 8, 12, 20, 16};
+  static const uint16_t var_fields[VAR_NUM_FIELDS] = {4, 8, 12, 24, 16, 20};
   w.cap = ck_size_bound(m);
   w.pos = 0;
   w.buf = w.cap > (uint64_t)(size_t)-1 ? NULL : (uint8_t*)calloc(1, (size_t)w.cap);
@@ -227,8 +228,9 @@ static tfcc_status_t ck_serialize(const tfcc_model_info* m, tfcc_context* ctx,
                  ck_model_name(m), (int)i);
       return TFCC_INTERNAL;
     }
-    /* Table: soffset, name, dtype, shape, data, trainable (+3 padding). */
-    table = w_table(&w, VAR_NUM_FIELDS, var_fields, 24);
+    /* Table: soffset, name, dtype, shape, data, crc32c, trainable (+3
+     * padding). */
+    table = w_table(&w, VAR_NUM_FIELDS, var_fields, 28);
     w_ref(&w, vars + 4 + 4 * (uint64_t)i, table);
     w_ref(&w, table + 4, w_string(&w, v->name));
     w_u32(&w, table + 8, (uint32_t)v->dtype);
@@ -240,7 +242,8 @@ static tfcc_status_t ck_serialize(const tfcc_model_info* m, tfcc_context* ctx,
     ck_copy_le(w.buf + data + 4, (const uint8_t*)ctx->state + v->offset,
                v->bytes, ck_elem_size(v->dtype));
     w_ref(&w, table + 16, data);
-    w_u8(&w, table + 20, v->trainable ? 1 : 0);
+    w_u32(&w, table + 20, tfcc_rt_crc32c(0, w.buf + data + 4, v->bytes));
+    w_u8(&w, table + 24, v->trainable ? 1 : 0);
   }
   *out = w.buf;
   *out_size = w.pos;
@@ -535,6 +538,20 @@ static tfcc_status_t ck_parse(const tfcc_model_info* m, tfcc_context* ctx,
         CK_MESSAGE(ctx, "%s: variable '%s' lies outside the state",
                    ck_model_name(m), name);
         return TFCC_INTERNAL;
+      }
+      f = r_field(&r, &var, VAR_CRC32C, 4);
+      if (f < 0) CK_CORRUPT("bad crc32c field");
+      {
+        uint32_t stored = f ? r_u32(&r, (uint64_t)f) : 0;
+        uint32_t actual = tfcc_rt_crc32c(0, r.buf + data + 4, bytes);
+        if (stored != actual) {
+          CK_MESSAGE(ctx,
+                     "%s_load_checkpoint: %s: corrupt checkpoint (the data of "
+                     "variable '%s' has CRC-32C 0x%08" PRIx32
+                     ", the file says 0x%08" PRIx32 ")",
+                     ck_model_name(m), source, name, actual, stored);
+          return TFCC_INVALID_ARGUMENT;
+        }
       }
       if (seen[v - m->variables]) {
         CK_MESSAGE(ctx, "%s_load_checkpoint: %s: variable '%s' appears twice",

@@ -127,6 +127,15 @@ bool exists(const std::string &path) {
   return stat(path.c_str(), &st) == 0;
 }
 
+// The bytes of kModel's variables in `state` (without the gaps between them).
+std::vector<uint8_t> variableBytes(const std::vector<uint8_t> &state) {
+  std::vector<uint8_t> out;
+  for (const tfcc_variable_info &v : kVariables)
+    out.insert(out.end(), state.begin() + v.offset,
+               state.begin() + v.offset + v.bytes);
+  return out;
+}
+
 // Saves a scribbled state of kModel; returns the file's bytes.
 std::vector<uint8_t> savedCheckpoint(std::vector<uint8_t> *state = nullptr) {
   Context c(&kModel);
@@ -246,8 +255,13 @@ TEST(CheckpointTest, RejectsCorruptBytes) {
   expectRejected(&kModel, bad, "corrupt checkpoint (bad root table)",
                  "root offset");
   // Every single-byte change (a flipped bit, or 0xFF) either fails with a
-  // message and the state unchanged, or loads (a change in the values):
-  // never out-of-bounds (run under ASan/valgrind to see it).
+  // message and the state unchanged, or loads exactly the saved values (a
+  // change in padding or the informational `trainable` flag): the CRC-32C
+  // catches every change of the data. Never out-of-bounds (run under
+  // ASan/valgrind to see it).
+  std::vector<uint8_t> saved;
+  bytes = savedCheckpoint(&saved);
+  int loaded = 0;
   for (size_t i = 0; i < bytes.size(); ++i)
     for (uint8_t x : {uint8_t(0x01), uint8_t(0x80), uint8_t(0xFF)}) {
       bad = bytes;
@@ -261,17 +275,56 @@ TEST(CheckpointTest, RejectsCorruptBytes) {
         EXPECT_EQ(s, TFCC_INVALID_ARGUMENT);
         EXPECT_NE(c.ctx.message[0], '\0') << "byte " << i;
         EXPECT_EQ(c.state(), before) << "byte " << i;
+      } else {
+        ++loaded;
+        EXPECT_EQ(variableBytes(c.state()), variableBytes(saved))
+            << "byte " << i << " ^ " << int(x)
+                                    << " loaded other values";
       }
     }
+  // Some bytes are padding: the loop saw both outcomes.
+  EXPECT_GT(loaded, 0);
+}
+
+TEST(CheckpointTest, RejectsDataThatDoesNotMatchItsChecksum) {
+  std::vector<uint8_t> bytes = savedCheckpoint();
+  // The file ends with the data of the last variable (the step counter).
+  bytes.back() ^= 0x10;
+  expectRejected(&kModel, bytes,
+                 "corrupt checkpoint (the data of variable 'train_step/step' "
+                 "has CRC-32C 0x",
+                 "flipped data");
+}
+
+// Check values of CRC-32C from RFC 3720 (iSCSI), appendix B.4, and the
+// catalogue's "123456789".
+TEST(CheckpointTest, Crc32cMatchesPublishedCheckValues) {
+  std::vector<uint8_t> zeros(32, 0), ones(32, 0xFF), ascending(32),
+      descending(32);
+  for (int i = 0; i < 32; ++i) {
+    ascending[i] = static_cast<uint8_t>(i);
+    descending[i] = static_cast<uint8_t>(31 - i);
+  }
+  EXPECT_EQ(tfcc_rt_crc32c(0, "123456789", 9), 0xE3069283u);
+  EXPECT_EQ(tfcc_rt_crc32c(0, zeros.data(), 32), 0x8A9136AAu);
+  EXPECT_EQ(tfcc_rt_crc32c(0, ones.data(), 32), 0x62A8AB43u);
+  EXPECT_EQ(tfcc_rt_crc32c(0, ascending.data(), 32), 0x46DD794Eu);
+  EXPECT_EQ(tfcc_rt_crc32c(0, descending.data(), 32), 0x113FDB5Cu);
+  EXPECT_EQ(tfcc_rt_crc32c(0, nullptr, 0), 0u);
+  // Continuing from a partial sum gives the sum of the whole.
+  EXPECT_EQ(tfcc_rt_crc32c(tfcc_rt_crc32c(0, "1234", 4), "56789", 5),
+            0xE3069283u);
 }
 
 TEST(CheckpointTest, RejectsAnotherFormatVersion) {
   std::vector<uint8_t> bytes = savedCheckpoint();
   // The version is the first field of the root table (after its soffset).
   uint32_t root = bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24;
-  ASSERT_EQ(bytes[root + 4], 1);
-  bytes[root + 4] = 2;
-  expectRejected(&kModel, bytes, "unsupported checkpoint format version 2",
+  ASSERT_EQ(bytes[root + 4], 2);
+  bytes[root + 4] = 1; // version 1 had no checksums
+  expectRejected(&kModel, bytes,
+                 "unsupported checkpoint format version 1 (this runtime reads "
+                 "version 2)",
                  "version");
 }
 

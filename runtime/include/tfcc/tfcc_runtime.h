@@ -168,6 +168,10 @@ TFCC_RT_API tfcc_status_t tfcc_rt_set_variable(const tfcc_model_info* m,
 TFCC_RT_API tfcc_status_t tfcc_rt_reset_state(const tfcc_model_info* m,
                                               tfcc_context* ctx);
 
+/* The checkpoint format version written and read (runtime/checkpoint.fbs;
+ * tfcc --weights reads the same). */
+#define TFCC_CHECKPOINT_FORMAT_VERSION 2u
+
 /* Checkpoints (src/checkpoint.c; format: runtime/checkpoint.fbs, a
  * FlatBuffers file with identifier "TFCK", format version 1, the model name
  * and every variable of the state: name, dtype, shape, trainable flag and raw
@@ -188,7 +192,8 @@ TFCC_RT_API tfcc_status_t tfcc_rt_save_checkpoint(const tfcc_model_info* m,
  * and, only when all of it is valid, copies every variable into the state of
  * `ctx`: the bounds of every offset and length, the file identifier, the
  * format version, the model name (= m->name), every variable known, none
- * twice, none missing, the same dtype, shape and byte count as the model's.
+ * twice, none missing, the same dtype, shape and byte count as the model's,
+ * and the CRC-32C of its data.
  * Otherwise returns TFCC_INVALID_ARGUMENT (TFCC_RESOURCE_EXHAUSTED when malloc
  * fails) with ctx->message saying why, and leaves the state unchanged. */
 TFCC_RT_API tfcc_status_t tfcc_rt_load_checkpoint(const tfcc_model_info* m,
@@ -199,6 +204,11 @@ TFCC_RT_API tfcc_status_t tfcc_rt_load_checkpoint(const tfcc_model_info* m,
 TFCC_RT_API tfcc_status_t tfcc_rt_load_checkpoint_buffer(
     const tfcc_model_info* m, tfcc_context* ctx, const void* data,
     uint64_t size);
+
+/* CRC-32C (Castagnoli) of the `size` bytes at `data`, continuing from `crc`
+ * (0 to start): the checksum of each variable in a checkpoint. */
+TFCC_RT_API uint32_t tfcc_rt_crc32c(uint32_t crc, const void* data,
+                                    uint64_t size);
 
 /* Returns a short static name of `s` ("ok", "invalid argument", ...), "unknown
  * status" for codes outside tfcc_status_t. Never NULL; the caller must not free
