@@ -3,8 +3,9 @@
 // tfcc_rt_save_checkpoint / tfcc_rt_load_checkpoint(_buffer)
 // (runtime/src/checkpoint.c) on hand-written model tables: a round trip, every
 // error (another model, wrong shape/dtype/size, unknown/missing/duplicate
-// variable, truncation at every length, corrupt bytes, I/O errors) and that a
-// failed load leaves the state unchanged. The files are checked against flatc
+// variable, truncation at every length, corrupt bytes, I/O errors), that a
+// failed load leaves the state unchanged, and that a save killed part way
+// leaves the previous checkpoint whole. The files are checked against flatc
 // in test/tools/checkpoint.test.
 //
 //===----------------------------------------------------------------------===//
@@ -13,16 +14,20 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -376,6 +381,107 @@ TEST(CheckpointTest, ReportsIoErrors) {
             TFCC_INVALID_ARGUMENT); // a context of another model
   EXPECT_EQ(tfcc_rt_save_checkpoint(&kModel, nullptr, missing.c_str()),
             TFCC_INVALID_ARGUMENT);
+}
+
+// A model whose state is one 2 MiB variable and the step counter: a save
+// takes milliseconds, long enough to be killed part way.
+constexpr uint64_t kBigBytes = 2ull << 20;
+const int64_t kBigDims[] = {static_cast<int64_t>(kBigBytes / 4)};
+const tfcc_variable_info kBigVariables[] = {
+    {"big", TFCC_DTYPE_F32, 1, kBigDims, 0, kBigBytes, 1, 0},
+    {"train_step/step", TFCC_DTYPE_I64, 0, nullptr, kBigBytes, 8, 0, 0},
+};
+const tfcc_model_info *bigModel() {
+  static const std::vector<uint8_t> init(kBigBytes + 64);
+  static const tfcc_model_info m = {
+      TFCC_ABI_VERSION, 0, "big_model", nullptr, 0, kBigBytes + 64, 2, 0,
+      kBigVariables, init.data()};
+  return &m;
+}
+
+// Generation g of the big state: Context::scribble(g), the step counter g.
+void fillGeneration(Context &c, int64_t g) {
+  c.scribble(static_cast<uint8_t>(g));
+  std::memcpy(static_cast<uint8_t *>(c.ctx.state) + kBigBytes, &g, 8);
+}
+
+// Kills a child process at a random moment of tfcc_rt_save_checkpoint (a
+// delay spread over the time one save takes, after the child says it
+// starts) until 100 kills have left the temporary file on disk (killed while
+// writing it, or before the rename): each time the checkpoint at `path` must
+// load and hold one whole generation, the one before or (renamed just
+// before the kill) the new one.
+TEST(CheckpointTest, KillMidSaveLeavesThePreviousCheckpoint) {
+  const tfcc_model_info *m = bigModel();
+  Context c(m);
+  std::string path = tempDir() + "/killed.tfck", tmp = path + ".tmp";
+  fillGeneration(c, 0);
+  ASSERT_EQ(tfcc_rt_save_checkpoint(m, &c.ctx, path.c_str()), TFCC_OK)
+      << c.ctx.message;
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(tfcc_rt_save_checkpoint(m, &c.ctx, path.c_str()), TFCC_OK);
+  auto saveUs = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  std::mt19937 rng(15);
+  std::uniform_int_distribution<long> delayUs(0, saveUs + saveUs / 4);
+  int64_t committed = 0;
+  int withTemporary = 0, completed = 0, attempts = 0;
+  Context loaded(m);
+  while (withTemporary < 100 && attempts < 2000) {
+    int64_t g = ++attempts;
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      close(fds[0]);
+      fillGeneration(c, g);
+      char mark = 's';
+      if (write(fds[1], &mark, 1) != 1)
+        _exit(2);
+      tfcc_status_t s = tfcc_rt_save_checkpoint(m, &c.ctx, path.c_str());
+      mark = 'd';
+      if (s != TFCC_OK || write(fds[1], &mark, 1) != 1)
+        _exit(3);
+      _exit(0);
+    }
+    close(fds[1]);
+    char mark = 0;
+    ASSERT_EQ(read(fds[0], &mark, 1), 1);
+    ASSERT_EQ(mark, 's');
+    usleep(static_cast<useconds_t>(delayUs(rng)));
+    kill(child, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    bool done = read(fds[0], &mark, 1) == 1;
+    close(fds[0]);
+    ASSERT_TRUE(done || (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+        << "the saving child failed on its own (status " << status << ")";
+    completed += done;
+    if (!done && exists(tmp))
+      ++withTemporary;
+
+    loaded.scribble(200);
+    ASSERT_EQ(tfcc_rt_load_checkpoint(m, &loaded.ctx, path.c_str()), TFCC_OK)
+        << "kill " << attempts << ": " << loaded.ctx.message;
+    int64_t step = 0;
+    std::memcpy(&step, static_cast<uint8_t *>(loaded.ctx.state) + kBigBytes,
+                8);
+    ASSERT_TRUE(step == committed || step == g)
+        << "kill " << attempts << ": step " << step << ", expected "
+        << committed << " or " << g;
+    Context expected(m);
+    fillGeneration(expected, step);
+    ASSERT_EQ(std::memcmp(loaded.ctx.state, expected.ctx.state, kBigBytes), 0)
+        << "kill " << attempts << ": the data is not generation " << step;
+    committed = step;
+  }
+  EXPECT_GE(withTemporary, 100) << attempts << " kills, " << completed
+                                << " saves completed first";
+  std::printf("[ faults   ] %d kills: %d with the temporary file on disk, %d "
+              "after the save completed; the checkpoint whole every time\n",
+              attempts, withTemporary, completed);
 }
 
 } // namespace
