@@ -59,6 +59,15 @@ bool tfcc::applyCheckpointWeights(ModuleOp module, const std::string &path,
   if (!readBoundedFile(path, graph::kMaxTensorBytes + graph::kMaxMetadataBytes,
                        "checkpoint", contents, error))
     return false;
+  return applyCheckpointWeightsFromBuffer(module, contents, path, prefix,
+                                          error);
+}
+
+bool tfcc::applyCheckpointWeightsFromBuffer(ModuleOp module,
+                                            llvm::ArrayRef<uint8_t> contents,
+                                            const std::string &path,
+                                            const std::string &prefix,
+                                            std::string &error) {
   llvm::StringRef bytes(reinterpret_cast<const char *>(contents.data()),
                         contents.size());
   auto corrupt = [&](const std::string &what) {

@@ -12,19 +12,28 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <cstdint>
 #include <string>
 
 namespace tfcc {
 
 /// Reads the checkpoint at `path` and sets every graph.variable of `module`
 /// to its value there. The whole file is validated first (identifier "TFCK",
-/// format version 1, bounds of every offset, the model name equal to the
-/// module's name or `prefix`, each module variable present with its dtype and
-/// shape); entries without a variable in the module (optimizer slots, the
+/// format version 2, bounds of every offset, each variable's CRC-32C, the
+/// model name equal to the module's name or `prefix`, each module variable
+/// present with its dtype and shape); entries without a variable in the module (optimizer slots, the
 /// step counter of an inference build) are ignored. On failure returns
 /// false with `error` set and leaves the module unchanged.
 bool applyCheckpointWeights(mlir::ModuleOp module, const std::string &path,
                             const std::string &prefix, std::string &error);
+
+/// applyCheckpointWeights of the checkpoint in `bytes` (borrowed), named
+/// `source` in messages.
+bool applyCheckpointWeightsFromBuffer(mlir::ModuleOp module,
+                                      llvm::ArrayRef<uint8_t> bytes,
+                                      const std::string &source,
+                                      const std::string &prefix,
+                                      std::string &error);
 
 } // namespace tfcc
 

@@ -578,8 +578,13 @@ int compile(const CompileOptions &o) {
       }
   }
 
+  if (o.inputText && !o.inputShapes.empty()) {
+    llvm::errs() << "tfcc: error: input shapes apply to ONNX models only\n";
+    return 1;
+  }
   OwningOpRef<ModuleOp> module =
-      loadModelFile(o.inputPath, sourceMgr, context, o.inputShapes);
+      o.inputText ? loadModelText(*o.inputText, o.inputPath, sourceMgr, context)
+                  : loadModelFile(o.inputPath, sourceMgr, context, o.inputShapes);
   if (!module)
     return 1;
   if (!o.weightsPath.empty()) {
@@ -611,9 +616,6 @@ int compile(const CompileOptions &o) {
     return 1;
   if (training && failed(layoutState(*module, *sig)))
     return 1;
-  if (o.emit == EmitKind::Header)
-    return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText())) ? 0 : 1;
-
   if (failed(runGraphPipeline(*module)))
     return 1;
   if (o.emit == EmitKind::Graph)
@@ -648,6 +650,9 @@ int compile(const CompileOptions &o) {
   }
   if (!checkArenaLimit(*sig, o.maxArenaBytes))
     return 1;
+  // The header needs the memory plan (its arena sizes).
+  if (o.emit == EmitKind::Header)
+    return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText())) ? 0 : 1;
   if (failed(runToLLVMPipeline(*module)))
     return 1;
   if (o.emit == EmitKind::Mlir)

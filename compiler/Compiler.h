@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ enum class EmitKind {
 
 struct CompileOptions {
   std::string inputPath;
+  /// Graph-IR text to compile instead of reading inputPath (which then only
+  /// names it in messages): the fuzz harness, fuzz/graph_ir_compile.cpp.
+  std::optional<std::string> inputText;
   /// For SharedLibrary/Object the header goes beside it (same stem, ".h");
   /// "-" writes textual output to stdout.
   std::string outputPath;

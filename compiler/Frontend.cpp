@@ -201,12 +201,23 @@ OwningOpRef<ModuleOp> tfcc::loadModelFile(
     emitError(FileLineColLoc::get(&context, path, 0, 0)) << error;
     return nullptr;
   }
+  return loadModelText(
+      llvm::StringRef(reinterpret_cast<const char *>(text.data()), text.size()),
+      path, sourceMgr, context);
+}
+
+OwningOpRef<ModuleOp> tfcc::loadModelText(llvm::StringRef text,
+                                          const std::string &name,
+                                          llvm::SourceMgr &sourceMgr,
+                                          MLIRContext &context) {
+  if (text.size() > uint64_t(graph::kMaxModelTextBytes)) {
+    emitError(FileLineColLoc::get(&context, name, 0, 0))
+        << "model '" << name << "' is larger than "
+        << graph::kMaxModelTextBytes << " bytes";
+    return nullptr;
+  }
   // The parser keeps its own copy (it needs a NUL-terminated buffer).
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(reinterpret_cast<const char *>(text.data()),
-                          text.size()),
-          path),
-      llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name),
+                               llvm::SMLoc());
   return loadModel(sourceMgr, context);
 }

@@ -45,6 +45,13 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(
     mlir::MLIRContext &context,
     const std::map<std::string, std::vector<int64_t>> &inputShapes = {});
 
+/// Parses and verifies graph-IR `text` (copied into `sourceMgr`), named
+/// `name` in diagnostics.
+mlir::OwningOpRef<mlir::ModuleOp> loadModelText(llvm::StringRef text,
+                                                const std::string &name,
+                                                llvm::SourceMgr &sourceMgr,
+                                                mlir::MLIRContext &context);
+
 /// True for paths the ONNX importer reads.
 bool isOnnxPath(const std::string &path);
 

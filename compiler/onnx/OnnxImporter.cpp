@@ -318,10 +318,13 @@ struct ValueEntry {
 
 class Importer final : public ImportContext {
 public:
+  /// Reads the file at `path`, or parses `*bytes` (named `path` in
+  /// messages) when given.
   Importer(MLIRContext &context, std::string path,
-           const std::map<std::string, std::vector<int64_t>> &inputShapes)
+           const std::map<std::string, std::vector<int64_t>> &inputShapes,
+           const std::vector<uint8_t> *bytes = nullptr)
       : mlirContext(context), b(&context), path(std::move(path)),
-        inputShapes(inputShapes) {
+        inputShapes(inputShapes), givenBytes(bytes) {
     fileLoc = FileLineColLoc::get(&context, this->path, 0, 0);
   }
 
@@ -369,6 +372,7 @@ private:
   OpBuilder b;
   std::string path;
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  const std::vector<uint8_t> *givenBytes; // the model when not read from path
   Location fileLoc = UnknownLoc::get(&mlirContext);
   Location currentLoc = UnknownLoc::get(&mlirContext);
   onnx::ModelProto model;
@@ -390,11 +394,13 @@ private:
 //===----------------------------------------------------------------------===//
 
 LogicalResult Importer::parseModel() {
-  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> fileBytes;
   std::string readError;
-  if (!::tfcc::readBoundedFile(path, graph::kMaxOnnxFileBytes, "ONNX model",
-                       bytes, readError))
+  if (!givenBytes &&
+      !::tfcc::readBoundedFile(path, graph::kMaxOnnxFileBytes, "ONNX model",
+                               fileBytes, readError))
     return error(readError);
+  const std::vector<uint8_t> &bytes = givenBytes ? *givenBytes : fileBytes;
   if (bytes.empty())
     return error("cannot parse ONNX model '" + path + "': the file is empty");
   if (bytes.size() > size_t(std::numeric_limits<int>::max()) ||
@@ -1034,5 +1040,14 @@ OwningOpRef<ModuleOp> tfcc::importOnnxModel(
     const std::map<std::string, std::vector<int64_t>> &inputShapes) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
   Importer importer(context, path, inputShapes);
+  return importer.run(moduleName);
+}
+
+OwningOpRef<ModuleOp> tfcc::importOnnxModelFromBytes(
+    const std::vector<uint8_t> &bytes, const std::string &sourceName,
+    MLIRContext &context, const std::string &moduleName,
+    const std::map<std::string, std::vector<int64_t>> &inputShapes) {
+  context.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  Importer importer(context, sourceName, inputShapes, &bytes);
   return importer.run(moduleName);
 }

@@ -31,6 +31,14 @@ importOnnxModel(const std::string &path, mlir::MLIRContext &context,
                 const std::map<std::string, std::vector<int64_t>>
                     &inputShapes = {});
 
+/// importOnnxModel of the serialized ModelProto in `bytes` (the fuzz
+/// harness, fuzz/onnx_import.cpp); `sourceName` names it in messages and
+/// gives the module its name when `moduleName` is empty.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModelFromBytes(
+    const std::vector<uint8_t> &bytes, const std::string &sourceName,
+    mlir::MLIRContext &context, const std::string &moduleName = "",
+    const std::map<std::string, std::vector<int64_t>> &inputShapes = {});
+
 } // namespace tfcc
 
 #endif // TFCC_COMPILER_ONNX_ONNXIMPORTER_H

@@ -126,10 +126,9 @@ int main(int argc, char **argv) {
     options.maxArenaBytes = bytes;
   }
   if ((!options.reportPath.empty() || options.maxArenaBytes >= 0) &&
-      (emitKind == tfcc::EmitKind::Header ||
-       emitKind == tfcc::EmitKind::Graph)) {
+      emitKind == tfcc::EmitKind::Graph) {
     llvm::errs() << "tfcc: error: --report and --max-arena need the memory "
-                    "plan, which --emit=header and --emit=graph stop before\n";
+                    "plan, which --emit=graph stops before\n";
     return 1;
   }
   for (const std::string &spec : inputShapes) {
