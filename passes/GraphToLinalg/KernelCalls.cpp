@@ -139,9 +139,20 @@ void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
 
 Value mlir::tfcc::toReadOnlyMemref(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
-  return b.create<bufferization::ToMemrefOp>(
+  // A kernel reads its operands through a pointer bufferization cannot see,
+  // so each call keeps its own to_memref as the visible read of the tensor:
+  // the ordinal among the tensor's to_memrefs keeps CSE from merging the
+  // reads of two calls (with one read left at the first call, bufferization
+  // took the tensor for dead after it and let an op in between overwrite its
+  // buffer in place before the second call read it).
+  int64_t ordinal = llvm::count_if(tensor.getUsers(), [](Operation *user) {
+    return isa<bufferization::ToMemrefOp>(user);
+  });
+  auto op = b.create<bufferization::ToMemrefOp>(
       loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
       /*read_only=*/true);
+  op->setAttr(kKernelReadAttr, b.getI64IntegerAttr(ordinal));
+  return op;
 }
 
 Value mlir::tfcc::allocResult(OpBuilder &b, Location loc,

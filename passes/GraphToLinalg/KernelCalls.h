@@ -124,8 +124,11 @@ void eraseUnusedKernelFunctions(ModuleOp module);
 //===----------------------------------------------------------------------===//
 
 /// The read-only buffer of `tensor`, with the identity layout the kernels
-/// need (bufferization copies when the tensor lives in a strided view).
+/// need (bufferization copies when the tensor lives in a strided view). Each
+/// one carries a distinct `tfcc.kernel_read` ordinal, so CSE keeps one read
+/// per kernel call.
 Value toReadOnlyMemref(OpBuilder &b, Location loc, Value tensor);
+inline constexpr const char *kKernelReadAttr = "tfcc.kernel_read";
 
 /// A fresh 64-byte aligned buffer for a result of `type` whose dynamic dims
 /// come from `dynamicSizes` (in order); placed in the arena later.

@@ -6,9 +6,9 @@
 // CHECK: func.func private @tfcc_rt_sgemm(i64, i64, i64, i64, i64, i64, i64, i32, i64, i64, i64, i32, i32, i64, i64, i64, i64, i64, i32, f32, f32)
 // CHECK-LABEL: func.func @batched_matmul
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x5x9xf32>
-// CHECK: %[[A:.*]] = bufferization.to_memref %arg0 read_only : memref<2x5x7xf32>
+// CHECK: %[[A:.*]] = bufferization.to_memref %arg0 read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<2x5x7xf32>
 // CHECK: memref.extract_aligned_pointer_as_index %[[A]]
-// CHECK: %[[B:.*]] = bufferization.to_memref %arg1 read_only : memref<2x9x7xf32>
+// CHECK: %[[B:.*]] = bufferization.to_memref %arg1 read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<2x9x7xf32>
 // CHECK: memref.extract_aligned_pointer_as_index %[[B]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
 // CHECK: call @tfcc_rt_sgemm(%{{.*}}, %c5_i64, %c9_i64, %c7_i64, %{{.*}}, %c7_i64, %c35_i64, %c0_i32, %{{.*}}, %c7_i64, %c63_i64, %c1_i32, %c0_i32, %{{.*}}, %c9_i64, %c45_i64, %c0_i64, %c0_i64, %c0_i32, %cst, %cst)
@@ -72,7 +72,7 @@ func.func @max_pool_grad_positive_only(%x: tensor<?x4x4x3xf32>, %dy: tensor<?x2x
 // the bias and applies relu (activation 1).
 // CHECK-LABEL: func.func @dense_packed
 // CHECK: %[[PACKED:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00, {{.*}}, 4.000000e+00, 5.000000e+00, 6.000000e+00, 0.000000e+00, {{.*}}]> : tensor<64xf32>
-// CHECK: bufferization.to_memref %[[PACKED]] read_only : memref<64xf32>
+// CHECK: bufferization.to_memref %[[PACKED]] read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<64xf32>
 // CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x3xf32>
 // CHECK: call @tfcc_rt_sgemm(%c1_i64, %{{.*}}, %c3_i64, %c2_i64, %{{.*}}, %c2_i64, %c0_i64, %c0_i32, %{{.*}}, %c3_i64, %c0_i64, %c0_i32, %c1_i32, %{{.*}}, %c3_i64, %c0_i64, %{{.*}}, %c0_i64, %c1_i32, %{{.*}}, %{{.*}})
 func.func @dense_packed(%x: tensor<?x2xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32> {

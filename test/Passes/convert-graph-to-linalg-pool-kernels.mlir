@@ -4,7 +4,7 @@
 // pooling kernel pads implicitly (top 1, left 1) and reads the unpadded input.
 // CHECK: func.func private @tfcc_rt_pool2d_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i64)
 // CHECK-LABEL: func.func @max_pool_padded
-// CHECK: %[[X:.*]] = bufferization.to_memref %arg0 read_only : memref<?x8x8x4xf32>
+// CHECK: %[[X:.*]] = bufferization.to_memref %arg0 read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<?x8x8x4xf32>
 // CHECK: call @tfcc_rt_pool2d_f32(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c4_i64, %c4_i64, %c0_i32, %{{.*}})
 func.func @max_pool_padded(%x: tensor<?x8x8x4xf32>) -> tensor<?x4x4x4xf32> {
   %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0], value = 0xFF800000 : f32} : (tensor<?x8x8x4xf32>) -> tensor<?x10x10x4xf32>

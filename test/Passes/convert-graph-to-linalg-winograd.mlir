@@ -11,7 +11,7 @@
 // CHECK: func.func private @tfcc_rt_conv2d_winograd_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, f32, f32, i64)
 // CHECK-LABEL: func.func @winograd
 // CHECK: %[[W:.*]] = arith.constant dense_resource<__elided__> : tensor<16384xf32>
-// CHECK: bufferization.to_memref %[[W]] read_only : memref<16384xf32>
+// CHECK: bufferization.to_memref %[[W]] read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<16384xf32>
 // CHECK-NOT: tfcc_rt_conv2d_f32(
 // CHECK: call @tfcc_rt_conv2d_winograd_f32(%{{.*}}, %{{.*}}, %c12_i64, %c12_i64, %c32_i64, %{{.*}}, %c32_i64, %c1_i64, %c1_i64, %c12_i64, %c12_i64, %{{.*}}, %{{.*}}, %c1_i32, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @winograd(%x: tensor<?x12x12x32xf32>, %b: tensor<32xf32>, %r: tensor<?x12x12x32xf32>) -> tensor<?x12x12x32xf32> {
@@ -66,7 +66,7 @@ func.func @forward_variable(%w: tensor<?x12x12x32xf32>, %kv: tensor<3x3x32x32xf3
 // CHECK-NOT: tfcc_rt_sgemm_pack_b
 // CHECK: %[[FLIP:.*]] = linalg.generic
 // CHECK: %[[U:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32768xf32>
-// CHECK: %[[K:.*]] = bufferization.to_memref %[[FLIP]] read_only : memref<3x3x64x32xf32>
+// CHECK: %[[K:.*]] = bufferization.to_memref %[[FLIP]] read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<3x3x64x32xf32>
 // CHECK: %[[KP:.*]] = memref.extract_aligned_pointer_as_index %[[K]]
 // CHECK: %[[KI:.*]] = arith.index_cast %[[KP]]
 // CHECK: %[[UP:.*]] = memref.extract_aligned_pointer_as_index %[[U]]
