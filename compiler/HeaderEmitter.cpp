@@ -582,10 +582,11 @@ std::string emitHeader(const ModelSignature &sig,
            " * step counter to a FlatBuffers file (runtime/checkpoint.fbs) via "
            "`path`.tmp and\n"
            " * a rename; load validates the whole file (model, names, dtypes, "
-           "shapes, sizes)\n"
-           " * before changing the state: on error the state is unchanged and "
-           "ctx->message\n"
-           " * says why. Both malloc one buffer of the file's size. */\n";
+           "shapes, sizes,\n"
+           " * each variable's CRC-32C) before changing the state: on error the "
+           "state is\n"
+           " * unchanged and ctx->message says why. Both malloc one buffer of "
+           "the file's size. */\n";
     out += prototype("tfcc_status_t " + p + "_save_checkpoint",
                      {"tfcc_context* ctx", "const char* path"});
     out += prototype("tfcc_status_t " + p + "_load_checkpoint",
