@@ -502,8 +502,10 @@ std::string emitHeader(const ModelSignature &sig,
       " *   TFCC_OUT_OF_RANGE        max_batch < 1;\n"
       " *   TFCC_RESOURCE_EXHAUSTED  arena_bytes < " +
       P +
-      "_ARENA_BYTES(max_batch)\n"
-      " *                            (64 fewer for a 64-byte aligned arena);\n"
+      "_ARENA_BYTES(max_batch) - 64 plus the\n"
+      " *                            0-63 bytes that align `arena` to 64 (so "
+      "the macro\n"
+      " *                            always suffices, 64 fewer when aligned);\n"
       " *   TFCC_FAILED_PRECONDITION the model and its runtime disagree on the "
       "ABI. */\n";
   out += prototype("tfcc_status_t " + p + "_init",

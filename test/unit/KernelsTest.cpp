@@ -1414,6 +1414,29 @@ TEST(ThreadPool, ManySmallJobs) {
   tfcc_rt_pool_destroy(pool);
 }
 
+TEST(ThreadPool, ShutsDownWithWorkersSpinningOrAsleep) {
+  // Destroyed right after a job (its workers still finishing their share or
+  // spinning for the next job), after they went to sleep, and before any
+  // job: every destroy joins its threads and returns, 2000 times.
+  for (int rep = 0; rep < 2000; ++rep) {
+    int threads = 2 + rep % 3;
+    tfcc_rt_pool *pool = tfcc_rt_pool_create(threads);
+    ASSERT_NE(pool, nullptr);
+    if (rep % 7 != 6) {
+      tfcc_rt_set_current_pool(pool);
+      Coverage cov(64);
+      cov.threads = threads;
+      tfcc_rt_parallel_for(64, countFn, &cov);
+      for (int i = 0; i < 64; ++i)
+        ASSERT_EQ(cov.hits[i].load(), 1) << "rep " << rep;
+      tfcc_rt_set_current_pool(nullptr);
+      if (rep % 50 == 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2)); // asleep
+    }
+    tfcc_rt_pool_destroy(pool);
+  }
+}
+
 TEST(ThreadPool, JobsOfChangingSizeRunEachIndexOnce) {
   // Back-to-back jobs whose size grows and shrinks, on more threads than
   // cores: a worker preempted between jobs must never run an index of the

@@ -221,8 +221,9 @@ const tfcc_model_info* mnist_cnn_info(void);
  * ctx->message saying why:
  *   TFCC_INVALID_ARGUMENT    ctx is NULL, or arena is NULL but needed;
  *   TFCC_OUT_OF_RANGE        max_batch < 1;
- *   TFCC_RESOURCE_EXHAUSTED  arena_bytes < MNIST_CNN_ARENA_BYTES(max_batch)
- *                            (64 fewer for a 64-byte aligned arena);
+ *   TFCC_RESOURCE_EXHAUSTED  arena_bytes < MNIST_CNN_ARENA_BYTES(max_batch) - 64 plus the
+ *                            0-63 bytes that align `arena` to 64 (so the macro
+ *                            always suffices, 64 fewer when aligned);
  *   TFCC_FAILED_PRECONDITION the model and its runtime disagree on the ABI. */
 tfcc_status_t mnist_cnn_init(tfcc_context* ctx, void* arena, uint64_t arena_bytes,
                              int64_t max_batch);
