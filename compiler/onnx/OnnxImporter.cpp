@@ -622,8 +622,11 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
   std::string symbol = uniqueSymbol(nameHint);
   auto init = DenseResourceElementsAttr::get(
       type, symbol,
+      // Mutable: MLIR 19's allocateAndCopyWithAlign writes the copy through
+      // getMutableData(), which asserts on an immutable blob (found by the
+      // ONNX fuzz harness, built with assertions).
       HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignment,
-                                                    /*dataIsMutable=*/false));
+                                                    /*dataIsMutable=*/true));
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(entry);

@@ -539,6 +539,10 @@ static tfcc_status_t ck_parse(const tfcc_model_info* m, tfcc_context* ctx,
                    ck_model_name(m), name);
         return TFCC_INTERNAL;
       }
+      /* Informational, but a malformed field is a malformed file (as for
+       * FlatBuffers' verifier and tfcc --weights). */
+      if (r_field(&r, &var, VAR_TRAINABLE, 1) < 0)
+        CK_CORRUPT("bad trainable field");
       f = r_field(&r, &var, VAR_CRC32C, 4);
       if (f < 0) CK_CORRUPT("bad crc32c field");
       {

@@ -291,6 +291,28 @@ TEST(CheckpointTest, RejectsCorruptBytes) {
   EXPECT_GT(loaded, 0);
 }
 
+// Found by fuzz/checkpoint_load: the vtable of a variable gives its
+// `trainable` flag an offset past the table. The loader, which does not use
+// the flag, accepted the file; flatc's verifier (tfcc --weights) refused it.
+TEST(CheckpointTest, RejectsAFieldOffsetPastItsTable) {
+  std::vector<uint8_t> bytes = savedCheckpoint();
+  auto u32 = [&](size_t at) {
+    return uint32_t(bytes[at]) | uint32_t(bytes[at + 1]) << 8 |
+           uint32_t(bytes[at + 2]) << 16 | uint32_t(bytes[at + 3]) << 24;
+  };
+  size_t root = u32(0);
+  size_t rootVtable = root - int32_t(u32(root));
+  // The variables are the root's field 2; take the first one's table.
+  size_t varsField = root + (bytes[rootVtable + 8] | bytes[rootVtable + 9] << 8);
+  size_t vars = varsField + u32(varsField);
+  size_t table = vars + 4 + u32(vars + 4);
+  size_t vtable = table - int32_t(u32(table));
+  // Field 3 (trainable): its offset gets the high bit.
+  bytes[vtable + 4 + 2 * 3 + 1] |= 0x80;
+  expectRejected(&kModel, bytes, "corrupt checkpoint (bad trainable field)",
+                 "trainable offset");
+}
+
 TEST(CheckpointTest, RejectsDataThatDoesNotMatchItsChecksum) {
   std::vector<uint8_t> bytes = savedCheckpoint();
   // The file ends with the data of the last variable (the step counter).
