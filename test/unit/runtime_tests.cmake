@@ -5,7 +5,7 @@ include(GoogleTest)
 
 foreach(test RuntimeTest CheckpointTest HeaderEmitterTest NpyTest)
   add_executable(${test} ${CMAKE_CURRENT_LIST_DIR}/${test}.cpp)
-  target_link_libraries(${test} PRIVATE TfccSupport tfcc_runtime GTest::gtest_main)
+  target_link_libraries(${test} PRIVATE TfccSupport ${TFCC_RUNTIME_FOR_TESTS} GTest::gtest_main)
   gtest_discover_tests(${test}
     DISCOVERY_MODE PRE_TEST
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
