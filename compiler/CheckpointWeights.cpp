@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 using namespace mlir;
@@ -99,8 +100,16 @@ bool tfcc::applyCheckpointWeightsFromBuffer(ModuleOp module,
     for (const checkpoint::Variable *variable : *variables) {
       Entry e;
       e.dtype = static_cast<int32_t>(variable->dtype());
+      // Byte by byte: in a file from another writer the int64 dims may sit at
+      // a 4-byte boundary, which the verifier allows (the runtime's reader
+      // accepts it too); loading them as int64 would be undefined behaviour
+      // (found by fuzz/checkpoint_load under UBSan).
       if (const auto *shape = variable->shape())
-        e.shape.assign(shape->begin(), shape->end());
+        for (flatbuffers::uoffset_t i = 0; i < shape->size(); ++i) {
+          int64_t dim;
+          std::memcpy(&dim, shape->Data() + i * sizeof dim, sizeof dim);
+          e.shape.push_back(flatbuffers::EndianScalar(dim));
+        }
       if (const auto *data = variable->data()) {
         e.data = data->data();
         e.bytes = data->size();

@@ -181,8 +181,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     bool big = maxBatch >= 1 && maxBatch <= 6 &&
                bytes + 64 >= MLP_SMALL_ARENA_BYTES(maxBatch) + padding;
     // Past 6 the arena is far too small (4226 bytes at most): any refusal.
-    tfcc_status_t expected = null           ? TFCC_INVALID_ARGUMENT
-                             : maxBatch < 1 ? TFCC_OUT_OF_RANGE
+    // (max_batch is checked first: whether the arena is needed depends on it.)
+    tfcc_status_t expected = maxBatch < 1   ? TFCC_OUT_OF_RANGE
+                             : null         ? TFCC_INVALID_ARGUMENT
                              : maxBatch > 6 ? (s == TFCC_OK ? TFCC_INTERNAL : s)
                              : big          ? TFCC_OK
                                             : TFCC_RESOURCE_EXHAUSTED;

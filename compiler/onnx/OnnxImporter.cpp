@@ -13,6 +13,7 @@
 
 #include "compiler/onnx/OnnxImporter.h"
 #include "compiler/BoundedFile.h"
+#include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
 
 #include "dialects/graph/IR/GraphOps.h"
@@ -466,6 +467,25 @@ LogicalResult Importer::validateGraph() {
                      node.op_type() + ") reads '" + in +
                      "', which no graph input, initializer or earlier node "
                      "defines (the graph is not topologically sorted)");
+    // ONNX's shape inference (run next) divides by these: a zero there
+    // killed the importer with SIGFPE inside libonnx.
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      llvm::StringRef name = attr.name();
+      bool positiveInts = name == "strides" || name == "dilations" ||
+                          name == "kernel_shape";
+      bool positiveInt = name == "group" || name == "blocksize";
+      if (positiveInts && attr.type() == onnx::AttributeProto::INTS &&
+          llvm::any_of(attr.ints(), [](int64_t v) { return v < 1; }))
+        return error("node '" + nodeName(node, index) + "' (" +
+                     node.op_type() + ") has " + attr.name() + " " +
+                     formatInts(llvm::to_vector(attr.ints())) +
+                     ": each must be at least 1");
+      if (positiveInt && attr.type() == onnx::AttributeProto::INT &&
+          attr.i() < 1)
+        return error("node '" + nodeName(node, index) + "' (" +
+                     node.op_type() + ") has " + attr.name() + " " +
+                     llvm::Twine(attr.i()) + ": it must be at least 1");
+    }
     // ONNX graphs are in SSA form: a name is defined once.
     for (const std::string &out : node.output())
       if (!out.empty() && !defined.insert(out).second)

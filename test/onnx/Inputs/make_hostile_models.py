@@ -73,3 +73,13 @@ save([helper.make_node("Tile", ["x", "r"], ["y"], name="tile")], "tile",
 save([helper.make_node("Relu", ["x"], ["y"], name="first"),
       helper.make_node("Neg", ["x"], ["y"], name="second")], "duplicate_output",
      [value("x", [2])], [value("y", [2])])
+
+# Attributes that ONNX's own shape inference divides by (it died of SIGFPE
+# on them; found by fuzz/onnx_import): a zero stride, group and block size.
+save([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
+                       strides=[2, 0])], "zero_stride",
+     [value("x", [1, 1, 5, 5])], [value("y", None)])
+save([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", group=0)], "zero_group",
+     [value("x", [1, 2, 5, 5]), value("w", [2, 1, 3, 3])], [value("y", None)])
+save([helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=0)],
+     "zero_blocksize", [value("x", [1, 4, 2, 2])], [value("y", None)])
