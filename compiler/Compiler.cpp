@@ -599,6 +599,11 @@ int compile(const CompileOptions &o) {
   // A training model: tfcc-autodiff first (before inlining and the folders
   // that treat graph.dropout as the identity), every variable in state memory.
   bool training = !module->getOps<graph::TrainStepOp>().empty();
+  if (!training && !o.train) {
+    llvm::errs() << "tfcc: error: --no-train cannot take effect: '"
+                 << o.inputPath << "' has no graph.train_step to drop\n";
+    return 1;
+  }
   if (training && !o.train) {
     for (auto step : llvm::to_vector(module->getOps<graph::TrainStepOp>()))
       step.erase();

@@ -399,6 +399,28 @@ int main(int argc, char **argv) {
 
   if (numThreads < 1)
     return fail("--threads must be at least 1");
+  // Options that only some runs use are refused where they could not take
+  // effect (docs/reliability.md, "Options that cannot take effect").
+  bool compiles = isMlir && !interpretOnly;
+  if (::rtol.getNumOccurrences() && !compareFlag)
+    return fail("--rtol cannot take effect without --compare");
+  if (::seed.getNumOccurrences() && !inputFiles.empty())
+    return fail("--seed cannot take effect with --input (it seeds the random "
+                "inputs the files replace)");
+  if (numThreadsOption.getNumOccurrences() && interpretOnly)
+    return fail("--threads cannot take effect with --interpret (the "
+                "interpreter runs on one thread)");
+  for (auto [flag, given] :
+       {std::pair<const char *, bool>{"--cpu", ::cpu.getNumOccurrences() > 0},
+        {"--runtime-lib", ::runtimeLib.getNumOccurrences() > 0},
+        {"--no-train", ::noTrain.getNumOccurrences() > 0}})
+    if (given && !compiles)
+      return fail(std::string(flag) +
+                  " cannot take effect: tfcc-run compiles only a .mlir or "
+                  ".onnx model, and not with --interpret");
+  if (!inputShapeSpecs.empty() && !isOnnx)
+    return fail("--input-shape cannot take effect: it pins the inputs of an "
+                ".onnx model");
 
   mlir::DialectRegistry registry;
   registerCompilerDialects(registry);

@@ -2,6 +2,8 @@
 
 #include "compiler/Compiler.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -125,10 +127,53 @@ int main(int argc, char **argv) {
     }
     options.maxArenaBytes = bytes;
   }
-  if ((!options.reportPath.empty() || options.maxArenaBytes >= 0) &&
-      emitKind == tfcc::EmitKind::Graph) {
-    llvm::errs() << "tfcc: error: --report and --max-arena need the memory "
-                    "plan, which --emit=graph stops before\n";
+  // Options that only some outputs use: given with another, they could not
+  // take effect, so they are refused (docs/reliability.md has this table).
+  using tfcc::EmitKind;
+  const EmitKind codegen[] = {EmitKind::SharedLibrary, EmitKind::Object,
+                              EmitKind::LlvmIr};
+  const EmitKind linked[] = {EmitKind::SharedLibrary, EmitKind::Object};
+  const EmitKind named[] = {EmitKind::SharedLibrary, EmitKind::Object,
+                            EmitKind::Header, EmitKind::LlvmIr};
+  const EmitKind valued[] = {EmitKind::SharedLibrary, EmitKind::Object,
+                             EmitKind::Graph, EmitKind::Mlir, EmitKind::LlvmIr};
+  const EmitKind planned[] = {EmitKind::SharedLibrary, EmitKind::Object,
+                              EmitKind::Header, EmitKind::Mlir,
+                              EmitKind::LlvmIr};
+  struct OutputOption {
+    const char *flag;
+    bool given;
+    llvm::ArrayRef<EmitKind> appliesTo;
+  } outputOptions[] = {
+      {"-O", optLevel.getNumOccurrences() > 0, codegen},
+      {"--target", target.getNumOccurrences() > 0, codegen},
+      {"--cpu", cpu.getNumOccurrences() > 0, codegen},
+      {"--runtime-lib", runtimeLib.getNumOccurrences() > 0, linked},
+      {"--name", prefix.getNumOccurrences() > 0, named},
+      {"--weights", weights.getNumOccurrences() > 0, valued},
+      {"--report", report.getNumOccurrences() > 0, planned},
+      {"--max-arena", maxArena.getNumOccurrences() > 0, planned},
+  };
+  auto emitName = [](EmitKind kind) {
+    switch (kind) {
+    case EmitKind::SharedLibrary: return "so";
+    case EmitKind::Object: return "obj";
+    case EmitKind::Header: return "header";
+    case EmitKind::Graph: return "graph";
+    case EmitKind::Mlir: return "mlir";
+    case EmitKind::LlvmIr: return "llvm";
+    }
+    return "?";
+  };
+  for (const OutputOption &option : outputOptions) {
+    if (!option.given || llvm::is_contained(option.appliesTo, emitKind))
+      continue;
+    llvm::errs() << "tfcc: error: " << option.flag
+                 << " cannot take effect with --emit=" << emitName(emitKind)
+                 << " (it applies to --emit=";
+    for (auto [i, kind] : llvm::enumerate(option.appliesTo))
+      llvm::errs() << (i ? ", " : "") << emitName(kind);
+    llvm::errs() << ")\n";
     return 1;
   }
   for (const std::string &spec : inputShapes) {
