@@ -139,6 +139,7 @@ void fuzzVariables(FuzzedDataProvider &fdp, tfcc_context *ctx) {
   std::string name;
   int32_t known = fdp.ConsumeIntegralInRange<int32_t>(-1, info->num_variables - 1);
   name = known >= 0 ? info->variables[known].name : fdp.ConsumeRandomLengthString(40);
+  name = name.c_str(); // what the C API sees: up to the first NUL
   const tfcc_variable_info *v = nullptr;
   for (int32_t i = 0; i < info->num_variables; ++i)
     if (name == info->variables[i].name)

@@ -108,9 +108,11 @@ for h in "${harnesses[@]}"; do
   esac
   log=$work/$h.log
   status=0
+  start=$(date +%s)
   "$build/bin/fuzz/$h" "${flags[@]}" "$work/corpus/$h" "$work/seeds/$h" > "$log" 2>&1 || status=$?
+  elapsed=$(( $(date +%s) - start ))
   runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
   corpus=$(ls "$work/corpus/$h" | wc -l)
   crashes=$(ls "$work/crashes/$h" | wc -l)
-  echo "$h: ${runs:-?} executions in ${seconds} s, corpus $corpus files, $crashes crash files (exit $status; log $log)"
+  echo "$h: ${runs:-?} executions in ${elapsed} s, corpus $corpus files, $crashes crash files (exit $status; log $log)"
 done

@@ -242,9 +242,27 @@ LogicalResult convertTile(ImportContext &ctx) {
     return ctx.unsupported("'repeats' = " + formatInts(*repeats) +
                            " (empty result)");
 
+  // Bounded before anything is built: repeats of 2^20 x 2^20 made a concat
+  // of a million operands before the size check refused it (seconds, and
+  // far longer under the sanitizers: found by fuzz/onnx_import).
+  constexpr int64_t kMaxRepeats = 4096;
+  std::optional<int64_t> resultCount;
+  if (llvm::all_of(*repeats, [&](int64_t r) { return r <= kMaxRepeats; })) {
+    std::vector<int64_t> resultDims;
+    for (int64_t d = 0; d < rank; ++d) // static dims of a verified type: no overflow
+      resultDims.push_back(
+          (inType.isDynamicDim(d) ? 1 : inType.getDimSize(d)) * (*repeats)[d]);
+    resultCount = checkedProductOf(resultDims);
+  }
+  if (!resultCount || *resultCount > kMaxMaterializedElements)
+    return ctx.unsupported("'repeats' = " + formatInts(*repeats) + " (more than " +
+                           std::to_string(kMaxRepeats) +
+                           " copies along a dimension, or a result of more than " +
+                           std::to_string(kMaxMaterializedElements) + " elements)");
+
   // Small known inputs (shape computations) fold.
   if (const HostTensor *c = ctx.partialConstantInput(0);
-      c && c->numElements() * productOf(*repeats) <= kMaxFoldedElements) {
+      c && *resultCount <= kMaxFoldedElements) {
     HostTensor current = *c;
     for (int64_t d = 0; d < rank; ++d) {
       if ((*repeats)[d] == 1)

@@ -368,6 +368,9 @@ private:
   Value materialize(const HostTensor &value, llvm::StringRef nameHint);
   std::string uniqueSymbol(llvm::StringRef hint);
   std::string nodeName(const onnx::NodeProto &node, int index) const;
+  /// The converter of `node`'s op (default domain only), or null.
+  ConverterFn converterOf(const onnx::NodeProto &node) const;
+  void reportUnsupportedOp(const onnx::NodeProto &node, int index);
 
   MLIRContext &mlirContext;
   OpBuilder b;
@@ -927,16 +930,42 @@ LogicalResult Importer::unsupported(const llvm::Twine &what) {
 // The import
 //===----------------------------------------------------------------------===//
 
+ConverterFn Importer::converterOf(const onnx::NodeProto &node) const {
+  const std::string &domain = node.domain();
+  if (!domain.empty() && domain != "ai.onnx")
+    return nullptr;
+  auto it = converters.find(node.op_type());
+  return it == converters.end() ? nullptr : it->second;
+}
+
+void Importer::reportUnsupportedOp(const onnx::NodeProto &node, int index) {
+  const std::string &domain = node.domain();
+  bool defaultDomain = domain.empty() || domain == "ai.onnx";
+  std::string op =
+      defaultDomain ? node.op_type() : domain + "." + node.op_type();
+  emitError(NameLoc::get(b.getStringAttr(nodeName(node, index)), fileLoc))
+      << "unsupported op '" << op << "' in node '" << nodeName(node, index)
+      << "' (opset " << opsetVersion << ")";
+}
+
 OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   if (failed(parseModel()) || failed(checkOpset()) ||
       failed(validateGraph()) || failed(applyInputShapes()))
     return nullptr;
-  runShapeInference();
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
   registerShapeConverters(converters);
   registerReductionConverters(converters);
   registerActivationConverters(converters);
+  // Unsupported ops are refused before ONNX's shape inference sees them: it
+  // crashed (a null dereference in libonnx) on a ConvTranspose whose weight
+  // has rank 2 (found by fuzz/onnx_import).
+  for (int index = 0; index < model.graph().node_size(); ++index)
+    if (!converterOf(model.graph().node(index))) {
+      reportUnsupportedOp(model.graph().node(index), index);
+      return nullptr;
+    }
+  runShapeInference();
 
   const onnx::GraphProto &graph = model.graph();
   std::string name = moduleName.empty()
@@ -991,18 +1020,8 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
     currentNode = &node;
     currentIndex = index;
     currentLoc = NameLoc::get(b.getStringAttr(nodeName(node, index)), fileLoc);
-    const std::string &domain = node.domain();
-    bool defaultDomain = domain.empty() || domain == "ai.onnx";
-    auto it = converters.find(node.op_type());
-    if (!defaultDomain || it == converters.end()) {
-      std::string op = defaultDomain ? node.op_type()
-                                     : domain + "." + node.op_type();
-      emitError(currentLoc) << "unsupported op '" << op << "' in node '"
-                            << nodeName(node, index) << "' (opset "
-                            << opsetVersion << ")";
-      return nullptr;
-    }
-    if (failed(it->second(*this)))
+    ConverterFn convert = converterOf(node); // checked above: never null
+    if (!convert || failed(convert(*this)))
       return nullptr;
     // Outputs the converter left undefined fail when something reads them.
     for (int i = 0; i < node.output_size(); ++i) {
