@@ -8,6 +8,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -53,15 +54,18 @@ static LogicalResult runPipeline(ModuleOp module, const char *pipeline) {
 }
 
 /// buffer-results-to-out-params (MLIR 19) crashes on a function that returns
-/// one of its arguments (e.g. a model whose only op folded away): return a
-/// copy instead.
+/// one of its arguments (e.g. a model whose only op folded away) or one
+/// buffer twice (two results CSE made one, found by random-graph testing):
+/// return a copy instead.
 static void copyReturnedArguments(ModuleOp module) {
   module.walk([](func::ReturnOp ret) {
     OpBuilder b(ret);
+    llvm::SmallPtrSet<Value, 4> returned;
     for (OpOperand &operand : ret->getOpOperands()) {
-      auto arg = dyn_cast<BlockArgument>(operand.get());
-      auto type = arg ? dyn_cast<MemRefType>(arg.getType()) : MemRefType();
-      if (!type)
+      Value arg = operand.get();
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      bool again = !returned.insert(arg).second;
+      if (!type || (!isa<BlockArgument>(arg) && !again))
         continue;
       SmallVector<Value> dynamicSizes;
       for (int64_t i = 0; i < type.getRank(); ++i)

@@ -1,13 +1,14 @@
 //===- difftest.cpp - compiled code against the interpreter, every entry --===//
 //
 // tfcc-difftest MODULE.mlir [--opt-levels 0,2] [--batch B] [--seed S]
-//                           [--rtol R]
+//                           [--rtol R] [--atol A]
 //
 // Compiles the module once per optimization level (tfcc::compile, a shared
 // library in a temporary folder), then runs every public entry on random
 // inputs (makeRandomInputs: dynamic dims = B) compiled and in the reference
-// interpreter, and compares every output (compareArrays, relative error
-// <= R). One line per entry and level:
+// interpreter, and compares every output (compareArrays: relative error
+// <= R, or every element within A, for outputs near zero such as the mean of
+// random values). One line per entry and level:
 //   ENTRY O2 ok
 //   ENTRY O2 MISMATCH output 0: relative error 0.3 ...
 //   ENTRY O2 ERROR <why>         (either side failed)
@@ -41,7 +42,7 @@ namespace {
 int usage(const std::string &why) {
   llvm::errs() << "tfcc-difftest: " << why
                << "\nusage: tfcc-difftest MODULE.mlir [--opt-levels 0,2] "
-                  "[--batch B] [--seed S] [--rtol R]\n";
+                  "[--batch B] [--seed S] [--rtol R] [--atol A]\n";
   return 1;
 }
 
@@ -57,7 +58,7 @@ int main(int argc, char **argv) {
   std::string path;
   std::vector<int> levels = {0, 2};
   int64_t batch = 2, seed = 1;
-  double rtol = 1e-4;
+  double rtol = 1e-4, atol = 0;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -87,6 +88,12 @@ int main(int argc, char **argv) {
       rtol = std::strtod(v.c_str(), &end);
       if (v.empty() || *end != '\0' || !(rtol >= 0))
         return usage("--rtol takes a non-negative number");
+    } else if (arg == "--atol") {
+      std::string v = value();
+      char *end = nullptr;
+      atol = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(atol >= 0))
+        return usage("--atol takes a non-negative number");
     } else if (!arg.empty() && arg[0] == '-') {
       return usage("unknown option " + arg);
     } else if (path.empty()) {
@@ -167,7 +174,9 @@ int main(int argc, char **argv) {
       std::string mismatch;
       for (size_t o = 0; o < outputs.size() && mismatch.empty(); ++o) {
         Agreement a = compareArrays(outputs[o], reference[e][o]);
-        if (!a.passes(rtol)) {
+        bool closeToZero = !a.exact && !a.nan && !a.shapeMismatch &&
+                           a.maxAbsError <= atol;
+        if (!a.passes(rtol) && !closeToZero) {
           llvm::raw_string_ostream os(mismatch);
           os << "MISMATCH output " << o << ": relative error "
              << llvm::format("%.3g", a.relError) << ", max abs error "
