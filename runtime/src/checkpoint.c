@@ -368,6 +368,13 @@ static int64_t r_field(const ck_reader* r, const ck_table* t, int id,
   return (int64_t)(t->at + off);
 }
 
+/* Follows the uoffset at `at`; 0 for an offset of 0, which FlatBuffers
+ * forbids (it would point at itself). */
+static uint64_t r_follow(const ck_reader* r, uint64_t at) {
+  uint32_t offset = r_u32(r, at);
+  return offset ? at + offset : 0;
+}
+
 /* Follows the uoffset of field `id` (1 on success; *target = 0 when the field
  * is absent). */
 static int r_ref(const ck_reader* r, const ck_table* t, int id,
@@ -376,8 +383,8 @@ static int r_ref(const ck_reader* r, const ck_table* t, int id,
   *target = 0;
   if (f < 0) return 0;
   if (f == 0) return 1;
-  *target = (uint64_t)f + r_u32(r, (uint64_t)f);
-  return r_fits(r, *target, 4) && *target % 4 == 0;
+  *target = r_follow(r, (uint64_t)f);
+  return *target && r_fits(r, *target, 4) && *target % 4 == 0;
 }
 
 /* A vector of `count` elements of `elem` bytes at `at` (elements are read
@@ -439,7 +446,8 @@ static tfcc_status_t ck_parse(const tfcc_model_info* m, tfcc_context* ctx,
   if (size < 8) CK_CORRUPT("shorter than a FlatBuffers header");
   if (memcmp(buf + 4, TFCC_CKPT_ID, 4) != 0)
     CK_CORRUPT("file identifier is not \"" TFCC_CKPT_ID "\"");
-  if (!r_table(&r, r_u32(&r, 0), &root)) CK_CORRUPT("bad root table");
+  if (!r_follow(&r, 0) || !r_table(&r, r_follow(&r, 0), &root))
+    CK_CORRUPT("bad root table");
   f = r_field(&r, &root, CK_VERSION, 4);
   if (f < 0) CK_CORRUPT("bad version field");
   version = f ? r_u32(&r, (uint64_t)f) : 0;
@@ -473,7 +481,8 @@ static tfcc_status_t ck_parse(const tfcc_model_info* m, tfcc_context* ctx,
       uint64_t name_at, name_len, shape, rank, data, bytes, d;
       int32_t dtype, k;
       at = vars + 4 + 4 * i;
-      if (!r_table(&r, at + r_u32(&r, at), &var)) CK_CORRUPT("bad variable");
+      if (!r_follow(&r, at) || !r_table(&r, r_follow(&r, at), &var))
+        CK_CORRUPT("bad variable");
       if (!r_ref(&r, &var, VAR_NAME, &name_at) || !name_at ||
           !r_string(&r, name_at, &name_len))
         CK_CORRUPT("bad variable name");

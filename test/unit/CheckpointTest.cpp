@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -311,6 +312,36 @@ TEST(CheckpointTest, RejectsAFieldOffsetPastItsTable) {
   bytes[vtable + 4 + 2 * 3 + 1] |= 0x80;
   expectRejected(&kModel, bytes, "corrupt checkpoint (bad trainable field)",
                  "trainable offset");
+}
+
+// Found by fuzz/checkpoint_load: a uoffset of 0 (FlatBuffers forbids it: it
+// points at itself) read as an empty vector, so the step counter's shape
+// field of 0 loaded as a scalar's shape; flatc's verifier refuses it.
+TEST(CheckpointTest, RejectsAZeroOffset) {
+  std::vector<uint8_t> bytes = savedCheckpoint();
+  auto u32 = [&](size_t at) {
+    return uint32_t(bytes[at]) | uint32_t(bytes[at + 1]) << 8 |
+           uint32_t(bytes[at + 2]) << 16 | uint32_t(bytes[at + 3]) << 24;
+  };
+  size_t root = u32(0);
+  size_t rootVtable = root - int32_t(u32(root));
+  size_t varsField = root + (bytes[rootVtable + 8] | bytes[rootVtable + 9] << 8);
+  size_t vars = varsField + u32(varsField);
+  // The last variable is the scalar step counter: its shape (field 2) gets
+  // the offset 0.
+  size_t last = vars + 4 + 4 * (u32(vars) - 1);
+  size_t table = last + u32(last);
+  size_t vtable = table - int32_t(u32(table));
+  size_t shapeField = table + (bytes[vtable + 8] | bytes[vtable + 9] << 8);
+  std::fill(bytes.begin() + shapeField, bytes.begin() + shapeField + 4, 0);
+  expectRejected(&kModel, bytes, "corrupt checkpoint (bad shape)", "zero offset");
+  // A root offset of 0, and a variable's.
+  std::vector<uint8_t> bad = savedCheckpoint();
+  std::fill(bad.begin(), bad.begin() + 4, 0);
+  expectRejected(&kModel, bad, "corrupt checkpoint (bad root table)", "root 0");
+  bad = savedCheckpoint();
+  std::fill(bad.begin() + last, bad.begin() + last + 4, 0);
+  expectRejected(&kModel, bad, "corrupt checkpoint (bad variable)", "variable 0");
 }
 
 TEST(CheckpointTest, RejectsDataThatDoesNotMatchItsChecksum) {
