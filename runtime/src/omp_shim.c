@@ -53,20 +53,39 @@ static void omp_invoke(const tfcc_omp_job* job, int32_t member) {
   void* const* a = job->args;
   tls_team_size = job->team;
   tls_member = member;
+  /* Microtasks are declared variadic (libomp's kmpc_micro) but defined with
+   * a fixed number of pointer arguments: each is called through its real
+   * type (a call through the variadic type is undefined behaviour, which
+   * UBSan's -fsanitize=function reports). */
   switch (job->argc) {
-  case 0: job->fn(&gtid, &btid); break;
-  case 1: job->fn(&gtid, &btid, a[0]); break;
-  case 2: job->fn(&gtid, &btid, a[0], a[1]); break;
-  case 3: job->fn(&gtid, &btid, a[0], a[1], a[2]); break;
-  case 4: job->fn(&gtid, &btid, a[0], a[1], a[2], a[3]); break;
-  case 5: job->fn(&gtid, &btid, a[0], a[1], a[2], a[3], a[4]); break;
-  case 6: job->fn(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5]); break;
+#define P int32_t*, int32_t*
+  case 0: ((void (*)(P))job->fn)(&gtid, &btid); break;
+  case 1: ((void (*)(P, void*))job->fn)(&gtid, &btid, a[0]); break;
+  case 2: ((void (*)(P, void*, void*))job->fn)(&gtid, &btid, a[0], a[1]); break;
+  case 3:
+    ((void (*)(P, void*, void*, void*))job->fn)(&gtid, &btid, a[0], a[1], a[2]);
+    break;
+  case 4:
+    ((void (*)(P, void*, void*, void*, void*))job->fn)(&gtid, &btid, a[0], a[1],
+                                                       a[2], a[3]);
+    break;
+  case 5:
+    ((void (*)(P, void*, void*, void*, void*, void*))job->fn)(
+        &gtid, &btid, a[0], a[1], a[2], a[3], a[4]);
+    break;
+  case 6:
+    ((void (*)(P, void*, void*, void*, void*, void*, void*))job->fn)(
+        &gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5]);
+    break;
   case 7:
-    job->fn(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+    ((void (*)(P, void*, void*, void*, void*, void*, void*, void*))job->fn)(
+        &gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
     break;
   default:
-    job->fn(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+    ((void (*)(P, void*, void*, void*, void*, void*, void*, void*, void*))
+         job->fn)(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
     break;
+#undef P
   }
   tls_team_size = saved_size;
   tls_member = saved_member;

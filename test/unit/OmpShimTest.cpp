@@ -46,7 +46,10 @@ struct Loop {
 };
 
 /// What OpenMPIRBuilder's static worksharing loop does in the outlined body.
-void loopMicrotask(int32_t *gtid, int32_t *, Loop *loop) {
+/// Microtasks take untyped pointers, as the generated ones do (the runtime
+/// calls them through that type).
+void loopMicrotask(int32_t *gtid, int32_t *, void *arg) {
+  Loop *loop = static_cast<Loop *>(arg);
   int32_t tid = tfcc_rt_omp_global_thread_num(nullptr);
   EXPECT_EQ(tid, *gtid);
   int32_t last = 0;
@@ -141,7 +144,8 @@ TEST(OmpShim, MembersRunOnPoolThreads) {
   // Member 0 (claimed first, by the caller) waits for a member to run on the
   // pool's worker: members are not guaranteed to run concurrently, but a
   // worker takes part in a fork.
-  auto microtask = +[](int32_t *gtid, int32_t *, Seen *s) {
+  auto microtask = +[](int32_t *gtid, int32_t *, void *arg) {
+    Seen *s = static_cast<Seen *>(arg);
     if (std::this_thread::get_id() != s->caller)
       s->other = true;
     auto start = std::chrono::steady_clock::now();
@@ -162,12 +166,14 @@ TEST(OmpShim, NestedForkRunsSerially) {
     std::atomic<int> inner{0};
     std::atomic<int> outer{0};
   } n;
-  auto inner = +[](int32_t *gtid, int32_t *, Nested *s) {
+  auto inner = +[](int32_t *gtid, int32_t *, void *arg) {
+    Nested *s = static_cast<Nested *>(arg);
     EXPECT_EQ(*gtid, 0);
     EXPECT_EQ(tfcc_rt_omp_global_thread_num(nullptr), 0);
     s->inner.fetch_add(1);
   };
-  auto outer = +[](int32_t *gtid, int32_t *, Nested *s, void *innerFn) {
+  auto outer = +[](int32_t *gtid, int32_t *, void *arg, void *innerFn) {
+    Nested *s = static_cast<Nested *>(arg);
     int32_t member = *gtid;
     tfcc_rt_omp_fork_call(nullptr, 1, reinterpret_cast<Microtask>(innerFn), s);
     // The outer member's identity is restored after the nested region.
@@ -182,16 +188,16 @@ TEST(OmpShim, NestedForkRunsSerially) {
 }
 
 TEST(OmpShim, PassesEveryArgument) {
-  auto microtask = +[](int32_t *, int32_t *, int *a, int *b, int *c, int *d,
-                       int *e, int *f, int *g, int *h) {
-    *a += 1;
-    *b += 2;
-    *c += 3;
-    *d += 4;
-    *e += 5;
-    *f += 6;
-    *g += 7;
-    *h += 8;
+  auto microtask = +[](int32_t *, int32_t *, void *a, void *b, void *c,
+                       void *d, void *e, void *f, void *g, void *h) {
+    *static_cast<int *>(a) += 1;
+    *static_cast<int *>(b) += 2;
+    *static_cast<int *>(c) += 3;
+    *static_cast<int *>(d) += 4;
+    *static_cast<int *>(e) += 5;
+    *static_cast<int *>(f) += 6;
+    *static_cast<int *>(g) += 7;
+    *static_cast<int *>(h) += 8;
   };
   int v[8] = {0};
   tfcc_rt_omp_fork_call(nullptr, 8, reinterpret_cast<Microtask>(microtask),
