@@ -324,9 +324,11 @@ bool encodeNpy(const NpyArray &array, std::vector<uint8_t> &bytes,
       return false;
     }
   }
-  uint64_t expected =
-      static_cast<uint64_t>(array.numElements()) * byteSize(array.dtype);
-  if (array.data.size() != expected) {
+  uint64_t expected;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(array.numElements()),
+                             static_cast<uint64_t>(byteSize(array.dtype)),
+                             &expected) ||
+      array.data.size() != expected) {
     error = "data has " + std::to_string(array.data.size()) +
             " bytes, but shape " + shapeRepr(array.shape) + " of " +
             dtypeName(array.dtype) + " needs " + std::to_string(expected);

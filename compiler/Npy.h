@@ -25,11 +25,17 @@ struct NpyArray {
   std::vector<int64_t> shape; // empty for a 0-d (scalar) array
   std::vector<uint8_t> data;
 
-  /// Product of the shape; 1 for a 0-d array.
+  /// Product of the shape; 1 for a 0-d array, 0 when any dim is 0 (whatever
+  /// the others: a file may declare [2^60, 15, 0]), INT64_MAX when the
+  /// product overflows (no such array has its data).
   int64_t numElements() const {
+    for (int64_t dim : shape)
+      if (dim == 0)
+        return 0;
     int64_t n = 1;
     for (int64_t dim : shape)
-      n *= dim;
+      if (__builtin_mul_overflow(n, dim, &n))
+        return INT64_MAX;
     return n;
   }
 };

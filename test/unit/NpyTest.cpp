@@ -154,6 +154,26 @@ std::string replaced(std::string text, const std::string &from,
   return text;
 }
 
+// Found by fuzz/npy_read: an empty array whose other dims multiply past
+// int64 (numElements() overflowed: undefined behaviour in every caller).
+TEST(NpyTest, EmptyArrayWithHugeDims) {
+  NpyArray array;
+  array.dtype = DType::F32;
+  array.shape = {930359017005161005, 15, 0};
+  EXPECT_EQ(array.numElements(), 0);
+  std::vector<uint8_t> bytes;
+  std::string error;
+  ASSERT_TRUE(encodeNpy(array, bytes, error)) << error;
+  NpyArray back;
+  ASSERT_TRUE(parseNpy(bytes, back, error)) << error;
+  EXPECT_EQ(back.shape, array.shape);
+  EXPECT_EQ(back.numElements(), 0);
+  // Without a zero the product saturates, and no data can match it.
+  array.shape = {930359017005161005, 15};
+  EXPECT_EQ(array.numElements(), INT64_MAX);
+  EXPECT_FALSE(encodeNpy(array, bytes, error));
+}
+
 TEST(NpyTest, RejectsTruncatedData) {
   expectError(kArange23.substr(0, kArange23.size() - 1), "truncated");
   expectError(kArange23.substr(0, 40), "truncated");
