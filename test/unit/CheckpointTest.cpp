@@ -292,23 +292,40 @@ TEST(CheckpointTest, RejectsCorruptBytes) {
   EXPECT_GT(loaded, 0);
 }
 
+// Positions in a checkpoint's bytes, found by following its offsets as a
+// FlatBuffers reader does (for tests that damage one field).
+struct Layout {
+  const std::vector<uint8_t> &bytes;
+  uint32_t u32(size_t at) const {
+    return uint32_t(bytes[at]) | uint32_t(bytes[at + 1]) << 8 |
+           uint32_t(bytes[at + 2]) << 16 | uint32_t(bytes[at + 3]) << 24;
+  }
+  size_t vtableOf(size_t table) const { return table - int32_t(u32(table)); }
+  // Where field `id` of the table at `table` is stored.
+  size_t field(size_t table, int id) const {
+    size_t vt = vtableOf(table) + 4 + 2 * id;
+    return table + (bytes[vt] | bytes[vt + 1] << 8);
+  }
+  // The slot (a uoffset) of variable `i` in the root's variable list.
+  size_t variableSlot(size_t i) const {
+    size_t list = field(u32(0), 2);
+    size_t vars = list + u32(list);
+    return vars + 4 + 4 * i;
+  }
+  size_t variableTable(size_t i) const {
+    size_t slot = variableSlot(i);
+    return slot + u32(slot);
+  }
+};
+
 // Found by fuzz/checkpoint_load: the vtable of a variable gives its
 // `trainable` flag an offset past the table. The loader, which does not use
 // the flag, accepted the file; flatc's verifier (tfcc --weights) refused it.
 TEST(CheckpointTest, RejectsAFieldOffsetPastItsTable) {
   std::vector<uint8_t> bytes = savedCheckpoint();
-  auto u32 = [&](size_t at) {
-    return uint32_t(bytes[at]) | uint32_t(bytes[at + 1]) << 8 |
-           uint32_t(bytes[at + 2]) << 16 | uint32_t(bytes[at + 3]) << 24;
-  };
-  size_t root = u32(0);
-  size_t rootVtable = root - int32_t(u32(root));
-  // The variables are the root's field 2; take the first one's table.
-  size_t varsField = root + (bytes[rootVtable + 8] | bytes[rootVtable + 9] << 8);
-  size_t vars = varsField + u32(varsField);
-  size_t table = vars + 4 + u32(vars + 4);
-  size_t vtable = table - int32_t(u32(table));
-  // Field 3 (trainable): its offset gets the high bit.
+  Layout layout{bytes};
+  // Field 3 (trainable) of the first variable: its offset gets the high bit.
+  size_t vtable = layout.vtableOf(layout.variableTable(0));
   bytes[vtable + 4 + 2 * 3 + 1] |= 0x80;
   expectRejected(&kModel, bytes, "corrupt checkpoint (bad trainable field)",
                  "trainable offset");
@@ -318,30 +335,20 @@ TEST(CheckpointTest, RejectsAFieldOffsetPastItsTable) {
 // points at itself) read as an empty vector, so the step counter's shape
 // field of 0 loaded as a scalar's shape; flatc's verifier refuses it.
 TEST(CheckpointTest, RejectsAZeroOffset) {
-  std::vector<uint8_t> bytes = savedCheckpoint();
-  auto u32 = [&](size_t at) {
-    return uint32_t(bytes[at]) | uint32_t(bytes[at + 1]) << 8 |
-           uint32_t(bytes[at + 2]) << 16 | uint32_t(bytes[at + 3]) << 24;
+  const std::vector<uint8_t> saved = savedCheckpoint();
+  Layout layout{saved};
+  size_t last = layout.u32(layout.variableSlot(0) - 4) - 1; // the step counter
+  auto zeroed = [&](size_t at) {
+    std::vector<uint8_t> bytes = saved;
+    std::fill(bytes.begin() + at, bytes.begin() + at + 4, 0);
+    return bytes;
   };
-  size_t root = u32(0);
-  size_t rootVtable = root - int32_t(u32(root));
-  size_t varsField = root + (bytes[rootVtable + 8] | bytes[rootVtable + 9] << 8);
-  size_t vars = varsField + u32(varsField);
-  // The last variable is the scalar step counter: its shape (field 2) gets
-  // the offset 0.
-  size_t last = vars + 4 + 4 * (u32(vars) - 1);
-  size_t table = last + u32(last);
-  size_t vtable = table - int32_t(u32(table));
-  size_t shapeField = table + (bytes[vtable + 8] | bytes[vtable + 9] << 8);
-  std::fill(bytes.begin() + shapeField, bytes.begin() + shapeField + 4, 0);
-  expectRejected(&kModel, bytes, "corrupt checkpoint (bad shape)", "zero offset");
-  // A root offset of 0, and a variable's.
-  std::vector<uint8_t> bad = savedCheckpoint();
-  std::fill(bad.begin(), bad.begin() + 4, 0);
-  expectRejected(&kModel, bad, "corrupt checkpoint (bad root table)", "root 0");
-  bad = savedCheckpoint();
-  std::fill(bad.begin() + last, bad.begin() + last + 4, 0);
-  expectRejected(&kModel, bad, "corrupt checkpoint (bad variable)", "variable 0");
+  expectRejected(&kModel, zeroed(layout.field(layout.variableTable(last), 2)),
+                 "corrupt checkpoint (bad shape)", "shape offset 0");
+  expectRejected(&kModel, zeroed(0), "corrupt checkpoint (bad root table)",
+                 "root offset 0");
+  expectRejected(&kModel, zeroed(layout.variableSlot(last)),
+                 "corrupt checkpoint (bad variable)", "variable offset 0");
 }
 
 TEST(CheckpointTest, RejectsDataThatDoesNotMatchItsChecksum) {
