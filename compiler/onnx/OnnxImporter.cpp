@@ -458,8 +458,26 @@ LogicalResult Importer::validateGraph() {
                    "': a graph input has no name");
     defined.insert(in.name());
   }
+  // Ranks known before shape inference (graph inputs and initializers).
+  llvm::StringMap<int> knownRank;
+  for (const onnx::TensorProto &init : graph.initializer())
+    knownRank[init.name()] = init.dims_size();
+  for (const onnx::ValueInfoProto &in : graph.input())
+    if (in.type().has_tensor_type() && in.type().tensor_type().has_shape())
+      knownRank[in.name()] = in.type().tensor_type().shape().dim_size();
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto &node = graph.node(index);
+    // ONNX's shape inference indexes the weight's dims by the input's rank:
+    // a Conv whose weight has another rank crashed inside libonnx (found by
+    // fuzz/onnx_import).
+    if (node.op_type() == "Conv" && node.input_size() >= 2) {
+      auto x = knownRank.find(node.input(0)), w = knownRank.find(node.input(1));
+      if (x != knownRank.end() && w != knownRank.end() &&
+          x->second != w->second)
+        return error("node '" + nodeName(node, index) + "' (Conv) has an input "
+                     "of rank " + llvm::Twine(x->second) + " and a weight of "
+                     "rank " + llvm::Twine(w->second) + ": they must be equal");
+    }
     if (node.op_type().empty())
       return error("cannot parse ONNX model '" + path + "': node " +
                    llvm::Twine(index) + " ('" + node.name() +

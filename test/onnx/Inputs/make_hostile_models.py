@@ -88,3 +88,8 @@ save([helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=0)],
 # inference dereferenced a null pointer on it (found by fuzz/onnx_import).
 save([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv")], "conv_transpose",
      [value("x", [1, 1, 3]), value("w", [1, 0])], [value("y", None)], opset=11)
+
+# A Conv whose weight's rank differs from its input's: ONNX's shape inference
+# read past the weight's dims (SIGSEGV in libonnx; found by fuzz/onnx_import).
+save([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], "conv_ranks",
+     [value("x", [1, 2, 5]), value("w", [2, 2, 3, 3])], [value("y", None)])
