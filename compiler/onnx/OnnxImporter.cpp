@@ -495,14 +495,14 @@ LogicalResult Importer::validateGraph() {
       bool positiveInts = name == "strides" || name == "dilations" ||
                           name == "kernel_shape";
       bool positiveInt = name == "group" || name == "blocksize";
-      if (positiveInts && attr.type() == onnx::AttributeProto::INTS &&
+      // Whatever the declared type (libonnx reads the field regardless).
+      if (positiveInts &&
           llvm::any_of(attr.ints(), [](int64_t v) { return v < 1; }))
         return error("node '" + nodeName(node, index) + "' (" +
                      node.op_type() + ") has " + attr.name() + " " +
                      formatInts(llvm::to_vector(attr.ints())) +
                      ": each must be at least 1");
-      if (positiveInt && attr.type() == onnx::AttributeProto::INT &&
-          attr.i() < 1)
+      if (positiveInt && attr.has_i() && attr.i() < 1)
         return error("node '" + nodeName(node, index) + "' (" +
                      node.op_type() + ") has " + attr.name() + " " +
                      llvm::Twine(attr.i()) + ": it must be at least 1");

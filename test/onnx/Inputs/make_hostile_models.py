@@ -93,3 +93,10 @@ save([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv")], "con
 # read past the weight's dims (SIGSEGV in libonnx; found by fuzz/onnx_import).
 save([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], "conv_ranks",
      [value("x", [1, 2, 5]), value("w", [2, 2, 3, 3])], [value("y", None)])
+
+# The zero stride again, in an attribute whose declared type is UNDEFINED
+# (libonnx reads its ints all the same).
+node = helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
+                        strides=[2, 0])
+node.attribute[1].type = onnx.AttributeProto.UNDEFINED
+save([node], "zero_stride_untyped", [value("x", [1, 1, 5, 5])], [value("y", None)])
