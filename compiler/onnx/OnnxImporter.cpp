@@ -184,6 +184,60 @@ template <typename T> T readRaw(const std::string &raw, int64_t i) {
   return value;
 }
 
+/// Checks that a TensorProto of a supported element type holds exactly the
+/// values its dims declare (raw or typed), without allocating. False with
+/// `error` set otherwise; true for other element types (refused when
+/// converted).
+bool checkTensorData(const onnx::TensorProto &tensor, std::string &error) {
+  int32_t dt = tensor.data_type();
+  bool supported = dt == onnx::TensorProto::FLOAT ||
+                   dt == onnx::TensorProto::DOUBLE ||
+                   dt == onnx::TensorProto::INT32 ||
+                   dt == onnx::TensorProto::INT64 ||
+                   dt == onnx::TensorProto::BOOL;
+  if (!supported || tensor.data_location() == onnx::TensorProto::EXTERNAL ||
+      tensor.external_data_size() > 0)
+    return true;
+  std::vector<int64_t> shape;
+  for (int64_t d : tensor.dims()) {
+    if (d < 0) {
+      error = "has a negative dimension";
+      return false;
+    }
+    shape.push_back(d);
+  }
+  size_t width =
+      dt == onnx::TensorProto::INT64 || dt == onnx::TensorProto::DOUBLE ? 8
+      : dt == onnx::TensorProto::BOOL                                   ? 1
+                                                                        : 4;
+  std::optional<int64_t> count = graph::checkedElementCount(shape);
+  if (!count || !graph::checkedBytesProduct(*count, width)) {
+    error = "declares more than " +
+            std::to_string(graph::kMaxTensorBytes >> 30) +
+            " GiB, the largest tensor tfcc accepts";
+    return false;
+  }
+  int64_t n = *count;
+  if (tensor.has_raw_data()) {
+    if (tensor.raw_data().size() != static_cast<size_t>(n) * width) {
+      error = "has " + std::to_string(tensor.raw_data().size()) +
+              " bytes of raw data for " + std::to_string(n) + " elements";
+      return false;
+    }
+    return true;
+  }
+  int64_t stored = dt == onnx::TensorProto::FLOAT  ? tensor.float_data_size()
+                   : dt == onnx::TensorProto::DOUBLE ? tensor.double_data_size()
+                   : dt == onnx::TensorProto::INT64  ? tensor.int64_data_size()
+                                                     : tensor.int32_data_size();
+  if (stored != n) {
+    error = "has " + std::to_string(stored) + " values for " +
+            std::to_string(n) + " elements";
+    return false;
+  }
+  return true;
+}
+
 /// Converts a TensorProto (initializer or Constant value) to a HostTensor.
 /// On failure returns a message (no diagnostic).
 FailureOr<HostTensor> convertTensor(MLIRContext *context,
@@ -450,6 +504,19 @@ LogicalResult Importer::validateGraph() {
     if (init.name().empty())
       return error("cannot parse ONNX model '" + path +
                    "': an initializer has no name");
+    // Before ONNX's shape inference, which reads the values of constant
+    // inputs: an INT64 scalar stored as int32_data crashed it (a null
+    // dereference in libonnx on Range; found by fuzz/onnx_import).
+    std::string why;
+    if (!checkTensorData(init, why)) {
+      std::string reader;
+      for (int index = 0; index < graph.node_size() && reader.empty(); ++index)
+        for (const std::string &in : graph.node(index).input())
+          if (in == init.name() && reader.empty())
+            reader = " (read by " + graph.node(index).op_type() + " node '" +
+                     nodeName(graph.node(index), index) + "')";
+      return error("initializer '" + init.name() + "' " + why + reader);
+    }
     defined.insert(init.name());
   }
   for (const onnx::ValueInfoProto &in : graph.input()) {
