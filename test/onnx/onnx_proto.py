@@ -1,0 +1,76 @@
+"""A minimal protobuf encoder for onnx.proto, for tests that write ONNX models by hand
+(Debian has no onnx package for python3): only what those models use. Varints (int64
+two's complement, 10 bytes when negative), length-delimited submessages and strings; field
+numbers from onnx.proto.
+"""
+import numpy as np
+
+# ONNX TensorProto.DataType
+FLOAT, INT64 = 1, 7
+NP_TO_ONNX = {np.dtype(np.float32): FLOAT, np.dtype(np.int64): INT64}
+
+# IR version of each opset (onnx/helper.py's table); what torch 1.13 writes too.
+IR_VERSION = {9: 4, 10: 5, 11: 6, 12: 7, 13: 7}
+
+
+def _varint(n):
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _int(field, value):
+    return _varint(field << 3) + _varint(value)
+
+
+def _bytes(field, data):
+    if isinstance(data, str):
+        data = data.encode()
+    return _varint(field << 3 | 2) + _varint(len(data)) + data
+
+
+def tensor_proto(name, array):
+    array = np.ascontiguousarray(array)
+    out = b"".join(_int(1, d) for d in array.shape)           # dims
+    out += _int(2, NP_TO_ONNX[array.dtype])                  # data_type
+    out += _bytes(8, name)                                   # name
+    out += _bytes(9, array.astype(array.dtype.newbyteorder("<")).tobytes())  # raw_data
+    return out
+
+
+def attribute_ints(name, ints):
+    return _bytes(1, name) + b"".join(_int(8, i) for i in ints) + _int(20, 7)  # INTS
+
+
+def node_proto(op_type, inputs, outputs, name, attrs=()):
+    out = b"".join(_bytes(1, i) for i in inputs)
+    out += b"".join(_bytes(2, o) for o in outputs)
+    out += _bytes(3, name) + _bytes(4, op_type)
+    out += b"".join(_bytes(5, a) for a in attrs)
+    return out
+
+
+def value_info(name, elem_type, dims=None):
+    tensor = _int(1, elem_type)
+    if dims is not None:
+        shape = b"".join(_bytes(1, _int(1, d) if isinstance(d, int) else _bytes(2, d))
+                         for d in dims)
+        tensor += _bytes(2, shape)
+    return _bytes(1, name) + _bytes(2, _bytes(1, tensor))
+
+
+def model_proto(nodes, inputs, outputs, initializers, opset):
+    graph = b"".join(_bytes(1, n) for n in nodes) + _bytes(2, "g")
+    graph += b"".join(_bytes(5, t) for t in initializers)
+    graph += b"".join(_bytes(11, v) for v in inputs)
+    graph += b"".join(_bytes(12, v) for v in outputs)
+    model = _int(1, IR_VERSION[opset]) + _bytes(2, "tfcc-tests") + _bytes(7, graph)
+    model += _bytes(8, _bytes(1, "") + _int(2, opset))
+    return model
