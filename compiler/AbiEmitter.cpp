@@ -16,6 +16,7 @@
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <map>
 
@@ -113,8 +114,15 @@ private:
         b.CreateMul(b.getInt64(entry.arenaBytesPerBatch), batch));
     args.append({arena, arena, b.getInt64(0), arenaBytes, b.getInt64(1)});
     args.push_back(batch);
-    b.CreateCall(impl, args);
+    CallInst *call = b.CreateCall(impl, args);
     b.CreateRetVoid();
+    // Inlined now, not by the optimizer: the lowered function takes 5 + 2 *
+    // rank scalars per memref, and LLVM's interprocedural passes are
+    // quadratic in a function's argument count (4000 inputs: 90 s to
+    // compile). The kernel is its only caller, so -O2 inlined it anyway.
+    InlineFunctionInfo inlineInfo;
+    if (InlineFunction(*call, inlineInfo).isSuccess() && impl->use_empty())
+      impl->eraseFromParent();
     return kernel;
   }
 
