@@ -17,6 +17,7 @@
 #include "compiler/Registration.h"
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Initializers.h"
+#include "tfcc/tfcc_runtime.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -109,6 +110,15 @@ FailureOr<ModelSignature> buildSignature(ModuleOp module,
         return failure();
       entry.outputs.push_back(*arg);
     }
+    // The runtime passes an entry's buffers in one array of this size.
+    if (entry.inputs.size() + entry.outputs.size() > TFCC_RT_MAX_ARGS)
+      return emitError(func.getLoc())
+             << "entry point '" << entry.name << "' has "
+             << entry.inputs.size() + entry.outputs.size() << " arguments ("
+             << entry.inputs.size() << " inputs, "
+             << entry.outputs.size() << " outputs"
+             << "): a compiled model's entry takes at most "
+             << TFCC_RT_MAX_ARGS << " (TFCC_RT_MAX_ARGS)";
     sig.entries.push_back(std::move(entry));
   }
   if (sig.entries.empty())
