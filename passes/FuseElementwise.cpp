@@ -44,19 +44,24 @@ bool hasCheapBody(linalg::GenericOp op) {
 /// more op, and each fusion copies both bodies.
 constexpr size_t kMaxFusedBodyOps = 256;
 
+/// The body limits of the rounds of fusion, the last kMaxFusedBodyOps. A
+/// chain fused one op at a time copies its growing body at each step
+/// (quadratic in the limit); fused in rounds, small bodies first, each op is
+/// copied a few times per round (a 100,000-node chain: 17 s in one round).
+constexpr size_t kFusionRoundLimits[] = {16, kMaxFusedBodyOps};
+
 size_t bodySize(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
 }
 
 /// Upstream's rule (the producer has one use) plus: no costly producer
-/// recomputed over broadcast dimensions, and a bounded body.
-bool shouldFuse(OpOperand *fusedOperand) {
+/// recomputed over broadcast dimensions, and a body of at most `maxBodyOps`.
+bool shouldFuse(OpOperand *fusedOperand, size_t maxBodyOps) {
   Operation *producer = fusedOperand->get().getDefiningOp();
   if (!producer || !producer->hasOneUse())
     return false;
-  if (bodySize(producer) + bodySize(fusedOperand->getOwner()) >
-      kMaxFusedBodyOps)
+  if (bodySize(producer) + bodySize(fusedOperand->getOwner()) > maxBodyOps)
     return false;
   auto generic = dyn_cast<linalg::GenericOp>(producer);
   auto consumer = dyn_cast<linalg::LinalgOp>(fusedOperand->getOwner());
@@ -75,10 +80,18 @@ bool hasOneUseProducer(OpOperand *fusedOperand) {
 struct FuseElementwise
     : tfcc::impl::FuseElementwiseBase<FuseElementwise> {
   void runOnOperation() override {
+    for (size_t limit : kFusionRoundLimits)
+      fuse(limit);
+  }
+
+  void fuse(size_t maxBodyOps) {
     Operation *op = getOperation();
     MLIRContext *context = op->getContext();
     RewritePatternSet patterns(context);
-    linalg::populateElementwiseOpsFusionPatterns(patterns, shouldFuse);
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [maxBodyOps](OpOperand *fusedOperand) {
+          return shouldFuse(fusedOperand, maxBodyOps);
+        });
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
                                                       hasOneUseProducer);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
