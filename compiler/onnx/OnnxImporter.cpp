@@ -186,8 +186,9 @@ template <typename T> T readRaw(const std::string &raw, int64_t i) {
 
 /// Checks that a TensorProto of a supported element type holds exactly the
 /// values its dims declare (raw or typed), without allocating. False with
-/// `error` set otherwise; true for other element types (refused when
-/// converted).
+/// `error` set otherwise; true for other element types and external data
+/// (refused when converted). Used on every initializer before ONNX's shape
+/// inference reads any, and by convertTensor.
 bool checkTensorData(const onnx::TensorProto &tensor, std::string &error) {
   int32_t dt = tensor.data_type();
   bool supported = dt == onnx::TensorProto::FLOAT ||
@@ -254,44 +255,13 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
     error = "keeps its data in an external file (not supported)";
     return failure();
   }
-  for (int64_t d : tensor.dims()) {
-    if (d < 0) {
-      error = "has a negative dimension";
-      return failure();
-    }
-    host.shape.push_back(d);
-  }
-  int32_t dt = tensor.data_type();
-  size_t width =
-      dt == onnx::TensorProto::INT64 || dt == onnx::TensorProto::DOUBLE ? 8
-      : dt == onnx::TensorProto::BOOL                                   ? 1
-                                                                        : 4;
-  // The element count and size checked before anything is allocated: the
+  // The dims and the data count checked before anything is allocated: the
   // dims of a small file may declare any size.
-  std::optional<int64_t> count = graph::checkedElementCount(host.shape);
-  if (!count || !graph::checkedBytesProduct(*count, width)) {
-    error = "declares more than " +
-            std::to_string(graph::kMaxTensorBytes >> 30) +
-            " GiB, the largest tensor tfcc accepts";
+  if (!checkTensorData(tensor, error))
     return failure();
-  }
-  int64_t n = *count;
-  int64_t stored = tensor.has_raw_data() ? -1
-                   : dt == onnx::TensorProto::FLOAT  ? tensor.float_data_size()
-                   : dt == onnx::TensorProto::DOUBLE ? tensor.double_data_size()
-                   : dt == onnx::TensorProto::INT64  ? tensor.int64_data_size()
-                                                     : tensor.int32_data_size();
-  if (tensor.has_raw_data() &&
-      tensor.raw_data().size() != static_cast<size_t>(n) * width) {
-    error = "has " + std::to_string(tensor.raw_data().size()) +
-            " bytes of raw data for " + std::to_string(n) + " elements";
-    return failure();
-  }
-  if (!tensor.has_raw_data() && stored != n) {
-    error = "has " + std::to_string(stored) + " values for " +
-            std::to_string(n) + " elements";
-    return failure();
-  }
+  host.shape.assign(tensor.dims().begin(), tensor.dims().end());
+  int64_t n = *graph::checkedElementCount(host.shape);
+  int32_t dt = tensor.data_type();
   bool isFloatData =
       dt == onnx::TensorProto::FLOAT || dt == onnx::TensorProto::DOUBLE;
   if (isFloatData)

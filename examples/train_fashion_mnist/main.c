@@ -512,6 +512,9 @@ int main(int argc, char** argv) {
     printf("%s: test loss %.4f, test accuracy %.4f (%u images)\n", eval_checkpoint, test_loss,
            test_acc, test.count);
     mnist_cnn_destroy(ctx);
+    free(probs);
+    free(test.images);
+    free(test.labels);
     return 0;
   }
 
