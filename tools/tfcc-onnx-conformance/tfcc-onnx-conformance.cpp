@@ -226,6 +226,12 @@ ReadResult readTensor(const std::string &path, NpyArray &out,
   int64_t n = out.numElements();
   size_t bytes = size_t(n) * byteSize(out.dtype);
   out.data.assign(bytes, 0);
+  // An empty tensor's buffers may be null, which memcpy may not see even for
+  // 0 bytes (UBSan).
+  auto copy = [&](const void *from) {
+    if (bytes)
+      std::memcpy(out.data.data(), from, bytes);
+  };
   auto wrongCount = [&](int64_t count) {
     error = "'" + path + "' holds " + std::to_string(count) +
             " elements for shape " + typeString(out);
@@ -235,29 +241,29 @@ ReadResult readTensor(const std::string &path, NpyArray &out,
     if (tensor.raw_data().size() != bytes)
       return wrongCount(
           int64_t(tensor.raw_data().size() / byteSize(out.dtype)));
-    std::memcpy(out.data.data(), tensor.raw_data().data(), bytes);
+    copy(tensor.raw_data().data());
     return ReadResult::Ok;
   }
   switch (out.dtype) {
   case DType::F32:
     if (tensor.float_data_size() != n)
       return wrongCount(tensor.float_data_size());
-    std::memcpy(out.data.data(), tensor.float_data().data(), bytes);
+    copy(tensor.float_data().data());
     break;
   case DType::F64:
     if (tensor.double_data_size() != n)
       return wrongCount(tensor.double_data_size());
-    std::memcpy(out.data.data(), tensor.double_data().data(), bytes);
+    copy(tensor.double_data().data());
     break;
   case DType::I32:
     if (tensor.int32_data_size() != n)
       return wrongCount(tensor.int32_data_size());
-    std::memcpy(out.data.data(), tensor.int32_data().data(), bytes);
+    copy(tensor.int32_data().data());
     break;
   case DType::I64:
     if (tensor.int64_data_size() != n)
       return wrongCount(tensor.int64_data_size());
-    std::memcpy(out.data.data(), tensor.int64_data().data(), bytes);
+    copy(tensor.int64_data().data());
     break;
   case DType::BOOL: // one int32 per element
     if (tensor.int32_data_size() != n)
