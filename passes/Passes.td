@@ -183,6 +183,10 @@ def FuseElementwise : Pass<"tfcc-fuse-elementwise"> {
     small loop of its own whose result the consumer reads. Example: the
     batch-norm scale gamma * rsqrt(var + eps), a loop over C, stays out of
     the loop over N x H x W x C that applies it.
+
+    A fused body holds at most 256 ops, and fusion runs in two rounds (bodies
+    up to 16 ops, then up to 256): each fusion copies both bodies, so a long
+    chain fused one op at a time took time quadratic in the limit.
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
