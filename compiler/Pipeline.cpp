@@ -26,7 +26,7 @@ const char *const tfcc::kGraphPipeline =
 
 const char *const tfcc::kToBuffersPipeline =
     "tfcc-convert-graph-to-linalg,canonicalize,cse,"
-    "tfcc-fuse-elementwise,canonicalize,"
+    "tfcc-fuse-elementwise,canonicalize,tfcc-split-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "canonicalize";

@@ -194,6 +194,32 @@ def FuseElementwise : Pass<"tfcc-fuse-elementwise"> {
   ];
 }
 
+def SplitEmptyTensors : Pass<"tfcc-split-empty-tensors"> {
+  let summary = "Give every use of a tensor.empty its own, before bufferization";
+  let description = [{
+    CSE merges the `tensor.empty` inits of every linalg op of one shape into
+    one value; one-shot bufferization then treats all the ops writing into it
+    as aliases of one another, and its conflict analysis runs in time
+    quadratic in their number. An empty tensor has no contents, so each use
+    gets its own copy, created right after the original (where its dynamic
+    sizes are defined). The buffers bufferization allocates are the same:
+    each op writing into the shared value got a copy of it then. Example:
+
+    ```mlir
+    %e = tensor.empty() : tensor<2x8xf32>
+    %a = linalg.generic ... ins(%x : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>)
+    %b = linalg.generic ... ins(%a : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>)
+    ```
+    becomes
+    ```mlir
+    %e = tensor.empty() : tensor<2x8xf32>
+    %e1 = tensor.empty() : tensor<2x8xf32>
+    %a = linalg.generic ... ins(%x : tensor<2x8xf32>) outs(%e1 : tensor<2x8xf32>)
+    %b = linalg.generic ... ins(%a : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>)
+    ```
+  }];
+}
+
 def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
   let summary = "Run large generated loop nests on the context's thread pool";
   let description = [{

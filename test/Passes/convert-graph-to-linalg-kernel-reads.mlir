@@ -1,5 +1,5 @@
 // RUN: tfcc-opt %s -tfcc-convert-graph-to-linalg -cse | FileCheck %s
-// RUN: tfcc-opt %s --pass-pipeline='builtin.module(tfcc-convert-graph-to-linalg,canonicalize,cse,tfcc-fuse-elementwise,canonicalize,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},canonicalize)' \
+// RUN: tfcc-opt %s --pass-pipeline='builtin.module(tfcc-convert-graph-to-linalg,canonicalize,cse,tfcc-fuse-elementwise,canonicalize,tfcc-split-empty-tensors,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},canonicalize)' \
 // RUN:   | FileCheck %s --check-prefix=BUFFERS
 
 // Two kernel calls read %t: each keeps its own read (to_memref) after CSE.
