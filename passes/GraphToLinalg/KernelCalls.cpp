@@ -122,13 +122,23 @@ void mlir::tfcc::declareKernelFunctions(ModuleOp module) {
 }
 
 void mlir::tfcc::eraseUnusedKernelFunctions(ModuleOp module) {
+  // One walk over the module's symbol uses, not one per kernel: each walk
+  // visits every attribute of every op.
+  llvm::DenseSet<StringAttr> used;
+  if (std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(&module.getBodyRegion())) {
+    for (const SymbolTable::SymbolUse &use : *uses)
+      used.insert(use.getSymbolRef().getRootReference());
+  } else {
+    return; // An op with unknown symbol uses: keep every declaration.
+  }
   for (StringRef name : {
 #define TFCC_KERNEL(kernel, params) #kernel,
 #include "tfcc/tfcc_kernels.def"
 #undef TFCC_KERNEL
        }) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (func && SymbolTable::symbolKnownUseEmpty(func, module))
+    if (func && !used.contains(func.getSymNameAttr()))
       func.erase();
   }
 }
