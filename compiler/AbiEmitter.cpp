@@ -275,6 +275,7 @@ private:
     forward(p + "_destroy", "tfcc_rt_context_destroy", voidTy, {ptrTy}, false);
     forward(p + "_status_string", "tfcc_rt_status_string", ptrTy, {i32Ty},
             false);
+    forward(p + "_kernels_isa", "tfcc_rt_kernels_isa", ptrTy, {}, false);
 
     if (sig.stateful) {
       forward(p + "_get_variable", "tfcc_rt_get_variable", i32Ty,

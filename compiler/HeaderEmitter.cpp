@@ -361,7 +361,7 @@ CNames computeCNames(const ModelSignature &sig) {
 
   std::set<std::string> usedSuffixes = {
       "INFO",    "INIT",          "CREATE", "CREATE_WITH_THREADS",
-      "DESTROY", "STATUS_STRING", "INVOKE"};
+      "DESTROY", "STATUS_STRING", "KERNELS_ISA", "INVOKE"};
   if (sig.stateful)
     usedSuffixes.insert({"GET_VARIABLE", "SET_VARIABLE", "RESET_STATE",
                          "SAVE_CHECKPOINT", "LOAD_CHECKPOINT"});
@@ -553,6 +553,10 @@ std::string emitHeader(const ModelSignature &sig,
   out += "/* Returns a short static name of `status` (\"ok\", \"invalid "
          "argument\", ...). */\n";
   out += "const char* " + p + "_status_string(tfcc_status_t status);\n\n";
+  out += "/* The instruction-set level of the kernels this process runs: "
+         "\"avx512\", \"avx2\" or\n * \"generic\" (SSE2 on x86-64, NEON on "
+         "AArch64); TFCC_KERNELS_ISA=generic|avx2\n * lowers it. */\n";
+  out += "const char* " + p + "_kernels_isa(void);\n\n";
   out += "/* Generic form of the entry functions below, for tools that drive any model\n"
          " * through the table of " + p + "_info(): runs entry `entry_index` with\n"
          " * `inputs`/`outputs` in argument order. Same checks and statuses. */\n";

@@ -45,7 +45,7 @@ std::string sanitizeCIdentifier(const std::string &name);
 ///    sanitized and lower-cased for functions, upper-cased for macros;
 ///  - entry functions are "<prefix>_<entry>", keeping the entry's case, with
 ///    "_2", "_3", ... on a clash (with each other, case-insensitively, or with
-///    info, init, create, destroy, status_string, invoke);
+///    info, init, create, destroy, status_string, kernels_isa, invoke);
 ///  - parameter names avoid C and C++ keywords, common libc macros, "ctx" and
 ///    "batch" by a trailing '_', and duplicates by "_2", "_3", ...
 /// The compiler exports exactly these symbols.

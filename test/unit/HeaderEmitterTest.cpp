@@ -272,6 +272,7 @@ tfcc_status_t (*init_fn)(tfcc_context*, void*, uint64_t, int64_t) = mnist_cnn_in
 tfcc_status_t (*create_fn)(int64_t, tfcc_context**) = mnist_cnn_create;
 void (*destroy_fn)(tfcc_context*) = mnist_cnn_destroy;
 const char* (*status_fn)(tfcc_status_t) = mnist_cnn_status_string;
+const char* (*isa_fn)(void) = mnist_cnn_kernels_isa;
 tfcc_status_t (*predict_fn)(tfcc_context*, int64_t, const float*, float*, int32_t*) =
     mnist_cnn_predict;
 tfcc_status_t (*eval_fn)(tfcc_context*, int64_t, const float*, const uint8_t*, float*) =

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfcc/tfcc_kernels.h"
+#include "tfcc/tfcc_runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -107,6 +108,19 @@ const char *const kIsaNames[] = {"generic", "avx2", "avx512"};
 bool haveIsa(int isa) {
   tfcc_rt_kernels_force_isa(-1);
   return tfcc_kernels_isa() >= isa;
+}
+
+// tfcc_rt_kernels_isa (the generated <p>_kernels_isa) names the level the
+// kernels run at, a forced lower one included.
+TEST(KernelsIsaTest, PublicNameFollowsTheLevel) {
+  for (int isa = TFCC_ISA_GENERIC; isa <= TFCC_ISA_AVX512; ++isa) {
+    if (!haveIsa(isa))
+      continue;
+    tfcc_rt_kernels_force_isa(isa);
+    EXPECT_STREQ(tfcc_rt_kernels_isa(), kIsaNames[isa]);
+  }
+  tfcc_rt_kernels_force_isa(-1);
+  EXPECT_STREQ(tfcc_rt_kernels_isa(), kIsaNames[tfcc_kernels_isa()]);
 }
 
 // ---- sgemm ----------------------------------------------------------------

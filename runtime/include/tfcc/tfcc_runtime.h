@@ -215,6 +215,13 @@ TFCC_RT_API uint32_t tfcc_rt_crc32c(uint32_t crc, const void* data,
  * it. */
 TFCC_RT_API const char* tfcc_rt_status_string(tfcc_status_t s);
 
+/* The instruction-set level of the kernels this process runs: "avx512",
+ * "avx2" or "generic" (the target's baseline: SSE2 on x86-64, NEON on
+ * AArch64). Chosen once per process from the CPU, capped by the level the
+ * runtime archive was built for and by the TFCC_KERNELS_ISA environment
+ * variable (docs/c-api.md). Never NULL; static. */
+TFCC_RT_API const char* tfcc_rt_kernels_isa(void);
+
 /* Returns the message of the last call on `ctx` (borrowed from ctx, valid until
  * the next call on it); "" for NULL. Never NULL. */
 TFCC_RT_API const char* tfcc_rt_context_message(const tfcc_context* ctx);

@@ -14,6 +14,8 @@
  * Threads split the (batch, row tiles, panels) grid; every output element
  * is reduced in the same order whatever the split, so results are identical
  * for any thread count. */
+/* Before kernels_internal.h, whose TFCC_INTERNAL macro names a status too. */
+#include "tfcc/tfcc_runtime.h"
 #include "kernels_internal.h"
 
 #include <math.h>
@@ -114,6 +116,17 @@ int tfcc_kernels_isa(void) {
   if (forced >= 0 && forced <= isa)
     return forced;
   return isa;
+}
+
+const char* tfcc_rt_kernels_isa(void) {
+  switch (tfcc_kernels_isa()) {
+    case TFCC_ISA_AVX512:
+      return "avx512";
+    case TFCC_ISA_AVX2:
+      return "avx2";
+    default:
+      return "generic";
+  }
 }
 
 void tfcc_rt_kernels_force_isa(int isa) {

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int passed, failed;
@@ -46,6 +47,16 @@ int main(void) {
   const tfcc_model_info* info = mnist_cnn_info();
   tfcc_status_t s;
   int i, j;
+
+  /* The kernels' instruction set: a level's name, the one TFCC_KERNELS_ISA
+   * asks for when c-api.test sets EXPECT_KERNELS_ISA beside it. */
+  {
+    const char* isa = mnist_cnn_kernels_isa();
+    const char* want = getenv("EXPECT_KERNELS_ISA");
+    expect(strcmp(isa, "avx512") == 0 || strcmp(isa, "avx2") == 0 || strcmp(isa, "generic") == 0,
+           "kernels_isa names a level", isa);
+    expect(!want || strcmp(isa, want) == 0, "kernels_isa follows TFCC_KERNELS_ISA", isa);
+  }
 
   /* The reflective table. */
   expect(info->abi_version == TFCC_ABI_VERSION && strcmp(info->name, "mnist_cnn") == 0 &&

@@ -252,6 +252,11 @@ void mnist_cnn_destroy(tfcc_context* ctx);
 /* Returns a short static name of `status` ("ok", "invalid argument", ...). */
 const char* mnist_cnn_status_string(tfcc_status_t status);
 
+/* The instruction-set level of the kernels this process runs: "avx512", "avx2" or
+ * "generic" (SSE2 on x86-64, NEON on AArch64); TFCC_KERNELS_ISA=generic|avx2
+ * lowers it. */
+const char* mnist_cnn_kernels_isa(void);
+
 /* Generic form of the entry functions below, for tools that drive any model
  * through the table of mnist_cnn_info(): runs entry `entry_index` with
  * `inputs`/`outputs` in argument order. Same checks and statuses. */
