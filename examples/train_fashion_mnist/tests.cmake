@@ -6,4 +6,10 @@ if(TARGET fashion_mnist_data)
             $<TARGET_FILE:train_fashion_mnist> ${CMAKE_BINARY_DIR}/data
             ${CMAKE_CURRENT_BINARY_DIR}/train_fashion_mnist_smoke)
   set_tests_properties(train_fashion_mnist_smoke PROPERTIES TIMEOUT 120)
+  # The main job's steps (examples/main_job.sh), quick: train, bake the
+  # weights into an inference library, link examples/mnist/main.c to it.
+  add_test(NAME main_job_quick
+    COMMAND sh ${CMAKE_SOURCE_DIR}/examples/main_job_test.sh ${CMAKE_BINARY_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/main_job_quick)
+  set_tests_properties(main_job_quick PROPERTIES TIMEOUT 300)
 endif()
