@@ -25,6 +25,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -514,17 +515,10 @@ bool emitObject(llvm::Module &module, llvm::TargetMachine &tm,
 
 } // namespace
 
-LogicalResult runTrainingPasses(ModuleOp module) {
-  if (module.getOps<graph::TrainStepOp>().empty())
-    return success();
-  PassManager pm(module.getContext());
-  std::string error;
-  llvm::raw_string_ostream errors(error);
-  if (failed(parsePassPipeline("tfcc-autodiff", pm, errors))) {
-    module.emitError() << "internal error: bad pass pipeline: " << error;
-    return failure();
-  }
-  return pm.run(module);
+void registerCompilerCLOptions() {
+  // Before parsing: --mlir-print-ir-after=PASS looks PASS up then.
+  registerCompilerPasses();
+  registerPipelineCLOptions();
 }
 
 std::string headerPathFor(const std::string &outputPath) {
@@ -576,6 +570,11 @@ int compile(const CompileOptions &o) {
 
   llvm::SourceMgr sourceMgr;
   tfcc::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
+  // --mlir-timing: one report over the pipelines and LLVM's phases, printed
+  // when the manager goes out of scope.
+  DefaultTimingManager timingManager;
+  applyPipelineTimingOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
 
   // `tfcc model.mlir -o out/model.so` creates out/ when it is missing.
   if (o.outputPath != "-") {
@@ -592,9 +591,11 @@ int compile(const CompileOptions &o) {
     llvm::errs() << "tfcc: error: input shapes apply to ONNX models only\n";
     return 1;
   }
+  TimingScope loadTiming = timing.nest("load model");
   OwningOpRef<ModuleOp> module =
       o.inputText ? loadModelText(*o.inputText, o.inputPath, sourceMgr, context)
                   : loadModelFile(o.inputPath, sourceMgr, context, o.inputShapes);
+  loadTiming.stop();
   if (!module)
     return 1;
   if (!o.weightsPath.empty()) {
@@ -604,7 +605,7 @@ int compile(const CompileOptions &o) {
       return 1;
     }
   }
-  if (failed(runNormalizePipeline(*module)))
+  if (failed(runNormalizePipeline(*module, &timing)))
     return 1;
   // A training model: tfcc-autodiff first (before inlining and the folders
   // that treat graph.dropout as the identity), every variable in state memory.
@@ -620,7 +621,7 @@ int compile(const CompileOptions &o) {
     training = false;
   }
   if (training) {
-    if (failed(runTrainingPasses(*module)))
+    if (failed(runTrainingPasses(*module, &timing)))
       return 1;
     // Tells the graph passes that variables are state, not constants
     // (passes/ConstantValues.cpp).
@@ -631,7 +632,7 @@ int compile(const CompileOptions &o) {
     return 1;
   if (training && failed(layoutState(*module, *sig)))
     return 1;
-  if (failed(runGraphPipeline(*module)))
+  if (failed(runGraphPipeline(*module, &timing)))
     return 1;
   if (o.emit == EmitKind::Graph)
     return printModule(*module, o.outputPath);
@@ -639,7 +640,7 @@ int compile(const CompileOptions &o) {
   if (training && failed(rewriteStateAccess(*module, *sig)))
     return 1;
   std::vector<std::string> implNames = renameEntries(*module);
-  if (failed(runToArenaPipeline(*module)))
+  if (failed(runToArenaPipeline(*module, &timing)))
     return 1;
   {
     std::unique_ptr<llvm::ToolOutputFile> reportFile;
@@ -668,11 +669,12 @@ int compile(const CompileOptions &o) {
   // The header needs the memory plan (its arena sizes).
   if (o.emit == EmitKind::Header)
     return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText())) ? 0 : 1;
-  if (failed(runToLLVMPipeline(*module)))
+  if (failed(runToLLVMPipeline(*module, &timing)))
     return 1;
   if (o.emit == EmitKind::Mlir)
     return printModule(*module, o.outputPath);
 
+  TimingScope translateTiming = timing.nest("translate to LLVM IR");
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, sig->modelName);
@@ -696,8 +698,12 @@ int compile(const CompileOptions &o) {
   }
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple().getTriple());
+  translateTiming.stop();
+  TimingScope optimizeTiming = timing.nest("LLVM optimization");
   auto optimize = makeOptimizingTransformer(o.optLevel, 0, tm.get());
-  if (llvm::Error err = optimize(llvmModule.get())) {
+  llvm::Error optimizeError = optimize(llvmModule.get());
+  optimizeTiming.stop();
+  if (llvm::Error err = std::move(optimizeError)) {
     llvm::errs() << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
     return 1;
   }
@@ -720,8 +726,10 @@ int compile(const CompileOptions &o) {
     return 1;
   }
   llvm::FileRemover removeObject(objectPath);
+  TimingScope codegenTiming = timing.nest("LLVM code generation");
   if (!emitObject(*llvmModule, *tm, objectPath.str().str()))
     return 1;
+  codegenTiming.stop();
 
   llvm::Triple host(llvm::sys::getDefaultTargetTriple());
   if (o.runtimeLibrary.empty() &&
@@ -742,6 +750,7 @@ int compile(const CompileOptions &o) {
     return 1;
   }
   std::string soname = llvm::sys::path::filename(o.outputPath).str();
+  TimingScope linkTiming = timing.nest("link");
   if (!linkWithLld(o.emit == EmitKind::Object ? LinkKind::Relocatable
                                               : LinkKind::SharedLibrary,
                    {objectPath.str().str()}, {runtime}, o.outputPath, soname,

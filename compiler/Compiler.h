@@ -69,6 +69,11 @@ bool parseInputShape(const std::string &spec,
 /// printed to stderr. Returns 0 on success, 1 on error.
 int compile(const CompileOptions &options);
 
+/// Registers MLIR's pass-manager options (--mlir-timing,
+/// --mlir-print-ir-after-all, crash reproducers, ...) for compile(): call it
+/// before parsing the command line.
+void registerCompilerCLOptions();
+
 /// Where the runtime archive is by default: <dir of the running tool>/../lib.
 std::string defaultRuntimeLibrary();
 

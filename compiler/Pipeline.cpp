@@ -4,10 +4,14 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
+
+#include "dialects/graph/IR/GraphOps.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,7 +47,26 @@ const char *const tfcc::kToLLVMPipeline =
     "convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
     "convert-openmp-to-llvm,reconcile-unrealized-casts";
 
-static LogicalResult runPipeline(ModuleOp module, const char *pipeline) {
+/// Whether registerPipelineCLOptions ran: MLIR's apply functions fail when
+/// their options were never registered (the fuzz harness, the other tools).
+static bool pipelineCLOptionsRegistered = false;
+
+void tfcc::registerPipelineCLOptions() {
+  // The printer's options too (--mlir-elide-elementsattrs-if-larger=N keeps
+  // the weights out of --mlir-print-ir-* and --emit=mlir output).
+  registerAsmPrinterCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  pipelineCLOptionsRegistered = true;
+}
+
+void tfcc::applyPipelineTimingOptions(DefaultTimingManager &manager) {
+  if (pipelineCLOptionsRegistered)
+    applyDefaultTimingManagerCLOptions(manager);
+}
+
+static LogicalResult runPipeline(ModuleOp module, const char *pipeline,
+                                 StringRef name, TimingScope *timing) {
   PassManager pm(module.getContext());
   // Verified once per pipeline, not after each of its passes: on a large
   // graph that was a quarter of the compile time. tfcc-opt and the lit tests
@@ -54,6 +77,13 @@ static LogicalResult runPipeline(ModuleOp module, const char *pipeline) {
   if (failed(parsePassPipeline(pipeline, pm, errors))) {
     module.emitError() << "internal error: bad pass pipeline: " << error;
     return failure();
+  }
+  if (pipelineCLOptionsRegistered && failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  std::optional<TimingScope> scope;
+  if (timing) {
+    scope.emplace(timing->nest(name));
+    pm.enableTiming(*scope);
   }
   if (failed(pm.run(module)))
     return failure();
@@ -92,21 +122,27 @@ static void copyReturnedArguments(ModuleOp module) {
   });
 }
 
-LogicalResult tfcc::runNormalizePipeline(ModuleOp module) {
-  return runPipeline(module, kNormalizePipeline);
+LogicalResult tfcc::runTrainingPasses(ModuleOp module, TimingScope *timing) {
+  if (module.getOps<graph::TrainStepOp>().empty())
+    return success();
+  return runPipeline(module, "tfcc-autodiff", "training", timing);
 }
 
-LogicalResult tfcc::runGraphPipeline(ModuleOp module) {
-  return runPipeline(module, kGraphPipeline);
+LogicalResult tfcc::runNormalizePipeline(ModuleOp module, TimingScope *timing) {
+  return runPipeline(module, kNormalizePipeline, "normalize", timing);
 }
 
-LogicalResult tfcc::runToArenaPipeline(ModuleOp module) {
-  if (failed(runPipeline(module, kToBuffersPipeline)))
+LogicalResult tfcc::runGraphPipeline(ModuleOp module, TimingScope *timing) {
+  return runPipeline(module, kGraphPipeline, "graph", timing);
+}
+
+LogicalResult tfcc::runToArenaPipeline(ModuleOp module, TimingScope *timing) {
+  if (failed(runPipeline(module, kToBuffersPipeline, "to-buffers", timing)))
     return failure();
   copyReturnedArguments(module);
-  return runPipeline(module, kToArenaPipeline);
+  return runPipeline(module, kToArenaPipeline, "to-arena", timing);
 }
 
-LogicalResult tfcc::runToLLVMPipeline(ModuleOp module) {
-  return runPipeline(module, kToLLVMPipeline);
+LogicalResult tfcc::runToLLVMPipeline(ModuleOp module, TimingScope *timing) {
+  return runPipeline(module, kToLLVMPipeline, "to-llvm", timing);
 }

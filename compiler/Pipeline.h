@@ -5,6 +5,11 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+namespace mlir {
+class DefaultTimingManager;
+class TimingScope;
+} // namespace mlir
+
 namespace tfcc {
 
 /// Before the C interface is read from the model: result types refined to
@@ -20,16 +25,32 @@ extern const char *const kToArenaPipeline;
 /// Loops and the LLVM dialect.
 extern const char *const kToLLVMPipeline;
 
+/// Registers MLIR's pass-manager and timing options (--mlir-timing,
+/// --mlir-print-ir-after-all, --mlir-pass-pipeline-crash-reproducer, ...);
+/// once registered (before the command line is parsed), every pipeline below
+/// applies them. Tools that do not call it run the pipelines plainly.
+void registerPipelineCLOptions();
+/// Applies the registered timing options (--mlir-timing,
+/// --mlir-timing-display) to `manager`; nothing when they are not registered.
+void applyPipelineTimingOptions(mlir::DefaultTimingManager &manager);
+
 /// Runs tfcc-autodiff when `module` has a graph.train_step (the compiler and
 /// the tools that interpret the same model both call it); does nothing
-/// otherwise. Defined in Compiler.cpp.
-mlir::LogicalResult runTrainingPasses(mlir::ModuleOp module);
-
-mlir::LogicalResult runNormalizePipeline(mlir::ModuleOp module);
-mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module);
+/// otherwise.
+///
+/// Each run*Pipeline times its passes under `timing` when given (a nested
+/// scope per pipeline, for tfcc --mlir-timing).
+mlir::LogicalResult runTrainingPasses(mlir::ModuleOp module,
+                                      mlir::TimingScope *timing = nullptr);
+mlir::LogicalResult runNormalizePipeline(mlir::ModuleOp module,
+                                         mlir::TimingScope *timing = nullptr);
+mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module,
+                                     mlir::TimingScope *timing = nullptr);
 /// kToBuffersPipeline and kToArenaPipeline, with the fix between them.
-mlir::LogicalResult runToArenaPipeline(mlir::ModuleOp module);
-mlir::LogicalResult runToLLVMPipeline(mlir::ModuleOp module);
+mlir::LogicalResult runToArenaPipeline(mlir::ModuleOp module,
+                                       mlir::TimingScope *timing = nullptr);
+mlir::LogicalResult runToLLVMPipeline(mlir::ModuleOp module,
+                                      mlir::TimingScope *timing = nullptr);
 
 } // namespace tfcc
 

@@ -85,12 +85,21 @@ static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level 0-3 (de
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  tfcc::registerCompilerCLOptions();
+  // MLIR's pass-manager options (registered above) are listed under their own
+  // heading; every other library option stays hidden.
+  static cl::OptionCategory mlirCategory(
+      "MLIR pass-manager options (applied to tfcc's pass pipelines)");
+  for (auto &entry : cl::getRegisteredOptions())
+    if (entry.getKey().starts_with("mlir-"))
+      entry.getValue()->addCategory(mlirCategory);
+  cl::HideUnrelatedOptions({&category, &mlirCategory});
   cl::ParseCommandLineOptions(
       argc, argv,
       "tfcc: ahead-of-time compiler for graph-IR models\n\n"
       "  tfcc MODEL.mlir -o OUT.so   writes OUT.so and OUT.h\n"
-      "  tfcc MODEL.onnx -o OUT.so   imports an ONNX model, then the same\n");
+      "  tfcc MODEL.onnx -o OUT.so   imports an ONNX model, then the same\n"
+      "  tfcc MODEL.mlir --mlir-timing   also prints each pass's and LLVM's time\n");
   tfcc::CompileOptions options;
   options.inputPath = inputPath;
   options.emit = emitKind;
