@@ -2,10 +2,7 @@
 
 #include "compiler/Pipeline.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -13,7 +10,6 @@
 
 #include "dialects/graph/IR/GraphOps.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -36,6 +32,7 @@ const char *const tfcc::kToBuffersPipeline =
     "canonicalize";
 
 const char *const tfcc::kToArenaPipeline =
+    "tfcc-copy-returned-arguments,"
     "buffer-results-to-out-params{hoist-static-allocs=true},"
     "canonicalize,tfcc-arena-allocation";
 
@@ -95,33 +92,6 @@ static LogicalResult runPipeline(ModuleOp module, const char *pipeline,
   return success();
 }
 
-/// buffer-results-to-out-params (MLIR 19) crashes on a function that returns
-/// one of its arguments (e.g. a model whose only op folded away) or one
-/// buffer twice (two results CSE made one, found by random-graph testing):
-/// return a copy instead.
-static void copyReturnedArguments(ModuleOp module) {
-  module.walk([](func::ReturnOp ret) {
-    OpBuilder b(ret);
-    llvm::SmallPtrSet<Value, 4> returned;
-    for (OpOperand &operand : ret->getOpOperands()) {
-      Value arg = operand.get();
-      auto type = dyn_cast<MemRefType>(arg.getType());
-      bool again = !returned.insert(arg).second;
-      if (!type || (!isa<BlockArgument>(arg) && !again))
-        continue;
-      SmallVector<Value> dynamicSizes;
-      for (int64_t i = 0; i < type.getRank(); ++i)
-        if (type.isDynamicDim(i))
-          dynamicSizes.push_back(b.create<memref::DimOp>(ret.getLoc(), arg, i));
-      auto copy = b.create<memref::AllocOp>(
-          ret.getLoc(), MemRefType::get(type.getShape(), type.getElementType()),
-          dynamicSizes);
-      b.create<memref::CopyOp>(ret.getLoc(), arg, copy);
-      operand.set(copy);
-    }
-  });
-}
-
 LogicalResult tfcc::runTrainingPasses(ModuleOp module, TimingScope *timing) {
   if (module.getOps<graph::TrainStepOp>().empty())
     return success();
@@ -139,7 +109,6 @@ LogicalResult tfcc::runGraphPipeline(ModuleOp module, TimingScope *timing) {
 LogicalResult tfcc::runToArenaPipeline(ModuleOp module, TimingScope *timing) {
   if (failed(runPipeline(module, kToBuffersPipeline, "to-buffers", timing)))
     return failure();
-  copyReturnedArguments(module);
   return runPipeline(module, kToArenaPipeline, "to-arena", timing);
 }
 

@@ -46,7 +46,7 @@ mlir::LogicalResult runNormalizePipeline(mlir::ModuleOp module,
                                          mlir::TimingScope *timing = nullptr);
 mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module,
                                      mlir::TimingScope *timing = nullptr);
-/// kToBuffersPipeline and kToArenaPipeline, with the fix between them.
+/// kToBuffersPipeline, then kToArenaPipeline.
 mlir::LogicalResult runToArenaPipeline(mlir::ModuleOp module,
                                        mlir::TimingScope *timing = nullptr);
 mlir::LogicalResult runToLLVMPipeline(mlir::ModuleOp module,

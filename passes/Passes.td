@@ -220,6 +220,34 @@ def SplitEmptyTensors : Pass<"tfcc-split-empty-tensors"> {
   }];
 }
 
+def CopyReturnedArguments : Pass<"tfcc-copy-returned-arguments"> {
+  let summary = "Return copies of returned arguments and of buffers returned twice";
+  let description = [{
+    `buffer-results-to-out-params` (MLIR 19) crashes on a function that
+    returns one of its arguments (a model whose only op folded away) or one
+    buffer twice (two results CSE made one). This pass runs before it, after
+    bufferization: each such memref result becomes a new allocation holding
+    a copy (`memref.alloc` + `memref.copy`, dynamic sizes from `memref.dim`),
+    so every result is a buffer of its own. Example:
+
+    ```mlir
+    func.func @f(%x: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>) {
+      %y = memref.alloc() : memref<4xf32>
+      ...
+      return %x, %y, %y ...
+    ```
+    becomes
+    ```mlir
+      %0 = memref.alloc() : memref<4xf32>
+      memref.copy %x, %0 : memref<4xf32> to memref<4xf32>
+      %1 = memref.alloc() : memref<4xf32>
+      memref.copy %y, %1 : memref<4xf32> to memref<4xf32>
+      return %0, %y, %1 ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
   let summary = "Run large generated loop nests on the context's thread pool";
   let description = [{
