@@ -48,7 +48,9 @@ StringRef sourceName(llvm::SMRange range) {
   return text.take_until([](char c) { return c == ':' || c == '#'; });
 }
 
-/// Records the SSA names of public functions' arguments and returned values.
+/// Records the SSA names of public functions' arguments and returned values,
+/// where the model does not name them already (tfcc-import writes the ONNX
+/// names as tfcc.name and the printer's %arg0, %1 as SSA names).
 void recordArgumentNames(const AsmParserState &state, ModuleOp module) {
   Builder b(module.getContext());
   llvm::DenseMap<Block *, const AsmParserState::BlockDefinition *> blocks;
@@ -64,7 +66,8 @@ void recordArgumentNames(const AsmParserState &state, ModuleOp module) {
     Block &entry = func.getBody().front();
     if (auto it = blocks.find(&entry); it != blocks.end())
       for (auto [i, arg] : llvm::enumerate(it->second->arguments))
-        if (i < func.getNumArguments() && arg.loc.isValid())
+        if (i < func.getNumArguments() && arg.loc.isValid() &&
+            !func.getArgAttr(i, tfcc::kArgNameAttr))
           func.setArgAttr(i, tfcc::kArgNameAttr,
                           b.getStringAttr(sourceName(arg.loc)));
     auto ret = dyn_cast<func::ReturnOp>(entry.getTerminator());
@@ -72,7 +75,7 @@ void recordArgumentNames(const AsmParserState &state, ModuleOp module) {
       continue;
     for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
       auto result = dyn_cast<OpResult>(value);
-      if (!result)
+      if (!result || func.getResultAttr(i, tfcc::kArgNameAttr))
         continue;
       auto it = ops.find(result.getOwner());
       if (it == ops.end())
