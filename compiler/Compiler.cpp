@@ -15,6 +15,7 @@
 #include "compiler/Linker.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
+#include "passes/Passes.h"
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Initializers.h"
 #include "tfcc/tfcc_runtime.h"
@@ -60,10 +61,6 @@ using namespace mlir;
 
 namespace tfcc {
 namespace {
-
-/// Prefix of the renamed lowered entry functions: keeps them away from C
-/// library names (ops.mlir has entries called `exp` and `log`).
-constexpr const char *kImplPrefix = "__tfcc_impl_";
 
 FailureOr<ArgSignature> argSignature(Location loc, Type type, DictionaryAttr attrs,
                                      const std::string &fallbackName) {
@@ -261,23 +258,6 @@ LogicalResult rewriteStateAccess(ModuleOp module, const ModelSignature &sig) {
   return success();
 }
 
-/// Renames the entry functions so their lowered bodies cannot clash with C
-/// symbols; returns the new names in entry order.
-std::vector<std::string> renameEntries(ModuleOp module) {
-  std::vector<std::string> implNames;
-  for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
-    if (func.isExternal() || !func.isPublic())
-      continue;
-    std::string implName = kImplPrefix + func.getSymName().str();
-    if (failed(SymbolTable::replaceAllSymbolUses(
-            func, StringAttr::get(module.getContext(), implName), module)))
-      continue;
-    func.setSymName(implName);
-    implNames.push_back(implName);
-  }
-  return implNames;
-}
-
 /// fixed + perBatch * batch, as the report prints it.
 /// `full` always shows both parts (the summary lines of a dynamic entry).
 std::string affineText(int64_t fixed, int64_t perBatch, bool full = false) {
@@ -376,7 +356,7 @@ void recordArenaSizes(ModuleOp module, ArrayRef<std::string> implNames,
     entry.arenaNaivePerBatch = np;
     if (report)
       reportPlan(*report, entry, plan);
-    func->removeAttr("tfcc.arena_plan");
+    func->removeAttr("tfcc.arena_plan"); // the report's data, not code
   }
 }
 
@@ -420,6 +400,7 @@ int printModule(ModuleOp module, const std::string &path) {
   std::string text;
   llvm::raw_string_ostream os(text);
   module.print(os);
+  os << "\n"; // as mlir-opt and tfcc-opt end their output
   if (path == "-") {
     llvm::outs() << text;
     return 0;
@@ -569,7 +550,7 @@ int compile(const CompileOptions &o) {
   context.loadAllAvailableDialects();
 
   llvm::SourceMgr sourceMgr;
-  tfcc::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
+  ::tfcc::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
   // --mlir-timing: one report over the pipelines and LLVM's phases, printed
   // when the manager goes out of scope.
   DefaultTimingManager timingManager;
@@ -639,9 +620,12 @@ int compile(const CompileOptions &o) {
 
   if (training && failed(rewriteStateAccess(*module, *sig)))
     return 1;
-  std::vector<std::string> implNames = renameEntries(*module);
   if (failed(runToArenaPipeline(*module, &timing)))
     return 1;
+  // tfcc-rename-entries gave the entries these names.
+  std::vector<std::string> implNames;
+  for (const EntrySignature &entry : sig->entries)
+    implNames.push_back(mlir::tfcc::kEntryImplPrefix + entry.name);
   {
     std::unique_ptr<llvm::ToolOutputFile> reportFile;
     llvm::raw_ostream *report = nullptr;
@@ -767,7 +751,7 @@ int compile(const CompileOptions &o) {
 
 } // namespace tfcc
 
-bool tfcc::parseInputShape(const std::string &spec,
+bool ::tfcc::parseInputShape(const std::string &spec,
                            std::map<std::string, std::vector<int64_t>> &shapes,
                            std::string &error) {
   auto [name, dims] = llvm::StringRef(spec).rsplit('=');

@@ -25,7 +25,7 @@ const char *const tfcc::kGraphPipeline =
     "func.func(tfcc-fuse-ops),canonicalize,cse";
 
 const char *const tfcc::kToBuffersPipeline =
-    "tfcc-convert-graph-to-linalg,canonicalize,cse,"
+    "tfcc-rename-entries,tfcc-convert-graph-to-linalg,canonicalize,cse,"
     "tfcc-fuse-elementwise,canonicalize,tfcc-split-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
@@ -43,6 +43,44 @@ const char *const tfcc::kToLLVMPipeline =
     "convert-math-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
     "convert-openmp-to-llvm,reconcile-unrealized-casts";
+
+namespace {
+/// The pipelines by name, in the order tfcc runs them: one table for the
+/// registration and the documentation of each.
+struct NamedPipeline {
+  const char *name;
+  const char *description;
+  const char *const *pipeline;
+};
+const NamedPipeline kNamedPipelines[] = {
+    {"tfcc-normalize-pipeline",
+     "tfcc's first pipeline: result types refined to what inference knows",
+     &tfcc::kNormalizePipeline},
+    {"tfcc-graph-pipeline",
+     "tfcc's graph-level passes (inlining, clean-up, layout, op fusion); "
+     "tfcc --emit=graph prints the IR after it",
+     &tfcc::kGraphPipeline},
+    {"tfcc-to-buffers-pipeline",
+     "tfcc's lowering to linalg, elementwise fusion and bufferization",
+     &tfcc::kToBuffersPipeline},
+    {"tfcc-to-arena-pipeline",
+     "tfcc's output buffers as arguments and the arena memory plan",
+     &tfcc::kToArenaPipeline},
+    {"tfcc-to-llvm-pipeline",
+     "tfcc's loops, threads and the LLVM dialect; tfcc --emit=mlir prints "
+     "the IR after it",
+     &tfcc::kToLLVMPipeline},
+};
+} // namespace
+
+void tfcc::registerPipelines() {
+  for (const NamedPipeline &named : kNamedPipelines)
+    PassPipelineRegistration<>(
+        named.name, named.description, [&named](OpPassManager &pm) {
+          if (failed(parsePassPipeline(*named.pipeline, pm)))
+            llvm::report_fatal_error(llvm::Twine("bad pipeline ") + named.name);
+        });
+}
 
 /// Whether registerPipelineCLOptions ran: MLIR's apply functions fail when
 /// their options were never registered (the fuzz harness, the other tools).

@@ -25,6 +25,12 @@ extern const char *const kToArenaPipeline;
 /// Loops and the LLVM dialect.
 extern const char *const kToLLVMPipeline;
 
+/// Registers each pipeline above as a pass pipeline (tfcc-normalize-pipeline,
+/// tfcc-graph-pipeline, tfcc-to-buffers-pipeline, tfcc-to-arena-pipeline,
+/// tfcc-to-llvm-pipeline), so `tfcc-opt --tfcc-graph-pipeline` replays what
+/// tfcc runs. Called by registerCompilerPasses.
+void registerPipelines();
+
 /// Registers MLIR's pass-manager and timing options (--mlir-timing,
 /// --mlir-print-ir-after-all, --mlir-pass-pipeline-crash-reproducer, ...);
 /// once registered (before the command line is parsed), every pipeline below

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Registration.h"
+#include "compiler/Pipeline.h"
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "passes/Passes.h"
@@ -29,4 +30,5 @@ void tfcc::registerCompilerPasses() {
   registered = true;
   mlir::registerAllPasses();
   mlir::tfcc::registerTfccPasses();
+  registerPipelines();
 }

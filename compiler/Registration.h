@@ -12,7 +12,8 @@ namespace tfcc {
 /// Every dialect, interface and translation the pipeline touches.
 void registerCompilerDialects(mlir::DialectRegistry &registry);
 
-/// Upstream passes and tfcc's own, for textual pipelines and tfcc-opt.
+/// Upstream passes and tfcc's own, and tfcc's pipelines by name
+/// (registerPipelines), for textual pipelines and tfcc-opt.
 void registerCompilerPasses();
 
 } // namespace tfcc

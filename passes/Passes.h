@@ -51,6 +51,10 @@ void serializeParallelLoop(scf::ParallelOp parallel);
 void distributeParallelLoop(scf::ParallelOp parallel, unsigned distributed,
                             Value numThreads);
 
+/// The prefix tfcc-rename-entries gives the entry functions; the C
+/// interface (compiler/AbiEmitter.cpp) calls them by it.
+inline constexpr const char *kEntryImplPrefix = "__tfcc_impl_";
+
 /// Name of the external function generated code calls to report a runtime
 /// error (e.g. a gather index out of range): void(i32 code).
 inline constexpr const char *kReportErrorFunction = "tfcc_rt_report_error";

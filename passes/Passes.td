@@ -194,6 +194,25 @@ def FuseElementwise : Pass<"tfcc-fuse-elementwise"> {
   ];
 }
 
+def RenameEntries : Pass<"tfcc-rename-entries", "ModuleOp"> {
+  let summary = "Give the entry functions their internal names, __tfcc_impl_<entry>";
+  let description = [{
+    The C interface exports each entry point under a C name
+    (`<prefix>_<entry>`) and calls the lowered function; so that the lowered
+    body cannot clash with those names or any other C symbol of the program,
+    every public function with a body is renamed `__tfcc_impl_<name>`, its
+    uses too (a name that already has the prefix is left alone). Example:
+
+    ```mlir
+    func.func @predict(%x: tensor<?x4xf32>) -> tensor<?x2xf32>
+    ```
+    becomes
+    ```mlir
+    func.func @__tfcc_impl_predict(%x: tensor<?x4xf32>) -> tensor<?x2xf32>
+    ```
+  }];
+}
+
 def SplitEmptyTensors : Pass<"tfcc-split-empty-tensors"> {
   let summary = "Give every use of a tensor.empty its own, before bufferization";
   let description = [{

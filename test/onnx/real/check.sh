@@ -31,7 +31,7 @@ ORT_RUN="$HERE/ort_run.js"
 
 # shellcheck source=check_common.sh
 . "$HERE/check_common.sh"
-"$TFCC_BIN/tfcc" --help 2>&1 | grep -qi onnx \
+"$TFCC_BIN/tfcc" --help 2>&1 | grep -i onnx >/dev/null \
   || die "$TFCC_BIN/tfcc does not import .onnx models (no ONNX in 'tfcc --help')"
 
 # --- Fetch ----------------------------------------------------------------------------------
