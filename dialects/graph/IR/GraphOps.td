@@ -147,6 +147,20 @@ def Graph_VariableOp : Graph_Op<"variable", [Symbol]> {
 
 def Graph_ReadOp : Graph_Op<"read", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "reads the current value of a variable";
+  let description = [{
+    `%v = graph.read @name : TYPE` yields the current value of the module's
+    `graph.variable @name`; `@name` must name a graph.variable and TYPE must
+    equal its type. The value is the variable's initializer until a
+    `graph.assign` (which tfcc-autodiff emits in training entry points) writes
+    it. It is how a TF `tf.Variable` is read; the ONNX importer also reads its
+    larger constant tensors (over 16 elements, not i1) through a variable.
+
+    Example:
+
+    ```mlir
+    %k = graph.read @conv1_kernel : tensor<3x3x1x32xf32>
+    ```
+  }];
   let arguments = (ins FlatSymbolRefAttr:$variable);
   let results = (outs Graph_AnyTensor:$value);
   let assemblyFormat = "$variable attr-dict `:` type($value)";
@@ -155,6 +169,19 @@ def Graph_ReadOp : Graph_Op<"read", [DeclareOpInterfaceMethods<SymbolUserOpInter
 def Graph_ConstantOp : Graph_Op<"constant", [ConstantLike, Pure,
     AllTypesMatch<["value", "output"]>]> {
   let summary = "inline constant tensor";
+  let description = [{
+    `%c = graph.constant dense<...> : TYPE`: the elements attribute `value`,
+    whose type is the result type. It is the dialect's constant-like op: it
+    folds to `value`, and folders materialize their constants as
+    `graph.constant`. The ONNX importer uses it for small constant tensors (at
+    most 16 elements, or i1).
+
+    Example:
+
+    ```mlir
+    %c = graph.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>
+    ```
+  }];
   let arguments = (ins ElementsAttr:$value);
   let results = (outs Graph_AnyTensor:$output);
   let assemblyFormat = "attr-dict $value";
@@ -165,48 +192,429 @@ def Graph_ConstantOp : Graph_Op<"constant", [ConstantLike, Pure,
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-def Graph_AddOp : Graph_BinaryOp<"add", "elementwise sum, NumPy broadcasting">;
-def Graph_SubOp : Graph_BinaryOp<"sub", "elementwise difference, NumPy broadcasting">;
-def Graph_MulOp : Graph_BinaryOp<"mul", "elementwise product, NumPy broadcasting">;
-def Graph_DivOp : Graph_BinaryOp<"div", "elementwise quotient, NumPy broadcasting">;
-def Graph_MaximumOp : Graph_BinaryOp<"maximum", "elementwise maximum, NumPy broadcasting">;
-def Graph_MinimumOp : Graph_BinaryOp<"minimum", "elementwise minimum, NumPy broadcasting">;
-def Graph_PowOp : Graph_BinaryOp<"pow", "elementwise power, NumPy broadcasting">;
+def Graph_AddOp : Graph_BinaryOp<"add", "elementwise sum, NumPy broadcasting"> {
+  let description = [{
+    Elementwise `lhs + rhs`. The operands must have the same element type (a
+    mismatch is a verifier error suggesting `graph.cast`) and shapes that
+    broadcast under NumPy rules; the result has the broadcast shape and that
+    element type. Integer addition wraps (two's complement). TF `tf.math.add`,
+    Keras `Add`; ONNX `Add`, and `Sum` / `Mean` as chains of `graph.add` (Mean
+    then divides by the input count).
 
-def Graph_NegOp : Graph_UnaryOp<"neg"> { let summary = "-x"; }
-def Graph_AbsOp : Graph_UnaryOp<"abs"> { let summary = "|x|"; }
-def Graph_ExpOp : Graph_FloatUnaryOp<"exp", "e^x">;
-def Graph_LogOp : Graph_FloatUnaryOp<"log", "natural logarithm">;
-def Graph_SqrtOp : Graph_FloatUnaryOp<"sqrt", "square root">;
-def Graph_RsqrtOp : Graph_FloatUnaryOp<"rsqrt", "1 / sqrt(x)">;
-def Graph_SquareOp : Graph_UnaryOp<"square"> { let summary = "x * x"; }
-def Graph_TanhOp : Graph_FloatUnaryOp<"tanh", "hyperbolic tangent">;
-def Graph_SigmoidOp : Graph_FloatUnaryOp<"sigmoid", "1 / (1 + e^-x)">;
-def Graph_ReluOp : Graph_FloatUnaryOp<"relu", "max(x, 0)">;
-def Graph_Relu6Op : Graph_FloatUnaryOp<"relu6", "min(max(x, 0), 6)">;
-def Graph_ErfOp : Graph_FloatUnaryOp<"erf", "Gauss error function">;
-def Graph_FloorOp : Graph_FloatUnaryOp<"floor", "round toward -inf">;
-def Graph_CeilOp : Graph_FloatUnaryOp<"ceil", "round toward +inf">;
-def Graph_HardSigmoidOp : Graph_FloatUnaryOp<"hard_sigmoid", "relu6(x + 3) / 6">;
-def Graph_HardSwishOp : Graph_FloatUnaryOp<"hard_swish", "x * hard_sigmoid(x)">;
+    Example:
+
+    ```mlir
+    %r = graph.add %a, %b
+        : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_SubOp : Graph_BinaryOp<"sub", "elementwise difference, NumPy broadcasting"> {
+  let description = [{
+    Elementwise `lhs - rhs`. The operands must have the same element type (a
+    mismatch is a verifier error suggesting `graph.cast`) and shapes that
+    broadcast under NumPy rules; the result has the broadcast shape and that
+    element type. Integer subtraction wraps (two's complement). TF
+    `tf.math.subtract`, Keras `Subtract`; ONNX `Sub`.
+
+    Example:
+
+    ```mlir
+    %r = graph.sub %a, %b
+        : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_MulOp : Graph_BinaryOp<"mul", "elementwise product, NumPy broadcasting"> {
+  let description = [{
+    Elementwise `lhs * rhs`. The operands must have the same element type (a
+    mismatch is a verifier error suggesting `graph.cast`) and shapes that
+    broadcast under NumPy rules; the result has the broadcast shape and that
+    element type. Integer multiplication wraps (two's complement). TF
+    `tf.math.multiply`, Keras `Multiply`; ONNX `Mul`.
+
+    Example:
+
+    ```mlir
+    %r = graph.mul %a, %b
+        : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_DivOp : Graph_BinaryOp<"div", "elementwise quotient, NumPy broadcasting"> {
+  let description = [{
+    Elementwise `lhs / rhs`. The operands must have the same element type (a
+    mismatch is a verifier error suggesting `graph.cast`) and shapes that
+    broadcast under NumPy rules; the result has the broadcast shape and that
+    element type. Floats divide as IEEE (x / 0 is an infinity or NaN); integers
+    truncate toward zero, like TF's `Div`, and an integer division by zero is a
+    run-time error of the reference interpreter. TF `tf.math.divide` (floats);
+    ONNX `Div`, and `Reciprocal` as `1 / x`.
+
+    Example:
+
+    ```mlir
+    %r = graph.div %a, %b
+        : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_MaximumOp : Graph_BinaryOp<"maximum", "elementwise maximum, NumPy broadcasting"> {
+  let description = [{
+    Elementwise `max(lhs, rhs)`. The operands must have the same element type (a
+    mismatch is a verifier error suggesting `graph.cast`) and shapes that
+    broadcast under NumPy rules; the result has the broadcast shape and that
+    element type. For floats a NaN in either operand gives NaN. TF
+    `tf.math.maximum`, Keras `Maximum`; ONNX `Max` (variadic, folded pairwise),
+    integer `Relu` (max(x, 0)) and `Clip` with bounds that `graph.clip` cannot
+    take.
+
+    Example:
+
+    ```mlir
+    %r = graph.maximum %a, %b
+        : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_MinimumOp : Graph_BinaryOp<"minimum", "elementwise minimum, NumPy broadcasting"> {
+  let description = [{
+    Elementwise `min(lhs, rhs)`. The operands must have the same element type (a
+    mismatch is a verifier error suggesting `graph.cast`) and shapes that
+    broadcast under NumPy rules; the result has the broadcast shape and that
+    element type. For floats a NaN in either operand gives NaN. TF
+    `tf.math.minimum`, Keras `Minimum`; ONNX `Min` (variadic, folded pairwise)
+    and `Clip` with bounds that `graph.clip` cannot take.
+
+    Example:
+
+    ```mlir
+    %r = graph.minimum %a, %b
+        : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_PowOp : Graph_BinaryOp<"pow", "elementwise power, NumPy broadcasting"> {
+  let description = [{
+    Elementwise `lhs ^ rhs`. The operands must have the same element type (a
+    mismatch is a verifier error suggesting `graph.cast`) and shapes that
+    broadcast under NumPy rules; the result has the broadcast shape and that
+    element type. Floats use C's `pow`; integers are raised exactly by repeated
+    squaring, wrapping, and a negative integer exponent is a run-time error of
+    the reference interpreter. TF `tf.math.pow`; ONNX `Pow` (its exponent is
+    first cast to the base's element type).
+
+    Example:
+
+    ```mlir
+    %r = graph.pow %a, %b
+        : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_NegOp : Graph_UnaryOp<"neg"> {
+  let summary = "-x";
+  let description = [{
+    Elementwise negation; the result has the operand's type. Float or integer
+    operands (integer negation wraps: the minimum value stays itself). TF
+    `tf.math.negative`; ONNX `Neg`.
+
+    Example:
+
+    ```mlir
+    %y = graph.neg %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_AbsOp : Graph_UnaryOp<"abs"> {
+  let summary = "|x|";
+  let description = [{
+    Elementwise absolute value; the result has the operand's type. Float or
+    integer operands (integer abs wraps: |minimum value| is the minimum value).
+    TF `tf.math.abs`; ONNX `Abs`.
+
+    Example:
+
+    ```mlir
+    %y = graph.abs %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_ExpOp : Graph_FloatUnaryOp<"exp", "e^x"> {
+  let description = [{
+    Elementwise e^x of a float tensor (f32, f64, f16 or bf16); the result has
+    the operand's type. TF `tf.math.exp`; ONNX `Exp` (and the exponential inside
+    ReduceLogSumExp).
+
+    Example:
+
+    ```mlir
+    %y = graph.exp %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_LogOp : Graph_FloatUnaryOp<"log", "natural logarithm"> {
+  let description = [{
+    Elementwise natural logarithm of a float tensor; the result has the
+    operand's type. log(0) = -inf and log(x < 0) = NaN. TF `tf.math.log`; ONNX
+    `Log` (and the logarithm of ReduceLogSum / ReduceLogSumExp).
+
+    Example:
+
+    ```mlir
+    %y = graph.log %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_SqrtOp : Graph_FloatUnaryOp<"sqrt", "square root"> {
+  let description = [{
+    Elementwise square root of a float tensor; the result has the operand's
+    type. sqrt(x < 0) = NaN. TF `tf.math.sqrt`; ONNX `Sqrt` (and the root of
+    ReduceL2).
+
+    Example:
+
+    ```mlir
+    %y = graph.sqrt %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_RsqrtOp : Graph_FloatUnaryOp<"rsqrt", "1 / sqrt(x)"> {
+  let description = [{
+    Elementwise reciprocal square root 1 / sqrt(x) of a float tensor; the result
+    has the operand's type. rsqrt(0) = +inf. TF `tf.math.rsqrt`. ONNX has no
+    such op; the importer uses it to expand InstanceNormalization.
+
+    Example:
+
+    ```mlir
+    %y = graph.rsqrt %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_SquareOp : Graph_UnaryOp<"square"> {
+  let summary = "x * x";
+  let description = [{
+    Elementwise x * x; the result has the operand's type. Float or integer
+    operands (integer products wrap). TF `tf.math.square`; the ONNX importer
+    uses it for ReduceSumSquare and ReduceL2.
+
+    Example:
+
+    ```mlir
+    %y = graph.square %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_TanhOp : Graph_FloatUnaryOp<"tanh", "hyperbolic tangent"> {
+  let description = [{
+    Elementwise hyperbolic tangent of a float tensor; the result has the
+    operand's type. TF `tf.math.tanh`, Keras activation `"tanh"`; ONNX `Tanh`.
+
+    Example:
+
+    ```mlir
+    %y = graph.tanh %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_SigmoidOp : Graph_FloatUnaryOp<"sigmoid", "1 / (1 + e^-x)"> {
+  let description = [{
+    Elementwise logistic function 1 / (1 + e^-x) of a float tensor; the result
+    has the operand's type. TF `tf.math.sigmoid`, Keras activation `"sigmoid"`;
+    ONNX `Sigmoid`.
+
+    Example:
+
+    ```mlir
+    %y = graph.sigmoid %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_ReluOp : Graph_FloatUnaryOp<"relu", "max(x, 0)"> {
+  let description = [{
+    Elementwise max(x, 0) of a float tensor; the result has the operand's type
+    and relu(NaN) is NaN. TF `tf.nn.relu`, Keras `ReLU` / activation `"relu"`;
+    ONNX `Relu` on f32 (other numeric types import as `graph.maximum` with 0).
+
+    Example:
+
+    ```mlir
+    %y = graph.relu %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_Relu6Op : Graph_FloatUnaryOp<"relu6", "min(max(x, 0), 6)"> {
+  let description = [{
+    Elementwise min(max(x, 0), 6) of a float tensor; the result has the
+    operand's type and relu6(NaN) is NaN. TF `tf.nn.relu6`, Keras
+    `ReLU(max_value=6)`.
+
+    Example:
+
+    ```mlir
+    %y = graph.relu6 %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_ErfOp : Graph_FloatUnaryOp<"erf", "Gauss error function"> {
+  let description = [{
+    Elementwise Gauss error function of a float tensor; the result has the
+    operand's type. TF `tf.math.erf`; ONNX `Erf`.
+
+    Example:
+
+    ```mlir
+    %y = graph.erf %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_FloorOp : Graph_FloatUnaryOp<"floor", "round toward -inf"> {
+  let description = [{
+    Elementwise rounding toward -inf of a float tensor; the result has the
+    operand's type. It has no gradient (tfcc-autodiff stops there). TF
+    `tf.math.floor`; ONNX `Floor`.
+
+    Example:
+
+    ```mlir
+    %y = graph.floor %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_CeilOp : Graph_FloatUnaryOp<"ceil", "round toward +inf"> {
+  let description = [{
+    Elementwise rounding toward +inf of a float tensor; the result has the
+    operand's type. It has no gradient (tfcc-autodiff stops there). TF
+    `tf.math.ceil`; ONNX `Ceil`.
+
+    Example:
+
+    ```mlir
+    %y = graph.ceil %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_HardSigmoidOp : Graph_FloatUnaryOp<"hard_sigmoid", "relu6(x + 3) / 6"> {
+  let description = [{
+    Elementwise relu6(x + 3) / 6, i.e. clip(x / 6 + 0.5, 0, 1), of a float
+    tensor; the result has the operand's type and hard_sigmoid(NaN) is NaN. ONNX
+    `HardSigmoid` with alpha = 1/6 and beta = 0.5 (other alpha and beta import
+    as `graph.mul`, `graph.add` and `graph.clip`).
+
+    Example:
+
+    ```mlir
+    %y = graph.hard_sigmoid %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_HardSwishOp : Graph_FloatUnaryOp<"hard_swish", "x * hard_sigmoid(x)"> {
+  let description = [{
+    Elementwise x * hard_sigmoid(x) = x * relu6(x + 3) / 6 of a float tensor
+    (the hard-swish activation of MobileNetV3); the result has the operand's
+    type. ONNX `HardSwish`.
+
+    Example:
+
+    ```mlir
+    %y = graph.hard_swish %x : tensor<2x3xf32>
+    ```
+  }];
+}
 
 def Graph_GeluOp : Graph_FloatUnaryOp<"gelu", "Gaussian error linear unit"> {
+  let description = [{
+    Elementwise Gaussian error linear unit of a float tensor; the result has the
+    operand's type. `approximate` (default "none") selects the form, and the
+    verifier accepts only these two:
+    "none": 0.5 * x * (1 + erf(x / sqrt(2)));
+    "tanh": 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+    TF `tf.nn.gelu` (approximate = False / True), Keras activation `"gelu"`.
+
+    Example:
+
+    ```mlir
+    %y = graph.gelu %x {approximate = "tanh"} : tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x,
                        DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
   let hasVerifier = 1;
 }
 
 def Graph_LeakyReluOp : Graph_FloatUnaryOp<"leaky_relu", "x if x > 0 else alpha * x"> {
+  let description = [{
+    Elementwise x if x > 0 else alpha * x of a float tensor, with the f32
+    attribute `alpha` (default 0.2, as in `tf.nn.leaky_relu`; Keras `LeakyReLU`
+    defaults to 0.3). The result has the operand's type; NaN stays NaN. ONNX
+    `LeakyRelu`.
+
+    Example:
+
+    ```mlir
+    %y = graph.leaky_relu %x {alpha = 1.0e-01 : f32} : tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x,
                        DefaultValuedAttr<F32Attr, "0.2">:$alpha);
 }
 
 def Graph_ClipOp : Graph_FloatUnaryOp<"clip", "min(max(x, min), max)"> {
+  let description = [{
+    Elementwise min(max(x, min), max) of a float tensor, with the required f32
+    attributes `min` and `max`; the verifier rejects min > max. The result has
+    the operand's type; clip(NaN) is NaN. TF `tf.clip_by_value`; ONNX `Clip`
+    with constant f32 bounds (other bounds import as
+    `graph.maximum` / `graph.minimum`).
+
+    Example:
+
+    ```mlir
+    %y = graph.clip %x {min = -1.0 : f32, max = 1.0 : f32} : tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, F32Attr:$min, F32Attr:$max);
   let hasVerifier = 1;
 }
 
 def Graph_DropoutOp : Graph_FloatUnaryOp<"dropout", "identity outside training"> {
+  let description = [{
+    Keras `Dropout`: `rate` (a required f32 in [0, 1)) and `seed` (default 0).
+    Outside training it is the identity: it folds to its operand and the
+    interpreter returns `x`. In a `graph.train_step`, tfcc-autodiff rewrites it
+    to `x * graph.dropout_mask %x, %step {rate, seed}` (`x` itself for rate 0),
+    which zeroes elements and scales the kept ones by 1 / (1 - rate). ONNX
+    `Dropout` imports as the identity, not as this op.
+
+    Example:
+
+    ```mlir
+    %y = graph.dropout %x {rate = 5.0e-01 : f32} : tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, F32Attr:$rate,
                        DefaultValuedAttr<I64Attr, "0">:$seed);
   let hasVerifier = 1;
@@ -214,17 +622,55 @@ def Graph_DropoutOp : Graph_FloatUnaryOp<"dropout", "identity outside training">
 }
 
 def Graph_SoftmaxOp : Graph_FloatUnaryOp<"softmax", "numerically stable softmax"> {
+  let description = [{
+    Softmax of a float tensor along `axis` (default -1; the verifier requires it
+    in [-rank, rank)): with m the maximum along the axis, y =
+    exp(x - m) / sum(exp(x - m)). The result has the operand's type. TF
+    `tf.nn.softmax`, Keras `Softmax` / activation `"softmax"`; ONNX `Softmax`.
+
+    Example:
+
+    ```mlir
+    %y = graph.softmax %x {axis = -1} : tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
   let hasVerifier = 1;
 }
 
 def Graph_LogSoftmaxOp : Graph_FloatUnaryOp<"log_softmax", "numerically stable log(softmax)"> {
+  let description = [{
+    Log-softmax of a float tensor along `axis` (default -1; the verifier
+    requires it in [-rank, rank)): with m the maximum along the axis, y =
+    (x - m) - log(sum(exp(x - m))). The result has the operand's type. TF
+    `tf.nn.log_softmax`; ONNX `LogSoftmax`.
+
+    Example:
+
+    ```mlir
+    %y = graph.log_softmax %x {axis = -1} : tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
   let hasVerifier = 1;
 }
 
 def Graph_CastOp : Graph_InferredOp<"cast"> {
   let summary = "element type conversion (float to int truncates toward zero)";
+  let description = [{
+    Converts each element to the element type of the written result type; the
+    shape is the operand's. Float to integer truncates toward zero (NaN and
+    out-of-range values are undefined in compiled code; the interpreter gives 0
+    and saturates); integer to integer wraps; i1 to a number is 0 / 1; a number
+    to i1 is `x != 0`. A cast to the operand's own type folds away. TF
+    `tf.cast`; ONNX `Cast` (to f32, f64, bool, int32 or int64).
+
+    Example:
+
+    ```mlir
+    %r = graph.cast %x : (tensor<2x3xf32>) -> tensor<2x3xi32>
+    ```
+  }];
   let arguments = (ins Graph_AnyTensor:$x);
   let results = (outs Graph_AnyTensor:$y);
   let hasFolder = 1;
@@ -232,12 +678,41 @@ def Graph_CastOp : Graph_InferredOp<"cast"> {
 
 def Graph_CompareOp : Graph_InferredOp<"compare"> {
   let summary = "elementwise comparison with broadcasting, i1 result";
+  let description = [{
+    Elementwise comparison `lhs PREDICATE rhs` with the required string
+    `predicate`, one of "eq", "ne", "lt", "le", "gt", "ge". The operands must
+    have the same element type and NumPy-broadcastable shapes; the result is an
+    i1 tensor of the broadcast shape. Comparisons with NaN are false except
+    "ne". TF `tf.math.equal`, `not_equal`, `less`, ...; ONNX `Equal`, `Less`,
+    `LessOrEqual`, `Greater`, `GreaterOrEqual`, and `Not` (x == false) and `Xor`
+    (a != b) on booleans.
+
+    Example:
+
+    ```mlir
+    %r = graph.compare %a, %b {predicate = "gt"}
+        : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+    ```
+  }];
   let arguments = (ins Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs, StrAttr:$predicate);
   let results = (outs Graph_BoolTensor:$result);
 }
 
 def Graph_SelectOp : Graph_InferredOp<"select"> {
   let summary = "cond ? a : b with broadcasting";
+  let description = [{
+    Elementwise `condition ? lhs : rhs`. `condition` is an i1 tensor; `lhs` and
+    `rhs` must have the same element type, which the result has. All three
+    shapes broadcast together under NumPy rules to the result shape. TF
+    `tf.where` (with both branches); ONNX `Where`, and `And` / `Or` on booleans.
+
+    Example:
+
+    ```mlir
+    %r = graph.select %c, %a, %b
+        : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_BoolTensor:$condition, Graph_AnyTensor:$lhs,
                        Graph_AnyTensor:$rhs);
   let results = (outs Graph_AnyTensor:$result);
@@ -249,6 +724,22 @@ def Graph_SelectOp : Graph_InferredOp<"select"> {
 
 def Graph_MatmulOp : Graph_InferredOp<"matmul"> {
   let summary = "batched matrix product; batch dims broadcast";
+  let description = [{
+    Batched matrix product of float tensors of rank >= 2 and the same element
+    type. `transpose_a` / `transpose_b` (default false) swap the last two
+    dimensions of that operand first; then `[..., m, k] @ [..., k, n]` gives
+    `[..., m, n]`, where the contracted sizes must agree and the batch
+    dimensions broadcast under NumPy rules (a rank-2 operand applies to every
+    batch). TF `tf.linalg.matmul`; ONNX `MatMul` (1-D operands are reshaped
+    around it) and `Gemm` when it is not a `graph.dense`.
+
+    Example:
+
+    ```mlir
+    %r = graph.matmul %a, %b {transpose_b = true}
+        : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs,
                        DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
                        DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
@@ -257,6 +748,20 @@ def Graph_MatmulOp : Graph_InferredOp<"matmul"> {
 
 def Graph_DenseOp : Graph_InferredOp<"dense"> {
   let summary = "Keras Dense without activation: x @ kernel + bias";
+  let description = [{
+    Keras `Dense` without activation: `x [..., in] @ kernel [in, out] + bias`
+    gives `[..., out]`. `x` has rank >= 1, `kernel` rank 2 and the optional
+    `bias` rank 1 with `out` elements; all operands are floats of one element
+    type. ONNX `Gemm` with a constant f32 B, transA = 0 and alpha = 1, and
+    `MatMul` by a constant rank-2 B.
+
+    Example:
+
+    ```mlir
+    %r = graph.dense %x, %k, %b
+        : (tensor<?x3xf32>, tensor<3x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$kernel,
                        Optional<Graph_FloatTensor>:$bias);
   let results = (outs Graph_FloatTensor:$result);
@@ -264,6 +769,26 @@ def Graph_DenseOp : Graph_InferredOp<"dense"> {
 
 def Graph_Conv2DOp : Graph_InferredOp<"conv2d"> {
   let summary = "TF Conv2D: NHWC input, HWIO kernel";
+  let description = [{
+    TF `Conv2D` (Keras `Conv2D` without activation): x NHWC, a statically shaped
+    HWIO kernel `[kh, kw, in / groups, out]` and an optional bias `[out]` give
+    NHWC `[n, oh, ow, out]`. `strides` and `dilations` (default [1, 1]) hold two
+    positive integers; `padding` is "valid" (the default; the window must fit)
+    or "same" (out = ceil(in / stride), the extra row or column of padding at
+    the bottom/right). `groups` (default 1) must divide `out` and x must have
+    `groups` times kernel dimension 2 channels; output channel o reads the input
+    channels of group o / (out / groups). ONNX `Conv`, grouped and depthwise
+    ones included (NCHW transposed around it; explicit pads other than TF's SAME
+    become a `graph.pad`).
+
+    Example:
+
+    ```mlir
+    %r = graph.conv2d %x, %k, %b {strides = [2, 2], padding = "same"}
+        : (tensor<1x7x7x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>)
+        -> tensor<1x4x4x4xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$kernel,
                        Optional<Graph_FloatTensor>:$bias,
                        DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$strides,
@@ -275,6 +800,22 @@ def Graph_Conv2DOp : Graph_InferredOp<"conv2d"> {
 
 def Graph_DepthwiseConv2DOp : Graph_InferredOp<"depthwise_conv2d"> {
   let summary = "TF DepthwiseConv2D: kernel [kh, kw, c, m], output channel c*m + mi";
+  let description = [{
+    TF `DepthwiseConv2D` (Keras `DepthwiseConv2D` without activation): x NHWC
+    with c channels, a statically shaped kernel `[kh, kw, c, m]` and an optional
+    bias `[c * m]` give NHWC `[n, oh, ow, c * m]`; output channel `ci * m + mi`
+    is input channel ci convolved with kernel[:, :, ci, mi]. `strides`,
+    `dilations` and `padding` are as for `graph.conv2d`. The ONNX importer turns
+    depthwise Convs into `graph.conv2d` with `groups`, not this op.
+
+    Example:
+
+    ```mlir
+    %r = graph.depthwise_conv2d %x, %k, %b {padding = "same"}
+        : (tensor<1x6x6x3xf32>, tensor<3x3x3x2xf32>, tensor<6xf32>)
+        -> tensor<1x6x6x6xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$kernel,
                        Optional<Graph_FloatTensor>:$bias,
                        DefaultValuedAttr<I64ArrayAttr, "{1, 1}">:$strides,
@@ -297,18 +838,72 @@ class Graph_Pool2DOp<string mnemonic, string doc> : Graph_InferredOp<mnemonic> {
   }];
 }
 
-def Graph_MaxPool2DOp : Graph_Pool2DOp<"max_pool2d", "TF MaxPool2D (padding ignored)">;
+def Graph_MaxPool2DOp : Graph_Pool2DOp<"max_pool2d", "TF MaxPool2D (padding ignored)"> {
+  let description = [{
+    TF / Keras `MaxPooling2D` of a float NHWC tensor: the maximum of each
+    `window = [h, w]` (required) moved by `strides` (default: the window), with
+    `padding` "valid" (the default) or "same", as for `graph.conv2d` without
+    dilation; the channel count is kept. Padded positions are never read, and a
+    NaN in a window gives NaN. ONNX `MaxPool` (dilated ones through strided
+    slices).
+
+    Example:
+
+    ```mlir
+    %r = graph.max_pool2d %x {window = [3, 3], strides = [2, 2], padding = "same"}
+        : (tensor<1x7x7x2xf32>) -> tensor<1x4x4x2xf32>
+    ```
+  }];
+}
+
 def Graph_AvgPool2DOp : Graph_Pool2DOp<"avg_pool2d",
-    "TF AveragePooling2D (SAME divides by the count of real elements)">;
+    "TF AveragePooling2D (SAME divides by the count of real elements)"> {
+  let description = [{
+    TF / Keras `AveragePooling2D` of a float NHWC tensor: the mean of each
+    `window = [h, w]` (required) moved by `strides` (default: the window), with
+    `padding` "valid" (the default) or "same", as for `graph.conv2d` without
+    dilation; the channel count is kept. With "same" each window divides by its
+    count of real (non-padded) elements. ONNX `AveragePool`.
+
+    Example:
+
+    ```mlir
+    %r = graph.avg_pool2d %x {window = [3, 3], strides = [1, 1], padding = "same"}
+        : (tensor<1x5x5x2xf32>) -> tensor<1x5x5x2xf32>
+    ```
+  }];
+}
 
 def Graph_GlobalAvgPool2DOp : Graph_InferredOp<"global_avg_pool2d"> {
   let summary = "mean over H and W: NHWC -> [n, c]";
+  let description = [{
+    Keras `GlobalAveragePooling2D`: the mean over H and W of a rank-4 float NHWC
+    tensor, `[n, h, w, c] -> [n, c]`. ONNX `GlobalAveragePool` (reshaped back to
+    `[N, C, 1, 1]`).
+
+    Example:
+
+    ```mlir
+    %r = graph.global_avg_pool2d %x : (tensor<2x4x4x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x);
   let results = (outs Graph_FloatTensor:$result);
 }
 
 def Graph_GlobalMaxPool2DOp : Graph_InferredOp<"global_max_pool2d"> {
   let summary = "max over H and W: NHWC -> [n, c]";
+  let description = [{
+    Keras `GlobalMaxPooling2D`: the maximum over H and W of a rank-4 float NHWC
+    tensor, `[n, h, w, c] -> [n, c]`; a NaN gives NaN. ONNX `GlobalMaxPool`
+    (reshaped back to `[N, C, 1, 1]`).
+
+    Example:
+
+    ```mlir
+    %r = graph.global_max_pool2d %x : (tensor<2x4x4x3xf32>) -> tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x);
   let results = (outs Graph_FloatTensor:$result);
 }
@@ -319,6 +914,24 @@ def Graph_GlobalMaxPool2DOp : Graph_InferredOp<"global_max_pool2d"> {
 
 def Graph_BatchNormOp : Graph_InferredOp<"batch_norm"> {
   let summary = "batch normalization over the last axis (inference form)";
+  let description = [{
+    Keras `BatchNormalization` (axis -1) in inference form: y =
+    (x - mean) / sqrt(variance + epsilon) * gamma + beta over the last axis of x
+    (rank >= 1). gamma, beta, mean and variance are vectors of the last
+    dimension's size and x's element type. `epsilon` (default 1.0e-03) must be
+    finite and >= 0, `momentum` (default 0.99) in [0, 1). In a
+    `graph.train_step`, tfcc-autodiff normalizes with the batch statistics
+    instead and, when mean and variance are variable reads, updates them with
+    `momentum`. ONNX `BatchNormalization` (inference, channels moved last).
+
+    Example:
+
+    ```mlir
+    %r = graph.batch_norm %x, %g, %b, %m, %v {epsilon = 1.0e-03 : f32}
+        : (tensor<2x4x4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>,
+           tensor<3xf32>) -> tensor<2x4x4x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$gamma,
                        Graph_FloatTensor:$beta, Graph_FloatTensor:$mean,
                        Graph_FloatTensor:$variance,
@@ -329,6 +942,21 @@ def Graph_BatchNormOp : Graph_InferredOp<"batch_norm"> {
 
 def Graph_LayerNormOp : Graph_InferredOp<"layer_norm"> {
   let summary = "layer normalization over the axes from `axis` to the end";
+  let description = [{
+    Layer normalization over the axes from `axis` (default -1, in [-rank, rank))
+    to the end: with the mean and the biased variance of each such group, y =
+    (x - mean) / sqrt(variance + epsilon) * gamma + beta, where gamma and beta
+    have the shape of the normalized axes and x's element type. `epsilon`
+    (default 1.0e-03) must be finite and >= 0. Keras `LayerNormalization` over
+    the trailing axes; ONNX `LayerNormalization` (opset 17 on).
+
+    Example:
+
+    ```mlir
+    %r = graph.layer_norm %x, %g, %b {axis = -1, epsilon = 1.0e-05 : f32}
+        : (tensor<2x5x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x5x8xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$gamma,
                        Graph_FloatTensor:$beta,
                        DefaultValuedAttr<I64Attr, "-1">:$axis,
@@ -342,6 +970,22 @@ def Graph_LayerNormOp : Graph_InferredOp<"layer_norm"> {
 
 def Graph_ReshapeOp : Graph_InferredOp<"reshape"> {
   let summary = "row-major reshape; the result type gives the shape";
+  let description = [{
+    Row-major reshape: the values keep their order and the written result type
+    gives the new shape, with the operand's element type. The result may have at
+    most one dynamic dimension: for a static operand it is inferred from the
+    element count, which the static dimensions must divide; a dynamic operand
+    needs exactly one (its fit is checked at run time). It folds away when the
+    type is static and unchanged, folds a constant operand, and
+    reshape(reshape(x)) becomes reshape(x). TF `tf.reshape`, Keras
+    `Reshape` / `Flatten`; ONNX `Reshape`, `Flatten`, `Squeeze`, `Unsqueeze`.
+
+    Example:
+
+    ```mlir
+    %r = graph.reshape %x : (tensor<?x2x3xf32>) -> tensor<?x6xf32>
+    ```
+  }];
   let arguments = (ins Graph_AnyTensor:$x);
   let results = (outs Graph_AnyTensor:$y);
   let hasFolder = 1;
@@ -350,6 +994,19 @@ def Graph_ReshapeOp : Graph_InferredOp<"reshape"> {
 
 def Graph_TransposeOp : Graph_InferredOp<"transpose"> {
   let summary = "permutes dimensions: result dim i is input dim perm[i]";
+  let description = [{
+    Permutes the dimensions: result dimension i is operand dimension perm[i].
+    `perm` (required) must be a permutation of [0, rank). The identity
+    permutation folds away. TF `tf.transpose`; ONNX `Transpose` (the importer
+    also uses it to move between NCHW and NHWC).
+
+    Example:
+
+    ```mlir
+    %r = graph.transpose %x {perm = [2, 0, 1]}
+        : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_AnyTensor:$x, I64ArrayAttr:$perm);
   let results = (outs Graph_AnyTensor:$y);
   let hasFolder = 1;
@@ -357,12 +1014,42 @@ def Graph_TransposeOp : Graph_InferredOp<"transpose"> {
 
 def Graph_ConcatOp : Graph_InferredOp<"concat"> {
   let summary = "concatenation along an axis";
+  let description = [{
+    Concatenates one or more tensors, in operand order, along `axis` (required;
+    negative counts from the end). The operands must have the same rank and
+    element type and agree in every other dimension; the result's `axis`
+    dimension is the sum of theirs (dynamic if any is). TF `tf.concat`, Keras
+    `Concatenate`; ONNX `Concat`.
+
+    Example:
+
+    ```mlir
+    %r = graph.concat %a, %b {axis = 1}
+        : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+    ```
+  }];
   let arguments = (ins Variadic<Graph_AnyTensor>:$inputs, I64Attr:$axis);
   let results = (outs Graph_AnyTensor:$result);
 }
 
 def Graph_SliceOp : Graph_InferredOp<"slice"> {
   let summary = "strided slice; a limit of -1 means the end of the dimension";
+  let description = [{
+    Strided slice: per dimension d, the result holds the elements
+    `starts[d] + k * strides[d]` below `limits[d]`, so it has
+    ceil((limit - start) / stride) of them. `starts`, `limits` (required) and
+    `strides` (default all 1) have one entry per dimension; strides are positive
+    and 0 <= start <= limit <= size, where a limit of -1 means the end of the
+    dimension. TF `tf.strided_slice` with positive strides; ONNX `Slice`
+    (negative steps through `graph.gather`).
+
+    Example:
+
+    ```mlir
+    %r = graph.slice %x {starts = [1, 0], limits = [3, -1], strides = [1, 2]}
+        : (tensor<4x6xf32>) -> tensor<2x3xf32>
+    ```
+  }];
   let arguments = (ins Graph_AnyTensor:$x, I64ArrayAttr:$starts, I64ArrayAttr:$limits,
                        OptionalAttr<I64ArrayAttr>:$strides);
   let results = (outs Graph_AnyTensor:$y);
@@ -393,6 +1080,21 @@ def Graph_PadOp : Graph_InferredOp<"pad"> {
 
 def Graph_ResizeOp : Graph_InferredOp<"resize"> {
   let summary = "TF2 tf.image.resize (nearest or bilinear) of NHWC images";
+  let description = [{
+    TF2 `tf.image.resize` of a float NHWC tensor to `size = [h, w]` (required,
+    positive), giving `[n, h, w, c]`. `mode` is "nearest" (the default) or
+    "bilinear"; `half_pixel_centers` (default true) maps output pixel centers to
+    input ones. Source coordinates are computed in float as TF's kernels do,
+    with scale = in / out. Keras `Resizing`; ONNX `Resize` and `Upsample` when
+    their coordinate mapping reads the same source positions.
+
+    Example:
+
+    ```mlir
+    %r = graph.resize %x {size = [5, 5], mode = "bilinear"}
+        : (tensor<1x3x3x2xf32>) -> tensor<1x5x5x2xf32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$x, I64ArrayAttr:$size,
                        DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
                        DefaultValuedAttr<BoolAttr, "true">:$half_pixel_centers);
@@ -401,6 +1103,21 @@ def Graph_ResizeOp : Graph_InferredOp<"resize"> {
 
 def Graph_GatherOp : Graph_InferredOp<"gather"> {
   let summary = "gathers slices of table along axis; out-of-range is a runtime error";
+  let description = [{
+    Gathers slices of `table` along `axis` (default 0, in [-rank, rank)) at the
+    i32 or i64 `indices`: the result has the shape
+    `table[:axis] + indices + table[axis + 1:]` and table's element type. An
+    index outside [0, size) (negative ones included) is a run-time error, never
+    a wild read. TF `tf.gather`, Keras `Embedding` (axis 0); ONNX `Gather`
+    (negative indices are wrapped before it).
+
+    Example:
+
+    ```mlir
+    %r = graph.gather %t, %i {axis = 0}
+        : (tensor<10x4xf32>, tensor<2x3xi32>) -> tensor<2x3x4xf32>
+    ```
+  }];
   let arguments = (ins Graph_AnyTensor:$table, Graph_IndexTensor:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs Graph_AnyTensor:$result);
@@ -417,13 +1134,91 @@ class Graph_ReduceOp<string mnemonic, string doc> : Graph_InferredOp<mnemonic> {
   let results = (outs Graph_AnyTensor:$y);
 }
 
-def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum over axes">;
-def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "mean over axes">;
-def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "max over axes">;
-def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min", "min over axes">;
+def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum over axes"> {
+  let description = [{
+    Sum of `x` over `axes` (required; negative axes count from the end, and an
+    axis may appear once). With `keep_dims` (default false) the reduced
+    dimensions stay as size 1, otherwise they are removed; the element type is
+    kept. Integer sums wrap; an empty sum is 0. TF `tf.math.reduce_sum`; ONNX
+    `ReduceSum` (and ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum,
+    ReduceLogSumExp with unary ops around it).
+
+    Example:
+
+    ```mlir
+    %r = graph.reduce_sum %x {axes = [1], keep_dims = true}
+        : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+    ```
+  }];
+}
+
+def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "mean over axes"> {
+  let description = [{
+    Mean of `x` over `axes` (required; negative axes count from the end, and an
+    axis may appear once). With `keep_dims` (default false) the reduced
+    dimensions stay as size 1, otherwise they are removed; the element type is
+    kept. The sum divided by the product of the reduced dimensions; integer
+    means truncate toward zero (over zero elements they are a run-time error; a
+    float one is NaN). TF `tf.math.reduce_mean`; ONNX `ReduceMean`.
+
+    Example:
+
+    ```mlir
+    %r = graph.reduce_mean %x {axes = [0, 2]}
+        : (tensor<2x3x4xf32>) -> tensor<3xf32>
+    ```
+  }];
+}
+
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "max over axes"> {
+  let description = [{
+    Maximum of `x` over `axes` (required; negative axes count from the end, and
+    an axis may appear once). With `keep_dims` (default false) the reduced
+    dimensions stay as size 1, otherwise they are removed; the element type is
+    kept. A NaN gives NaN; an empty float maximum is -inf (integers: the type's
+    lowest value). TF `tf.math.reduce_max`; ONNX `ReduceMax`.
+
+    Example:
+
+    ```mlir
+    %r = graph.reduce_max %x {axes = [2]}
+        : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min", "min over axes"> {
+  let description = [{
+    Minimum of `x` over `axes` (required; negative axes count from the end, and
+    an axis may appear once). With `keep_dims` (default false) the reduced
+    dimensions stay as size 1, otherwise they are removed; the element type is
+    kept. A NaN gives NaN; an empty float minimum is +inf (integers: the type's
+    highest value). TF `tf.math.reduce_min`; ONNX `ReduceMin`.
+
+    Example:
+
+    ```mlir
+    %r = graph.reduce_min %x {axes = [-1]}
+        : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
 
 def Graph_ArgmaxOp : Graph_InferredOp<"argmax"> {
   let summary = "index of the maximum along an axis (first wins ties), i32";
+  let description = [{
+    The index of the maximum along `axis` (default -1, in [-rank, rank)) as an
+    i32 tensor with that dimension removed. The first maximum wins ties and a
+    NaN counts as the maximum (the first NaN wins); an empty axis is a run-time
+    error. It has no gradient. TF `tf.math.argmax` (output_type = tf.int32);
+    ONNX `ArgMax` and `ArgMin` (on the negated input), cast to i64.
+
+    Example:
+
+    ```mlir
+    %r = graph.argmax %x {axis = -1} : (tensor<2x5xf32>) -> tensor<2xi32>
+    ```
+  }];
   let arguments = (ins Graph_AnyTensor:$x, DefaultValuedAttr<I64Attr, "-1">:$axis);
   let results = (outs RankedTensorOf<[I32]>:$result);
 }
@@ -434,18 +1229,57 @@ def Graph_ArgmaxOp : Graph_InferredOp<"argmax"> {
 
 def Graph_SparseSoftmaxCrossEntropyOp : Graph_InferredOp<"sparse_softmax_cross_entropy"> {
   let summary = "mean cross entropy of logits [n, c] against i32 labels [n]";
+  let description = [{
+    The mean over the batch of -log_softmax(logits[i])[labels[i]]: float logits
+    `[n, c]` and integer labels `[n]` (i32 or i64) give a `tensor<f32>`. A label
+    outside [0, c) is a run-time error; an empty batch gives NaN. Keras
+    `SparseCategoricalCrossentropy(from_logits=True)`, i.e. the mean of TF
+    `tf.nn.sparse_softmax_cross_entropy_with_logits`.
+
+    Example:
+
+    ```mlir
+    %r = graph.sparse_softmax_cross_entropy %l, %y
+        : (tensor<4x5xf32>, tensor<4xi32>) -> tensor<f32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$logits, Graph_IndexTensor:$labels);
   let results = (outs 0DTensorOf<[F32]>:$loss);
 }
 
 def Graph_SoftmaxCrossEntropyOp : Graph_InferredOp<"softmax_cross_entropy"> {
   let summary = "mean cross entropy of logits [n, c] against probabilities [n, c]";
+  let description = [{
+    The mean over the batch of -sum_j targets[i, j] * log_softmax(logits[i])_j:
+    logits and target probabilities of one float element type and shape `[n, c]`
+    give a `tensor<f32>`. Keras `CategoricalCrossentropy(from_logits=True)`,
+    i.e. the mean of TF `tf.nn.softmax_cross_entropy_with_logits`.
+
+    Example:
+
+    ```mlir
+    %r = graph.softmax_cross_entropy %l, %p
+        : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<f32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$logits, Graph_FloatTensor:$targets);
   let results = (outs 0DTensorOf<[F32]>:$loss);
 }
 
 def Graph_MeanSquaredErrorOp : Graph_InferredOp<"mean_squared_error"> {
   let summary = "mean of (prediction - target)^2 over all elements";
+  let description = [{
+    The mean over all elements of (prediction - target)^2: two float tensors of
+    the same element type and shape give a `tensor<f32>`. Keras
+    `MeanSquaredError` with its default reduction.
+
+    Example:
+
+    ```mlir
+    %r = graph.mean_squared_error %a, %b
+        : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<f32>
+    ```
+  }];
   let arguments = (ins Graph_FloatTensor:$prediction, Graph_FloatTensor:$target);
   let results = (outs 0DTensorOf<[F32]>:$loss);
 }
