@@ -1,4 +1,4 @@
-/* gemm.c - ISA dispatch, the portable micro-kernel and the GEMM driver.
+/* gemm.c - the portable micro-kernel and the GEMM driver.
  *
  * Blocking (GotoBLAS/BLIS style, with the packed B operand as the cache
  * resident block):
@@ -14,18 +14,11 @@
  * Threads split the (batch, row tiles, panels) grid; every output element
  * is reduced in the same order whatever the split, so results are identical
  * for any thread count. */
-/* Before kernels_internal.h, whose TFCC_INTERNAL macro names a status too. */
-#include "tfcc/tfcc_runtime.h"
 #include "kernels_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
-#define TFCC_X86 1
-#endif
 
 #ifndef TFCC_KC
 #define TFCC_KC 256 /* K block: an A tile (14 x kc floats) stays in L1 */
@@ -55,83 +48,6 @@
 _Static_assert(TFCC_BUF_FLOATS * sizeof(float) + 16 * 1024 <=
                    TFCC_RT_KERNEL_STACK_BYTES,
                "the GEMM's stack buffer exceeds TFCC_RT_KERNEL_STACK_BYTES");
-
-/* ---- ISA dispatch ------------------------------------------------------- */
-
-static int g_isa = -1;    /* detected */
-static int g_forced = -1; /* testing hook */
-
-static int detect_cpu_isa(void) {
-#if TFCC_X86
-  unsigned a, b, c, d;
-  if (!__get_cpuid(1, &a, &b, &c, &d))
-    return TFCC_ISA_GENERIC;
-  /* OSXSAVE, AVX, FMA */
-  if (!(c & (1u << 27)) || !(c & (1u << 28)) || !(c & (1u << 12)))
-    return TFCC_ISA_GENERIC;
-  unsigned lo, hi;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  (void)hi;
-  if ((lo & 0x6) != 0x6) /* SSE and AVX state enabled by the OS */
-    return TFCC_ISA_GENERIC;
-  if (__get_cpuid_max(0, NULL) < 7)
-    return TFCC_ISA_GENERIC;
-  __cpuid_count(7, 0, a, b, c, d);
-  if (!(b & (1u << 5))) /* AVX2 */
-    return TFCC_ISA_GENERIC;
-  const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
-  /* avx512f, avx512dq, avx512bw, avx512vl; opmask and ZMM state */
-  if ((b & need) != need || (lo & 0xe6) != 0xe6)
-    return TFCC_ISA_AVX2;
-  return TFCC_ISA_AVX512;
-#else
-  return TFCC_ISA_GENERIC;
-#endif
-}
-
-/* The CPU's level, capped by the archive's TFCC_KERNELS_MAX_ISA and by
- * TFCC_KERNELS_ISA (an unknown value is ignored:
- * the variable only ever lowers the level). */
-static int detect_isa(void) {
-  int isa = detect_cpu_isa();
-  if (isa > TFCC_KERNELS_MAX_ISA) /* the archive carries no higher level */
-    isa = TFCC_KERNELS_MAX_ISA;
-  const char* cap = getenv("TFCC_KERNELS_ISA");
-  if (!cap)
-    return isa;
-  int limit = strcmp(cap, "generic") == 0  ? TFCC_ISA_GENERIC
-              : strcmp(cap, "avx2") == 0   ? TFCC_ISA_AVX2
-              : strcmp(cap, "avx512") == 0 ? TFCC_ISA_AVX512
-                                           : isa;
-  return limit < isa ? limit : isa;
-}
-
-int tfcc_kernels_isa(void) {
-  int isa = __atomic_load_n(&g_isa, __ATOMIC_RELAXED);
-  if (isa < 0) {
-    isa = detect_isa();
-    __atomic_store_n(&g_isa, isa, __ATOMIC_RELAXED);
-  }
-  int forced = __atomic_load_n(&g_forced, __ATOMIC_RELAXED);
-  if (forced >= 0 && forced <= isa)
-    return forced;
-  return isa;
-}
-
-const char* tfcc_rt_kernels_isa(void) {
-  switch (tfcc_kernels_isa()) {
-    case TFCC_ISA_AVX512:
-      return "avx512";
-    case TFCC_ISA_AVX2:
-      return "avx2";
-    default:
-      return "generic";
-  }
-}
-
-void tfcc_rt_kernels_force_isa(int isa) {
-  __atomic_store_n(&g_forced, isa, __ATOMIC_RELAXED);
-}
 
 /* ---- portable path ------------------------------------------------------ */
 

@@ -1,4 +1,4 @@
-/* pool.c - the persistent thread pool of the kernel library.
+/* thread_pool.c - the persistent thread pool of the kernel library.
  *
  * num_threads - 1 workers wait for a job generation counter to change: they
  * spin for a short while (so back-to-back kernel calls dispatch in well under

@@ -1,0 +1,90 @@
+/* cpu_isa.c - which ISA level the kernels run at: the CPU's (CPUID and the
+ * OS-enabled register state), capped by the archive's level and by the
+ * TFCC_KERNELS_ISA environment variable; chosen once per process. Every
+ * kernel dispatches on tfcc_kernels_isa(). */
+/* Before kernels_internal.h, whose TFCC_INTERNAL macro names a status too. */
+#include "tfcc/tfcc_runtime.h"
+#include "kernels_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define TFCC_X86 1
+#endif
+
+static int g_isa = -1;    /* detected */
+static int g_forced = -1; /* testing hook */
+
+static int detect_cpu_isa(void) {
+#if TFCC_X86
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d))
+    return TFCC_ISA_GENERIC;
+  /* OSXSAVE, AVX, FMA */
+  if (!(c & (1u << 27)) || !(c & (1u << 28)) || !(c & (1u << 12)))
+    return TFCC_ISA_GENERIC;
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  (void)hi;
+  if ((lo & 0x6) != 0x6) /* SSE and AVX state enabled by the OS */
+    return TFCC_ISA_GENERIC;
+  if (__get_cpuid_max(0, NULL) < 7)
+    return TFCC_ISA_GENERIC;
+  __cpuid_count(7, 0, a, b, c, d);
+  if (!(b & (1u << 5))) /* AVX2 */
+    return TFCC_ISA_GENERIC;
+  const unsigned need = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
+  /* avx512f, avx512dq, avx512bw, avx512vl; opmask and ZMM state */
+  if ((b & need) != need || (lo & 0xe6) != 0xe6)
+    return TFCC_ISA_AVX2;
+  return TFCC_ISA_AVX512;
+#else
+  return TFCC_ISA_GENERIC;
+#endif
+}
+
+/* The CPU's level, capped by the archive's TFCC_KERNELS_MAX_ISA and by
+ * TFCC_KERNELS_ISA (an unknown value is ignored:
+ * the variable only ever lowers the level). */
+static int detect_isa(void) {
+  int isa = detect_cpu_isa();
+  if (isa > TFCC_KERNELS_MAX_ISA) /* the archive carries no higher level */
+    isa = TFCC_KERNELS_MAX_ISA;
+  const char* cap = getenv("TFCC_KERNELS_ISA");
+  if (!cap)
+    return isa;
+  int limit = strcmp(cap, "generic") == 0  ? TFCC_ISA_GENERIC
+              : strcmp(cap, "avx2") == 0   ? TFCC_ISA_AVX2
+              : strcmp(cap, "avx512") == 0 ? TFCC_ISA_AVX512
+                                           : isa;
+  return limit < isa ? limit : isa;
+}
+
+int tfcc_kernels_isa(void) {
+  int isa = __atomic_load_n(&g_isa, __ATOMIC_RELAXED);
+  if (isa < 0) {
+    isa = detect_isa();
+    __atomic_store_n(&g_isa, isa, __ATOMIC_RELAXED);
+  }
+  int forced = __atomic_load_n(&g_forced, __ATOMIC_RELAXED);
+  if (forced >= 0 && forced <= isa)
+    return forced;
+  return isa;
+}
+
+const char* tfcc_rt_kernels_isa(void) {
+  switch (tfcc_kernels_isa()) {
+    case TFCC_ISA_AVX512:
+      return "avx512";
+    case TFCC_ISA_AVX2:
+      return "avx2";
+    default:
+      return "generic";
+  }
+}
+
+void tfcc_rt_kernels_force_isa(int isa) {
+  __atomic_store_n(&g_forced, isa, __ATOMIC_RELAXED);
+}
