@@ -12,8 +12,12 @@ def ConvertGraphToLinalg : Pass<"tfcc-convert-graph-to-linalg", "ModuleOp"> {
     (one pattern file per op family under passes/GraphToLinalg/), replaces
     `graph.read` by an `arith.constant` holding the variable's initial value
     (computed at compile time, see Initializers.h) and erases the
-    `graph.variable` declarations and the `graph.train_step` ops (training
-    entry points are not compiled yet). Dynamic dimensions are carried with
+    `graph.variable` declarations and any `graph.train_step` left (tfcc-autodiff
+    replaces them by training functions; one left here is not wanted, e.g. in
+    a `tfcc-opt` pipeline without the autodiff). In a training model tfcc has
+    already turned every `graph.read` and `graph.assign` into views of the
+    state memory, so no weight becomes a constant there. Dynamic
+    dimensions are carried with
     `tensor.dim`. Example:
 
     ```mlir

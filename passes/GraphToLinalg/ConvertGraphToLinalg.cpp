@@ -86,8 +86,9 @@ struct ConvertGraphToLinalg
     for (auto variable :
          llvm::make_early_inc_range(module.getOps<graph::VariableOp>()))
       variable.erase();
-    // Training entry points are not compiled yet (that is the autodiff
-    // work): drop them so the inference functions still compile.
+    // tfcc-autodiff replaces each train step by a training function; one
+    // left here was not asked for (tfcc-opt without the autodiff): drop it
+    // so the inference functions still compile.
     for (auto trainStep :
          llvm::make_early_inc_range(module.getOps<graph::TrainStepOp>()))
       trainStep.erase();
