@@ -264,9 +264,8 @@ static int64_t gemm_split_point(const gemm_ctx* g, int64_t k) {
   if (k >= g->per)
     return T * P;
   if (M >= 2 * g->per * g->mr) {
-    /* Tasks of 2+ tile rows split at whole rows: a part of a row streams
-     * its B blocks for that one row tile (2048^3 at 2 threads: 80.5 ->
-     * 79.5 ms with whole rows). */
+    /* Tasks of 2+ tile rows split at whole rows: a part of a row would
+     * stream its B blocks for that one row tile. */
     const int64_t t = (w + g->mr * P / 2) / (g->mr * P);
     return (t < T ? t : T) * P;
   }

@@ -66,11 +66,10 @@ int64_t tfcc_rt_winograd_packed_size(int64_t c, int64_t oc) {
 /* U = G g G^T per (ci, co) with G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2;
  * 0 0 1], in double, rounded once. Also the run-time transform of variable
  * weights (once per train step), so written to vectorize: a 32-wide output
- * panel at a time, the rows of G applied as sums (halving is exact):
- * 3x3x32x64 took ~200 us in a scalar loop over (ci, co), now ~13-16 us,
- * 1 thread, with the same floats (bit for bit on random weights; the
- * loop's 0 * g terms aside, which could flip the sign of a zero or make a
- * NaN of an infinite weight). */
+ * panel at a time, the rows of G applied as sums (halving is exact), with
+ * the floats of a scalar loop over (ci, co) (bit for bit on random weights;
+ * the loop's 0 * g terms aside, which could flip the sign of a zero or make
+ * a NaN of an infinite weight). */
 void tfcc_rt_winograd_pack(int64_t c, int64_t oc, const float* hwio,
                            float* packed) {
   const int64_t psize = tfcc_rt_sgemm_packed_b_size(c, oc);
@@ -112,20 +111,13 @@ void tfcc_rt_winograd_pack(int64_t c, int64_t oc, const float* hwio,
   }
 }
 
-/* The lowering rule (measured with both kernels on the bench machine, an
- * AMD EPYC with AVX-512 and 1 MB of L2 per core; Winograd / direct time at
- * 1 thread, batch 1, weights cold in cache (64 MB streamed between calls) as
- * in a whole network):
- *  - ResNet-18's 3x3 layers: 56x56x64 1.08 / 2.06 ms, 28x28x128 1.02 / 2.07,
- *    14x14x256 1.02 / 2.12, 7x7x512 1.69 / 2.60 (point-major mode);
- *  - small outputs, 512 channels: 5x5 0.98 / 1.34, 4x4 0.70 / 0.89, but
- *    3x3 0.77 / 0.59, 2x2 0.58 / 0.42 (a 2x2 tile computes 4 outputs, too
- *    few for the 16/9 larger weights); 3x3 x 64 channels 8 / 6 us;
- *  - few channels, batch 64: 28x28, 16 -> 16 channels 1.16x the direct
- *    time (GEMMs of K = 16, transforms as costly as the multiply-adds
- *    saved); 14x14, 32 -> 32 channels 0.91x.
- * Hence: at least 32 input and output channels and at least 16 output
- * pixels per image. h and w do not matter beyond the output size. */
+/* The lowering rule, from timing both kernels (docs/performance.md,
+ * "Measurements behind kernel choices"): Winograd wins on 3x3 layers with
+ * enough channels and output pixels; on tiny outputs a 2x2 tile computes
+ * too few outputs for its 16/9 larger weights, and with few channels the
+ * transforms cost as much as the multiply-adds they save. Hence: at least
+ * 32 input and output channels and at least 16 output pixels per image. h
+ * and w do not matter beyond the output size. */
 int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w, int64_t c,
                                           int64_t oc, int64_t oh, int64_t ow) {
   (void)h;

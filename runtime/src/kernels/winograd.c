@@ -18,11 +18,9 @@
  * with U_p for every panel of a chunk, each M_p added straight into the 4
  * outputs of its tile (A^T M A is linear, coefficients +-1) in a stack
  * accumulator; then the epilogue. U is streamed once per group, where the
- * block mode streams it once per block of <= 14 tiles. Measured with the
- * weights cold in cache: 7x7 x 512 channels 1.64 ms in stream mode vs 2.58
- * in block mode, 12x12 x 256 0.81 vs 0.96, 14x14 x 256 1.12 vs 1.02; with
- * small weights, hot in L2, stream mode only costs (64 images of 11x11,
- * 32 -> 64 channels: 2.45 vs 1.74 ms).
+ * block mode streams it once per block of <= 14 tiles: it pays off only when
+ * the weights do not fit in L2 (docs/performance.md, "Measurements behind
+ * kernel choices").
  * Threads split the tile blocks / groups (and output panels when there are
  * too few). The weights are transformed by tfcc_rt_winograd_pack (pack.c). */
 #include "kernels_internal.h"
