@@ -14,6 +14,13 @@
 #define TFCC_X86 1
 #endif
 
+/* The levels' names, indexed by TFCC_ISA_*: the values TFCC_KERNELS_ISA
+ * takes and what tfcc_rt_kernels_isa returns. */
+static const char* const kIsaNames[] = {"generic", "avx2", "avx512"};
+_Static_assert(TFCC_ISA_GENERIC == 0 && TFCC_ISA_AVX2 == 1 &&
+                   TFCC_ISA_AVX512 == 2,
+               "kIsaNames is indexed by TFCC_ISA_*");
+
 static int g_isa = -1;    /* detected */
 static int g_forced = -1; /* testing hook */
 
@@ -55,10 +62,10 @@ static int detect_isa(void) {
   const char* cap = getenv("TFCC_KERNELS_ISA");
   if (!cap)
     return isa;
-  int limit = strcmp(cap, "generic") == 0  ? TFCC_ISA_GENERIC
-              : strcmp(cap, "avx2") == 0   ? TFCC_ISA_AVX2
-              : strcmp(cap, "avx512") == 0 ? TFCC_ISA_AVX512
-                                           : isa;
+  int limit = isa;
+  for (int level = TFCC_ISA_GENERIC; level <= TFCC_ISA_AVX512; ++level)
+    if (strcmp(cap, kIsaNames[level]) == 0)
+      limit = level;
   return limit < isa ? limit : isa;
 }
 
@@ -74,16 +81,7 @@ int tfcc_kernels_isa(void) {
   return isa;
 }
 
-const char* tfcc_rt_kernels_isa(void) {
-  switch (tfcc_kernels_isa()) {
-    case TFCC_ISA_AVX512:
-      return "avx512";
-    case TFCC_ISA_AVX2:
-      return "avx2";
-    default:
-      return "generic";
-  }
-}
+const char* tfcc_rt_kernels_isa(void) { return kIsaNames[tfcc_kernels_isa()]; }
 
 void tfcc_rt_kernels_force_isa(int isa) {
   __atomic_store_n(&g_forced, isa, __ATOMIC_RELAXED);
