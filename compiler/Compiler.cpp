@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Compiler.h"
-#include "compiler/CheckpointWeights.h"
+#include "passes/CheckpointWeights.h"
 
 #include "compiler/AbiEmitter.h"
 #include "compiler/ElementTypes.h"
@@ -81,6 +81,55 @@ FailureOr<ArgSignature> argSignature(Location loc, Type type, DictionaryAttr att
   return arg;
 }
 
+/// The variables of a training model as tfcc-layout-state placed them in
+/// the state memory, each with its initial value; nothing for a model
+/// without state.
+LogicalResult readStateLayout(ModuleOp module, ModelSignature &sig) {
+  auto stateBytes =
+      module->getAttrOfType<IntegerAttr>(mlir::tfcc::kStateBytesAttr);
+  if (!stateBytes)
+    return success();
+  for (auto variable : module.getOps<graph::VariableOp>()) {
+    RankedTensorType type = variable.getTensorType();
+    auto offset =
+        variable->getAttrOfType<IntegerAttr>(mlir::tfcc::kStateOffsetAttr);
+    std::optional<DType> dtype = dtypeOfElementType(type.getElementType());
+    if (!offset || !dtype)
+      return variable.emitError() << "internal error: variable without a "
+                                     "place in the state memory";
+    VariableSignature v;
+    v.name = variable.getSymName().str();
+    v.dtype = *dtype;
+    v.dims.assign(type.getShape().begin(), type.getShape().end());
+    v.bytes = type.getNumElements() * byteSize(*dtype);
+    v.offset = offset.getInt();
+    v.trainable = variable.getTrainable();
+    FailureOr<DenseElementsAttr> init =
+        graph::getVariableInitialValue(variable);
+    if (failed(init))
+      return variable.emitError() << "cannot compute the initial value of "
+                                     "variable '"
+                                  << v.name << "'";
+    ArrayRef<char> raw = init->getRawData();
+    size_t elementBytes = byteSize(*dtype);
+    v.init.resize(v.bytes);
+    if (init->isSplat()) {
+      if (raw.size() < elementBytes)
+        return variable.emitError() << "unexpected initial value layout";
+      for (uint64_t i = 0; i < v.bytes; i += elementBytes)
+        std::memcpy(v.init.data() + i, raw.data(), elementBytes);
+    } else {
+      if (raw.size() != v.bytes)
+        return variable.emitError() << "unexpected initial value layout";
+      std::memcpy(v.init.data(), raw.data(), v.bytes);
+    }
+    sig.variables.push_back(std::move(v));
+  }
+  sig.stateBytes = stateBytes.getInt();
+  sig.stateful = true;
+  return success();
+}
+
 /// The C interface, read from the public functions of the verified model.
 FailureOr<ModelSignature> buildSignature(ModuleOp module,
                                          const std::string &prefix) {
@@ -127,135 +176,9 @@ FailureOr<ModelSignature> buildSignature(ModuleOp module,
     sig.weightBytes += variable.getTensorType().getNumElements() *
                        std::max<int64_t>(
                            1, variable.getTensorType().getElementTypeBitWidth() / 8);
+  if (failed(readStateLayout(module, sig)))
+    return failure();
   return sig;
-}
-
-uint64_t alignState(uint64_t n) {
-  return (n + TFCC_ARENA_ALIGNMENT - 1) / TFCC_ARENA_ALIGNMENT *
-         TFCC_ARENA_ALIGNMENT;
-}
-
-/// Places every variable of a module with a training step in the state
-/// memory: declaration order, each at a 64-byte aligned offset, with its
-/// initial value.
-LogicalResult layoutState(ModuleOp module, ModelSignature &sig) {
-  uint64_t offset = 0;
-  for (auto variable : module.getOps<graph::VariableOp>()) {
-    RankedTensorType type = variable.getTensorType();
-    std::optional<DType> dtype = dtypeOfElementType(type.getElementType());
-    if (!dtype || *dtype == DType::BOOL || !type.hasStaticShape())
-      return variable.emitError()
-             << "variable of type " << type
-             << " cannot live in the state memory of a training model";
-    VariableSignature v;
-    v.name = variable.getSymName().str();
-    v.dtype = *dtype;
-    v.dims.assign(type.getShape().begin(), type.getShape().end());
-    v.bytes = type.getNumElements() * byteSize(*dtype);
-    v.offset = offset;
-    v.trainable = variable.getTrainable();
-    FailureOr<DenseElementsAttr> init = graph::getVariableInitialValue(variable);
-    if (failed(init))
-      return variable.emitError() << "cannot compute the initial value of "
-                                     "variable '" << v.name << "'";
-    ArrayRef<char> raw = init->getRawData();
-    size_t elementBytes = byteSize(*dtype);
-    v.init.resize(v.bytes);
-    if (init->isSplat()) {
-      if (raw.size() < elementBytes)
-        return variable.emitError() << "unexpected initial value layout";
-      for (uint64_t i = 0; i < v.bytes; i += elementBytes)
-        std::memcpy(v.init.data() + i, raw.data(), elementBytes);
-    } else {
-      if (raw.size() != v.bytes)
-        return variable.emitError() << "unexpected initial value layout";
-      std::memcpy(v.init.data(), raw.data(), v.bytes);
-    }
-    offset = alignState(offset + v.bytes);
-    sig.variables.push_back(std::move(v));
-  }
-  sig.stateBytes = offset;
-  sig.stateful = true;
-  return success();
-}
-
-/// The state memory as the lowered functions see it: memref<N x i8>.
-MemRefType stateType(MLIRContext *ctx, const ModelSignature &sig) {
-  return MemRefType::get({std::max<int64_t>(sig.stateBytes, 1)},
-                         IntegerType::get(ctx, 8));
-}
-
-/// Gives every public function of a training model the state memory as a
-/// last argument, and rewrites graph.read of a variable into a tensor of its
-/// view of the state (a fresh copy in functions that also assign, so no read
-/// sees a later write) and graph.assign into a copy into that view.
-LogicalResult rewriteStateAccess(ModuleOp module, const ModelSignature &sig) {
-  MLIRContext *ctx = module.getContext();
-  llvm::StringMap<const VariableSignature *> byName;
-  for (const VariableSignature &v : sig.variables)
-    byName[v.name] = &v;
-  MemRefType type = stateType(ctx, sig);
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal())
-      continue;
-    SmallVector<Operation *> accesses;
-    bool writes = false;
-    func.walk([&](Operation *op) {
-      if (isa<graph::ReadOp>(op))
-        accesses.push_back(op);
-      if (isa<graph::AssignOp>(op)) {
-        accesses.push_back(op);
-        writes = true;
-      }
-    });
-    if (!func.isPublic()) {
-      if (!accesses.empty())
-        return accesses.front()->emitError()
-               << "a variable access in private function '"
-               << func.getSymName() << "' survived inlining";
-      continue;
-    }
-    unsigned index = func.getNumArguments();
-    func.insertArgument(index, type, {}, func.getLoc());
-    Value state = func.getArgument(index);
-    for (Operation *op : accesses) {
-      OpBuilder b(op);
-      Location loc = op->getLoc();
-      auto symbol = isa<graph::ReadOp>(op)
-                        ? cast<graph::ReadOp>(op).getVariable()
-                        : cast<graph::AssignOp>(op).getVariable();
-      auto it = byName.find(symbol);
-      if (it == byName.end())
-        return op->emitError() << "unknown variable '" << symbol << "'";
-      const VariableSignature &v = *it->second;
-      auto tensorType = cast<RankedTensorType>(
-          isa<graph::ReadOp>(op) ? op->getResult(0).getType()
-                                 : op->getOperand(0).getType());
-      Value offset = b.create<arith::ConstantIndexOp>(loc, v.offset);
-      auto viewType =
-          MemRefType::get(tensorType.getShape(), tensorType.getElementType());
-      Value view = b.create<memref::ViewOp>(loc, viewType, state, offset,
-                                            ValueRange{});
-      if (isa<graph::ReadOp>(op)) {
-        Value tensor = b.create<bufferization::ToTensorOp>(
-            loc, TypeRange{tensorType}, ValueRange{view},
-            ArrayRef<NamedAttribute>{
-                b.getNamedAttr("restrict", b.getUnitAttr())});
-        if (writes)
-          tensor = b.create<bufferization::AllocTensorOp>(loc, tensorType,
-                                                          ValueRange{}, tensor);
-        op->getResult(0).replaceAllUsesWith(tensor);
-      } else {
-        b.create<bufferization::MaterializeInDestinationOp>(
-            loc, TypeRange{}, ValueRange{op->getOperand(0), view},
-            ArrayRef<NamedAttribute>{
-                b.getNamedAttr("restrict", b.getUnitAttr()),
-                b.getNamedAttr("writable", b.getUnitAttr())});
-      }
-      op->erase();
-    }
-  }
-  return success();
 }
 
 /// fixed + perBatch * batch, as the report prints it.
@@ -356,12 +279,12 @@ void recordArenaSizes(ModuleOp module, ArrayRef<std::string> implNames,
     entry.arenaNaivePerBatch = np;
     if (report)
       reportPlan(*report, entry, plan);
-    func->removeAttr("tfcc.arena_plan"); // the report's data, not code
   }
 }
 
 /// Checks --max-arena: the planned arena of every entry at batch 1.
-bool checkArenaLimit(const ModelSignature &sig, int64_t limit) {
+bool checkArenaLimit(const ModelSignature &sig, int64_t limit,
+                     llvm::raw_ostream &errors) {
   if (limit < 0)
     return true;
   bool ok = true;
@@ -372,40 +295,42 @@ bool checkArenaLimit(const ModelSignature &sig, int64_t limit) {
     bytes = (bytes + 63) / 64 * 64;
     if (bytes <= static_cast<uint64_t>(limit))
       continue;
-    llvm::errs() << "tfcc: error: entry '" << entry.name
-                 << "' needs an arena of " << bytes << " bytes";
+    errors << "tfcc: error: entry '" << entry.name << "' needs an arena of "
+           << bytes << " bytes";
     if (dynamic)
-      llvm::errs() << " at batch 1 (" << entry.arenaBytesFixed << " + "
-                   << entry.arenaBytesPerBatch << " * batch)";
-    llvm::errs() << ", more than --max-arena=" << limit << "\n";
+      errors << " at batch 1 (" << entry.arenaBytesFixed << " + "
+             << entry.arenaBytesPerBatch << " * batch)";
+    errors << ", more than --max-arena=" << limit << "\n";
     ok = false;
   }
   return ok;
 }
 
-bool writeFile(const std::string &path, llvm::StringRef contents) {
+bool writeFile(const std::string &path, llvm::StringRef contents,
+               llvm::raw_ostream &errors) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec) {
-    llvm::errs() << "tfcc: error: cannot write '" << path
-                 << "': " << ec.message() << "\n";
+    errors << "tfcc: error: cannot write '" << path << "': " << ec.message()
+           << "\n";
     return false;
   }
   os << contents;
   return true;
 }
 
-/// Writes the module's text to `path` ("-" = stdout); returns the exit code.
-int printModule(ModuleOp module, const std::string &path) {
+/// Writes the module's text to `path` ("-" = stdout).
+bool printModule(ModuleOp module, const std::string &path,
+                 llvm::raw_ostream &errors) {
   std::string text;
   llvm::raw_string_ostream os(text);
   module.print(os);
   os << "\n"; // as mlir-opt and tfcc-opt end their output
   if (path == "-") {
     llvm::outs() << text;
-    return 0;
+    return true;
   }
-  return writeFile(path, text) ? 0 : 1;
+  return writeFile(path, text, errors);
 }
 
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CompileOptions &o,
@@ -477,17 +402,17 @@ std::string runtimeLibraryFor(const CompileOptions &o,
 }
 
 bool emitObject(llvm::Module &module, llvm::TargetMachine &tm,
-                const std::string &path) {
+                const std::string &path, llvm::raw_ostream &errors) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec) {
-    llvm::errs() << "tfcc: error: cannot write '" << path << "': " << ec.message()
-                 << "\n";
+    errors << "tfcc: error: cannot write '" << path << "': " << ec.message()
+           << "\n";
     return false;
   }
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-    llvm::errs() << "tfcc: error: the target cannot emit object files\n";
+    errors << "tfcc: error: the target cannot emit object files\n";
     return false;
   }
   pm.run(module);
@@ -542,7 +467,10 @@ std::string defaultRuntimeLibrary() {
   return path.str().str();
 }
 
-int compile(const CompileOptions &o) {
+namespace {
+
+/// compile(), with every diagnostic written to `errors`.
+bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   DialectRegistry registry;
   registerCompilerDialects(registry);
   registerCompilerPasses();
@@ -550,7 +478,7 @@ int compile(const CompileOptions &o) {
   context.loadAllAvailableDialects();
 
   llvm::SourceMgr sourceMgr;
-  ::tfcc::ModelDiagnosticHandler diagnostics(sourceMgr, &context);
+  ::tfcc::ModelDiagnosticHandler diagnostics(sourceMgr, &context, errors);
   // --mlir-timing: one report over the pipelines and LLVM's phases, printed
   // when the manager goes out of scope.
   DefaultTimingManager timingManager;
@@ -562,15 +490,15 @@ int compile(const CompileOptions &o) {
     llvm::StringRef dir = llvm::sys::path::parent_path(o.outputPath);
     if (!dir.empty())
       if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
-        llvm::errs() << "tfcc: error: cannot create '" << dir
-                     << "': " << ec.message() << "\n";
-        return 1;
+        errors << "tfcc: error: cannot create '" << dir << "': " << ec.message()
+               << "\n";
+        return false;
       }
   }
 
   if (o.inputText && !o.inputShapes.empty()) {
-    llvm::errs() << "tfcc: error: input shapes apply to ONNX models only\n";
-    return 1;
+    errors << "tfcc: error: input shapes apply to ONNX models only\n";
+    return false;
   }
   TimingScope loadTiming = timing.nest("load model");
   OwningOpRef<ModuleOp> module =
@@ -578,50 +506,36 @@ int compile(const CompileOptions &o) {
                   : loadModelFile(o.inputPath, sourceMgr, context, o.inputShapes);
   loadTiming.stop();
   if (!module)
-    return 1;
-  if (!o.weightsPath.empty()) {
-    std::string error;
-    if (!applyCheckpointWeights(*module, o.weightsPath, o.prefix, error)) {
-      llvm::errs() << "tfcc: error: " << error << "\n";
-      return 1;
-    }
-  }
+    return false;
+  if (!o.weightsPath.empty() &&
+      failed(runApplyCheckpoint(*module, o.weightsPath, o.prefix, &timing)))
+    return false;
   if (failed(runNormalizePipeline(*module, &timing)))
-    return 1;
+    return false;
+  bool training = !module->getOps<graph::TrainStepOp>().empty();
+  if (!o.train) {
+    if (!training) {
+      errors << "tfcc: error: --no-train cannot take effect: '" << o.inputPath
+             << "' has no graph.train_step to drop\n";
+      return false;
+    }
+    if (failed(runDropTrainSteps(*module, &timing)))
+      return false;
+  }
   // A training model: tfcc-autodiff first (before inlining and the folders
   // that treat graph.dropout as the identity), every variable in state memory.
-  bool training = !module->getOps<graph::TrainStepOp>().empty();
-  if (!training && !o.train) {
-    llvm::errs() << "tfcc: error: --no-train cannot take effect: '"
-                 << o.inputPath << "' has no graph.train_step to drop\n";
-    return 1;
-  }
-  if (training && !o.train) {
-    for (auto step : llvm::to_vector(module->getOps<graph::TrainStepOp>()))
-      step.erase();
-    training = false;
-  }
-  if (training) {
-    if (failed(runTrainingPasses(*module, &timing)))
-      return 1;
-    // Tells the graph passes that variables are state, not constants
-    // (passes/ConstantValues.cpp).
-    (*module)->setAttr("tfcc.stateful", UnitAttr::get(&context));
-  }
+  if (failed(runTrainingPasses(*module, &timing)))
+    return false;
   FailureOr<ModelSignature> sig = buildSignature(*module, o.prefix);
   if (failed(sig))
-    return 1;
-  if (training && failed(layoutState(*module, *sig)))
-    return 1;
+    return false;
   if (failed(runGraphPipeline(*module, &timing)))
-    return 1;
+    return false;
   if (o.emit == EmitKind::Graph)
-    return printModule(*module, o.outputPath);
+    return printModule(*module, o.outputPath, errors);
 
-  if (training && failed(rewriteStateAccess(*module, *sig)))
-    return 1;
   if (failed(runToArenaPipeline(*module, &timing)))
-    return 1;
+    return false;
   // tfcc-rename-entries gave the entries these names.
   std::vector<std::string> implNames;
   for (const EntrySignature &entry : sig->entries)
@@ -636,9 +550,9 @@ int compile(const CompileOptions &o) {
       reportFile = std::make_unique<llvm::ToolOutputFile>(
           o.reportPath, ec, llvm::sys::fs::OF_Text);
       if (ec) {
-        llvm::errs() << "tfcc: error: cannot write '" << o.reportPath
-                     << "': " << ec.message() << "\n";
-        return 1;
+        errors << "tfcc: error: cannot write '" << o.reportPath
+               << "': " << ec.message() << "\n";
+        return false;
       }
       report = &reportFile->os();
     }
@@ -648,37 +562,38 @@ int compile(const CompileOptions &o) {
     if (report)
       report->flush();
   }
-  if (!checkArenaLimit(*sig, o.maxArenaBytes))
-    return 1;
+  if (!checkArenaLimit(*sig, o.maxArenaBytes, errors))
+    return false;
   // The header needs the memory plan (its arena sizes).
   if (o.emit == EmitKind::Header)
-    return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText())) ? 0 : 1;
+    return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText()),
+                     errors);
   if (failed(runToLLVMPipeline(*module, &timing)))
-    return 1;
+    return false;
   if (o.emit == EmitKind::Mlir)
-    return printModule(*module, o.outputPath);
+    return printModule(*module, o.outputPath, errors);
 
   TimingScope translateTiming = timing.nest("translate to LLVM IR");
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, sig->modelName);
   if (!llvmModule) {
-    llvm::errs() << "tfcc: error: translation to LLVM IR failed\n";
-    return 1;
+    errors << "tfcc: error: translation to LLVM IR failed\n";
+    return false;
   }
   if (llvm::Error err = renameOpenMPRuntimeCalls(*llvmModule)) {
-    llvm::errs() << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
-    return 1;
+    errors << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
+    return false;
   }
   if (llvm::Error err = emitCInterface(*llvmModule, *sig, implNames)) {
-    llvm::errs() << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
-    return 1;
+    errors << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
+    return false;
   }
   std::string error;
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(o, error);
   if (!tm) {
-    llvm::errs() << "tfcc: error: " << error << "\n";
-    return 1;
+    errors << "tfcc: error: " << error << "\n";
+    return false;
   }
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple().getTriple());
@@ -688,8 +603,8 @@ int compile(const CompileOptions &o) {
   llvm::Error optimizeError = optimize(llvmModule.get());
   optimizeTiming.stop();
   if (llvm::Error err = std::move(optimizeError)) {
-    llvm::errs() << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
-    return 1;
+    errors << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
+    return false;
   }
   if (o.emit == EmitKind::LlvmIr) {
     std::string text;
@@ -697,41 +612,40 @@ int compile(const CompileOptions &o) {
     llvmModule->print(os, nullptr);
     if (o.outputPath == "-") {
       llvm::outs() << text;
-      return 0;
+      return true;
     }
-    return writeFile(o.outputPath, text) ? 0 : 1;
+    return writeFile(o.outputPath, text, errors);
   }
 
   llvm::SmallString<128> objectPath;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("tfcc-model", "o", objectPath)) {
-    llvm::errs() << "tfcc: error: cannot create a temporary file: " << ec.message()
-                 << "\n";
-    return 1;
+    errors << "tfcc: error: cannot create a temporary file: " << ec.message()
+           << "\n";
+    return false;
   }
   llvm::FileRemover removeObject(objectPath);
   TimingScope codegenTiming = timing.nest("LLVM code generation");
-  if (!emitObject(*llvmModule, *tm, objectPath.str().str()))
-    return 1;
+  if (!emitObject(*llvmModule, *tm, objectPath.str().str(), errors))
+    return false;
   codegenTiming.stop();
 
   llvm::Triple host(llvm::sys::getDefaultTargetTriple());
   if (o.runtimeLibrary.empty() &&
       tm->getTargetTriple().getArch() != host.getArch()) {
-    llvm::errs() << "tfcc: error: the bundled runtime is built for "
-                 << host.str() << "; linking for "
-                 << tm->getTargetTriple().str()
-                 << " needs --runtime-lib with a runtime archive built for it "
-                    "(runtime/ is plain C99); --emit=llvm and --emit=mlir work "
-                    "for any target\n";
-    return 1;
+    errors << "tfcc: error: the bundled runtime is built for " << host.str()
+           << "; linking for " << tm->getTargetTriple().str()
+           << " needs --runtime-lib with a runtime archive built for it "
+              "(runtime/ is plain C99); --emit=llvm and --emit=mlir work "
+              "for any target\n";
+    return false;
   }
   std::string runtime =
       o.runtimeLibrary.empty() ? runtimeLibraryFor(o, *tm) : o.runtimeLibrary;
   if (!llvm::sys::fs::exists(runtime)) {
-    llvm::errs() << "tfcc: error: runtime library '" << runtime
-                 << "' not found (pass --runtime-lib)\n";
-    return 1;
+    errors << "tfcc: error: runtime library '" << runtime
+           << "' not found (pass --runtime-lib)\n";
+    return false;
   }
   std::string soname = llvm::sys::path::filename(o.outputPath).str();
   TimingScope linkTiming = timing.nest("link");
@@ -739,14 +653,22 @@ int compile(const CompileOptions &o) {
                                               : LinkKind::SharedLibrary,
                    {objectPath.str().str()}, {runtime}, o.outputPath, soname,
                    error)) {
-    llvm::errs() << "tfcc: error: linking '" << o.outputPath << "' failed:\n"
-                 << error;
-    return 1;
+    errors << "tfcc: error: linking '" << o.outputPath << "' failed:\n"
+           << error;
+    return false;
   }
   return writeFile(headerPathFor(o.outputPath),
-                   emitHeader(*sig, tfccTypesHeaderText()))
-             ? 0
-             : 1;
+                   emitHeader(*sig, tfccTypesHeaderText()), errors);
+}
+
+} // namespace
+
+CompileStatus compile(const CompileOptions &o) {
+  CompileStatus status;
+  llvm::raw_string_ostream errors(status.diagnostics);
+  status.ok = compileTo(o, errors);
+  errors.flush();
+  return status;
 }
 
 } // namespace tfcc

@@ -65,9 +65,19 @@ bool parseInputShape(const std::string &spec,
                      std::map<std::string, std::vector<int64_t>> &shapes,
                      std::string &error);
 
-/// Compiles one model file. Diagnostics (file:line:col: error: ...) are
-/// printed to stderr. Returns 0 on success, 1 on error.
-int compile(const CompileOptions &options);
+/// What compile() ends with.
+struct CompileStatus {
+  bool ok = false;
+  /// The diagnostics, as tfcc prints them: the model's as
+  /// `file:line:col: error: node 'conv1': ...` (with notes), the driver's as
+  /// `tfcc: error: ...`; one per line. Empty on a clean success.
+  std::string diagnostics;
+};
+
+/// Compiles one model file into the outputs `options` names. Prints nothing
+/// but what was asked for (--emit=... -o -, --report -, --mlir-timing); the
+/// caller prints the status' diagnostics.
+CompileStatus compile(const CompileOptions &options);
 
 /// Registers MLIR's pass-manager options (--mlir-timing,
 /// --mlir-print-ir-after-all, crash reproducers, ...) for compile(): call it

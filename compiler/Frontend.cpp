@@ -113,11 +113,12 @@ static std::optional<StringRef> nodeName(Location loc) {
 }
 
 tfcc::ModelDiagnosticHandler::ModelDiagnosticHandler(llvm::SourceMgr &sourceMgr,
-                                                     MLIRContext *context)
-    : SourceMgrDiagnosticHandler(sourceMgr, context) {
+                                                     MLIRContext *context,
+                                                     llvm::raw_ostream &os)
+    : SourceMgrDiagnosticHandler(sourceMgr, context, os) {
   // The IR dump MLIR appends to op errors helps compiler developers, not users.
   context->printOpOnDiagnostic(false);
-  setHandler([this](Diagnostic &diag) {
+  setHandler([this, &os](Diagnostic &diag) {
     auto emit = [&](Diagnostic &d) {
       std::string message = d.str();
       if (auto name = nodeName(d.getLocation());
@@ -136,8 +137,8 @@ tfcc::ModelDiagnosticHandler::ModelDiagnosticHandler(llvm::SourceMgr &sourceMgr,
                                : d.getSeverity() == DiagnosticSeverity::Warning
                                    ? "warning"
                                    : "note";
-        llvm::errs() << file.getFilename().strref() << ": " << severity
-                     << ": " << message << "\n";
+        os << file.getFilename().strref() << ": " << severity << ": " << message
+           << "\n";
         return;
       }
       emitDiagnostic(d.getLocation(), message, d.getSeverity());

@@ -16,6 +16,7 @@ class SourceMgr;
 } // namespace llvm
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace tfcc {
 
@@ -23,7 +24,9 @@ namespace tfcc {
 /// (`loc("conv1")`) the diagnostic is about when there is one.
 class ModelDiagnosticHandler : public mlir::SourceMgrDiagnosticHandler {
 public:
-  ModelDiagnosticHandler(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context);
+  /// Prints to `os` (stderr by default).
+  ModelDiagnosticHandler(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context,
+                         llvm::raw_ostream &os = llvm::errs());
 };
 
 /// Attribute on entry arguments/results holding the name written in the

@@ -9,34 +9,40 @@
 #include "mlir/Support/Timing.h"
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "passes/Passes.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
+namespace tfcc {
+
 // No `builtin.module(...)` wrapper: on a module-level PassManager it would
 // nest the pipeline and silently run nothing.
-const char *const tfcc::kNormalizePipeline =
-    "func.func(tfcc-refine-result-types)";
+const char *const kNormalizePipeline = "func.func(tfcc-refine-result-types)";
 
-const char *const tfcc::kGraphPipeline =
+const char *const kTrainingPipeline = "tfcc-autodiff,tfcc-layout-state";
+
+const char *const kGraphPipeline =
     "inline,symbol-dce,canonicalize,cse,"
     "func.func(tfcc-layout-propagation),canonicalize,cse,"
-    "func.func(tfcc-fuse-ops),canonicalize,cse";
+    "func.func(tfcc-sink-pads-through-transposes,"
+    "tfcc-fuse-relu-pool-gradients,tfcc-fuse-ops),canonicalize,cse";
 
-const char *const tfcc::kToBuffersPipeline =
-    "tfcc-rename-entries,tfcc-convert-graph-to-linalg,canonicalize,cse,"
+const char *const kToBuffersPipeline =
+    "tfcc-lower-state-access,tfcc-rename-entries,tfcc-convert-graph-to-linalg,"
+    "canonicalize,cse,"
     "tfcc-fuse-elementwise,canonicalize,tfcc-split-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "canonicalize";
 
-const char *const tfcc::kToArenaPipeline =
+const char *const kToArenaPipeline =
     "tfcc-copy-returned-arguments,"
     "buffer-results-to-out-params{hoist-static-allocs=true},"
     "canonicalize,tfcc-arena-allocation";
 
-const char *const tfcc::kToLLVMPipeline =
+const char *const kToLLVMPipeline =
     "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,lower-affine,"
     "canonicalize,convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,convert-math-to-libm,"
@@ -55,25 +61,29 @@ struct NamedPipeline {
 const NamedPipeline kNamedPipelines[] = {
     {"tfcc-normalize-pipeline",
      "tfcc's first pipeline: result types refined to what inference knows",
-     &tfcc::kNormalizePipeline},
+     &kNormalizePipeline},
+    {"tfcc-training-pipeline",
+     "tfcc's training passes, for a model with a graph.train_step: "
+     "autodiff, then the variables placed in the state memory",
+     &kTrainingPipeline},
     {"tfcc-graph-pipeline",
      "tfcc's graph-level passes (inlining, clean-up, layout, op fusion); "
      "tfcc --emit=graph prints the IR after it",
-     &tfcc::kGraphPipeline},
+     &kGraphPipeline},
     {"tfcc-to-buffers-pipeline",
      "tfcc's lowering to linalg, elementwise fusion and bufferization",
-     &tfcc::kToBuffersPipeline},
+     &kToBuffersPipeline},
     {"tfcc-to-arena-pipeline",
      "tfcc's output buffers as arguments and the arena memory plan",
-     &tfcc::kToArenaPipeline},
+     &kToArenaPipeline},
     {"tfcc-to-llvm-pipeline",
      "tfcc's loops, threads and the LLVM dialect; tfcc --emit=mlir prints "
      "the IR after it",
-     &tfcc::kToLLVMPipeline},
+     &kToLLVMPipeline},
 };
 } // namespace
 
-void tfcc::registerPipelines() {
+void registerPipelines() {
   for (const NamedPipeline &named : kNamedPipelines)
     PassPipelineRegistration<>(
         named.name, named.description, [&named](OpPassManager &pm) {
@@ -86,7 +96,7 @@ void tfcc::registerPipelines() {
 /// their options were never registered (the fuzz harness, the other tools).
 static bool pipelineCLOptionsRegistered = false;
 
-void tfcc::registerPipelineCLOptions() {
+void registerPipelineCLOptions() {
   // The printer's options too (--mlir-elide-elementsattrs-if-larger=N keeps
   // the weights out of --mlir-print-ir-* and --emit=mlir output).
   registerAsmPrinterCLOptions();
@@ -95,24 +105,23 @@ void tfcc::registerPipelineCLOptions() {
   pipelineCLOptionsRegistered = true;
 }
 
-void tfcc::applyPipelineTimingOptions(DefaultTimingManager &manager) {
+void applyPipelineTimingOptions(DefaultTimingManager &manager) {
   if (pipelineCLOptionsRegistered)
     applyDefaultTimingManagerCLOptions(manager);
 }
 
-static LogicalResult runPipeline(ModuleOp module, const char *pipeline,
-                                 StringRef name, TimingScope *timing) {
+/// Runs the passes `addPasses` adds to a module pass manager, named `name`
+/// in timings.
+static LogicalResult
+runPasses(ModuleOp module, StringRef name, TimingScope *timing,
+          llvm::function_ref<LogicalResult(OpPassManager &)> addPasses) {
   PassManager pm(module.getContext());
   // Verified once per pipeline, not after each of its passes: on a large
   // graph that was a quarter of the compile time. tfcc-opt and the lit tests
   // still verify after every pass.
   pm.enableVerifier(false);
-  std::string error;
-  llvm::raw_string_ostream errors(error);
-  if (failed(parsePassPipeline(pipeline, pm, errors))) {
-    module.emitError() << "internal error: bad pass pipeline: " << error;
+  if (failed(addPasses(pm)))
     return failure();
-  }
   if (pipelineCLOptionsRegistered && failed(applyPassManagerCLOptions(pm)))
     return failure();
   std::optional<TimingScope> scope;
@@ -123,33 +132,65 @@ static LogicalResult runPipeline(ModuleOp module, const char *pipeline,
   if (failed(pm.run(module)))
     return failure();
   if (failed(verify(module))) {
-    module.emitError() << "internal error: the pass pipeline '" << pipeline
+    module.emitError() << "internal error: the passes of '" << name
                        << "' produced invalid IR";
     return failure();
   }
   return success();
 }
 
-LogicalResult tfcc::runTrainingPasses(ModuleOp module, TimingScope *timing) {
-  if (module.getOps<graph::TrainStepOp>().empty())
-    return success();
-  return runPipeline(module, "tfcc-autodiff", "training", timing);
+static LogicalResult runPipeline(ModuleOp module, const char *pipeline,
+                                 StringRef name, TimingScope *timing) {
+  return runPasses(module, name, timing, [&](OpPassManager &pm) {
+    std::string error;
+    llvm::raw_string_ostream errors(error);
+    if (succeeded(parsePassPipeline(pipeline, pm, errors)))
+      return success();
+    module.emitError() << "internal error: bad pass pipeline: " << error;
+    return failure();
+  });
 }
 
-LogicalResult tfcc::runNormalizePipeline(ModuleOp module, TimingScope *timing) {
+LogicalResult runApplyCheckpoint(ModuleOp module, const std::string &path,
+                                 const std::string &modelName,
+                                 TimingScope *timing) {
+  return runPasses(module, "checkpoint", timing, [&](OpPassManager &pm) {
+    // Built, not parsed: a path may hold any character.
+    mlir::tfcc::ApplyCheckpointOptions options;
+    options.path = path;
+    options.modelName = modelName;
+    pm.addPass(mlir::tfcc::createApplyCheckpoint(options));
+    return success();
+  });
+}
+
+LogicalResult runDropTrainSteps(ModuleOp module, TimingScope *timing) {
+  return runPipeline(module, "tfcc-drop-train-steps", "drop-train-steps",
+                     timing);
+}
+
+LogicalResult runTrainingPasses(ModuleOp module, TimingScope *timing) {
+  if (module.getOps<graph::TrainStepOp>().empty())
+    return success();
+  return runPipeline(module, kTrainingPipeline, "training", timing);
+}
+
+LogicalResult runNormalizePipeline(ModuleOp module, TimingScope *timing) {
   return runPipeline(module, kNormalizePipeline, "normalize", timing);
 }
 
-LogicalResult tfcc::runGraphPipeline(ModuleOp module, TimingScope *timing) {
+LogicalResult runGraphPipeline(ModuleOp module, TimingScope *timing) {
   return runPipeline(module, kGraphPipeline, "graph", timing);
 }
 
-LogicalResult tfcc::runToArenaPipeline(ModuleOp module, TimingScope *timing) {
+LogicalResult runToArenaPipeline(ModuleOp module, TimingScope *timing) {
   if (failed(runPipeline(module, kToBuffersPipeline, "to-buffers", timing)))
     return failure();
   return runPipeline(module, kToArenaPipeline, "to-arena", timing);
 }
 
-LogicalResult tfcc::runToLLVMPipeline(ModuleOp module, TimingScope *timing) {
+LogicalResult runToLLVMPipeline(ModuleOp module, TimingScope *timing) {
   return runPipeline(module, kToLLVMPipeline, "to-llvm", timing);
 }
+
+} // namespace tfcc

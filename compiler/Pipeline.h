@@ -5,6 +5,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <string>
+
 namespace mlir {
 class DefaultTimingManager;
 class TimingScope;
@@ -15,6 +17,9 @@ namespace tfcc {
 /// Before the C interface is read from the model: result types refined to
 /// what inference knows.
 extern const char *const kNormalizePipeline;
+/// For a model with a graph.train_step, after normalizing: tfcc-autodiff,
+/// then every variable placed in the state memory.
+extern const char *const kTrainingPipeline;
 /// Graph-level passes: inlining, cleanup, layout (textual form, for tfcc-opt
 /// and tests).
 extern const char *const kGraphPipeline;
@@ -26,9 +31,10 @@ extern const char *const kToArenaPipeline;
 extern const char *const kToLLVMPipeline;
 
 /// Registers each pipeline above as a pass pipeline (tfcc-normalize-pipeline,
-/// tfcc-graph-pipeline, tfcc-to-buffers-pipeline, tfcc-to-arena-pipeline,
-/// tfcc-to-llvm-pipeline), so `tfcc-opt --tfcc-graph-pipeline` replays what
-/// tfcc runs. Called by registerCompilerPasses.
+/// tfcc-training-pipeline, tfcc-graph-pipeline, tfcc-to-buffers-pipeline,
+/// tfcc-to-arena-pipeline, tfcc-to-llvm-pipeline), so `tfcc-opt
+/// --tfcc-graph-pipeline` replays what tfcc runs. Called by
+/// registerCompilerPasses.
 void registerPipelines();
 
 /// Registers MLIR's pass-manager and timing options (--mlir-timing,
@@ -40,13 +46,21 @@ void registerPipelineCLOptions();
 /// --mlir-timing-display) to `manager`; nothing when they are not registered.
 void applyPipelineTimingOptions(mlir::DefaultTimingManager &manager);
 
-/// Runs tfcc-autodiff when `module` has a graph.train_step (the compiler and
-/// the tools that interpret the same model both call it); does nothing
+/// Runs kTrainingPipeline when `module` has a graph.train_step (the compiler
+/// and the tools that interpret the same model both call it); does nothing
 /// otherwise.
 ///
-/// Each run*Pipeline times its passes under `timing` when given (a nested
+/// Each run* function times its passes under `timing` when given (a nested
 /// scope per pipeline, for tfcc --mlir-timing).
 mlir::LogicalResult runTrainingPasses(mlir::ModuleOp module,
+                                      mlir::TimingScope *timing = nullptr);
+/// tfcc-apply-checkpoint of the checkpoint at `path` (tfcc --weights).
+mlir::LogicalResult runApplyCheckpoint(mlir::ModuleOp module,
+                                       const std::string &path,
+                                       const std::string &modelName,
+                                       mlir::TimingScope *timing = nullptr);
+/// tfcc-drop-train-steps (tfcc --no-train).
+mlir::LogicalResult runDropTrainSteps(mlir::ModuleOp module,
                                       mlir::TimingScope *timing = nullptr);
 mlir::LogicalResult runNormalizePipeline(mlir::ModuleOp module,
                                          mlir::TimingScope *timing = nullptr);

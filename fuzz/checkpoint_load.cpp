@@ -3,7 +3,7 @@
 // The same bytes through both checkpoint readers: the runtime's
 // (tfcc_rt_load_checkpoint_buffer, runtime/src/checkpoint.c, hand-written
 // C99) and the compiler's --weights reader (applyCheckpointWeightsFromBuffer,
-// compiler/CheckpointWeights.cpp, flatc's generated code). Neither may crash;
+// passes/CheckpointWeights.cpp, flatc's generated code). Neither may crash;
 // a failed runtime load leaves the state unchanged; a file the runtime
 // accepts, the compiler accepts too, with the same values.
 //
@@ -12,9 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/CheckpointWeights.h"
 #include "compiler/Registration.h"
 #include "dialects/graph/IR/GraphOps.h"
+#include "passes/CheckpointWeights.h"
 #include "tfcc/tfcc_runtime.h"
 
 #include "mlir/IR/BuiltinAttributes.h"

@@ -24,10 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   options.outputPath = output;
   options.emit = tfcc::EmitKind::LlvmIr;
   options.optLevel = 0;
-  int status = tfcc::compile(options);
-  if (status != 0 && status != 1) {
-    std::fprintf(stderr, "graph_ir_compile: compile returned %d\n", status);
-    std::abort();
-  }
+  // A rejected input is fine; a crash, a hang or a sanitizer report is not.
+  (void)tfcc::compile(options);
   return 0;
 }

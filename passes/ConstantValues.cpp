@@ -4,6 +4,7 @@
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Initializers.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -48,9 +49,9 @@ std::optional<std::vector<float>> mlir::tfcc::getConstantFloats(Value value) {
     return std::nullopt;
   auto module = read->getParentOfType<ModuleOp>();
   // Variables of a training model may change (graph.train_step before
-  // tfcc-autodiff; "tfcc.stateful", which the compiler sets, after it).
+  // tfcc-autodiff; kStatefulAttr, which tfcc-layout-state sets, after it).
   if (!module || !module.getOps<graph::TrainStepOp>().empty() ||
-      module->hasAttr("tfcc.stateful"))
+      module->hasAttr(mlir::tfcc::kStatefulAttr))
     return std::nullopt;
   auto variable = SymbolTable::lookupNearestSymbolFrom<graph::VariableOp>(
       read, read.getVariableAttr());

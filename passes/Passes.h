@@ -44,12 +44,27 @@ void populateLayoutPropagationPatterns(RewritePatternSet &patterns);
 /// adds and activations.
 void populateFuseOpsPatterns(RewritePatternSet &patterns);
 
+/// transpose(pad(x)) -> pad(transpose(x)) (tfcc-sink-pads-through-transposes).
+void populateSinkPadsThroughTransposesPatterns(RewritePatternSet &patterns);
+
+/// The ReLU gradient's mask on the ReLU's output, the mask folded into a
+/// max-pooling gradient, and max-pooling taps recorded for the gradient
+/// (tfcc-fuse-relu-pool-gradients).
+void populateFuseReluPoolGradientsPatterns(RewritePatternSet &patterns);
+
 /// tfcc-parallelize-loops steps: `parallel` (no reductions) to a serial
 /// scf.for nest; to omp.parallel num_threads(numThreads) + omp.wsloop nowait
 /// over its first `distributed` dimensions with scf.for loops inside.
 void serializeParallelLoop(scf::ParallelOp parallel);
 void distributeParallelLoop(scf::ParallelOp parallel, unsigned distributed,
                             Value numThreads);
+
+/// The state memory of a training model (tfcc-layout-state): the module is
+/// marked stateful (its variables change, so no pass may fold their values)
+/// and records the block's byte size; each graph.variable its byte offset.
+inline constexpr const char *kStatefulAttr = "tfcc.stateful";
+inline constexpr const char *kStateBytesAttr = "tfcc.state_bytes";
+inline constexpr const char *kStateOffsetAttr = "tfcc.state_offset";
 
 /// The prefix tfcc-rename-entries gives the entry functions; the C
 /// interface (compiler/AbiEmitter.cpp) calls them by it.

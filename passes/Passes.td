@@ -14,9 +14,10 @@ def ConvertGraphToLinalg : Pass<"tfcc-convert-graph-to-linalg", "ModuleOp"> {
     (computed at compile time, see Initializers.h) and erases the
     `graph.variable` declarations and any `graph.train_step` left (tfcc-autodiff
     replaces them by training functions; one left here is not wanted, e.g. in
-    a `tfcc-opt` pipeline without the autodiff). In a training model tfcc has
-    already turned every `graph.read` and `graph.assign` into views of the
-    state memory, so no weight becomes a constant there. Dynamic
+    a `tfcc-opt` pipeline without the autodiff). In a training model
+    tfcc-lower-state-access has already turned every `graph.read` and
+    `graph.assign` into views of the state memory, so no weight becomes a
+    constant there. Dynamic
     dimensions are carried with
     `tensor.dim`. Example:
 
@@ -112,6 +113,29 @@ def LayoutPropagation : Pass<"tfcc-layout-propagation", "func::FuncOp"> {
   }];
 }
 
+def SinkPadsThroughTransposes : Pass<"tfcc-sink-pads-through-transposes", "func::FuncOp"> {
+  let summary = "Move a pad below the transpose that follows it, next to the convolution";
+  let description = [{
+    An NCHW model pads its input before the transpose into the NHWC layout
+    of the convolution; tfcc-layout-propagation leaves function arguments
+    (and so that pad) where they are. This pass rewrites
+    `transpose(pad(x))` into `pad(transpose(x))` with the pads permuted, so
+    the pad meets the convolution and tfcc-fuse-ops folds it into the
+    kernel's padding. It runs after tfcc-layout-propagation, whose patterns
+    move transposes the other way. Example:
+
+    ```mlir
+    %p = graph.pad %x {pads = [0, 0, 0, 0, 1, 1, 1, 1]} : (tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32>
+    %t = graph.transpose %p {perm = [0, 2, 3, 1]} : (tensor<1x3x10x10xf32>) -> tensor<1x10x10x3xf32>
+    ```
+    becomes
+    ```mlir
+    %t = graph.transpose %x {perm = [0, 2, 3, 1]} : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>
+    %p = graph.pad %t {pads = [0, 0, 1, 1, 1, 1, 0, 0]} : (tensor<1x8x8x3xf32>) -> tensor<1x10x10x3xf32>
+    ```
+  }];
+}
+
 def FuseOps : Pass<"tfcc-fuse-ops", "func::FuncOp"> {
   let summary = "Fuse convolutions and dense layers with pads, biases, batch norms, residual adds and activations";
   let description = [{
@@ -172,6 +196,134 @@ def Autodiff : Pass<"tfcc-autodiff", "ModuleOp"> {
     the loss is an error naming the op.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def DropTrainSteps : Pass<"tfcc-drop-train-steps", "ModuleOp"> {
+  let summary = "Erase every graph.train_step: an inference build of a training model";
+  let description = [{
+    `tfcc --no-train`: the module's `graph.train_step` ops are erased, so
+    tfcc-autodiff has nothing to do, no variable moves to the state memory
+    and every variable stays a compile-time constant (its initial value, or
+    a checkpoint's value after tfcc-apply-checkpoint). Example:
+
+    ```mlir
+    graph.variable @w = dense<...> : tensor<4x2xf32> {trainable}
+    graph.train_step @train {loss = @loss, optimizer = #graph.sgd<learning_rate = 1.0e-01>}
+    func.func @predict(...)
+    ```
+    keeps `@w` and `@predict` and loses `@train`.
+  }];
+}
+
+def ApplyCheckpoint : Pass<"tfcc-apply-checkpoint", "ModuleOp"> {
+  let summary = "Replace the variables' initial values by a checkpoint's values";
+  let description = [{
+    `tfcc --weights CKPT`: reads a checkpoint written by a trained model's
+    `<prefix>_save_checkpoint` (runtime/checkpoint.fbs) and sets the initial
+    value of every `graph.variable` to its value there, so an inference
+    build carries the trained weights. The whole file is validated first
+    (identifier, format version, every offset, each variable's CRC-32C, the
+    model name equal to the module's name or `model-name`, each variable of
+    the module present with its dtype and shape); on any error the module is
+    left unchanged and the error names the file. Entries without a variable
+    in the module (optimizer slots, the step counter) are ignored. Example:
+
+    ```mlir
+    graph.variable @k = dense<0.0> : tensor<2x2xf32>
+    ```
+    with `--tfcc-apply-checkpoint=path=tiny.tfck` becomes
+    ```mlir
+    graph.variable @k = dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+    ```
+  }];
+  let options = [
+    Option<"path", "path", "std::string", /*default=*/"",
+           "The checkpoint file">,
+    Option<"modelName", "model-name", "std::string", /*default=*/"",
+           "A model name the checkpoint may carry besides the module's (the "
+           "C prefix it was trained under)">
+  ];
+}
+
+def LayoutState : Pass<"tfcc-layout-state", "ModuleOp"> {
+  let summary = "Place every variable of a training model in the state memory";
+  let description = [{
+    After tfcc-autodiff, a training model keeps its variables in one block
+    of state memory that the caller's context owns and checkpoints save. The
+    pass gives each `graph.variable`, in declaration order, a 64-byte
+    aligned byte offset (`tfcc.state_offset`), records the block's size on
+    the module (`tfcc.state_bytes`) and marks the module `tfcc.stateful`, so
+    the graph passes no longer fold a variable's value as a constant. A
+    variable whose type cannot live there (bool, a dynamic shape) is an
+    error naming it. Example:
+
+    ```mlir
+    graph.variable @w = dense<...> : tensor<3x2xf32> {trainable}
+    graph.variable @b = dense<...> : tensor<2xf32> {trainable}
+    ```
+    becomes
+    ```mlir
+    module attributes {tfcc.state_bytes = 128 : i64, tfcc.stateful} {
+      graph.variable @w = ... {tfcc.state_offset = 0 : i64, trainable}
+      graph.variable @b = ... {tfcc.state_offset = 64 : i64, trainable}
+    ```
+  }];
+}
+
+def LowerStateAccess : Pass<"tfcc-lower-state-access", "ModuleOp"> {
+  let summary = "Turn graph.read and graph.assign into views of the state memory argument";
+  let description = [{
+    In a module tfcc-layout-state laid out, every public function gets the
+    state memory as a last `memref<N x i8>` argument; each `graph.read` of a
+    variable becomes a tensor of its `memref.view` at the variable's
+    `tfcc.state_offset` (a fresh copy in functions that also assign, so no
+    read sees a later write) and each `graph.assign` a
+    `bufferization.materialize_in_destination` into that view. A variable
+    access left in a private function is an error. Modules without a state
+    layout are left unchanged. Example:
+
+    ```mlir
+    %w = graph.read @w : tensor<3x2xf32>
+    graph.assign @w, %w_new : tensor<3x2xf32>
+    ```
+    becomes
+    ```mlir
+    %v = memref.view %state[%c0][] : memref<128xi8> to memref<3x2xf32>
+    %t = bufferization.to_tensor %v restrict : memref<3x2xf32>
+    %w = bufferization.alloc_tensor() copy(%t) : tensor<3x2xf32>
+    bufferization.materialize_in_destination %w_new in restrict writable %v
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def FuseReluPoolGradients : Pass<"tfcc-fuse-relu-pool-gradients", "func::FuncOp"> {
+  let summary = "Simplify the ReLU and max-pooling gradients of a train step";
+  let description = [{
+    Three rewrites of the backward pass tfcc-autodiff builds, each saving a
+    pass over a tensor or a live buffer:
+    the ReLU gradient's mask `compare(a, 0, "gt")` compares `relu(a)`
+    instead (the same truth, NaN included), so `a` has no other user and a
+    producing convolution can take the ReLU into its epilogue
+    (tfcc-fuse-ops); `select(x > 0, max_pool2d_grad(x, dy), 0)` becomes
+    `max_pool2d_grad(x, dy) {positive_only}`, the pooling gradient's kernel
+    applying the mask; and a float32 NHWC `max_pool2d` whose gradient
+    follows records each window's tap (`max_pool2d_with_indices`) that the
+    gradient scatters through (`max_pool2d_grad_indices`), so the backward
+    pass does not read `x` again. Example:
+
+    ```mlir
+    %y = graph.max_pool2d %x {window = [2, 2]} : ...
+    %g = graph.max_pool2d_grad %x, %dy {window = [2, 2], strides = [2, 2]} : ...
+    ```
+    becomes
+    ```mlir
+    %y, %taps = graph.max_pool2d_with_indices %x {window = [2, 2], ...} : ...
+    %g = graph.max_pool2d_grad_indices %taps, %dy {...} : ...
+    ```
+  }];
 }
 
 def FuseElementwise : Pass<"tfcc-fuse-elementwise"> {

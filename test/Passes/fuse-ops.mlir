@@ -120,76 +120,12 @@ func.func @not_fused(%x: tensor<1x4x4x2xf32>, %k: tensor<1x1x2x2xf32>, %xg: tens
 
 // ONNX's depthwise form (one group per input channel, kernel [kh, kw, 1,
 // c * m]) becomes a depthwise fused op on the kernel reshaped to [kh, kw, c,
-// m]; a pad of the NCHW input moves through the layout transpose into the
-// kernel's padding.
-// CHECK-LABEL: func.func @grouped_depthwise_and_nchw_pad
-// CHECK: %[[T:.*]] = graph.transpose %arg0 {perm = [0, 2, 3, 1]} : (tensor<1x3x4x4xf32>) -> tensor<1x4x4x3xf32>
+// m]. (A pad of an NCHW input reaches the convolution through
+// tfcc-sink-pads-through-transposes: sink-pads-through-transposes.mlir.)
+// CHECK-LABEL: func.func @grouped_depthwise
 // CHECK: %[[K:.*]] = graph.reshape %arg1 : (tensor<3x3x1x6xf32>) -> tensor<3x3x3x2xf32>
-// CHECK: graph.fused_conv2d %[[T]], %[[K]] {depthwise = true, dilations = [1, 1], pads = [1, 1, 2, 0], strides = [1, 1]} : (tensor<1x4x4x3xf32>, tensor<3x3x3x2xf32>) -> tensor<1x4x4x6xf32>
-// CHECK-NOT: graph.pad
-func.func @grouped_depthwise_and_nchw_pad(%x: tensor<1x3x4x4xf32>, %k: tensor<3x3x1x6xf32>) -> tensor<1x4x4x6xf32> {
-  %p = graph.pad %x {pads = [0, 0, 0, 0, 1, 1, 2, 0]} : (tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32>
-  %t = graph.transpose %p {perm = [0, 2, 3, 1]} : (tensor<1x3x6x6xf32>) -> tensor<1x6x6x3xf32>
-  %c = graph.conv2d %t, %k {groups = 3} : (tensor<1x6x6x3xf32>, tensor<3x3x1x6xf32>) -> tensor<1x4x4x6xf32>
+// CHECK: graph.fused_conv2d %arg0, %[[K]] {depthwise = true, dilations = [1, 1], pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<1x6x6x3xf32>, tensor<3x3x3x2xf32>) -> tensor<1x4x4x6xf32>
+func.func @grouped_depthwise(%x: tensor<1x6x6x3xf32>, %k: tensor<3x3x1x6xf32>) -> tensor<1x4x4x6xf32> {
+  %c = graph.conv2d %x, %k {groups = 3} : (tensor<1x6x6x3xf32>, tensor<3x3x1x6xf32>) -> tensor<1x4x4x6xf32>
   return %c : tensor<1x4x4x6xf32>
-}
-
-// -----
-
-// A train step's conv -> relu -> max_pool and its gradient: the ReLU mask
-// compares the ReLU's output, so the ReLU fuses into the convolution; the
-// masked pooling gradient becomes max_pool2d_grad {positive_only}, and as
-// the forward pool has the same input and geometry, it records the taps
-// (with the mask) for the gradient to scatter through.
-// CHECK-LABEL: func.func @relu_mask_into_pool_grad
-// CHECK: %[[C:.*]] = graph.fused_conv2d %arg0, %arg1 {activation = "relu"
-// CHECK: %[[P:.*]], %[[T:.*]] = graph.max_pool2d_with_indices %[[C]] {positive_only, strides = [2, 2], window = [2, 2]} : (tensor<?x4x4x2xf32>) -> (tensor<?x2x2x2xf32>, tensor<?x2x2x2xi8>)
-// CHECK: %[[G:.*]] = graph.max_pool2d_grad_indices %[[T]], %arg2 {input_size = [4, 4], strides = [2, 2], window = [2, 2]}
-// CHECK-NOT: graph.compare
-// CHECK-NOT: graph.select
-// CHECK: return %[[P]], %[[G]]
-func.func @relu_mask_into_pool_grad(%x: tensor<?x6x6x1xf32>, %k: tensor<3x3x1x2xf32>, %dp: tensor<?x2x2x2xf32>) -> (tensor<?x2x2x2xf32>, tensor<?x4x4x2xf32>) {
-  %zero = graph.constant dense<0.0> : tensor<f32>
-  %c = graph.conv2d %x, %k : (tensor<?x6x6x1xf32>, tensor<3x3x1x2xf32>) -> tensor<?x4x4x2xf32>
-  %r = graph.relu %c : tensor<?x4x4x2xf32>
-  %p = graph.max_pool2d %r {window = [2, 2], strides = [2, 2]} : (tensor<?x4x4x2xf32>) -> tensor<?x2x2x2xf32>
-  %g = graph.max_pool2d_grad %r, %dp {window = [2, 2], strides = [2, 2]} : (tensor<?x4x4x2xf32>, tensor<?x2x2x2xf32>) -> tensor<?x4x4x2xf32>
-  %m = graph.compare %c, %zero {predicate = "gt"} : (tensor<?x4x4x2xf32>, tensor<f32>) -> tensor<?x4x4x2xi1>
-  %d = graph.select %m, %g, %zero : (tensor<?x4x4x2xi1>, tensor<?x4x4x2xf32>, tensor<f32>) -> tensor<?x4x4x2xf32>
-  return %p, %d : tensor<?x2x2x2xf32>, tensor<?x4x4x2xf32>
-}
-
-// -----
-
-// The mask stays when it is not a comparison with zero, or when the pooling
-// gradient has another user.
-// CHECK-LABEL: func.func @mask_kept
-// CHECK: %[[G:.*]] = graph.max_pool2d_grad %arg0, %arg1 {strides = [2, 2], window = [2, 2]}
-// CHECK: graph.compare %arg0, %{{.*}} {predicate = "gt"}
-// CHECK: graph.select
-// CHECK: graph.compare %arg0, %{{.*}} {predicate = "gt"}
-// CHECK: graph.select
-func.func @mask_kept(%r: tensor<1x4x4x2xf32>, %dp: tensor<1x2x2x2xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) {
-  %zero = graph.constant dense<0.0> : tensor<f32>
-  %half = graph.constant dense<0.5> : tensor<f32>
-  %g = graph.max_pool2d_grad %r, %dp {window = [2, 2], strides = [2, 2]} : (tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32>
-  %m = graph.compare %r, %half {predicate = "gt"} : (tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xi1>
-  %d = graph.select %m, %g, %zero : (tensor<1x4x4x2xi1>, tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xf32>
-  %m2 = graph.compare %r, %zero {predicate = "gt"} : (tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xi1>
-  %d2 = graph.select %m2, %g, %zero : (tensor<1x4x4x2xi1>, tensor<1x4x4x2xf32>, tensor<f32>) -> tensor<1x4x4x2xf32>
-  return %d, %d2, %g : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>
-}
-
-// -----
-
-// Without a forward pool of the same geometry (here: other strides), the
-// gradient keeps reading x.
-// CHECK-LABEL: func.func @pool_taps_not_recorded
-// CHECK: graph.max_pool2d %arg0 {strides = [1, 1], window = [2, 2]}
-// CHECK: graph.max_pool2d_grad %arg0, %arg1 {strides = [2, 2], window = [2, 2]}
-// CHECK-NOT: indices
-func.func @pool_taps_not_recorded(%x: tensor<1x4x4x2xf32>, %dp: tensor<1x2x2x2xf32>) -> (tensor<1x3x3x2xf32>, tensor<1x4x4x2xf32>) {
-  %p = graph.max_pool2d %x {window = [2, 2], strides = [1, 1]} : (tensor<1x4x4x2xf32>) -> tensor<1x3x3x2xf32>
-  %g = graph.max_pool2d_grad %x, %dp {window = [2, 2], strides = [2, 2]} : (tensor<1x4x4x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x4x4x2xf32>
-  return %p, %g : tensor<1x3x3x2xf32>, tensor<1x4x4x2xf32>
 }

@@ -144,7 +144,9 @@ int main(int argc, char **argv) {
     options.optLevel = level;
     std::string error;
     std::unique_ptr<CompiledModel> compiled;
-    if (compile(options) == 0)
+    CompileStatus status = compile(options);
+    llvm::errs() << status.diagnostics;
+    if (status.ok)
       compiled = CompiledModel::open(options.outputPath, error);
     if (!compiled) {
       llvm::outs() << "COMPILE-ERROR O" << level << " " << error << "\n";

@@ -64,8 +64,9 @@ struct ModelUnderTest {
     options.inputPath = path;
     options.outputPath = (dir + "/model.so").str();
     options.runtimeLibrary = TFCC_RUNTIME_LIBRARY;
-    if (compile(options) != 0) {
-      error = "tfcc failed on " + path;
+    CompileStatus status = compile(options);
+    if (!status.ok) {
+      error = "tfcc failed on " + path + ":\n" + status.diagnostics;
       return;
     }
     compiled = CompiledModel::open(options.outputPath, error);

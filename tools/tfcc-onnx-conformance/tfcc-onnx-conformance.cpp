@@ -604,7 +604,6 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
 
 [[noreturn]] void runTest(const TestCase &test, const std::string &testWorkDir,
                           Reporter &report) {
-  std::string diagPath = testWorkDir + "/diagnostics.txt";
   std::string soPath = testWorkDir + "/model.so";
 
   // Compiles `modelPath` to soPath; fails the test unless it compiles (or,
@@ -616,19 +615,12 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
     options.inputPath = modelPath;
     options.outputPath = soPath;
     options.runtimeLibrary = runtimeLib;
-    // stderr goes to diagPath: this compile's diagnostics follow what the
-    // file holds already.
-    std::fflush(stderr);
-    uint64_t before = 0;
-    llvm::sys::fs::file_size(diagPath, before);
-    if (compile(options) == 0)
+    CompileStatus status = compile(options);
+    // Kept in diagnostics.txt with the rest of the test's output.
+    llvm::errs() << status.diagnostics;
+    if (status.ok)
       return true;
-    std::fflush(stderr);
-    auto text = llvm::MemoryBuffer::getFile(diagPath);
-    std::string message =
-        text ? firstDiagnostic(
-                   (*text)->getBuffer().drop_front(before).str(), test.dir)
-             : "";
+    std::string message = firstDiagnostic(status.diagnostics, test.dir);
     if (message.empty())
       message = "no diagnostic";
     if (allowConstantRetry && needsConstantInputs(message))
@@ -825,8 +817,8 @@ pid_t startChild(const TestCase &test, size_t index,
   }
   if (pid == 0) {
     close(fds[0]);
-    // Diagnostics (tfcc::compile prints them to stderr) go to a file the
-    // outcome quotes from; nothing of a child reaches the runner's output.
+    // A child's output (the compile diagnostics among it) goes to a file
+    // kept for reading; nothing of a child reaches the runner's output.
     int diag = open((testWorkDir + "/diagnostics.txt").c_str(),
                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (diag >= 0) {

@@ -469,7 +469,9 @@ int main(int argc, char **argv) {
       options.inputShapes = inputShapes;
       options.train = !noTrain;
       auto start = Clock::now();
-      if (compile(options) != 0)
+      CompileStatus status = compile(options);
+      llvm::errs() << status.diagnostics;
+      if (!status.ok)
         return 1;
       llvm::outs() << "compiled in " << llvm::format("%.1f", millisSince(start))
                    << " ms\n";

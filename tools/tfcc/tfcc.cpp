@@ -192,5 +192,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  return tfcc::compile(options);
+  tfcc::CompileStatus status = tfcc::compile(options);
+  llvm::errs() << status.diagnostics;
+  return status.ok ? 0 : 1;
 }

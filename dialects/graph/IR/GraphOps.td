@@ -1540,9 +1540,9 @@ def Graph_MaxPool2DGradOp : Graph_Op<"max_pool2d_grad", [Pure]> {
     type of `%x`. Each output element's gradient is added to the input
     position of the first maximum of its window in row-major window order
     (a NaN counts as the maximum; padded positions are never chosen).
-    With `positive_only` (set by tfcc-fuse-ops, which folds in the gradient
-    of a ReLU that produced `%x`), a gradient reaches only positions whose
-    input is greater than zero.
+    With `positive_only` (set by tfcc-fuse-relu-pool-gradients, which folds
+    in the gradient of a ReLU that produced `%x`), a gradient reaches only
+    positions whose input is greater than zero.
   }];
   let arguments = (ins Graph_FloatTensor:$x, Graph_FloatTensor:$dy,
                        I64ArrayAttr:$window, I64ArrayAttr:$strides,
@@ -1556,8 +1556,9 @@ def Graph_MaxPool2DGradOp : Graph_Op<"max_pool2d_grad", [Pure]> {
 def Graph_MaxPool2DWithIndicesOp : Graph_Op<"max_pool2d_with_indices", [Pure]> {
   let summary = "max_pool2d that also records each window's first maximum";
   let description = [{
-    What tfcc-fuse-ops makes of a float32 `graph.max_pool2d` whose input also
-    feeds a `graph.max_pool2d_grad` of the same geometry (a training step):
+    What tfcc-fuse-relu-pool-gradients makes of a float32 `graph.max_pool2d`
+    whose input also feeds a `graph.max_pool2d_grad` of the same geometry (a
+    training step):
     `%y, %taps = graph.max_pool2d_with_indices %x {window, strides, padding,
     positive_only}`. `%y` is the max_pool2d result; `%taps` (i8, the shape of
     `%y`) holds the tap i * kw + j of the first maximum that

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/CheckpointWeights.h"
+#include "passes/CheckpointWeights.h"
 
 #include "compiler/BoundedFile.h"
 #include "dialects/graph/IR/Limits.h"
@@ -33,7 +33,7 @@ namespace {
 // The schema's DType numbers are tfcc_dtype_t's (TFCC_DTYPES): a schema
 // that drifts from the list does not build.
 #define TFCC_CHECK_SCHEMA_DTYPE(name, number, bytes, ctype)                    \
-  static_assert(static_cast<int>(tfcc::checkpoint::DType_##name) == number,   \
+  static_assert(static_cast<int>(tfcc::checkpoint::DType_##name) == number,    \
                 "runtime/checkpoint.fbs: DType " #name " differs from "        \
                 "TFCC_DTYPES");
 TFCC_DTYPES(TFCC_CHECK_SCHEMA_DTYPE)
@@ -89,7 +89,8 @@ bool tfcc::applyCheckpointWeightsFromBuffer(ModuleOp module,
     return false;
   }
   std::string model = top->model()->str();
-  std::string moduleName = module.getSymName() ? module.getSymName()->str() : "";
+  std::string moduleName =
+      module.getSymName() ? module.getSymName()->str() : "";
   if (model != moduleName && model != prefix) {
     error = "checkpoint '" + path + "' is of model '" + model + "', not '" +
             (prefix.empty() ? moduleName : prefix) + "'";
@@ -117,8 +118,8 @@ bool tfcc::applyCheckpointWeightsFromBuffer(ModuleOp module,
       uint32_t crc = tfcc_rt_crc32c(0, e.data, e.bytes);
       if (crc != variable->crc32c()) {
         char sums[64];
-        snprintf(sums, sizeof sums, "CRC-32C 0x%08x, the file says 0x%08x",
-                 crc, variable->crc32c());
+        snprintf(sums, sizeof sums, "CRC-32C 0x%08x, the file says 0x%08x", crc,
+                 variable->crc32c());
         return corrupt("the data of variable '" + variable->name()->str() +
                        "' has " + sums);
       }
@@ -131,7 +132,8 @@ bool tfcc::applyCheckpointWeightsFromBuffer(ModuleOp module,
     std::string name = variable.getSymName().str();
     auto it = entries.find(name);
     if (it == entries.end()) {
-      error = "checkpoint '" + path + "' has no value for variable '" + name + "'";
+      error =
+          "checkpoint '" + path + "' has no value for variable '" + name + "'";
       return false;
     }
     RankedTensorType type = variable.getTensorType();
@@ -166,7 +168,8 @@ bool tfcc::applyCheckpointWeightsFromBuffer(ModuleOp module,
               std::to_string(type.getNumElements()) + " elements";
       return false;
     }
-    updates.emplace_back(variable, DenseElementsAttr::getFromRawBuffer(type, raw));
+    updates.emplace_back(variable,
+                         DenseElementsAttr::getFromRawBuffer(type, raw));
   }
   for (auto &[variable, value] : updates)
     variable.setInitAttr(value);
