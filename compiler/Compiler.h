@@ -38,7 +38,8 @@ struct CompileOptions {
   std::string targetTriple; // empty = host
   std::string cpu;          // empty = host CPU (or "generic" for other triples)
   std::string runtimeLibrary; // libtfcc_runtime.a; empty = next to the tool
-  // O3 spends 20 s on the loop nests of small CNNs for no measured gain.
+  // Not O3: much slower on the loop nests of small CNNs for no gain
+  // (docs/performance.md).
   int optLevel = 2;
   /// ONNX graph inputs whose dims to pin (-1 keeps a dim dynamic), from
   /// --input-shape NAME=DIMS.

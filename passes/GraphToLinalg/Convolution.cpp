@@ -162,13 +162,9 @@ struct DepthwiseConv2DLowering : OpRewritePattern<DepthwiseConv2DOp> {
 /// isWinogradConv): a constant kernel is transformed here at compile time, a
 /// kernel of variables (a train step's forward convolution) at run time into
 /// an arena buffer, as the input gradient's is (Conv2DBackpropInputToKernel).
-/// In the mnist_cnn train step (batch 64, 1 thread) that is ~0.7 ms of
-/// 11.4. Its rounding differs from the direct kernel's by a few ulp; the
-/// 10-step comparison with the interpreter (test/tools/training.test, rtol
-/// 1e-4) then passes at batches 4, 8, 15, 16, 17 and 64 (largest variable
-/// difference 2.8e-5 at batch 4, 7.1e-5 on the direct kernel) and fails at
-/// 2, 3 and 32 as it does on the direct kernel (2, 3, 16 and 32 there): a
-/// ReLU or max-pool decision flipped by float32 rounding, docs/training.md.
+/// Its rounding differs from the direct kernel's by a few ulp, within the
+/// training tests' tolerance (measurements: docs/performance.md, "Measurements
+/// behind kernel choices").
 bool useWinogradConv(FusedConv2DOp op) {
   if (op.getDepthwise())
     return false;
@@ -322,12 +318,11 @@ struct FusedConv2DToKernel : OpRewritePattern<FusedConv2DOp> {
 /// channels that the transforms are cheap next to the GEMMs, and enough
 /// output pixels per image that the 16/9 larger transformed weights are
 /// streamed for enough work: all of ResNet-18's stride-1 3x3 layers, 7x7
-/// included; not a 3x3 output). With `runtimeTransform`,
-/// tfcc_rt_winograd_pack takes ~6 ns per (input, output) channel pair (13 us
-/// for 3x3x32x64, 1 thread), the time of ~300 of the GEMMs' multiply-adds;
-/// then one image must save at least that many per pair (9 oh ow - 16 tiles,
-/// 320 and up from 8x8 outputs on: 11x11 saves 513, 13x13 737), so that a
-/// call pays for its transform whatever the batch.
+/// included; not a 3x3 output). With `runtimeTransform`, the per-call
+/// weight transform costs about as much as ~300 of the GEMMs' multiply-adds
+/// per (input, output) channel pair, so one image must save at least that
+/// many per pair (9 oh ow - 16 tiles: 8x8 outputs and larger) for a call to
+/// pay for its transform whatever the batch (docs/performance.md).
 bool mlir::tfcc::isWinogradConv(int64_t h, int64_t w, int64_t c, int64_t oc,
                                 int64_t oh, int64_t ow,
                                 ArrayRef<int64_t> kernelHw,

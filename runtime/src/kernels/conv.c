@@ -622,7 +622,7 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
     /* rows (flat: tiles) split: in flat and ring mode a panel split would
      * gather or copy the same input rows once per task. 4 tasks per thread
      * when the rows allow, so that the pool can move the last ones of a
-     * thread that falls behind (with 2, ResNet-18's stem waited 6% on one). */
+     * thread that falls behind (docs/performance.md). */
     g.gm = TFCC_MIN(tiles >= 16 * want ? 2 * want : want, g.rows);
   } else {
     g.gn = TFCC_MIN(want, g.panels);

@@ -35,8 +35,8 @@
 #define TFCC_BBUF_FLOATS (TFCC_KC * 4 * TFCC_UK_NR)
 #ifndef TFCC_MC_TILES
 /* Packed A tiles sharing one B block (pre-packed B): 72-84 rows, each B
- * block read from L3 once per group (4 tiles: 2048^3 at 2 threads ~1.2x
- * slower with AVX2), as many as the stack budget allows. */
+ * block read from L3 once per group; fewer tiles re-read B too often
+ * (docs/performance.md), so as many as the stack budget allows. */
 #define TFCC_MC_TILES 6
 #endif
 /* The one stack buffer of a GEMM call (floats). */
