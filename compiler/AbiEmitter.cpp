@@ -16,6 +16,7 @@
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <map>
@@ -237,61 +238,54 @@ private:
         name, FunctionType::get(result, params, false));
   }
 
+  /// The LLVM type of a C type of the model-level functions' table.
+  Type *llvmType(StringRef cType) {
+    if (cType.ends_with("*"))
+      return ptrTy;
+    if (cType == "void")
+      return Type::getVoidTy(ctx);
+    if (cType == "tfcc_status_t" || cType == "int32_t")
+      return i32Ty;
+    if (cType == "int64_t" || cType == "uint64_t")
+      return i64Ty;
+    report_fatal_error("modelFunctions(): no LLVM type for C type '" + cType +
+                       "'");
+  }
+
   void emitExportedFunctions(GlobalVariable *info) {
-    const std::string &p = names.prefix;
-    Type *voidTy = Type::getVoidTy(ctx);
-    {
-      Function *fn = exported(p + "_info", ptrTy, {});
+    // prefix_X(args...) = tfcc_rt_X([&info,] args...), as the table says;
+    // prefix_info returns the table.
+    for (const ModelFunction &row : modelFunctions()) {
+      if (row.statefulOnly && !sig.stateful)
+        continue;
+      Type *result = llvmType(row.result);
+      SmallVector<Type *> params;
+      for (const auto &param : splitCParams(row.params))
+        params.push_back(llvmType(param.first));
+      Function *fn = exported(names.prefix + "_" + row.suffix, result, params);
       IRBuilder<> b(BasicBlock::Create(ctx, "entry", fn));
-      b.CreateRet(info);
-    }
-    // Forwarders: prefix_X(args...) = tfcc_rt_X(&info, args...).
-    auto forward = [&](const std::string &name, StringRef runtimeName,
-                       Type *result, ArrayRef<Type *> params, bool passInfo) {
-      Function *fn = exported(name, result, params);
+      if (!row.runtimeName) {
+        b.CreateRet(info);
+        continue;
+      }
       SmallVector<Type *> rtParams;
-      if (passInfo)
-        rtParams.push_back(ptrTy);
-      rtParams.append(params.begin(), params.end());
-      FunctionCallee callee = runtime(runtimeName, result, rtParams);
-      IRBuilder<> b(BasicBlock::Create(ctx, "entry", fn));
       SmallVector<Value *> args;
-      if (passInfo)
+      if (row.passesInfo) {
+        rtParams.push_back(ptrTy);
         args.push_back(info);
+      }
+      rtParams.append(params.begin(), params.end());
       for (Argument &a : fn->args())
         args.push_back(&a);
-      Value *call = b.CreateCall(callee, args);
+      Value *call = b.CreateCall(runtime(row.runtimeName, result, rtParams), args);
       if (result->isVoidTy())
         b.CreateRetVoid();
       else
         b.CreateRet(call);
-    };
-    forward(p + "_init", "tfcc_rt_context_init", i32Ty,
-            {ptrTy, ptrTy, i64Ty, i64Ty}, true);
-    forward(p + "_create", "tfcc_rt_context_create", i32Ty, {i64Ty, ptrTy},
-            true);
-    forward(p + "_create_with_threads", "tfcc_rt_context_create_with_threads",
-            i32Ty, {i64Ty, i32Ty, ptrTy}, true);
-    forward(p + "_destroy", "tfcc_rt_context_destroy", voidTy, {ptrTy}, false);
-    forward(p + "_status_string", "tfcc_rt_status_string", ptrTy, {i32Ty},
-            false);
-    forward(p + "_kernels_isa", "tfcc_rt_kernels_isa", ptrTy, {}, false);
-
-    if (sig.stateful) {
-      forward(p + "_get_variable", "tfcc_rt_get_variable", i32Ty,
-              {ptrTy, ptrTy, ptrTy, i64Ty}, true);
-      forward(p + "_set_variable", "tfcc_rt_set_variable", i32Ty,
-              {ptrTy, ptrTy, ptrTy, i64Ty}, true);
-      forward(p + "_reset_state", "tfcc_rt_reset_state", i32Ty, {ptrTy}, true);
-      forward(p + "_save_checkpoint", "tfcc_rt_save_checkpoint", i32Ty,
-              {ptrTy, ptrTy}, true);
-      forward(p + "_load_checkpoint", "tfcc_rt_load_checkpoint", i32Ty,
-              {ptrTy, ptrTy}, true);
     }
 
-    // The generic entry point tools use through the reflective table.
-    forward(p + "_invoke", "tfcc_rt_invoke", i32Ty,
-            {i32Ty, ptrTy, i64Ty, ptrTy, ptrTy}, true);
+    // Each entry function: tfcc_rt_invoke with its index and its pointers
+    // packed in argument order.
     FunctionCallee invoke =
         runtime("tfcc_rt_invoke", i32Ty, {ptrTy, i32Ty, ptrTy, i64Ty, ptrTy, ptrTy});
     for (auto [index, entry] : llvm::enumerate(sig.entries)) {

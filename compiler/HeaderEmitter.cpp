@@ -332,7 +332,153 @@ void emitEntry(std::string &out, const ModelSignature &sig, const CNames &names,
   out += "\n";
 }
 
+// The model-level functions. Their comments are the header's documentation of
+// the runtime behind them (runtime/src/runtime.c).
+const std::vector<ModelFunction> kModelFunctions = {
+    {"info", "const tfcc_model_info*", "void", nullptr, false, false,
+     R"(/* Returns the model's reflective table: names, dtypes and shapes of every entry,
+ * for generic tools. Static storage owned by the model; never NULL. */)",
+     true},
+    {"init", "tfcc_status_t",
+     "tfcc_context* ctx, void* arena, uint64_t arena_bytes, int64_t max_batch",
+     "tfcc_rt_context_init", true, false,
+     R"(/* Initializes the caller-owned `ctx` with the caller-owned `arena` of `arena_bytes`
+ * bytes (any alignment) for calls with batch <= max_batch. Never mallocs; `ctx` and
+ * `arena` must stay valid while the context is used. Returns TFCC_OK, or, with
+ * ctx->message saying why:
+ *   TFCC_INVALID_ARGUMENT    ctx is NULL, or arena is NULL but needed;
+ *   TFCC_OUT_OF_RANGE        max_batch < 1;
+ *   TFCC_RESOURCE_EXHAUSTED  arena_bytes < $P_ARENA_BYTES(max_batch) - 64 plus the
+ *                            0-63 bytes that align `arena` to 64 (so the macro
+ *                            always suffices, 64 fewer when aligned);
+ *   TFCC_FAILED_PRECONDITION the model and its runtime disagree on the ABI. */)",
+     true},
+    {"create", "tfcc_status_t", "int64_t max_batch, tfcc_context** out_ctx",
+     "tfcc_rt_context_create", true, false,
+     R"(/* Allocates a context and its arena for batches up to max_batch with malloc.
+ * *out_ctx is set to NULL first; on TFCC_OK the caller owns it and frees it with
+ * $p_destroy. Returns TFCC_INVALID_ARGUMENT (out_ctx NULL),
+ * TFCC_OUT_OF_RANGE (max_batch < 1) or TFCC_RESOURCE_EXHAUSTED (out of memory). */)",
+     true},
+    {"create_with_threads", "tfcc_status_t",
+     "int64_t max_batch, int32_t num_threads, tfcc_context** out_ctx",
+     "tfcc_rt_context_create_with_threads", true, false,
+     R"(/* $p_create for calls that run on num_threads threads: the calling thread plus
+ * num_threads - 1 workers of a thread pool the context owns (created here, never per
+ * call; they spin briefly after each parallel loop, then sleep). num_threads 1
+ * creates no thread. Any thread calling the model needs $stack_kib KiB of free stack.
+ * Returns what $p_create returns, and TFCC_INVALID_ARGUMENT (num_threads < 1)
+ * or TFCC_RESOURCE_EXHAUSTED (the pool's threads could not be created). */)",
+     true},
+    {"destroy", "void", "tfcc_context* ctx", "tfcc_rt_context_destroy", false,
+     false,
+     R"(/* Frees a context from $p_create or $p_create_with_threads (joining
+ * its threads). NULL-safe; a context from $p_init is left alone (its memory is
+ * the caller's). Call it once per context: like free(), a second call on
+ * the same pointer is undefined. */)",
+     true},
+    {"status_string", "const char*", "tfcc_status_t status",
+     "tfcc_rt_status_string", false, false,
+     R"(/* Returns a short static name of `status` ("ok", "invalid argument", ...). */)",
+     true},
+    {"kernels_isa", "const char*", "void", "tfcc_rt_kernels_isa", false, false,
+     R"(/* The instruction-set level of the kernels this process runs: "avx512", "avx2" or
+ * "generic" (SSE2 on x86-64, NEON on AArch64); TFCC_KERNELS_ISA=generic|avx2
+ * lowers it. */)",
+     true},
+    {"invoke", "tfcc_status_t",
+     "int32_t entry_index, tfcc_context* ctx, int64_t batch, "
+     "const void* const* inputs, void* const* outputs",
+     "tfcc_rt_invoke", true, false,
+     R"(/* Generic form of the entry functions below, for tools that drive any model
+ * through the table of $p_info(): runs entry `entry_index` with
+ * `inputs`/`outputs` in argument order. Same checks and statuses. */)",
+     true},
+    {"get_variable", "tfcc_status_t",
+     "tfcc_context* ctx, const char* name, void* out, uint64_t bytes",
+     "tfcc_rt_get_variable", true, true,
+     R"(/* The state memory of a context: variables by name (the names of the
+ * variable table in $p_info()). `bytes` must equal the variable's size;
+ * an unknown name, a NULL pointer or a wrong size returns TFCC_INVALID_ARGUMENT
+ * with ctx->message saying why (and the expected size). */)",
+     false},
+    {"set_variable", "tfcc_status_t",
+     "tfcc_context* ctx, const char* name, const void* value, uint64_t bytes",
+     "tfcc_rt_set_variable", true, true, nullptr, false},
+    {"reset_state", "tfcc_status_t", "tfcc_context* ctx", "tfcc_rt_reset_state",
+     true, true,
+     R"(/* Every variable, slot and the step counter back to its initial value. */)",
+     false},
+    {"save_checkpoint", "tfcc_status_t", "tfcc_context* ctx, const char* path",
+     "tfcc_rt_save_checkpoint", true, true,
+     R"(/* Checkpoints (docs/training.md): save writes every variable, slot and the
+ * step counter to a FlatBuffers file (runtime/checkpoint.fbs) via `path`.tmp and
+ * a rename; load validates the whole file (model, names, dtypes, shapes, sizes,
+ * each variable's CRC-32C) before changing the state: on error the state is
+ * unchanged and ctx->message says why. Both malloc one buffer of the file's size. */)",
+     false},
+    {"load_checkpoint", "tfcc_status_t", "tfcc_context* ctx, const char* path",
+     "tfcc_rt_load_checkpoint", true, true, nullptr, true},
+};
+
+// `text` with every `from` replaced by `to`.
+std::string replaceAll(std::string text, const std::string &from,
+                       const std::string &to) {
+  for (size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// The header's comment and prototype of each model-level function `sig`
+// exports.
+void emitModelFunctions(std::string &out, const ModelSignature &sig,
+                        const CNames &names) {
+  for (const ModelFunction &fn : kModelFunctions) {
+    if (fn.statefulOnly && !sig.stateful)
+      continue;
+    if (fn.doc) {
+      std::string doc = replaceAll(fn.doc, "$stack_kib",
+                                   std::to_string(TFCC_RT_KERNEL_STACK_BYTES / 1024));
+      doc = replaceAll(doc, "$p", names.prefix);
+      out += replaceAll(doc, "$P", names.macroPrefix) + "\n";
+    }
+    std::vector<std::string> params;
+    for (const auto &[type, name] : splitCParams(fn.params))
+      params.push_back(type + " " + name);
+    if (params.empty())
+      params.push_back("void");
+    out += prototype(std::string(fn.result) + " " + names.prefix + "_" +
+                         fn.suffix,
+                     params);
+    if (fn.blankLineAfter)
+      out += "\n";
+  }
+}
+
 } // namespace
+
+const std::vector<ModelFunction> &modelFunctions() { return kModelFunctions; }
+
+std::vector<std::pair<std::string, std::string>>
+splitCParams(const std::string &params) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (params.empty() || params == "void")
+    return out;
+  size_t begin = 0;
+  while (begin <= params.size()) {
+    size_t end = params.find(',', begin);
+    if (end == std::string::npos)
+      end = params.size();
+    std::string param = params.substr(begin, end - begin);
+    param.erase(0, param.find_first_not_of(' '));
+    size_t split = param.find_last_of(" *");
+    out.emplace_back(param.substr(0, param[split] == '*' ? split + 1 : split),
+                     param.substr(split + 1));
+    begin = end + 1;
+  }
+  return out;
+}
 
 std::string sanitizeCIdentifier(const std::string &name) {
   std::string id = cleanIdentifier(name);
@@ -359,12 +505,10 @@ CNames computeCNames(const ModelSignature &sig) {
   names.macroPrefix = toUpper(prefix);
   names.includeGuard = names.macroPrefix + "_TFCC_H_";
 
-  std::set<std::string> usedSuffixes = {
-      "INFO",    "INIT",          "CREATE", "CREATE_WITH_THREADS",
-      "DESTROY", "STATUS_STRING", "KERNELS_ISA", "INVOKE"};
-  if (sig.stateful)
-    usedSuffixes.insert({"GET_VARIABLE", "SET_VARIABLE", "RESET_STATE",
-                         "SAVE_CHECKPOINT", "LOAD_CHECKPOINT"});
+  std::set<std::string> usedSuffixes;
+  for (const ModelFunction &fn : kModelFunctions)
+    if (sig.stateful || !fn.statefulOnly)
+      usedSuffixes.insert(toUpper(fn.suffix));
   for (const EntrySignature &entry : sig.entries) {
     CNames::Entry cEntry;
     std::string suffix = cleanIdentifier(entry.name);
@@ -484,121 +628,7 @@ std::string emitHeader(const ModelSignature &sig,
   }
 
   // Model-level functions.
-  out += "/* Returns the model's reflective table: names, dtypes and shapes of "
-         "every entry,\n"
-         " * for generic tools. Static storage owned by the model; never NULL. "
-         "*/\n";
-  out += "const tfcc_model_info* " + p + "_info(void);\n\n";
-  out +=
-      "/* Initializes the caller-owned `ctx` with the caller-owned `arena` of "
-      "`arena_bytes`\n"
-      " * bytes (any alignment) for calls with batch <= max_batch. Never "
-      "mallocs; `ctx` and\n"
-      " * `arena` must stay valid while the context is used. Returns TFCC_OK, "
-      "or, with\n"
-      " * ctx->message saying why:\n"
-      " *   TFCC_INVALID_ARGUMENT    ctx is NULL, or arena is NULL but "
-      "needed;\n"
-      " *   TFCC_OUT_OF_RANGE        max_batch < 1;\n"
-      " *   TFCC_RESOURCE_EXHAUSTED  arena_bytes < " +
-      P +
-      "_ARENA_BYTES(max_batch) - 64 plus the\n"
-      " *                            0-63 bytes that align `arena` to 64 (so "
-      "the macro\n"
-      " *                            always suffices, 64 fewer when aligned);\n"
-      " *   TFCC_FAILED_PRECONDITION the model and its runtime disagree on the "
-      "ABI. */\n";
-  out += prototype("tfcc_status_t " + p + "_init",
-                   {"tfcc_context* ctx", "void* arena", "uint64_t arena_bytes",
-                    "int64_t max_batch"});
-  out += "\n";
-  out += "/* Allocates a context and its arena for batches up to max_batch "
-         "with malloc.\n"
-         " * *out_ctx is set to NULL first; on TFCC_OK the caller owns it and "
-         "frees it with\n"
-         " * " +
-         p +
-         "_destroy. Returns TFCC_INVALID_ARGUMENT (out_ctx NULL),\n"
-         " * TFCC_OUT_OF_RANGE (max_batch < 1) or TFCC_RESOURCE_EXHAUSTED (out "
-         "of memory). */\n";
-  out += prototype("tfcc_status_t " + p + "_create",
-                   {"int64_t max_batch", "tfcc_context** out_ctx"});
-  out += "\n";
-  out += "/* " + p +
-         "_create for calls that run on num_threads threads: the calling "
-         "thread plus\n"
-         " * num_threads - 1 workers of a thread pool the context owns "
-         "(created here, never per\n"
-         " * call; they spin briefly after each parallel loop, then sleep). "
-         "num_threads 1\n"
-         " * creates no thread. Any thread calling the model needs " +
-         std::to_string(TFCC_RT_KERNEL_STACK_BYTES / 1024) +
-         " KiB of free stack.\n"
-         " * Returns what " +
-         p +
-         "_create returns, and TFCC_INVALID_ARGUMENT (num_threads < 1)\n"
-         " * or TFCC_RESOURCE_EXHAUSTED (the pool's threads could not be "
-         "created). */\n";
-  out += prototype("tfcc_status_t " + p + "_create_with_threads",
-                   {"int64_t max_batch", "int32_t num_threads",
-                    "tfcc_context** out_ctx"});
-  out += "\n";
-  out += "/* Frees a context from " + p + "_create or " + p +
-         "_create_with_threads (joining\n * its threads). NULL-safe; a "
-         "context from " +
-         p + "_init is left alone (its memory is\n * the caller's). Call it "
-         "once per context: like free(), a second call on\n * the same "
-         "pointer is undefined. */\n";
-  out += "void " + p + "_destroy(tfcc_context* ctx);\n\n";
-  out += "/* Returns a short static name of `status` (\"ok\", \"invalid "
-         "argument\", ...). */\n";
-  out += "const char* " + p + "_status_string(tfcc_status_t status);\n\n";
-  out += "/* The instruction-set level of the kernels this process runs: "
-         "\"avx512\", \"avx2\" or\n * \"generic\" (SSE2 on x86-64, NEON on "
-         "AArch64); TFCC_KERNELS_ISA=generic|avx2\n * lowers it. */\n";
-  out += "const char* " + p + "_kernels_isa(void);\n\n";
-  out += "/* Generic form of the entry functions below, for tools that drive any model\n"
-         " * through the table of " + p + "_info(): runs entry `entry_index` with\n"
-         " * `inputs`/`outputs` in argument order. Same checks and statuses. */\n";
-  out += prototype("tfcc_status_t " + p + "_invoke",
-                   {"int32_t entry_index", "tfcc_context* ctx", "int64_t batch",
-                    "const void* const* inputs", "void* const* outputs"});
-  out += "\n";
-
-  if (sig.stateful) {
-    out += "/* The state memory of a context: variables by name (the names of "
-           "the\n"
-           " * variable table in " + p + "_info()). `bytes` must equal the "
-           "variable's size;\n"
-           " * an unknown name, a NULL pointer or a wrong size returns "
-           "TFCC_INVALID_ARGUMENT\n"
-           " * with ctx->message saying why (and the expected size). */\n";
-    out += prototype("tfcc_status_t " + p + "_get_variable",
-                     {"tfcc_context* ctx", "const char* name", "void* out",
-                      "uint64_t bytes"});
-    out += prototype("tfcc_status_t " + p + "_set_variable",
-                     {"tfcc_context* ctx", "const char* name",
-                      "const void* value", "uint64_t bytes"});
-    out += "/* Every variable, slot and the step counter back to its initial "
-           "value. */\n";
-    out += prototype("tfcc_status_t " + p + "_reset_state",
-                     {"tfcc_context* ctx"});
-    out += "/* Checkpoints (docs/training.md): save writes every variable, slot "
-           "and the\n"
-           " * step counter to a FlatBuffers file (runtime/checkpoint.fbs) via "
-           "`path`.tmp and\n"
-           " * a rename; load validates the whole file (model, names, dtypes, "
-           "shapes, sizes,\n"
-           " * each variable's CRC-32C) before changing the state: on error the "
-           "state is\n"
-           " * unchanged and ctx->message says why. Both malloc one buffer of "
-           "the file's size. */\n";
-    out += prototype("tfcc_status_t " + p + "_save_checkpoint",
-                     {"tfcc_context* ctx", "const char* path"});
-    out += prototype("tfcc_status_t " + p + "_load_checkpoint",
-                     {"tfcc_context* ctx", "const char* path"});
-    out += "\n";
-  }
+  emitModelFunctions(out, sig, names);
 
   // Entries.
   for (size_t i = 0; i < sig.entries.size(); ++i)

@@ -15,6 +15,7 @@
 #include "compiler/ModelSignature.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tfcc {
@@ -34,6 +35,34 @@ struct CNames {
   std::vector<Entry> entries; // parallel to ModelSignature::entries
 };
 
+/// A function every compiled model exports besides its entries, named
+/// "<prefix>_<suffix>". The one source of the header's prototypes, of the
+/// forwarders AbiEmitter emits into the runtime and of the names entry
+/// functions must avoid (modelFunctions()).
+struct ModelFunction {
+  const char *suffix; // "init"
+  const char *result; // C result type: "tfcc_status_t"
+  const char *params; // C parameters, "type name, ...": "int64_t max_batch"
+  /// The runtime function the export forwards its arguments to; nullptr for
+  /// "<prefix>_info", which returns the model's reflective table.
+  const char *runtimeName;
+  bool passesInfo;   // the runtime function takes the model's table first
+  bool statefulOnly; // exported only by models with variables
+  /// The header comment before the prototype ("$p": the function prefix,
+  /// "$P": the macro prefix, "$stack_kib": the kernels' stack need), or
+  /// nullptr when the previous row's comment covers this one too.
+  const char *doc;
+  bool blankLineAfter; // a blank line after the prototype in the header
+};
+
+/// Every ModelFunction, in the order the header declares them.
+const std::vector<ModelFunction> &modelFunctions();
+
+/// Splits ModelFunction::params into (type, name) pairs; "void" or "" gives
+/// none.
+std::vector<std::pair<std::string, std::string>>
+splitCParams(const std::string &params);
+
 /// Turns `name` into a C identifier: characters other than [A-Za-z0-9_] become
 /// '_', runs of '_' collapse to one, and a name that is empty or starts with a
 /// digit or '_' gets "arg" in front (so "0" -> "arg_0" and "_x" -> "arg_x").
@@ -45,7 +74,7 @@ std::string sanitizeCIdentifier(const std::string &name);
 ///    sanitized and lower-cased for functions, upper-cased for macros;
 ///  - entry functions are "<prefix>_<entry>", keeping the entry's case, with
 ///    "_2", "_3", ... on a clash (with each other, case-insensitively, or with
-///    info, init, create, destroy, status_string, kernels_isa, invoke);
+///    the suffixes of modelFunctions() the model exports);
 ///  - parameter names avoid C and C++ keywords, common libc macros, "ctx" and
 ///    "batch" by a trailing '_', and duplicates by "_2", "_3", ...
 /// The compiler exports exactly these symbols.

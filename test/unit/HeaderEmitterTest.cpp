@@ -369,5 +369,61 @@ TEST(HeaderEmitterTest, ArenaMacrosMatchRuntime) {
   EXPECT_NE(header.find("(max_batch) >= "), std::string::npos);
 }
 
+// A C file that assigns each runtime function of `rows` to a pointer of the
+// type the table gives it (the model's table first where the row says so):
+// under -Werror it compiles only if the table and tfcc_runtime.h agree.
+std::string runtimeSignatureCheck(const std::vector<ModelFunction> &rows) {
+  std::string text = "#include \"tfcc/tfcc_runtime.h\"\n";
+  for (const ModelFunction &row : rows) {
+    if (!row.runtimeName)
+      continue;
+    std::string params = row.passesInfo ? "const tfcc_model_info*" : "";
+    for (const auto &param : splitCParams(row.params))
+      params += (params.empty() ? "" : ", ") + param.first;
+    text += std::string(row.result) + " (*check_" + row.suffix + ")(" +
+            (params.empty() ? "void" : params) + ") = " + row.runtimeName +
+            ";\n";
+  }
+  return text;
+}
+
+// The forwarders AbiEmitter generates call the runtime with the table's
+// types, which the C compiler never sees: this checks them against the
+// runtime's prototypes, and that a wrong row is caught.
+TEST(HeaderEmitterTest, ModelFunctionsMatchRuntime) {
+  if (!haveCommand("cc"))
+    GTEST_SKIP() << "no C compiler 'cc' on PATH";
+  std::string dir = makeTempDir();
+  ASSERT_FALSE(dir.empty());
+  std::vector<ModelFunction> rows = modelFunctions();
+  writeFile(dir + "/table.c", runtimeSignatureCheck(rows));
+  std::string compile = "cd " + dir +
+                        " && cc -std=c99 -Wall -Werror -pedantic "
+                        "-Wno-unused-variable -I" +
+                        kSourceDir + "/runtime/include -c ";
+  EXPECT_EQ(run(compile + "table.c -o table.o"), 0);
+
+  std::vector<ModelFunction> wrong = rows;
+  bool mutated = false;
+  for (ModelFunction &row : wrong)
+    if (std::string(row.suffix) == "create") {
+      row.params = "int32_t max_batch, tfcc_context** out_ctx";
+      mutated = true;
+    }
+  ASSERT_TRUE(mutated);
+  writeFile(dir + "/wrong.c", runtimeSignatureCheck(wrong));
+  EXPECT_NE(run(compile + "wrong.c -o wrong.o 2>/dev/null"), 0);
+}
+
+TEST(HeaderEmitterTest, SplitsCParameters) {
+  using Params = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(splitCParams("void"), Params{});
+  EXPECT_EQ(splitCParams(""), Params{});
+  EXPECT_EQ(splitCParams("const void* const* inputs, int64_t batch"),
+            (Params{{"const void* const*", "inputs"}, {"int64_t", "batch"}}));
+  EXPECT_EQ(splitCParams("tfcc_context **out"),
+            (Params{{"tfcc_context **", "out"}}));
+}
+
 } // namespace
 } // namespace tfcc
