@@ -35,6 +35,11 @@ void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphTrainingToLinalgPatterns(RewritePatternSet &patterns);
 
+/// Lowers each tree of single-use elementwise graph ops of one result shape
+/// under `root` (2 to 64 ops) to one linalg.generic, as the
+/// patterns and tfcc-fuse-elementwise would, in time linear in its size.
+void lowerElementwiseGroups(Operation *root);
+
 /// Patterns sinking graph.transpose toward its uses through layout-agnostic
 /// ops and composing consecutive transposes (tfcc-layout-propagation).
 void populateLayoutPropagationPatterns(RewritePatternSet &patterns);

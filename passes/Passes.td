@@ -17,15 +17,18 @@ def ConvertGraphToLinalg : Pass<"tfcc-convert-graph-to-linalg", "ModuleOp"> {
     a `tfcc-opt` pipeline without the autodiff). In a training model
     tfcc-lower-state-access has already turned every `graph.read` and
     `graph.assign` into views of the state memory, so no weight becomes a
-    constant there. Dynamic
-    dimensions are carried with
-    `tensor.dim`. Example:
+    constant there. Dynamic dimensions are carried with `tensor.dim`. A tree
+    of single-use elementwise ops of one result shape (up to 64 ops) becomes
+    one `linalg.generic` computing them all, as tfcc-fuse-elementwise would
+    fuse them, in time linear in the graph's size. Example:
 
     ```mlir
     %r = graph.relu %x : tensor<?x10xf32>
     ```
     becomes a `linalg.generic` over a `tensor.empty(%d0) : tensor<?x10xf32>`
-    computing `arith.maximumf %in, 0.0`.
+    computing `arith.maximumf %in, 0.0`; followed by
+    `%s = graph.sigmoid %r : tensor<?x10xf32>`, its only use, one generic
+    computes both.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",

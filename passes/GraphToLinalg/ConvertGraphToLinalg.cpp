@@ -61,6 +61,7 @@ struct ConvertGraphToLinalg
     MLIRContext *ctx = &getContext();
 
     declareKernelFunctions(module);
+    lowerElementwiseGroups(module);
     RewritePatternSet patterns(ctx);
     patterns.add<ReadLowering, ConstantLowering>(ctx);
     populateGraphElementwiseToLinalgPatterns(patterns);

@@ -2,7 +2,10 @@
 //
 // Every elementwise op (binary with NumPy broadcasting, unary, cast, compare,
 // select) becomes one all-parallel linalg.generic whose body is the scalar
-// computation below; operands broadcast through their indexing maps.
+// computation below; operands broadcast through their indexing maps. A tree of
+// single-use elementwise ops of one result shape becomes one linalg.generic
+// computing them all (lowerElementwiseGroups): the fusion that would merge
+// them later costs time per op (docs/reliability.md, long graphs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,8 +14,10 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::tfcc;
@@ -332,6 +337,135 @@ template <typename OpTy> struct ElementwiseLowering : OpRewritePattern<OpTy> {
   }
 };
 
+/// The ops lowered through computeScalar: one list for the patterns and the
+/// grouping.
+template <typename... Ops> struct OpList {};
+using ElementwiseOps =
+    OpList<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, // binary
+           NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SquareOp, TanhOp,
+           SigmoidOp, ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, HardSigmoidOp,
+           HardSwishOp, GeluOp, LeakyReluOp, ClipOp, // unary
+           CastOp, CompareOp, SelectOp>;
+
+template <typename... Ops>
+void addElementwisePatterns(OpList<Ops...>, RewritePatternSet &patterns) {
+  patterns.add<ElementwiseLowering<Ops>...>(patterns.getContext());
+}
+
+/// Whether `op` is one of `Ops` with attributes computeScalar handles.
+template <typename... Ops>
+bool isLowerableElementwise(OpList<Ops...>, Operation *op) {
+  auto lowerable = [](auto typed) {
+    return typed && succeeded(checkLowerable(typed));
+  };
+  return (... || lowerable(dyn_cast<Ops>(op)));
+}
+
+/// computeScalar of `op`, one of `Ops`, on the element values `args`.
+template <typename... Ops>
+Value computeScalarOf(OpList<Ops...>, Operation *op, OpBuilder &b,
+                      Location loc, ValueRange args) {
+  Type elementType = getElementTypeOrSelf(op->getResult(0).getType());
+  Value result;
+  auto compute = [&](auto typed) {
+    if (!typed)
+      return false;
+    result = computeScalar(typed, b, loc, args, elementType);
+    return true;
+  };
+  (void)(... || compute(dyn_cast<Ops>(op)));
+  return result;
+}
+
+/// Graph ops in one group at most; tfcc-fuse-elementwise may still merge
+/// groups up to its body limit.
+constexpr unsigned kMaxGroupOps = 64;
+
+bool isGroupable(Operation *op) {
+  return op->getNumResults() == 1 &&
+         isa<RankedTensorType>(op->getResult(0).getType()) &&
+         isLowerableElementwise(ElementwiseOps(), op);
+}
+
+/// Whether groupable `producer` joins the group of its one user: an
+/// elementwise op of the same result shape in the same block, so that the
+/// producer's value is an element of the user's iteration space.
+bool joinsUser(Operation *producer) {
+  if (!isGroupable(producer) || !producer->hasOneUse())
+    return false;
+  Operation *user = *producer->user_begin();
+  return user->getBlock() == producer->getBlock() && isGroupable(user) &&
+         cast<RankedTensorType>(user->getResult(0).getType()).getShape() ==
+             cast<RankedTensorType>(producer->getResult(0).getType())
+                 .getShape();
+}
+
+/// Lowers the group rooted at `root` (its members: the producers that join
+/// their user, transitively, up to kMaxGroupOps) to one linalg.generic over
+/// the group's outside operands. Producers cut off by the limit are added to
+/// `roots`. A group of one op, or one whose dynamic result dims no outside
+/// operand carries, is left to ElementwiseLowering.
+void lowerGroup(Operation *root, SmallVectorImpl<Operation *> &roots) {
+  SmallVector<Operation *> members; // producers before their users
+  SmallVector<Value> inputs;
+  llvm::SmallDenseMap<Value, unsigned> inputIndex;
+  unsigned budget = kMaxGroupOps;
+  std::function<void(Operation *)> collect = [&](Operation *op) {
+    --budget;
+    for (Value operand : op->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (producer && joinsUser(producer)) {
+        if (budget > 0) {
+          collect(producer);
+          continue;
+        }
+        roots.push_back(producer);
+      }
+      if (inputIndex.try_emplace(operand, inputs.size()).second)
+        inputs.push_back(operand);
+    }
+    members.push_back(op);
+  };
+  collect(root);
+  if (members.size() == 1)
+    return;
+
+  auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
+  int64_t rank = resultType.getRank();
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (!resultType.isDynamicDim(dim))
+      continue;
+    bool carried = llvm::any_of(inputs, [&](Value input) {
+      auto type = cast<RankedTensorType>(input.getType());
+      int64_t inputDim = dim - (rank - type.getRank());
+      return inputDim >= 0 && type.isDynamicDim(inputDim);
+    });
+    if (!carried)
+      return;
+  }
+
+  OpBuilder b(root);
+  Value result = buildElementwise(
+      b, root->getLoc(), resultType, inputs,
+      [&](OpBuilder &nested, Location, ValueRange args) {
+        IRMapping elements;
+        for (auto [input, arg] : llvm::zip(inputs, args.drop_back()))
+          elements.map(input, arg);
+        for (Operation *member : members) {
+          SmallVector<Value> operands;
+          for (Value operand : member->getOperands())
+            operands.push_back(elements.lookup(operand));
+          elements.map(member->getResult(0),
+                       computeScalarOf(ElementwiseOps(), member, nested,
+                                       member->getLoc(), operands));
+        }
+        return elements.lookup(root->getResult(0));
+      });
+  root->getResult(0).replaceAllUsesWith(result);
+  for (Operation *member : llvm::reverse(members))
+    member->erase();
+}
+
 /// dropout is the identity outside training.
 struct DropoutLowering : OpRewritePattern<DropoutOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -346,24 +480,16 @@ struct DropoutLowering : OpRewritePattern<DropoutOp> {
 
 void mlir::tfcc::populateGraphElementwiseToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<
-      // Binary, NumPy broadcasting.
-      ElementwiseLowering<AddOp>, ElementwiseLowering<SubOp>,
-      ElementwiseLowering<MulOp>, ElementwiseLowering<DivOp>,
-      ElementwiseLowering<MaximumOp>, ElementwiseLowering<MinimumOp>,
-      ElementwiseLowering<PowOp>,
-      // Unary.
-      ElementwiseLowering<NegOp>, ElementwiseLowering<AbsOp>,
-      ElementwiseLowering<ExpOp>, ElementwiseLowering<LogOp>,
-      ElementwiseLowering<SqrtOp>, ElementwiseLowering<RsqrtOp>,
-      ElementwiseLowering<SquareOp>, ElementwiseLowering<TanhOp>,
-      ElementwiseLowering<SigmoidOp>, ElementwiseLowering<ReluOp>,
-      ElementwiseLowering<Relu6Op>, ElementwiseLowering<ErfOp>,
-      ElementwiseLowering<FloorOp>, ElementwiseLowering<CeilOp>,
-      ElementwiseLowering<HardSigmoidOp>, ElementwiseLowering<HardSwishOp>,
-      ElementwiseLowering<GeluOp>, ElementwiseLowering<LeakyReluOp>,
-      ElementwiseLowering<ClipOp>,
-      // Conversion, comparison, selection.
-      ElementwiseLowering<CastOp>, ElementwiseLowering<CompareOp>,
-      ElementwiseLowering<SelectOp>, DropoutLowering>(patterns.getContext());
+  addElementwisePatterns(ElementwiseOps(), patterns);
+  patterns.add<DropoutLowering>(patterns.getContext());
+}
+
+void mlir::tfcc::lowerElementwiseGroups(Operation *root) {
+  SmallVector<Operation *> roots;
+  root->walk([&](Operation *op) {
+    if (isGroupable(op) && !joinsUser(op))
+      roots.push_back(op);
+  });
+  while (!roots.empty())
+    lowerGroup(roots.pop_back_val(), roots);
 }
