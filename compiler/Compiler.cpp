@@ -169,10 +169,15 @@ FailureOr<ModelSignature> buildSignature(ModuleOp module,
     return emitError(module.getLoc())
            << "model '" << sig.modelName
            << "' has no entry point (a public func.func)";
-  for (auto variable : module.getOps<graph::VariableOp>())
-    sig.weightBytes += variable.getTensorType().getNumElements() *
-                       std::max<int64_t>(
-                           1, variable.getTensorType().getElementTypeBitWidth() / 8);
+  for (auto variable : module.getOps<graph::VariableOp>()) {
+    RankedTensorType type = variable.getTensorType();
+    uint64_t bytes = type.getNumElements() *
+                     std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    sig.weightBytes += bytes;
+    ++sig.numWeights;
+    if (std::optional<DType> dtype = dtypeOfElementType(type.getElementType()))
+      sig.weightBytesByDtype[*dtype] += bytes;
+  }
   if (failed(readStateLayout(module, sig)))
     return failure();
   return sig;
@@ -552,6 +557,16 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
         return false;
       }
       report = &reportFile->os();
+    }
+    if (report) {
+      *report << "Weights: " << sig->weightBytes << " bytes in "
+              << sig->numWeights << " variables (";
+      if (sig->weightBytesByDtype.empty())
+        *report << "none";
+      for (auto [i, item] : llvm::enumerate(sig->weightBytesByDtype))
+        *report << (i ? ", " : "") << dtypeName(item.first) << ": "
+                << item.second;
+      *report << "), before any packing for the kernels\n";
     }
     recordArenaSizes(*module, implNames, *sig, report);
     if (reportFile)

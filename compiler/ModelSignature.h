@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,10 @@ struct ModelSignature {
   std::string prefix;    // C symbol prefix; empty means modelName
   std::vector<EntrySignature> entries;
   uint64_t weightBytes = 0;
+  /// weightBytes by element type, and the number of variables: what
+  /// tfcc --report prints (a quantized build's case against float32).
+  std::map<DType, uint64_t> weightBytesByDtype;
+  uint64_t numWeights = 0;
   /// Models with a training step keep every variable in state memory
   /// (stateful = true); the kernels then take the state as an argument.
   bool stateful = false;

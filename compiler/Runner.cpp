@@ -12,7 +12,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Object/ObjectFile.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <dlfcn.h>
 #include <random>
@@ -549,6 +551,95 @@ Agreement compareArrays(const NpyArray &actual, const NpyArray &reference) {
   r.relError = maxRef > 0 && std::isfinite(maxRef) ? r.maxAbsError / maxRef
                                                    : r.maxAbsError;
   return r;
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + (shape[i] == TFCC_DIM_DYNAMIC
+                                ? std::string("batch")
+                                : std::to_string(shape[i]));
+  return s + "]";
+}
+
+Deviation measureDeviation(const NpyArray &output,
+                           const NpyArray &reference) {
+  Deviation d;
+  if (output.shape != reference.shape || output.dtype != reference.dtype) {
+    d.shapeMismatch = true;
+    return d;
+  }
+  int64_t n = output.numElements();
+  double signal = 0, noise = 0, sumAbs = 0;
+  int64_t counted = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double a = elementAsDouble(output, i), b = elementAsDouble(reference, i);
+    if (std::isnan(a) || std::isnan(b)) {
+      d.nan = true;
+      continue;
+    }
+    double diff = a == b ? 0.0 : std::fabs(a - b); // inf == inf agrees
+    d.maxAbsError = std::max(d.maxAbsError, diff);
+    sumAbs += diff;
+    signal += b * b;
+    noise += diff * diff;
+    ++counted;
+  }
+  d.meanAbsError = counted ? sumAbs / double(counted) : 0;
+  d.sqnrDb = noise == 0 ? std::numeric_limits<double>::infinity()
+                        : 10 * std::log10(signal / noise);
+  int64_t rowLength = output.shape.empty() ? 1 : output.shape.back();
+  if (n == 0 || rowLength == 0)
+    return d;
+  d.rows = n / rowLength;
+  auto argmax = [&](const NpyArray &a, int64_t row) {
+    int64_t best = 0;
+    double bestValue = elementAsDouble(a, row * rowLength);
+    for (int64_t k = 1; k < rowLength; ++k) {
+      double v = elementAsDouble(a, row * rowLength + k);
+      if (v > bestValue || (std::isnan(bestValue) && !std::isnan(v))) {
+        best = k;
+        bestValue = v;
+      }
+    }
+    return best;
+  };
+  for (int64_t row = 0; row < d.rows; ++row)
+    d.top1Agreeing += argmax(output, row) == argmax(reference, row);
+  return d;
+}
+
+bool sameEntrySignature(const tfcc_entry_info &entry,
+                        const tfcc_entry_info &reference, std::string &error) {
+  auto compare = [&](const char *kind, int count, const tfcc_arg_info *args,
+                     int refCount, const tfcc_arg_info *refArgs) {
+    if (count != refCount) {
+      error = std::string("entry '") + entry.name + "' has " +
+              std::to_string(count) + " " + kind + "s, the reference's " +
+              std::to_string(refCount);
+      return false;
+    }
+    for (int i = 0; i < count; ++i) {
+      const tfcc_arg_info &a = args[i], &b = refArgs[i];
+      bool same = a.dtype == b.dtype && a.rank == b.rank &&
+                  std::equal(a.dims, a.dims + a.rank, b.dims);
+      if (!same) {
+        error = std::string("entry '") + entry.name + "': " + kind + " " +
+                std::to_string(i) + " ('" + a.name + "') is " +
+                dtypeName(DType(a.dtype)) + " " +
+                shapeString(std::vector<int64_t>(a.dims, a.dims + a.rank)) +
+                ", the reference's ('" + b.name + "') " +
+                dtypeName(DType(b.dtype)) + " " +
+                shapeString(std::vector<int64_t>(b.dims, b.dims + b.rank));
+        return false;
+      }
+    }
+    return true;
+  };
+  return compare("input", entry.num_inputs, entry.inputs, reference.num_inputs,
+                 reference.inputs) &&
+         compare("output", entry.num_outputs, entry.outputs,
+                 reference.num_outputs, reference.outputs);
 }
 
 } // namespace tfcc

@@ -126,6 +126,31 @@ struct Agreement {
 };
 Agreement compareArrays(const NpyArray &actual, const NpyArray &reference);
 
+/// How far one build's output is from another's on the same inputs
+/// (tfcc-run --reference): what a user checks before shipping a quantized or
+/// otherwise approximate build.
+struct Deviation {
+  bool shapeMismatch = false;
+  bool nan = false; // a NaN on either side (the figures skip it)
+  double maxAbsError = 0, meanAbsError = 0;
+  /// Signal-to-quantization-noise ratio, 10 log10(sum ref^2 / sum (out -
+  /// ref)^2) in dB; +inf when the outputs are equal.
+  double sqnrDb = 0;
+  /// Rows (all but the last axis; a 0-d or 1-d output is one row) whose
+  /// first largest element is at the same index in both.
+  int64_t rows = 0, top1Agreeing = 0;
+};
+Deviation measureDeviation(const NpyArray &output, const NpyArray &reference);
+
+/// Whether two entries take and give the same arguments (names aside):
+/// count, dtype and dims of each; else false with `error` naming the first
+/// difference.
+bool sameEntrySignature(const tfcc_entry_info &entry,
+                        const tfcc_entry_info &reference, std::string &error);
+
+/// "[2, 3]"; a dynamic dim (TFCC_DIM_DYNAMIC) prints as "batch".
+std::string shapeString(const std::vector<int64_t> &shape);
+
 /// Element i of an array as a double.
 double elementAsDouble(const NpyArray &array, int64_t i);
 

@@ -13,6 +13,7 @@
 #include "mlir/IR/MLIRContext.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -21,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
 
 namespace cl = llvm::cl;
@@ -52,6 +54,14 @@ static cl::opt<bool> compareFlag(
              "tfcc imported, so an import bug gives the same wrong answer in "
              "both (compare with ONNX Runtime for that)"),
     cl::cat(category));
+static cl::opt<std::string> referencePath(
+    "reference",
+    cl::desc("Also run REF.so, another tfcc build of the same model (a float32 "
+             "build for a quantized one, say), on the same inputs, and print "
+             "for each output: top-1 agreement (argmax over the last axis), "
+             "max and mean absolute error, and SQNR with REF.so's outputs as "
+             "the signal"),
+    cl::value_desc("REF.so"), cl::cat(category));
 static cl::opt<unsigned> trainSteps(
     "train-steps",
     cl::desc("Run the model's graph.train_step N times on the same random "
@@ -99,13 +109,6 @@ using Clock = std::chrono::steady_clock;
 
 double millisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-std::string shapeString(const std::vector<int64_t> &shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 int fail(const std::string &message) {
@@ -369,6 +372,7 @@ int main(int argc, char **argv) {
   // lld's driver (called by compile()) resets every cl::opt: keep copies.
   const bool interpretOnly = ::interpretOnly, compareFlag = ::compareFlag,
              printValues = ::printValues, noTrain = ::noTrain;
+  const std::string referencePath = ::referencePath;
   const double rtol = ::rtol;
   const unsigned benchRuns = ::benchRuns, trainSteps = ::trainSteps;
   const int numThreads = numThreadsOption;
@@ -418,6 +422,19 @@ int main(int argc, char **argv) {
       return fail(std::string(flag) +
                   " cannot take effect: tfcc-run compiles only a .mlir or "
                   ".onnx model, and not with --interpret");
+  if (!referencePath.empty()) {
+    for (auto [flag, given] :
+         {std::pair<const char *, bool>{"--interpret", interpretOnly},
+          {"--compare", compareFlag},
+          {"--train-steps", trainSteps > 0}})
+      if (given)
+        return fail(std::string("--reference cannot take effect with ") +
+                    flag + " (it compares two compiled builds' outputs)");
+    if (llvm::StringRef(referencePath).ends_with(".mlir") ||
+        isOnnxPath(referencePath))
+      return fail("--reference takes a .so built by tfcc, not a model file: "
+                  "compile " + referencePath + " with tfcc first");
+  }
   if (!inputShapeSpecs.empty() && !isOnnx)
     return fail("--input-shape cannot take effect: it pins the inputs of an "
                 ".onnx model");
@@ -556,8 +573,27 @@ int main(int argc, char **argv) {
                                           seed);
   }
 
+  // --reference: the other build, on the same entry's signature.
+  std::unique_ptr<CompiledModel> referenceModel;
+  int referenceEntry = -1;
+  if (!referencePath.empty()) {
+    std::string error;
+    referenceModel = CompiledModel::open(referencePath, error);
+    if (!referenceModel)
+      return fail("--reference " + referencePath + ": " + error);
+    referenceEntry = referenceModel->findEntry(entry);
+    if (referenceEntry < 0)
+      return fail("--reference " + referencePath + " has no entry '" + entry +
+                  "'");
+    if (!sameEntrySignature(compiled->info().entries[entryIndex],
+                            referenceModel->info().entries[referenceEntry],
+                            error))
+      return fail("--reference " + referencePath + ": " + error);
+    referenceModel->setThreads(numThreads);
+  }
+
   // Run.
-  std::vector<NpyArray> outputs, reference;
+  std::vector<NpyArray> outputs, reference, referenceOutputs;
   double compiledMs = 0, interpretedMs = 0;
   std::string error;
   if (compiled) {
@@ -576,6 +612,10 @@ int main(int argc, char **argv) {
     if (interpretOnly)
       outputs = reference;
   }
+  if (referenceModel &&
+      !referenceModel->run(referenceEntry, batch, inputs, referenceOutputs,
+                           error))
+    return fail("--reference " + referencePath + ": " + error);
 
   bool agree = true;
   if (compareFlag)
@@ -599,6 +639,22 @@ int main(int argc, char **argv) {
                    << (a.nan ? " NaN" : "")
                    << (a.shapeMismatch ? " SHAPE MISMATCH" : "")
                    << (ok ? " ok" : " FAILED");
+    }
+    if (referenceModel) {
+      Deviation d = measureDeviation(o, referenceOutputs[i]);
+      llvm::outs() << ": vs reference: top-1 agreement "
+                   << llvm::format("%.2f", d.rows ? 100.0 * double(d.top1Agreeing) /
+                                                        double(d.rows)
+                                                  : 100.0)
+                   << "% (" << d.top1Agreeing << " of " << d.rows
+                   << " rows), max abs error "
+                   << llvm::format("%.6g", d.maxAbsError)
+                   << ", mean abs error " << llvm::format("%.6g", d.meanAbsError)
+                   << ", SQNR "
+                   << (std::isinf(d.sqnrDb) ? std::string("inf")
+                                            : llvm::formatv("{0:F2}", d.sqnrDb)
+                                                  .str())
+                   << " dB" << (d.nan ? " (NaN present)" : "");
     }
     llvm::outs() << "\n";
     if (printValues) {

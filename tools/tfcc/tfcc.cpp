@@ -60,7 +60,8 @@ static cl::list<std::string> inputShapes(
     cl::value_desc("NAME=DIMS"), cl::cat(category));
 static cl::opt<std::string> report(
     "report",
-    cl::desc("Print each entry's memory plan: every buffer's arena offset, "
+    cl::desc("Print the weight bytes by dtype (the model's variables, before "
+             "packing) and each entry's memory plan: every buffer's arena offset, "
              "size and live range, the planned arena, the liveness bound and "
              "the sum without reuse (to stdout, or to FILE with --report=FILE)"),
     cl::value_desc("FILE"), cl::ValueOptional, cl::cat(category));
