@@ -529,6 +529,24 @@ std::vector<NpyArray> makeRandomInputs(func::FuncOp func, int64_t batch,
 // Agreement
 //===----------------------------------------------------------------------===//
 
+/// Calls fn(reference element, |actual - reference|) for each element pair
+/// of two arrays of one shape, skipping NaNs (inf == inf differs by 0).
+/// Returns false when it skipped any.
+template <typename Fn>
+static bool forEachDifference(const NpyArray &actual, const NpyArray &reference,
+                              Fn fn) {
+  bool noNan = true;
+  for (int64_t i = 0; i < actual.numElements(); ++i) {
+    double a = elementAsDouble(actual, i), b = elementAsDouble(reference, i);
+    if (std::isnan(a) || std::isnan(b)) {
+      noNan = false;
+      continue;
+    }
+    fn(b, a == b ? 0.0 : std::fabs(a - b));
+  }
+  return noNan;
+}
+
 Agreement compareArrays(const NpyArray &actual, const NpyArray &reference) {
   Agreement r;
   r.exact = actual.dtype != DType::F32 && actual.dtype != DType::F64 &&
@@ -538,16 +556,10 @@ Agreement compareArrays(const NpyArray &actual, const NpyArray &reference) {
     return r;
   }
   double maxRef = 0;
-  for (int64_t i = 0; i < actual.numElements(); ++i) {
-    double a = elementAsDouble(actual, i), b = elementAsDouble(reference, i);
-    if (std::isnan(a) || std::isnan(b)) {
-      r.nan = true;
-      continue;
-    }
-    double diff = a == b ? 0.0 : std::fabs(a - b); // inf == inf agrees
+  r.nan = !forEachDifference(actual, reference, [&](double b, double diff) {
     r.maxAbsError = std::max(r.maxAbsError, diff);
     maxRef = std::max(maxRef, std::fabs(b));
-  }
+  });
   r.relError = maxRef > 0 && std::isfinite(maxRef) ? r.maxAbsError / maxRef
                                                    : r.maxAbsError;
   return r;
@@ -572,19 +584,13 @@ Deviation measureDeviation(const NpyArray &output,
   int64_t n = output.numElements();
   double signal = 0, noise = 0, sumAbs = 0;
   int64_t counted = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    double a = elementAsDouble(output, i), b = elementAsDouble(reference, i);
-    if (std::isnan(a) || std::isnan(b)) {
-      d.nan = true;
-      continue;
-    }
-    double diff = a == b ? 0.0 : std::fabs(a - b); // inf == inf agrees
+  d.nan = !forEachDifference(output, reference, [&](double b, double diff) {
     d.maxAbsError = std::max(d.maxAbsError, diff);
     sumAbs += diff;
     signal += b * b;
     noise += diff * diff;
     ++counted;
-  }
+  });
   d.meanAbsError = counted ? sumAbs / double(counted) : 0;
   d.sqnrDb = noise == 0 ? std::numeric_limits<double>::infinity()
                         : 10 * std::log10(signal / noise);
