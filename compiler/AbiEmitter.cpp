@@ -255,6 +255,7 @@ private:
   void emitExportedFunctions(GlobalVariable *info) {
     // prefix_X(args...) = tfcc_rt_X([&info,] args...), as the table says;
     // prefix_info returns the table.
+    FunctionCallee invoke;
     for (const ModelFunction &row : modelFunctions()) {
       if (row.statefulOnly && !sig.stateful)
         continue;
@@ -277,17 +278,19 @@ private:
       rtParams.append(params.begin(), params.end());
       for (Argument &a : fn->args())
         args.push_back(&a);
-      Value *call = b.CreateCall(runtime(row.runtimeName, result, rtParams), args);
+      FunctionCallee callee = runtime(row.runtimeName, result, rtParams);
+      if (StringRef(row.suffix) == "invoke")
+        invoke = callee;
+      Value *call = b.CreateCall(callee, args);
       if (result->isVoidTy())
         b.CreateRetVoid();
       else
         b.CreateRet(call);
     }
 
-    // Each entry function: tfcc_rt_invoke with its index and its pointers
-    // packed in argument order.
-    FunctionCallee invoke =
-        runtime("tfcc_rt_invoke", i32Ty, {ptrTy, i32Ty, ptrTy, i64Ty, ptrTy, ptrTy});
+    // Each entry function: tfcc_rt_invoke (typed by the table's invoke row)
+    // with its index and its pointers packed in argument order.
+    assert(invoke && "modelFunctions() has no invoke row");
     for (auto [index, entry] : llvm::enumerate(sig.entries)) {
       size_t numIn = entry.inputs.size(), numOut = entry.outputs.size();
       SmallVector<Type *> params = {ptrTy, i64Ty};
