@@ -22,13 +22,15 @@ inline std::optional<DType> dtypeOfElementType(mlir::Type type) {
     return DType::F16;
   if (type.isBF16())
     return DType::BF16;
-  if (type.isInteger(32))
+  if (type.isSignlessInteger(32))
     return DType::I32;
-  if (type.isInteger(64))
+  if (type.isSignlessInteger(64))
     return DType::I64;
-  if (type.isInteger(8))
+  if (type.isSignlessInteger(8))
     return DType::I8;
-  if (type.isInteger(1))
+  if (type.isUnsignedInteger(8))
+    return DType::U8;
+  if (type.isSignlessInteger(1))
     return DType::BOOL;
   return std::nullopt;
 }

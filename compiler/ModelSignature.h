@@ -117,7 +117,7 @@ inline size_t byteSize(DType dtype) {
 }
 
 /// Short name as in the IR and in diagnostics: "f32", "i32", "i64", "bool",
-/// "f16", "bf16", "i8", "f64".
+/// "f16", "bf16", "i8", "f64", "ui8".
 inline const char *dtypeName(DType dtype) {
   switch (dtype) {
   case DType::F32:
@@ -136,6 +136,8 @@ inline const char *dtypeName(DType dtype) {
     return "i8";
   case DType::F64:
     return "f64";
+  case DType::U8:
+    return "ui8";
   }
   return "unknown";
 }

@@ -38,7 +38,7 @@ struct DTypeCode {
 constexpr DTypeCode kDTypeCodes[] = {
     {DType::F32, "<f4"},  {DType::I32, "<i4"}, {DType::I64, "<i8"},
     {DType::BOOL, "|b1"}, {DType::F16, "<f2"}, {DType::I8, "|i1"},
-    {DType::F64, "<f8"},
+    {DType::F64, "<f8"},  {DType::U8, "|u1"},
 };
 
 const char *descrOf(DType dtype) {
@@ -244,7 +244,8 @@ bool parseNpy(const std::vector<uint8_t> &bytes, NpyArray &out,
       code = &candidate;
   if (!code) {
     error = "unsupported dtype '" + descr +
-            "' (supported: '<f4', '<i4', '<i8', '|b1', " + "'<f2', '|i1')";
+            "' (supported: '<f4', '<f8', '<i4', '<i8', '|b1', '<f2', '|i1', "
+            "'|u1')";
     return false;
   }
   if (fortranOrder && shape.size() > 1) {

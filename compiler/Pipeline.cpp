@@ -31,7 +31,7 @@ const char *const kGraphPipeline =
 
 const char *const kToBuffersPipeline =
     "tfcc-lower-state-access,tfcc-rename-entries,tfcc-convert-graph-to-linalg,"
-    "canonicalize,cse,"
+    "tfcc-strip-signedness,canonicalize,cse,"
     "tfcc-fuse-elementwise,canonicalize,tfcc-split-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"

@@ -279,8 +279,11 @@ double elementAsDouble(const NpyArray &a, int64_t i) {
     return double(v);
   }
   case DType::BOOL:
+    return double(p[i] != 0);
   case DType::I8:
-    return a.dtype == DType::BOOL ? double(p[i] != 0) : double(int8_t(p[i]));
+    return double(int8_t(p[i]));
+  case DType::U8:
+    return double(p[i]);
   default:
     return NAN;
   }
@@ -311,7 +314,8 @@ static void setElement(NpyArray &a, int64_t i, double v) {
     p[i] = v != 0;
     return;
   case DType::I8:
-    p[i] = uint8_t(int8_t(v));
+  case DType::U8:
+    p[i] = uint8_t(int64_t(v));
     return;
   default:
     return;
@@ -338,6 +342,10 @@ static std::optional<ref::ElementKind> kindOf(DType dtype) {
     return ref::ElementKind::I64;
   case DType::BOOL:
     return ref::ElementKind::I1;
+  case DType::I8:
+    return ref::ElementKind::I8;
+  case DType::U8:
+    return ref::ElementKind::UI8;
   default:
     return std::nullopt;
   }
@@ -355,6 +363,10 @@ static DType dtypeOf(ref::ElementKind kind) {
     return DType::I64;
   case ref::ElementKind::I1:
     return DType::BOOL;
+  case ref::ElementKind::I8:
+    return DType::I8;
+  case ref::ElementKind::UI8:
+    return DType::U8;
   }
   return DType::F32;
 }
@@ -512,8 +524,11 @@ std::vector<NpyArray> makeRandomInputs(func::FuncOp func, int64_t batch,
     Domain domain = domainOf(arg);
     std::uniform_real_distribution<double> real(domain.positive ? 0.1 : -1.0,
                                                 domain.positive ? 2.0 : 1.0);
+    // 8-bit integers (quantized data) take their whole range.
+    int64_t low = dtype == DType::U8 ? 0 : dtype == DType::I8 ? -128 : -5;
+    int64_t high = dtype == DType::U8 ? 255 : dtype == DType::I8 ? 127 : 5;
     std::uniform_int_distribution<int64_t> integer(
-        domain.bound ? 0 : -5, domain.bound ? *domain.bound - 1 : 5);
+        domain.bound ? 0 : low, domain.bound ? *domain.bound - 1 : high);
     for (int64_t i = 0; i < a.numElements(); ++i) {
       double v = dtype == DType::F32 || dtype == DType::F64 ? real(rng)
                  : dtype == DType::BOOL ? double(rng() & 1)

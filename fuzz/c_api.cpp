@@ -73,10 +73,15 @@ uint64_t argBytes(const tfcc_arg_info &arg, int64_t batch) {
   uint64_t n = 1;
   for (int32_t d = 0; d < arg.rank; ++d)
     n *= arg.dims[d] == TFCC_DIM_DYNAMIC ? uint64_t(batch) : uint64_t(arg.dims[d]);
-  uint64_t element = arg.dtype == TFCC_DTYPE_F64 || arg.dtype == TFCC_DTYPE_I64 ? 8
-                     : arg.dtype == TFCC_DTYPE_BOOL || arg.dtype == TFCC_DTYPE_I8 ? 1
-                     : arg.dtype == TFCC_DTYPE_F16 || arg.dtype == TFCC_DTYPE_BF16 ? 2
-                                                                         : 4;
+  uint64_t element = 0;
+  switch (arg.dtype) {
+#define TFCC_FUZZ_DTYPE_BYTES(name, number, bytes, ctype)                       \
+  case TFCC_DTYPE_##name:                                                      \
+    element = bytes;                                                           \
+    break;
+    TFCC_DTYPES(TFCC_FUZZ_DTYPE_BYTES)
+#undef TFCC_FUZZ_DTYPE_BYTES
+  }
   return n * element;
 }
 

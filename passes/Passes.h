@@ -34,6 +34,7 @@ void populateGraphShapeToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphTrainingToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphQuantizationToLinalgPatterns(RewritePatternSet &patterns);
 
 /// Lowers each tree of single-use elementwise graph ops of one result shape
 /// under `root` (2 to 64 ops) to one linalg.generic, as the

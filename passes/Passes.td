@@ -372,6 +372,31 @@ def RenameEntries : Pass<"tfcc-rename-entries", "ModuleOp"> {
   }];
 }
 
+def StripSignedness : Pass<"tfcc-strip-signedness", "ModuleOp"> {
+  let summary = "Unsigned integer types become signless, after the linalg lowering";
+  let description = [{
+    The graph IR's `ui8` (ONNX uint8) tells the lowering which integer
+    operations to build (`arith.uitofp`, `arith.extui`, unsigned compares);
+    arith, linalg bodies and LLVM take signless integers only. The lowering
+    wraps each body's unsigned block arguments and results in
+    `builtin.unrealized_conversion_cast` to and from the signless type; this
+    pass gives every value, block argument, function type and constant the
+    signless type of the same width (a constant's bits unchanged) and erases
+    the casts that became no-ops. Example:
+
+    ```mlir
+    %y = linalg.generic ... ins(%q : tensor<4xui8>) outs(%e : tensor<4xf32>) {
+    ^bb0(%in: ui8, %out: f32):
+      %s = builtin.unrealized_conversion_cast %in : ui8 to i8
+      %f = arith.uitofp %s : i8 to f32
+      linalg.yield %f : f32
+    }
+    ```
+    becomes the same generic over `tensor<4xi8>` with `%in: i8` used by
+    `arith.uitofp` directly.
+  }];
+}
+
 def SplitEmptyTensors : Pass<"tfcc-split-empty-tensors"> {
   let summary = "Give every use of a tensor.empty its own, before bufferization";
   let description = [{

@@ -54,11 +54,45 @@ struct ConstantLowering : OpRewritePattern<graph::ConstantOp> {
   }
 };
 
+/// Whether `op` is lowered with ui8 operands and results told apart from i8
+/// (data movement, casts, comparisons, elementwise integer arithmetic and
+/// (de)quantization). Other lowerings assume signed integers.
+bool lowersUnsigned(Operation *op) {
+  return isa<graph::ConstantOp, graph::ReadOp, graph::CastOp,
+             graph::QuantizeOp, graph::DequantizeOp, graph::CompareOp,
+             graph::SelectOp, graph::AddOp, graph::SubOp, graph::MulOp,
+             graph::DivOp, graph::MaximumOp, graph::MinimumOp, graph::PowOp,
+             graph::NegOp, graph::AbsOp, graph::SquareOp, graph::ReshapeOp,
+             graph::TransposeOp, graph::ConcatOp, graph::SliceOp,
+             graph::PadOp, graph::GatherOp>(op);
+}
+
+bool hasUnsignedTypes(Operation *op) {
+  auto isUnsigned = [](Type type) {
+    return getElementTypeOrSelf(type).isUnsignedInteger();
+  };
+  return llvm::any_of(op->getOperandTypes(), isUnsigned) ||
+         llvm::any_of(op->getResultTypes(), isUnsigned);
+}
+
 struct ConvertGraphToLinalg
     : tfcc::impl::ConvertGraphToLinalgBase<ConvertGraphToLinalg> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+
+    WalkResult unsupported = module.walk([](Operation *op) {
+      if (!isa<graph::GraphDialect>(op->getDialect()) ||
+          !hasUnsignedTypes(op) || lowersUnsigned(op))
+        return WalkResult::advance();
+      op->emitOpError("has ui8 operands or results, which tfcc compiles for "
+                      "casts, comparisons, elementwise arithmetic, data "
+                      "movement and (de)quantization only; cast to i32 or "
+                      "f32 first");
+      return WalkResult::interrupt();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
 
     declareKernelFunctions(module);
     lowerElementwiseGroups(module);
@@ -73,6 +107,7 @@ struct ConvertGraphToLinalg
     populateGraphReductionToLinalgPatterns(patterns);
     populateGraphLossToLinalgPatterns(patterns);
     populateGraphTrainingToLinalgPatterns(patterns);
+    populateGraphQuantizationToLinalgPatterns(patterns);
 
     // Variables stay until every read is rewritten; the conversion reports
     // each other graph op it could not lower ("failed to legalize").

@@ -27,6 +27,20 @@ namespace {
 
 bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
 
+/// Whether a graph value holds unsigned integers (ui8). Bodies compute on
+/// signless values, so the ops whose result depends on signedness read it
+/// off the graph op's types.
+bool isUnsigned(Value graphValue) {
+  return getElementTypeOrSelf(graphValue.getType()).isUnsignedInteger();
+}
+
+/// The signless integer of `type`'s width for an unsigned `type`.
+Type signlessOf(Type type) {
+  if (type.isUnsignedInteger())
+    return IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth());
+  return type;
+}
+
 Value constant(OpBuilder &b, Location loc, Value like, double value) {
   return createScalarConstant(b, loc, like.getType(), value);
 }
@@ -66,17 +80,24 @@ Value computeScalar(SubOp, OpBuilder &b, Location loc, ValueRange args, Type) {
 Value computeScalar(MulOp, OpBuilder &b, Location loc, ValueRange args, Type) {
   return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, args[0], args[1]);
 }
-Value computeScalar(DivOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+Value computeScalar(DivOp op, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
   // Integer division truncates toward zero, like TF's Div.
+  if (isUnsigned(op.getLhs()))
+    return b.create<arith::DivUIOp>(loc, args[0], args[1]);
   return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, args[0], args[1]);
 }
-Value computeScalar(MaximumOp, OpBuilder &b, Location loc, ValueRange args,
+Value computeScalar(MaximumOp op, OpBuilder &b, Location loc, ValueRange args,
                     Type) {
+  if (isUnsigned(op.getLhs()))
+    return b.create<arith::MaxUIOp>(loc, args[0], args[1]);
   return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args[0],
                                                        args[1]);
 }
-Value computeScalar(MinimumOp, OpBuilder &b, Location loc, ValueRange args,
+Value computeScalar(MinimumOp op, OpBuilder &b, Location loc, ValueRange args,
                     Type) {
+  if (isUnsigned(op.getLhs()))
+    return b.create<arith::MinUIOp>(loc, args[0], args[1]);
   return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args[0],
                                                        args[1]);
 }
@@ -118,9 +139,12 @@ Value computeScalar(NegOp, OpBuilder &b, Location loc, ValueRange args, Type) {
     return b.create<arith::NegFOp>(loc, args[0]);
   return b.create<arith::SubIOp>(loc, constant(b, loc, args[0], 0), args[0]);
 }
-Value computeScalar(AbsOp, OpBuilder &b, Location loc, ValueRange args, Type) {
+Value computeScalar(AbsOp op, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
   if (isFloat(args[0]))
     return b.create<math::AbsFOp>(loc, args[0]);
+  if (isUnsigned(op.getX()))
+    return args[0];
   // select(x < 0, -x, x): math.absi has no lowering in the CPU pipeline.
   Value zero = constant(b, loc, args[0], 0);
   Value negative =
@@ -228,12 +252,32 @@ Value computeScalar(ClipOp op, OpBuilder &b, Location loc, ValueRange args,
   return b.create<arith::SelectOp>(loc, below, lo, upper);
 }
 
-Value computeScalar(CastOp, OpBuilder &b, Location loc, ValueRange args,
+/// A float converted to the 8-bit integer `to` (signless; `toUnsigned` for
+/// ui8) with saturation, NaN giving 0, as the interpreter does.
+Value saturatingFloatToInt8(OpBuilder &b, Location loc, Value x, Type to,
+                            bool toUnsigned) {
+  Value lowest = constant(b, loc, x, toUnsigned ? 0.0 : -128.0);
+  Value highest = constant(b, loc, x, toUnsigned ? 255.0 : 127.0);
+  Value clamped = b.create<arith::MinNumFOp>(
+      loc, b.create<arith::MaxNumFOp>(loc, x, lowest), highest);
+  Value converted =
+      toUnsigned ? Value(b.create<arith::FPToUIOp>(loc, to, clamped))
+                 : Value(b.create<arith::FPToSIOp>(loc, to, clamped));
+  Value isNaN =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
+  return b.create<arith::SelectOp>(loc, isNaN,
+                                   createScalarConstant(b, loc, to, 0),
+                                   converted);
+}
+
+Value computeScalar(CastOp op, OpBuilder &b, Location loc, ValueRange args,
                     Type to) {
   Value x = args[0];
   Type from = x.getType();
+  bool fromUnsigned = isUnsigned(op.getX()), toUnsigned = isUnsigned(op.getY());
+  to = signlessOf(to);
   if (from == to)
-    return x;
+    return x; // also i8 <-> ui8: the same bits
   if (to.isInteger(1)) {
     // Anything non-zero is true; NaN != 0 (unordered) too.
     if (isFloat(x))
@@ -247,19 +291,22 @@ Value computeScalar(CastOp, OpBuilder &b, Location loc, ValueRange args,
       return fromFloat.getWidth() < cast<FloatType>(to).getWidth()
                  ? Value(b.create<arith::ExtFOp>(loc, to, x))
                  : Value(b.create<arith::TruncFOp>(loc, to, x));
-    // Booleans convert as 0/1, other integers as signed values.
-    if (from.isInteger(1))
+    // Booleans convert as 0/1, ui8 as unsigned, other integers as signed.
+    if (from.isInteger(1) || fromUnsigned)
       return b.create<arith::UIToFPOp>(loc, to, x);
     return b.create<arith::SIToFPOp>(loc, to, x);
   }
-  // Integer results: floats truncate toward zero.
-  if (isFloat(x))
+  // Integer results: floats truncate toward zero, saturating for 8 bits.
+  if (isFloat(x)) {
+    if (to.isInteger(8))
+      return saturatingFloatToInt8(b, loc, x, to, toUnsigned);
     return b.create<arith::FPToSIOp>(loc, to, x);
+  }
   unsigned fromWidth = from.getIntOrFloatBitWidth(),
            toWidth = to.getIntOrFloatBitWidth();
   if (fromWidth > toWidth)
     return b.create<arith::TruncIOp>(loc, to, x);
-  if (fromWidth == 1)
+  if (fromWidth == 1 || fromUnsigned)
     return b.create<arith::ExtUIOp>(loc, to, x);
   return b.create<arith::ExtSIOp>(loc, to, x);
 }
@@ -282,16 +329,17 @@ std::optional<arith::CmpFPredicate> floatPredicate(StringRef name) {
       .Default(std::nullopt);
 }
 
-/// Signed integer predicates; i1 compares unsigned (false < true).
-std::optional<arith::CmpIPredicate> intPredicate(StringRef name, bool isBool) {
+/// Integer predicates, signed but for i1 (false < true) and ui8.
+std::optional<arith::CmpIPredicate> intPredicate(StringRef name,
+                                                 bool isUnsigned) {
   using P = arith::CmpIPredicate;
   return llvm::StringSwitch<std::optional<P>>(name)
       .Case("eq", P::eq)
       .Case("ne", P::ne)
-      .Case("lt", isBool ? P::ult : P::slt)
-      .Case("le", isBool ? P::ule : P::sle)
-      .Case("gt", isBool ? P::ugt : P::sgt)
-      .Case("ge", isBool ? P::uge : P::sge)
+      .Case("lt", isUnsigned ? P::ult : P::slt)
+      .Case("le", isUnsigned ? P::ule : P::sle)
+      .Case("gt", isUnsigned ? P::ugt : P::sgt)
+      .Case("ge", isUnsigned ? P::uge : P::sge)
       .Default(std::nullopt);
 }
 
@@ -302,8 +350,10 @@ Value computeScalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args,
     return b.create<arith::CmpFOp>(loc, *floatPredicate(op.getPredicate()), lhs,
                                    rhs);
   return b.create<arith::CmpIOp>(
-      loc, *intPredicate(op.getPredicate(), lhs.getType().isInteger(1)), lhs,
-      rhs);
+      loc,
+      *intPredicate(op.getPredicate(),
+                    lhs.getType().isInteger(1) || isUnsigned(op.getLhs())),
+      lhs, rhs);
 }
 
 /// Attributes the scalar computation relies on; the verifier normally

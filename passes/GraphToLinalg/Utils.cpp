@@ -17,13 +17,44 @@ using namespace mlir::tfcc;
 // Constants and sizes
 //===----------------------------------------------------------------------===//
 
+Value mlir::tfcc::toSignless(OpBuilder &b, Location loc, Value value) {
+  auto integer = dyn_cast<IntegerType>(value.getType());
+  if (!integer || integer.isSignless())
+    return value;
+  return b
+      .create<UnrealizedConversionCastOp>(
+          loc, b.getIntegerType(integer.getWidth()), value)
+      .getResult(0);
+}
+
+Value mlir::tfcc::fromSignless(OpBuilder &b, Location loc, Value value,
+                               Type type) {
+  auto integer = dyn_cast<IntegerType>(type);
+  if (!integer || integer.isSignless() || value.getType() == type)
+    return value;
+  return b.create<UnrealizedConversionCastOp>(loc, type, value).getResult(0);
+}
+
 Value mlir::tfcc::createScalarConstant(OpBuilder &b, Location loc, Type type,
                                        double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return b.create<arith::ConstantOp>(loc, b.getFloatAttr(floatType, value));
-  return b.create<arith::ConstantOp>(
-      loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+  Type signless = b.getIntegerType(type.getIntOrFloatBitWidth());
+  Value constant = b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(signless, static_cast<int64_t>(value)));
+  return fromSignless(b, loc, constant, type);
 }
+
+namespace {
+/// Runs `body` on the signless forms of `args` and converts its value to
+/// `resultElement` (see ScalarBodyFn).
+Value buildSignlessBody(OpBuilder &b, Location loc, ValueRange args,
+                        Type resultElement, ScalarBodyFn body) {
+  SmallVector<Value> signless = llvm::map_to_vector(
+      args, [&](Value arg) { return toSignless(b, loc, arg); });
+  return fromSignless(b, loc, body(b, loc, signless), resultElement);
+}
+} // namespace
 
 Value mlir::tfcc::createLowestValue(OpBuilder &b, Location loc, Type type) {
   if (auto floatType = dyn_cast<FloatType>(type))
@@ -180,7 +211,8 @@ Value mlir::tfcc::buildElementwise(OpBuilder &b, Location loc,
   auto generic = b.create<linalg::GenericOp>(
       loc, resultType, inputs, init, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value result = body(nested, nestedLoc, args);
+        Value result = buildSignlessBody(nested, nestedLoc, args,
+                                         args.back().getType(), body);
         nested.create<linalg::YieldOp>(nestedLoc, result);
       });
   return generic.getResult(0);
@@ -204,7 +236,8 @@ Value mlir::tfcc::buildGeneric(OpBuilder &b, Location loc, ValueRange inputs,
   auto generic = b.create<linalg::GenericOp>(
       loc, init.getType(), inputs, init, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value result = body(nested, nestedLoc, args);
+        Value result = buildSignlessBody(nested, nestedLoc, args,
+                                         args.back().getType(), body);
         nested.create<linalg::YieldOp>(nestedLoc, result);
       });
   return generic.getResult(0);
@@ -244,7 +277,8 @@ Value mlir::tfcc::buildReduction(OpBuilder &b, Location loc, Value input,
   auto generic = b.create<linalg::GenericOp>(
       loc, resultType, input, filled, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        Value result = body(nested, nestedLoc, args);
+        Value result = buildSignlessBody(nested, nestedLoc, args,
+                                         args.back().getType(), body);
         nested.create<linalg::YieldOp>(nestedLoc, result);
       });
   return generic.getResult(0);

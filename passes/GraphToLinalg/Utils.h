@@ -22,7 +22,9 @@ namespace mlir::tfcc {
 inline constexpr int32_t kErrorOutOfRange = 2;
 
 /// Body of an elementwise or reduction linalg.generic: the block arguments
-/// (inputs, then outputs) in, the values to yield out.
+/// (inputs, then outputs) in, the values to yield out. The generic builders
+/// below pass unsigned block arguments as signless (toSignless) and convert
+/// the body's value back to the output's type (fromSignless).
 using ScalarBodyFn =
     function_ref<Value(OpBuilder &b, Location loc, ValueRange args)>;
 
@@ -34,7 +36,16 @@ using ScalarBodyFn =
 /// with only the batch dynamic).
 bool isNhwcWithStaticHwc(Type type);
 
-/// A scalar constant of `type` (float or integer) holding `value`.
+/// `value` as the signless integer of its width when its type is an unsigned
+/// integer (a builtin.unrealized_conversion_cast, erased by
+/// tfcc-strip-signedness); `value` itself otherwise.
+Value toSignless(OpBuilder &b, Location loc, Value value);
+/// `value` (signless) cast to `type` when that is the unsigned integer of its
+/// width; `value` itself otherwise.
+Value fromSignless(OpBuilder &b, Location loc, Value value, Type type);
+
+/// A scalar constant of `type` (float or integer, ui8 through a signless
+/// constant and fromSignless) holding `value`.
 Value createScalarConstant(OpBuilder &b, Location loc, Type type, double value);
 /// The lowest (-inf, or the signed minimum) value of a float or integer type.
 Value createLowestValue(OpBuilder &b, Location loc, Type type);

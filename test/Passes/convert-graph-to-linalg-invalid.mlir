@@ -7,3 +7,13 @@ func.func @conv2d_dynamic_spatial(%x: tensor<1x?x?x1xf32>, %k: tensor<3x3x1x2xf3
   %r = graph.conv2d %x, %k : (tensor<1x?x?x1xf32>, tensor<3x3x1x2xf32>) -> tensor<1x?x?x2xf32>
   return %r : tensor<1x?x?x2xf32>
 }
+
+// -----
+
+// ui8 reaches only the lowerings that tell it from i8; a reduction would
+// compute as signed.
+func.func @ui8_reduction(%x: tensor<2x3xui8>) -> tensor<2xui8> {
+  // expected-error @+1 {{'graph.reduce_max' op has ui8 operands or results, which tfcc compiles for casts, comparisons, elementwise arithmetic, data movement and (de)quantization only; cast to i32 or f32 first}}
+  %r = graph.reduce_max %x {axes = [1]} : (tensor<2x3xui8>) -> tensor<2xui8>
+  return %r : tensor<2xui8>
+}

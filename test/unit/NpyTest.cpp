@@ -80,6 +80,7 @@ TEST(NpyTest, RoundTripsEachDType) {
   roundTrip(makeArray<uint8_t>(DType::BOOL, {3}, {1, 0, 1}), "bool");
   roundTrip(makeArray<uint16_t>(DType::F16, {2}, {0x3c00, 0xc000}), "f16");
   roundTrip(makeArray<int8_t>(DType::I8, {2}, {-128, 127}), "i8");
+  roundTrip(makeArray<uint8_t>(DType::U8, {3}, {0, 128, 255}), "u8");
   roundTrip(makeArray<double>(DType::F64, {3}, {1.0 + 1e-10, -0.0, 1e300}),
             "f64");
   roundTrip(makeArray<float>(DType::F32, {}, {42.f}), "f32_scalar");

@@ -90,7 +90,12 @@ def Graph_TensorSizeLimited : NativeOpTrait<"TensorSizeLimited"> {
 class Graph_Op<string mnemonic, list<Trait> traits = []>
     : Op<Graph_Dialect, mnemonic, !listconcat([Graph_TensorSizeLimited], traits)>;
 
-def Graph_AnyTensor : RankedTensorOf<[F32, F64, F16, BF16, I1, I8, I32, I64]>;
+def Graph_AnyTensor : RankedTensorOf<[F32, F64, F16, BF16, I1, I8, UI8, I32, I64]>;
+// Quantized data: ONNX int8 and uint8 (graph.quantize's result).
+def Graph_QuantTensor : RankedTensorOf<[I8, UI8]>;
+// What graph.dequantize reads: quantized data or int32 (a quantized bias).
+def Graph_DequantTensor : RankedTensorOf<[I8, UI8, I32]>;
+def Graph_F32Tensor : RankedTensorOf<[F32]>;
 def Graph_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
 def Graph_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Graph_BoolTensor : RankedTensorOf<[I1]>;
@@ -674,6 +679,53 @@ def Graph_CastOp : Graph_InferredOp<"cast"> {
   let arguments = (ins Graph_AnyTensor:$x);
   let results = (outs Graph_AnyTensor:$y);
   let hasFolder = 1;
+}
+
+def Graph_QuantizeOp : Graph_InferredOp<"quantize"> {
+  let summary = "linear quantization to i8 / ui8 (ONNX QuantizeLinear)";
+  let description = [{
+    y = saturate(round_half_to_even(x / scale) + zero_point), computed in f32
+    and saturated to the result type's range ([-128, 127] for i8, [0, 255]
+    for ui8); NaN gives the lowest value. `scale` (f32) and `zero_point` (of
+    the result's element type) have the same shape: a scalar (per tensor) or
+    a 1-D tensor with one entry per index of dimension `axis` of x (per axis;
+    `axis` in [-rank, rank), default 1, ignored for scalars). The result has
+    x's shape. The importer and the verifier do not check scale's values
+    (ONNX requires them positive; tfcc-import refuses a constant zero or
+    negative scale). ONNX `QuantizeLinear` (opsets 10-19); docs/quantization.md.
+
+    Example:
+
+    ```mlir
+    %q = graph.quantize %x, %scale, %zp {axis = 1}
+        : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xi8>
+    ```
+  }];
+  let arguments = (ins Graph_F32Tensor:$x, Graph_F32Tensor:$scale,
+                       Graph_QuantTensor:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Graph_QuantTensor:$y);
+}
+
+def Graph_DequantizeOp : Graph_InferredOp<"dequantize"> {
+  let summary = "linear dequantization to f32 (ONNX DequantizeLinear)";
+  let description = [{
+    y = (x - zero_point) * scale in f32, with `scale` and `zero_point` (of x's
+    element type: i8, ui8 or i32) a scalar or one entry per index of dimension
+    `axis` of x, as for graph.quantize. The result is f32 of x's shape. ONNX
+    `DequantizeLinear` (opsets 10-19); docs/quantization.md.
+
+    Example:
+
+    ```mlir
+    %y = graph.dequantize %q, %scale, %zp
+        : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Graph_DequantTensor:$x, Graph_F32Tensor:$scale,
+                       Graph_DequantTensor:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Graph_F32Tensor:$y);
 }
 
 def Graph_CompareOp : Graph_InferredOp<"compare"> {
@@ -1309,8 +1361,6 @@ def Graph_TrainStepOp : Graph_Op<"train_step", [Symbol, HasParent<"ModuleOp">,
 //===----------------------------------------------------------------------===//
 // Compiler-internal fused ops (made by tfcc-fuse-ops; not in the spec)
 //===----------------------------------------------------------------------===//
-
-def Graph_F32Tensor : RankedTensorOf<[F32]>;
 
 class Graph_FusedOp<string mnemonic> : Graph_Op<mnemonic,
     [Pure, AttrSizedOperandSegments]> {

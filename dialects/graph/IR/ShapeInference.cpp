@@ -601,6 +601,45 @@ mlir::graph::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return result;
 }
 
+namespace {
+
+/// graph.quantize and graph.dequantize: scale and zero point of one shape, a
+/// scalar or one entry per index of x's dimension `axis`; the zero point of
+/// the quantized element type.
+FailureOr<RankedTensorType> inferQuantization(Operation *op, Value x,
+                                              Value scale, Value zeroPoint,
+                                              int64_t axis, Type quantized,
+                                              Type resultElement) {
+  RankedTensorType xType = typeOf(x), scaleType = typeOf(scale),
+                   zeroPointType = typeOf(zeroPoint);
+  if (zeroPointType.getElementType() != quantized)
+    return op->emitOpError() << "zero point element type "
+                             << zeroPointType.getElementType()
+                             << " differs from the quantized type "
+                             << quantized;
+  if (scaleType.getShape() != zeroPointType.getShape())
+    return op->emitOpError() << "scale " << scale.getType()
+                             << " and zero point " << zeroPoint.getType()
+                             << " differ in shape";
+  if (scaleType.getRank() > 1)
+    return op->emitOpError() << "scale must be a scalar (per tensor) or 1-D "
+                                "(per axis), got "
+                             << scale.getType();
+  if (scaleType.getRank() == 1) {
+    std::optional<int64_t> a = normalizeAxis(axis, xType.getRank());
+    if (!a)
+      return op->emitOpError() << "axis " << axis << " is out of range for "
+                               << x.getType();
+    if (!dimsAgree(scaleType.getDimSize(0), xType.getDimSize(*a)))
+      return op->emitOpError()
+             << "per-axis scale " << scale.getType() << " does not match "
+             << "dimension " << *a << " of " << x.getType();
+  }
+  return RankedTensorType::get(xType.getShape(), resultElement);
+}
+
+} // namespace
+
 FailureOr<RankedTensorType> mlir::graph::inferResultType(Operation *op) {
   auto elementwise = [&](ValueRange operands,
                          Type resultElement) -> FailureOr<RankedTensorType> {
@@ -634,6 +673,18 @@ FailureOr<RankedTensorType> mlir::graph::inferResultType(Operation *op) {
       .Case([&](CastOp op) -> FailureOr<RankedTensorType> {
         return RankedTensorType::get(typeOf(op.getX()).getShape(),
                                      typeOf(op.getY()).getElementType());
+      })
+      .Case([&](QuantizeOp op) {
+        Type quantized = typeOf(op.getY()).getElementType();
+        return inferQuantization(op, op.getX(), op.getScale(),
+                                 op.getZeroPoint(), op.getAxis(), quantized,
+                                 quantized);
+      })
+      .Case([&](DequantizeOp op) {
+        return inferQuantization(op, op.getX(), op.getScale(),
+                                 op.getZeroPoint(), op.getAxis(),
+                                 typeOf(op.getX()).getElementType(),
+                                 Float32Type::get(op.getContext()));
       })
       .Case([&](MatmulOp op) { return inferMatmul(op); })
       .Case([&](DenseOp op) { return inferDense(op); })

@@ -323,22 +323,99 @@ FailureOr<Tensor> evaluate(CastOp op, Operands operands, Report &) {
       value = value != 0.0 ? 1.0 : 0.0; // NaN != 0: true
       break;
     case ElementKind::I32:
-    case ElementKind::I64: {
+    case ElementKind::I64:
+    case ElementKind::I8:
+    case ElementKind::UI8: {
       if (!isFloatKind(x.kind))
         break; // integer to integer: wraps to the width afterwards
       // Float to integer: truncate toward zero; NaN gives 0 and values out
-      // of range saturate (compiled code leaves both undefined).
-      double lowest = result.kind == ElementKind::I32 ? -0x1p31 : -0x1p63;
-      double highest = result.kind == ElementKind::I32 ? 0x1p31 - 1 : 0x1p63;
+      // of range saturate (compiled code does the same for i8 and ui8 and
+      // leaves both undefined for i32 and i64).
+      IntegerRange range = integerRangeOf(result.kind);
       if (std::isnan(value))
         value = 0.0;
       else
-        value = std::min(std::max(std::trunc(value), lowest), highest);
+        value = std::min(std::max(std::trunc(value), range.lowest),
+                         range.highest);
       break;
     }
     }
   }
   return result;
+}
+
+namespace {
+
+/// For each element of x (operand 0), the index of its scale and zero point
+/// (operands 1 and 2): 0 per tensor, its index along `axis` per axis.
+FailureOr<std::vector<int64_t>>
+quantizationIndices(Operands operands, int64_t axis, Report &report) {
+  const Tensor &x = *operands[0], &scale = *operands[1],
+               &zeroPoint = *operands[2];
+  if (scale.shape != zeroPoint.shape || scale.rank() > 1)
+    return report.fail("scale " + shapeToString(scale.shape) +
+                       " and zero point " + shapeToString(zeroPoint.shape) +
+                       " must be one scalar or one 1-D shape");
+  std::vector<int64_t> indices(x.numElements(), 0);
+  if (scale.rank() == 0)
+    return indices;
+  FailureOr<int64_t> a = normalizeAxis(axis, x.rank(), report);
+  if (failed(a))
+    return failure();
+  if (scale.shape[0] != x.shape[*a])
+    return report.fail("per-axis scale " + shapeToString(scale.shape) +
+                       " does not match dimension " + std::to_string(*a) +
+                       " of " + shapeToString(x.shape));
+  int64_t inner = 1;
+  for (int64_t d = *a + 1; d < x.rank(); ++d)
+    inner *= x.shape[d];
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    indices[i] = (i / inner) % x.shape[*a];
+  return indices;
+}
+
+} // namespace
+
+FailureOr<Tensor> evaluate(QuantizeOp op, Operands operands, Report &report) {
+  const Tensor &x = *operands[0], &scale = *operands[1],
+               &zeroPoint = *operands[2];
+  FailureOr<std::vector<int64_t>> indices =
+      quantizationIndices(operands, op.getAxis(), report);
+  if (failed(indices))
+    return failure();
+  Tensor y = Tensor::zeros(resultKindOf(op), x.shape);
+  IntegerRange range = integerRangeOf(y.kind);
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    int64_t at = (*indices)[i];
+    // f32 division, then rounding half to even (the default rounding mode).
+    float quotient = static_cast<float>(x.data[i]) /
+                     static_cast<float>(scale.data[at]);
+    double value = std::nearbyint(static_cast<double>(quotient)) +
+                   zeroPoint.data[at];
+    y.data[i] = std::isnan(value)
+                    ? range.lowest
+                    : std::min(std::max(value, range.lowest), range.highest);
+  }
+  return y;
+}
+
+FailureOr<Tensor> evaluate(DequantizeOp op, Operands operands,
+                           Report &report) {
+  const Tensor &x = *operands[0], &scale = *operands[1],
+               &zeroPoint = *operands[2];
+  FailureOr<std::vector<int64_t>> indices =
+      quantizationIndices(operands, op.getAxis(), report);
+  if (failed(indices))
+    return failure();
+  Tensor y = Tensor::zeros(ElementKind::F32, x.shape);
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    int64_t at = (*indices)[i];
+    // As ONNX: both converted to f32, subtracted and multiplied in f32.
+    float difference = static_cast<float>(x.data[i]) -
+                       static_cast<float>(zeroPoint.data[at]);
+    y.data[i] = difference * static_cast<float>(scale.data[at]);
+  }
+  return y;
 }
 
 FailureOr<Tensor> evaluate(CompareOp op, Operands operands, Report &report) {

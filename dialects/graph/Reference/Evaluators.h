@@ -81,8 +81,8 @@ int64_t broadcastOffset(llvm::ArrayRef<int64_t> index,
                         llvm::ArrayRef<int64_t> shape);
 
 /// `value` as a kind-`kind` element: rounded to float for f32, kept for f64,
-/// wrapped to 32 bits for i32 (two's complement), saturated for i64, value & 1
-/// for i1.
+/// wrapped to 32 bits for i32 and 8 bits for i8 and ui8 (two's complement),
+/// saturated for i64, value & 1 for i1.
 double normalizeElement(double value, ElementKind kind);
 
 /// How one spatial dimension of a convolution or pooling window is walked
@@ -147,6 +147,8 @@ TFCC_DECLARE_EVALUATOR(LeakyReluOp)
 TFCC_DECLARE_EVALUATOR(ClipOp)
 TFCC_DECLARE_EVALUATOR(DropoutOp)
 TFCC_DECLARE_EVALUATOR(CastOp)
+TFCC_DECLARE_EVALUATOR(QuantizeOp)
+TFCC_DECLARE_EVALUATOR(DequantizeOp)
 TFCC_DECLARE_EVALUATOR(CompareOp)
 TFCC_DECLARE_EVALUATOR(SelectOp)
 

@@ -77,9 +77,11 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
         tensor.data[i++] = value;
     } else {
       for (const APInt &value : dense.getValues<APInt>())
-        tensor.data[i++] = *kind == ElementKind::I1
-                               ? static_cast<double>(value.getBoolValue())
-                               : static_cast<double>(value.getSExtValue());
+        tensor.data[i++] =
+            *kind == ElementKind::I1 ? static_cast<double>(value.getBoolValue())
+            : *kind == ElementKind::UI8
+                ? static_cast<double>(value.getZExtValue())
+                : static_cast<double>(value.getSExtValue());
     }
     return tensor;
   }
@@ -92,7 +94,9 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
       return failure();
     }
     ArrayRef<char> bytes = blob->getData();
-    size_t width = *kind == ElementKind::I1 ? 1
+    size_t width = *kind == ElementKind::I1 || *kind == ElementKind::I8 ||
+                           *kind == ElementKind::UI8
+                       ? 1
                    : *kind == ElementKind::I64 || *kind == ElementKind::F64
                        ? 8
                        : 4;
@@ -132,6 +136,12 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
       case ElementKind::I1:
         tensor.data[i] = *at != 0 ? 1.0 : 0.0;
         break;
+      case ElementKind::I8:
+        tensor.data[i] = static_cast<int8_t>(*at);
+        break;
+      case ElementKind::UI8:
+        tensor.data[i] = static_cast<uint8_t>(*at);
+        break;
       }
     }
     return tensor;
@@ -150,7 +160,8 @@ dispatch(Operation *op, detail::Operands operands, detail::Report &report) {
       .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, NegOp,
             AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SquareOp, TanhOp, SigmoidOp,
             ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, HardSigmoidOp, HardSwishOp,
-            GeluOp, LeakyReluOp, ClipOp, DropoutOp, CastOp, CompareOp, SelectOp,
+            GeluOp, LeakyReluOp, ClipOp, DropoutOp, CastOp, QuantizeOp, DequantizeOp,
+            CompareOp, SelectOp,
             // Convolution.cpp
             MatmulOp, DenseOp, Conv2DOp, DepthwiseConv2DOp, MaxPool2DOp,
             AvgPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool2DOp,

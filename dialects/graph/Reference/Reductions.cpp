@@ -50,14 +50,8 @@ FailureOr<Tensor> reduce(const Tensor &x, ArrayAttr axesAttr, bool keepDims,
   }
 
   bool isFloat = isFloatKind(x.kind);
-  double lowest = isFloat                      ? -kInfinity
-                  : x.kind == ElementKind::I32 ? -0x1p31
-                  : x.kind == ElementKind::I64 ? -0x1p63
-                                               : 0.0;
-  double highest = isFloat                      ? kInfinity
-                   : x.kind == ElementKind::I32 ? 0x1p31 - 1
-                   : x.kind == ElementKind::I64 ? 0x1p63
-                                                : 1.0;
+  double lowest = isFloat ? -kInfinity : integerRangeOf(x.kind).lowest;
+  double highest = isFloat ? kInfinity : integerRangeOf(x.kind).highest;
   double init = kind == Reduction::Max   ? lowest
                 : kind == Reduction::Min ? highest
                                          : 0.0;

@@ -22,8 +22,30 @@ const char *toString(ElementKind kind) {
     return "i64";
   case ElementKind::I1:
     return "i1";
+  case ElementKind::I8:
+    return "i8";
+  case ElementKind::UI8:
+    return "ui8";
   }
   return "?";
+}
+
+IntegerRange integerRangeOf(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::I32:
+    return {-0x1p31, 0x1p31 - 1};
+  case ElementKind::I64:
+    return {-0x1p63, 0x1p63};
+  case ElementKind::I8:
+    return {-128.0, 127.0};
+  case ElementKind::UI8:
+    return {0.0, 255.0};
+  case ElementKind::I1:
+  case ElementKind::F32:
+  case ElementKind::F64:
+    break;
+  }
+  return {0.0, 1.0};
 }
 
 std::optional<ElementKind> elementKindOf(mlir::Type elementType) {
@@ -37,6 +59,10 @@ std::optional<ElementKind> elementKindOf(mlir::Type elementType) {
     return ElementKind::I64;
   if (elementType.isSignlessInteger(1))
     return ElementKind::I1;
+  if (elementType.isSignlessInteger(8))
+    return ElementKind::I8;
+  if (elementType.isUnsignedInteger(8))
+    return ElementKind::UI8;
   return std::nullopt;
 }
 
@@ -176,6 +202,11 @@ double normalizeElement(double value, ElementKind kind) {
   }
   case ElementKind::I1:
     return static_cast<double>(static_cast<int64_t>(value) & 1);
+  case ElementKind::I8:
+    return static_cast<double>(
+        static_cast<int8_t>(static_cast<uint8_t>(static_cast<int64_t>(value))));
+  case ElementKind::UI8:
+    return static_cast<double>(static_cast<uint8_t>(static_cast<int64_t>(value)));
   }
   return value;
 }

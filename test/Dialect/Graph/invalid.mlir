@@ -1474,3 +1474,71 @@ func.func @layer_norm_epsilon(%x: tensor<2x3xf32>, %p: tensor<3xf32>) {
   %0 = graph.layer_norm %x, %p, %p {epsilon = -5.0e-01 : f32} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @quantize_zero_point_type(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<ui8>) {
+  // expected-error @+1 {{'graph.quantize' op zero point element type 'ui8' differs from the quantized type 'i8'}}
+  %0 = graph.quantize %x, %s, %z : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_scale_zero_point_shapes(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<i8>) {
+  // expected-error @+1 {{'graph.quantize' op scale 'tensor<3xf32>' and zero point 'tensor<i8>' differ in shape}}
+  %0 = graph.quantize %x, %s, %z : (tensor<2x3xf32>, tensor<3xf32>, tensor<i8>) -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_axis_mismatch(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<3xi8>) {
+  // expected-error @+1 {{'graph.quantize' op per-axis scale 'tensor<3xf32>' does not match dimension 0 of 'tensor<2x3xf32>'}}
+  %0 = graph.quantize %x, %s, %z {axis = 0} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_axis_range(%x: tensor<2x3xf32>, %s: tensor<3xf32>, %z: tensor<3xi8>) {
+  // expected-error @+1 {{'graph.quantize' op axis 2 is out of range for 'tensor<2x3xf32>'}}
+  %0 = graph.quantize %x, %s, %z {axis = 2} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_scale_rank(%x: tensor<2x3xf32>, %s: tensor<1x3xf32>, %z: tensor<1x3xi8>) {
+  // expected-error @+1 {{'graph.quantize' op scale must be a scalar (per tensor) or 1-D (per axis), got 'tensor<1x3xf32>'}}
+  %0 = graph.quantize %x, %s, %z : (tensor<2x3xf32>, tensor<1x3xf32>, tensor<1x3xi8>) -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_result_type(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<i8>) {
+  // expected-error @+1 {{'graph.quantize' op result #0 must be ranked tensor of 8-bit signless integer or 8-bit unsigned integer values}}
+  %0 = graph.quantize %x, %s, %z : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi32>
+  return
+}
+
+// -----
+
+func.func @dequantize_zero_point_type(%x: tensor<2x3xi8>, %s: tensor<f32>, %z: tensor<i32>) {
+  // expected-error @+1 {{'graph.dequantize' op zero point element type 'i32' differs from the quantized type 'i8'}}
+  %0 = graph.dequantize %x, %s, %z : (tensor<2x3xi8>, tensor<f32>, tensor<i32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_shape(%x: tensor<2x3xi8>, %s: tensor<f32>, %z: tensor<i8>) {
+  // expected-error @+1 {{'graph.dequantize' op result type 'tensor<3x2xf32>' does not match the inferred type 'tensor<2x3xf32>'}}
+  %0 = graph.dequantize %x, %s, %z : (tensor<2x3xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  return
+}

@@ -537,6 +537,15 @@ func.func @pad_modes(%x: tensor<2x3xf32>, %d: tensor<?x3xf32>) -> tensor<4x5xf32
   return %1 : tensor<4x5xf32>
 }
 
+// CHECK-LABEL: func.func @quantization
+// CHECK: graph.quantize %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64} : (tensor<3x2xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x2xi8>
+// CHECK: graph.dequantize %{{.*}}, %{{.*}}, %{{.*}} : (tensor<3x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<3x2xf32>
+func.func @quantization(%x: tensor<3x2xf32>, %s: tensor<3xf32>, %z: tensor<3xi8>, %u: tensor<3x2xui8>, %t: tensor<f32>, %tz: tensor<ui8>) -> (tensor<3x2xi8>, tensor<3x2xf32>) {
+  %q = graph.quantize %x, %s, %z {axis = 0} : (tensor<3x2xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x2xi8>
+  %d = graph.dequantize %u, %t, %tz : (tensor<3x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<3x2xf32>
+  return %q, %d : tensor<3x2xi8>, tensor<3x2xf32>
+}
+
 }
 
 // The blob format: a 4-byte alignment word, then little-endian data
@@ -594,3 +603,4 @@ func.func @pad_modes(%x: tensor<2x3xf32>, %d: tensor<?x3xf32>) -> tensor<4x5xf32
 // SPEC-CNN: graph.dense {{.*}} -> tensor<?x64xf32>
 // SPEC-CNN: graph.dense {{.*}} -> tensor<?x10xf32>
 // SPEC-CNN: graph.softmax %{{.*}} : tensor<?x10xf32>
+

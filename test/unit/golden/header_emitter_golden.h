@@ -64,7 +64,8 @@ typedef enum tfcc_status_t {
  * expanded from it.
  *   BOOL  1 byte, 0 or 1
  *   F16   IEEE half, raw bits in a uint16_t
- *   BF16  bfloat16, raw bits in a uint16_t */
+ *   BF16  bfloat16, raw bits in a uint16_t
+ *   U8    unsigned 8-bit integer (ui8 in the IR, ONNX uint8) */
 #define TFCC_DTYPES(X)          \
   X(F32, 1, 4, float)           \
   X(I32, 2, 4, int32_t)         \
@@ -73,7 +74,8 @@ typedef enum tfcc_status_t {
   X(F16, 5, 2, uint16_t)        \
   X(BF16, 6, 2, uint16_t)       \
   X(I8, 7, 1, int8_t)           \
-  X(F64, 8, 8, double)
+  X(F64, 8, 8, double)          \
+  X(U8, 9, 1, uint8_t)
 
 /* TFCC_DTYPE_F32 = 1, TFCC_DTYPE_I32 = 2, ... */
 #define TFCC_DTYPE_ENUMERATOR_(name, number, bytes, ctype) \
