@@ -567,7 +567,8 @@ LogicalResult convertCast(ImportContext &ctx) {
   int64_t to = ctx.attrInt("to", 0);
   Type type = elementTypeOf(ctx.context(), static_cast<int32_t>(to));
   if (!type || !(type.isF32() || type.isF64() || type.isSignlessInteger(1) ||
-                 type.isSignlessInteger(32) || type.isSignlessInteger(64))) {
+                 type.isSignlessInteger(32) || type.isSignlessInteger(64) ||
+                 type.isInteger(8))) {
     std::string name = onnx::TensorProto_DataType_IsValid(to)
                            ? onnx::TensorProto_DataType_Name(
                                  static_cast<onnx::TensorProto_DataType>(to))

@@ -6,6 +6,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -154,6 +155,10 @@ int64_t floatToInt(Type intType, double v) {
   if (isBool(intType))
     return v != 0.0;
   double t = std::trunc(v);
+  if (intType.isInteger(8)) { // saturates, as graph.cast does
+    double lowest = intType.isUnsignedInteger() ? 0.0 : -128.0;
+    return static_cast<int64_t>(std::clamp(t, lowest, lowest + 255.0));
+  }
   if (intType.isSignlessInteger(32)) {
     if (t <= -0x1p31)
       return std::numeric_limits<int32_t>::min();
@@ -229,6 +234,10 @@ int64_t wrapToIntElement(Type intType, int64_t value) {
     return value != 0;
   if (intType.isSignlessInteger(32))
     return static_cast<int32_t>(static_cast<uint32_t>(value));
+  if (intType.isSignlessInteger(8))
+    return static_cast<int8_t>(static_cast<uint8_t>(value));
+  if (intType.isUnsignedInteger(8))
+    return static_cast<uint8_t>(value);
   return value;
 }
 

@@ -29,10 +29,11 @@ namespace tfcc::onnx_import {
 
 /// A tensor whose value is known while importing: initializers, Constant
 /// nodes and folded shape computations. Element types: f32, f64, i32, i64,
-/// i1.
+/// i1, i8, ui8.
 ///
 /// Elements are stored by kind, row-major: `floats` for f32 (rounded to f32)
-/// and f64, `ints` for i32, i64 and i1 (0/1); the other vector is empty.
+/// and f64, `ints` for i32, i64, i1 (0/1), i8 and ui8; the other vector is
+/// empty.
 /// Integers never pass through floating point: int64 shape values such as
 /// Slice's INT64_MAX ends stay exact.
 ///
@@ -173,6 +174,9 @@ public:
   /// Emits "<what> in <OpType> node '<name>' (opset N)" at loc() and
   /// returns failure, e.g. unsupported("attribute 'mode' = \"reflect\"").
   virtual mlir::LogicalResult unsupported(const llvm::Twine &what) = 0;
+  /// Emits "invalid <what> in <OpType> node '<name>' (opset N)": the model
+  /// breaks ONNX's rules, e.g. invalid("scale 0 (...)").
+  virtual mlir::LogicalResult invalid(const llvm::Twine &what) = 0;
 };
 
 /// A converter for one ONNX op type; called once per node.
@@ -194,9 +198,11 @@ void registerReductionConverters(ConverterTable &table);
 /// Elu Selu Celu Softplus Softsign ThresholdedRelu PRelu Tile
 /// InstanceNormalization
 void registerActivationConverters(ConverterTable &table);
+/// QuantizeLinear DequantizeLinear DynamicQuantizeLinear
+void registerQuantizationConverters(ConverterTable &table);
 
 /// Element type of an ONNX TensorProto data type, or null when the graph IR
-/// has none (double, uint8, ...).
+/// has none (float16, uint16, string, ...).
 mlir::Type elementTypeOf(mlir::MLIRContext *context, int32_t onnxDataType);
 
 } // namespace tfcc::onnx_import

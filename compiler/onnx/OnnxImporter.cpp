@@ -153,6 +153,10 @@ Type tfcc::onnx_import::elementTypeOf(MLIRContext *context,
     return b.getI64Type();
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
+  case onnx::TensorProto::INT8:
+    return b.getI8Type();
+  case onnx::TensorProto::UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
   default:
     return nullptr;
   }
@@ -195,7 +199,9 @@ bool checkTensorData(const onnx::TensorProto &tensor, std::string &error) {
                    dt == onnx::TensorProto::DOUBLE ||
                    dt == onnx::TensorProto::INT32 ||
                    dt == onnx::TensorProto::INT64 ||
-                   dt == onnx::TensorProto::BOOL;
+                   dt == onnx::TensorProto::BOOL ||
+                   dt == onnx::TensorProto::INT8 ||
+                   dt == onnx::TensorProto::UINT8;
   if (!supported || tensor.data_location() == onnx::TensorProto::EXTERNAL ||
       tensor.external_data_size() > 0)
     return true;
@@ -209,8 +215,10 @@ bool checkTensorData(const onnx::TensorProto &tensor, std::string &error) {
   }
   size_t width =
       dt == onnx::TensorProto::INT64 || dt == onnx::TensorProto::DOUBLE ? 8
-      : dt == onnx::TensorProto::BOOL                                   ? 1
-                                                                        : 4;
+      : dt == onnx::TensorProto::BOOL || dt == onnx::TensorProto::INT8 ||
+              dt == onnx::TensorProto::UINT8
+          ? 1
+          : 4;
   std::optional<int64_t> count = graph::checkedElementCount(shape);
   if (!count || !graph::checkedBytesProduct(*count, width)) {
     error = "declares more than " +
@@ -284,6 +292,12 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
       case onnx::TensorProto::INT64:
         host.ints[i] = readRaw<int64_t>(raw, i);
         break;
+      case onnx::TensorProto::INT8:
+        host.ints[i] = readRaw<int8_t>(raw, i);
+        break;
+      case onnx::TensorProto::UINT8:
+        host.ints[i] = readRaw<uint8_t>(raw, i);
+        break;
       default:
         host.ints[i] = raw[i] != 0;
         break;
@@ -304,10 +318,13 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
     for (int64_t i = 0; i < n; ++i)
       host.ints[i] = tensor.int64_data(i);
     break;
-  default: // INT32, BOOL
+  default: // INT32, BOOL, INT8, UINT8: one int32 per element
     for (int64_t i = 0; i < n; ++i)
-      host.ints[i] = dt == onnx::TensorProto::BOOL
-                         ? tensor.int32_data(i) != 0
+      host.ints[i] = dt == onnx::TensorProto::BOOL ? tensor.int32_data(i) != 0
+                     : dt == onnx::TensorProto::INT8
+                         ? int64_t(int8_t(tensor.int32_data(i)))
+                     : dt == onnx::TensorProto::UINT8
+                         ? int64_t(uint8_t(tensor.int32_data(i)))
                          : int64_t(tensor.int32_data(i));
     break;
   }
@@ -374,6 +391,7 @@ public:
   Value transpose(Value value, llvm::ArrayRef<int64_t> perm) override;
   Value constant(const HostTensor &value) override;
   LogicalResult unsupported(const llvm::Twine &what) override;
+  LogicalResult invalid(const llvm::Twine &what) override;
 
 private:
   /// "dynamic dimension 0 of 'x' [?, 3]" for input `i` of the current node.
@@ -394,6 +412,9 @@ private:
   std::string nodeName(const onnx::NodeProto &node, int index) const;
   /// The converter of `node`'s op (default domain only), or null.
   ConverterFn converterOf(const onnx::NodeProto &node) const;
+  /// Refuses int8 / uint8 inputs of a node whose converter does not handle
+  /// them (kEightBitOps).
+  LogicalResult checkEightBitInputs(const onnx::NodeProto &node);
   void reportUnsupportedOp(const onnx::NodeProto &node, int index);
 
   MLIRContext &mlirContext;
@@ -666,6 +687,11 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<int32_t>(data));
     } else if (elementType.isInteger(64)) {
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<int64_t>(value.ints));
+    } else if (elementType.isInteger(8)) {
+      SmallVector<APInt> data;
+      for (int64_t v : value.ints)
+        data.push_back(APInt(8, static_cast<uint8_t>(v)));
+      attr = DenseElementsAttr::get(type, data);
     } else {
       SmallVector<bool> data;
       for (int64_t v : value.ints)
@@ -691,6 +717,11 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
   } else if (elementType.isInteger(32)) {
     for (int64_t v : value.ints) {
       int32_t i = static_cast<int32_t>(v);
+      append(&i, sizeof i);
+    }
+  } else if (elementType.isInteger(8)) {
+    for (int64_t v : value.ints) {
+      uint8_t i = static_cast<uint8_t>(v);
       append(&i, sizeof i);
     }
   } else {
@@ -981,9 +1012,41 @@ LogicalResult Importer::unsupported(const llvm::Twine &what) {
          << opsetVersion << ")";
 }
 
+LogicalResult Importer::invalid(const llvm::Twine &what) {
+  return emitError(currentLoc)
+         << "invalid " << what << " in " << currentNode->op_type()
+         << " node '" << nodeName(*currentNode, currentIndex) << "' (opset "
+         << opsetVersion << ")";
+}
+
 //===----------------------------------------------------------------------===//
 // The import
 //===----------------------------------------------------------------------===//
+
+/// The ops whose converters take int8 and uint8 inputs: quantization, casts,
+/// data movement and elementwise integer arithmetic and comparisons (the
+/// graph ops that lower ui8 as unsigned, docs/quantization.md).
+constexpr llvm::StringLiteral kEightBitOps[] = {
+    "QuantizeLinear", "DequantizeLinear", "Cast", "Identity", "Reshape",
+    "Flatten", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze",
+    "Gather", "Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Abs", "Equal",
+    "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Shape",
+    "Size", "Expand", "Tile"};
+
+LogicalResult Importer::checkEightBitInputs(const onnx::NodeProto &node) {
+  if (llvm::is_contained(kEightBitOps, node.op_type()))
+    return success();
+  for (int i = 0; i < node.input_size(); ++i) {
+    RankedTensorType type = hasInput(i) ? inputType(i) : nullptr;
+    if (type && type.getElementType().isInteger(8))
+      return unsupported(
+          (type.getElementType().isUnsignedInteger() ? "uint8" : "int8") +
+          llvm::Twine(" input '") + node.input(i) +
+          "' (tfcc takes 8-bit inputs in quantization, casts, data movement "
+          "and elementwise arithmetic only)");
+  }
+  return success();
+}
 
 ConverterFn Importer::converterOf(const onnx::NodeProto &node) const {
   const std::string &domain = node.domain();
@@ -1012,6 +1075,7 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   registerShapeConverters(converters);
   registerReductionConverters(converters);
   registerActivationConverters(converters);
+  registerQuantizationConverters(converters);
   // Unsupported ops are refused before ONNX's shape inference sees them: it
   // crashed (a null dereference in libonnx) on a ConvTranspose whose weight
   // has rank 2 (found by fuzz/onnx_import).
@@ -1049,7 +1113,8 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
     if (!elementType) {
       error("graph input '" + in.name() + "' has unsupported element type " +
             dataTypeName(type.tensor_type().elem_type()) +
-            " (tfcc supports float, double, int32, int64 and bool)");
+            " (tfcc supports float, double, int32, int64, int8, uint8 and "
+            "bool)");
       return nullptr;
     }
     if (!type.tensor_type().has_shape()) {
@@ -1076,7 +1141,8 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
     currentIndex = index;
     currentLoc = NameLoc::get(b.getStringAttr(nodeName(node, index)), fileLoc);
     ConverterFn convert = converterOf(node); // checked above: never null
-    if (!convert || failed(convert(*this)))
+    if (!convert || failed(checkEightBitInputs(node)) ||
+        failed(convert(*this)))
       return nullptr;
     // Outputs the converter left undefined fail when something reads them.
     for (int i = 0; i < node.output_size(); ++i) {

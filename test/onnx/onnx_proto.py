@@ -6,8 +6,10 @@ numbers from onnx.proto.
 import numpy as np
 
 # ONNX TensorProto.DataType
-FLOAT, INT64 = 1, 7
-NP_TO_ONNX = {np.dtype(np.float32): FLOAT, np.dtype(np.int64): INT64}
+FLOAT, UINT8, INT8, INT32, INT64 = 1, 2, 3, 6, 7
+NP_TO_ONNX = {np.dtype(np.float32): FLOAT, np.dtype(np.int64): INT64,
+              np.dtype(np.uint8): UINT8, np.dtype(np.int8): INT8,
+              np.dtype(np.int32): INT32}
 
 # IR version of each opset (onnx/helper.py's table); what torch 1.13 writes too.
 IR_VERSION = {9: 4, 10: 5, 11: 6, 12: 7, 13: 7}
@@ -37,12 +39,17 @@ def _bytes(field, data):
 
 
 def tensor_proto(name, array):
-    array = np.ascontiguousarray(array)
+    array = np.asarray(array)
+    array = np.ascontiguousarray(array).reshape(array.shape)  # keeps 0-d arrays 0-d
     out = b"".join(_int(1, d) for d in array.shape)           # dims
     out += _int(2, NP_TO_ONNX[array.dtype])                  # data_type
     out += _bytes(8, name)                                   # name
     out += _bytes(9, array.astype(array.dtype.newbyteorder("<")).tobytes())  # raw_data
     return out
+
+
+def attribute_int(name, value):
+    return _bytes(1, name) + _int(3, value) + _int(20, 2)  # INT
 
 
 def attribute_ints(name, ints):

@@ -181,7 +181,8 @@ std::string typeString(const NpyArray &a) {
 enum class ReadResult { Ok, Unsupported, Error };
 
 /// Reads a serialized onnx.TensorProto. Element types other than float,
-/// double, int32, int64 and bool are Unsupported (error names the type).
+/// double, int32, int64, bool, int8 and uint8 are Unsupported (error names
+/// the type).
 ReadResult readTensor(const std::string &path, NpyArray &out,
                       std::string &error) {
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
@@ -215,6 +216,12 @@ ReadResult readTensor(const std::string &path, NpyArray &out,
     break;
   case onnx::TensorProto::BOOL:
     out.dtype = DType::BOOL;
+    break;
+  case onnx::TensorProto::INT8:
+    out.dtype = DType::I8;
+    break;
+  case onnx::TensorProto::UINT8:
+    out.dtype = DType::U8;
     break;
   default:
     error = "unsupported dtype " +
@@ -270,6 +277,13 @@ ReadResult readTensor(const std::string &path, NpyArray &out,
       return wrongCount(tensor.int32_data_size());
     for (int64_t i = 0; i < n; ++i)
       out.data[i] = tensor.int32_data(int(i)) != 0;
+    break;
+  case DType::I8: // one int32 per element, as for bool
+  case DType::U8:
+    if (tensor.int32_data_size() != n)
+      return wrongCount(tensor.int32_data_size());
+    for (int64_t i = 0; i < n; ++i)
+      out.data[i] = uint8_t(tensor.int32_data(int(i)));
     break;
   default:
     break;

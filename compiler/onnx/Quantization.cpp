@@ -1,0 +1,271 @@
+//===- Quantization.cpp - ONNX QuantizeLinear, DequantizeLinear, ... ------===//
+//
+// QuantizeLinear and DequantizeLinear become graph.quantize and
+// graph.dequantize (docs/quantization.md); DynamicQuantizeLinear is composed
+// of reductions and graph.quantize. A scale and zero point of one element
+// are per tensor (ONNX's reference treats [1] as a scalar); a constant scale
+// must be positive and finite, and a per-axis scale must have one entry per
+// index of the axis: a model breaking either is refused, naming the node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/onnx/ImportContext.h"
+
+#include "dialects/graph/IR/ShapeInference.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+using namespace mlir::graph;
+using namespace tfcc::onnx_import;
+
+namespace {
+
+std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+std::string numberString(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+Type elementOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+/// The scale and zero point of a Q/DQ node, checked and shaped for the
+/// graph op: both scalars, or both 1-D with one entry per index of `axis`.
+struct Parameters {
+  Value scale, zeroPoint;
+  int64_t axis = 1;
+};
+
+/// A host tensor of one element as a scalar.
+HostTensor asScalar(HostTensor tensor) {
+  tensor.shape.clear();
+  return tensor;
+}
+
+/// Input `i`, a scale or zero point, as a graph value; one element becomes
+/// a scalar.
+FailureOr<Value> parameterInput(ImportContext &ctx, int i) {
+  if (const HostTensor *c = ctx.constantInput(i))
+    return ctx.constant(c->numElements() == 1 ? asScalar(*c) : *c);
+  FailureOr<Value> value = ctx.input(i);
+  if (failed(value))
+    return failure();
+  auto type = cast<RankedTensorType>(value->getType());
+  if (type.getRank() == 1 && type.getDimSize(0) == 1)
+    return ctx.reshape(*value, {});
+  return value;
+}
+
+/// Reads and checks input 1 (scale) and input 2 (zero point, or zeros of
+/// `quantized` when absent) of a node whose data input `x` has `xType`.
+FailureOr<Parameters> parameters(ImportContext &ctx, RankedTensorType xType,
+                                 Type quantized) {
+  Parameters p;
+  RankedTensorType scaleType = ctx.inputType(1);
+  if (!scaleType)
+    return ctx.unsupported("scale of unknown type");
+  if (!scaleType.getElementType().isF32())
+    return ctx.unsupported("scale of type " +
+                           typeString(scaleType.getElementType()) +
+                           " (tfcc supports float)");
+  if (const HostTensor *scale = ctx.constantInput(1))
+    for (double s : scale->floats)
+      if (!(s > 0.0) || std::isinf(s))
+        return ctx.invalid("scale " + numberString(s) +
+                           " (ONNX requires a positive scale)");
+  int64_t count = scaleType.hasStaticShape() ? scaleType.getNumElements() : -1;
+  if (scaleType.getRank() > 1 || (scaleType.getRank() == 1 && count != 1 &&
+                                  ctx.opset() < 13))
+    return ctx.invalid("scale of shape " + typeString(scaleType) +
+                       " (a scalar, or 1-D per axis from opset 13)");
+  p.axis = ctx.attrInt("axis", 1);
+  bool perAxis = scaleType.getRank() == 1 && count != 1;
+  if (perAxis) {
+    std::optional<int64_t> axis = normalizeAxis(p.axis, xType.getRank());
+    if (!axis)
+      return ctx.invalid("attribute 'axis' = " + std::to_string(p.axis) +
+                         " for an input of rank " +
+                         std::to_string(xType.getRank()));
+    int64_t dim = xType.getDimSize(*axis);
+    if (count >= 0 && dim != ShapedType::kDynamic && count != dim)
+      return ctx.invalid("per-axis scale of " + std::to_string(count) +
+                         " entries for dimension " + std::to_string(*axis) +
+                         " of size " + std::to_string(dim) + " (axis " +
+                         std::to_string(p.axis) + ")");
+    p.axis = *axis;
+  }
+  FailureOr<Value> scale = parameterInput(ctx, 1);
+  if (failed(scale))
+    return failure();
+  p.scale = *scale;
+  if (ctx.hasInput(2)) {
+    RankedTensorType zeroPointType = ctx.inputType(2);
+    if (!zeroPointType || zeroPointType.getElementType() != quantized)
+      return ctx.invalid("zero point of type " +
+                         (zeroPointType ? typeString(zeroPointType)
+                                        : std::string("unknown")) +
+                         " (must be " + typeString(quantized) + ")");
+    FailureOr<Value> zeroPoint = parameterInput(ctx, 2);
+    if (failed(zeroPoint))
+      return failure();
+    p.zeroPoint = *zeroPoint;
+  } else {
+    auto shape = cast<RankedTensorType>(p.scale.getType()).getShape();
+    p.zeroPoint = ctx.constant(HostTensor::zeros(quantized, shape));
+  }
+  if (cast<RankedTensorType>(p.scale.getType()).getShape() !=
+      cast<RankedTensorType>(p.zeroPoint.getType()).getShape())
+    return ctx.invalid("scale " + typeString(p.scale.getType()) +
+                       " and zero point " + typeString(p.zeroPoint.getType()) +
+                       " of different shapes");
+  return p;
+}
+
+/// Builds graph op OpTy with result type `resultType` and checks it with the
+/// dialect's inference (which reports at the node).
+template <typename OpTy>
+FailureOr<Value> build(ImportContext &ctx, RankedTensorType resultType,
+                       Value x, const Parameters &p) {
+  auto op = ctx.builder().create<OpTy>(
+      ctx.loc(), resultType, x, p.scale, p.zeroPoint,
+      ctx.builder().getI64IntegerAttr(p.axis));
+  if (failed(inferResultType(op))) {
+    op->erase();
+    return failure();
+  }
+  return op.getResult();
+}
+
+LogicalResult convertQuantizeLinear(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Type xElement = elementOf(*x);
+  if (xElement.isSignlessInteger(32))
+    x = ctx.cast(*x, ctx.builder().getF32Type());
+  else if (!xElement.isF32())
+    return ctx.unsupported("input of type " + typeString(xElement) +
+                           " (tfcc supports float and int32)");
+  // The zero point's type is the output's; uint8 when there is none.
+  Type quantized = IntegerType::get(ctx.context(), 8, IntegerType::Unsigned);
+  if (ctx.hasInput(2))
+    if (RankedTensorType zeroPointType = ctx.inputType(2))
+      quantized = zeroPointType.getElementType();
+  if (!quantized.isInteger(8))
+    return ctx.unsupported("zero point of type " + typeString(quantized) +
+                           " (tfcc supports int8 and uint8)");
+  auto xType = cast<RankedTensorType>(x->getType());
+  FailureOr<Parameters> p = parameters(ctx, xType, quantized);
+  if (failed(p))
+    return failure();
+  FailureOr<Value> y = build<QuantizeOp>(
+      ctx, RankedTensorType::get(xType.getShape(), quantized), *x, *p);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+LogicalResult convertDequantizeLinear(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  Type quantized = elementOf(*x);
+  if (!quantized.isInteger(8) && !quantized.isSignlessInteger(32))
+    return ctx.unsupported("input of type " + typeString(quantized) +
+                           " (tfcc supports int8, uint8 and int32)");
+  auto xType = cast<RankedTensorType>(x->getType());
+  FailureOr<Parameters> p = parameters(ctx, xType, quantized);
+  if (failed(p))
+    return failure();
+  FailureOr<Value> y = build<DequantizeOp>(
+      ctx, RankedTensorType::get(xType.getShape(), ctx.builder().getF32Type()),
+      *x, *p);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// y_scale = (max(0, max(x)) - min(0, min(x))) / 255, y_zero_point =
+/// saturate(round(-min(0, min(x)) / y_scale)), y = saturate(round(x /
+/// y_scale) + y_zero_point), all uint8: ONNX's formula, with the zero point
+/// computed by graph.quantize itself.
+LogicalResult convertDynamicQuantizeLinear(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  if (!elementOf(*x).isF32())
+    return ctx.unsupported("input of type " + typeString(elementOf(*x)) +
+                           " (tfcc supports float)");
+  OpBuilder &b = ctx.builder();
+  Location loc = ctx.loc();
+  auto xType = cast<RankedTensorType>(x->getType());
+  Type f32 = b.getF32Type();
+  Type u8 = IntegerType::get(ctx.context(), 8, IntegerType::Unsigned);
+  auto scalarF32 = RankedTensorType::get({}, f32);
+  auto constantF32 = [&](float value) {
+    return b.create<ConstantOp>(
+        loc, scalarF32, DenseElementsAttr::get(scalarF32, value));
+  };
+  SmallVector<int64_t> all =
+      llvm::to_vector(llvm::seq<int64_t>(0, xType.getRank()));
+  ArrayAttr axes = b.getI64ArrayAttr(all);
+  BoolAttr keep = b.getBoolAttr(false);
+  Value low = *x, high = *x;
+  if (xType.getRank() > 0) {
+    FailureOr<Value> min = ctx.create<ReduceMinOp>(*x, axes, keep);
+    FailureOr<Value> max = ctx.create<ReduceMaxOp>(*x, axes, keep);
+    if (failed(min) || failed(max))
+      return failure();
+    low = *min;
+    high = *max;
+  }
+  Value zero = constantF32(0.0f);
+  FailureOr<Value> lowest = ctx.create<MinimumOp>(low, zero);
+  FailureOr<Value> highest = ctx.create<MaximumOp>(high, zero);
+  if (failed(lowest) || failed(highest))
+    return failure();
+  FailureOr<Value> range = ctx.create<SubOp>(*highest, *lowest);
+  if (failed(range))
+    return failure();
+  FailureOr<Value> scale = ctx.create<DivOp>(*range, constantF32(255.0f));
+  if (failed(scale))
+    return failure();
+  Parameters toZeroPoint{*scale,
+                         ctx.constant(HostTensor::zeros(u8, {})), 1};
+  Value negatedLow = b.create<NegOp>(loc, *lowest);
+  FailureOr<Value> zeroPoint = build<QuantizeOp>(
+      ctx, RankedTensorType::get({}, u8), negatedLow, toZeroPoint);
+  if (failed(zeroPoint))
+    return failure();
+  FailureOr<Value> y =
+      build<QuantizeOp>(ctx, RankedTensorType::get(xType.getShape(), u8), *x,
+                        Parameters{*scale, *zeroPoint, 1});
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  if (ctx.hasOutput(1))
+    ctx.setOutput(1, *scale);
+  if (ctx.hasOutput(2))
+    ctx.setOutput(2, *zeroPoint);
+  return success();
+}
+
+} // namespace
+
+void tfcc::onnx_import::registerQuantizationConverters(ConverterTable &table) {
+  table["QuantizeLinear"] = convertQuantizeLinear;
+  table["DequantizeLinear"] = convertDequantizeLinear;
+  table["DynamicQuantizeLinear"] = convertDynamicQuantizeLinear;
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""Quantized ONNX models for test/onnx/quantization.test, written with
+onnx_proto.py, and their expected outputs computed here with NumPy from ONNX's
+formulas (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear), not by
+tfcc.
+
+`quantized_models.py DIR` writes DIR/qdq.onnx, its inputs DIR/in_*.npy and
+expected outputs DIR/want_*.npy, and the invalid models DIR/bad_*.onnx.
+`quantized_models.py --check WANT_DIR GOT_DIR` compares output_N.npy with
+want_N.npy exactly (integers and f32 alike).
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from onnx_proto import (FLOAT, INT8, UINT8, attribute_int, model_proto,  # noqa: E402
+                        node_proto, tensor_proto, value_info)
+
+SCALE = np.float32(0.05)
+AXIS_SCALE = np.array([0.02, 0.1, 0.5], np.float32)
+AXIS_ZP = np.array([-10, 0, 3], np.int8)
+
+
+def quantize(x, scale, zp, lo, hi):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        y = np.rint(x / scale).astype(np.float64) + zp
+    return np.where(np.isnan(y), lo, np.clip(y, lo, hi))
+
+
+def dequantize(q, scale, zp):
+    return ((q.astype(np.float32) - np.float32(zp)) * scale).astype(np.float32)
+
+
+def dynamic_quantize(x):
+    lo = np.minimum(np.float32(0), x.min())
+    hi = np.maximum(np.float32(0), x.max())
+    scale = np.float32((hi - lo) / np.float32(255))
+    zp = quantize(-lo, scale, 0, 0, 255)
+    return quantize(x, scale, zp, 0, 255).astype(np.uint8), scale, np.uint8(zp)
+
+
+def write_qdq(d):
+    nodes = [
+        node_proto("QuantizeLinear", ["x", "s", "zp_u8"], ["q1"], "q_tensor"),
+        node_proto("DequantizeLinear", ["q1", "s", "zp_u8"], ["d1"], "dq_tensor"),
+        node_proto("QuantizeLinear", ["x", "sa", "zpa"], ["q2"], "q_axis",
+                   [attribute_int("axis", 1)]),
+        node_proto("DequantizeLinear", ["q2", "sa", "zpa"], ["d2"], "dq_axis",
+                   [attribute_int("axis", 1)]),
+        # A [1] scale and zero point: per tensor, as ONNX's reference reads it.
+        node_proto("DequantizeLinear", ["u", "s1", "zp1"], ["d3"], "dq_input"),
+        node_proto("DynamicQuantizeLinear", ["x"], ["y", "ys", "yzp"], "dynamic"),
+        # No zero point: uint8 with zero point 0.
+        node_proto("QuantizeLinear", ["x", "s"], ["q4"], "q_default"),
+    ]
+    inits = [
+        tensor_proto("s", np.array(SCALE)),
+        tensor_proto("zp_u8", np.array(128, np.uint8)),
+        tensor_proto("sa", AXIS_SCALE),
+        tensor_proto("zpa", AXIS_ZP),
+        tensor_proto("s1", np.array([0.25], np.float32)),
+        tensor_proto("zp1", np.array([7], np.uint8)),
+    ]
+    inputs = [value_info("x", FLOAT, ["N", 3, 4, 4]), value_info("u", UINT8, ["N", 8])]
+    outputs = [value_info("q1", UINT8), value_info("d1", FLOAT),
+               value_info("q2", INT8), value_info("d2", FLOAT), value_info("d3", FLOAT),
+               value_info("y", UINT8), value_info("ys", FLOAT), value_info("yzp", UINT8),
+               value_info("q4", UINT8)]
+    with open(f"{d}/qdq.onnx", "wb") as f:
+        f.write(model_proto(nodes, inputs, outputs, inits, 13))
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-8, 8, size=(2, 3, 4, 4)).astype(np.float32)
+    x[0, 0, 0] = [0.025, 0.075, -0.025, 100.0]   # ties of 0.05, saturation
+    x[0, 1, 0] = [0.05, 0.15, -0.25, -1000.0]    # ties of 0.1
+    u = rng.integers(0, 256, size=(2, 8)).astype(np.uint8)
+    np.save(f"{d}/in_x.npy", x)
+    np.save(f"{d}/in_u.npy", u)
+    q1 = quantize(x, SCALE, 128, 0, 255).astype(np.uint8)
+    sa, zpa = AXIS_SCALE.reshape(3, 1, 1), AXIS_ZP.astype(np.float64).reshape(3, 1, 1)
+    q2 = quantize(x, sa, zpa, -128, 127).astype(np.int8)
+    y, ys, yzp = dynamic_quantize(x)
+    want = [q1, dequantize(q1, SCALE, 128), q2, dequantize(q2, sa, zpa.astype(np.float32)),
+            dequantize(u, np.float32(0.25), 7), y, np.array(ys, np.float32),
+            np.array(yzp, np.uint8), quantize(x, SCALE, 0, 0, 255).astype(np.uint8)]
+    for i, w in enumerate(want):
+        np.save(f"{d}/want_{i}.npy", w)
+
+
+def write_invalid(d):
+    def model(name, node, inits, x_type=FLOAT, y_type=UINT8):
+        inputs = [value_info("x", x_type, [2, 3])]
+        with open(f"{d}/{name}.onnx", "wb") as f:
+            f.write(model_proto([node], inputs, [value_info("y", y_type)], inits, 13))
+    model("bad_zero_scale",
+          node_proto("QuantizeLinear", ["x", "s", "zp"], ["y"], "q_zero"),
+          [tensor_proto("s", np.array(0.0, np.float32)),
+           tensor_proto("zp", np.array(0, np.uint8))])
+    model("bad_negative_scale",
+          node_proto("DequantizeLinear", ["x", "s", "zp"], ["y"], "dq_negative"),
+          [tensor_proto("s", np.array([0.5, -0.1, 0.2], np.float32)),
+           tensor_proto("zp", np.array([0, 0, 0], np.int8))],
+          x_type=INT8, y_type=FLOAT)
+    model("bad_axis",
+          node_proto("QuantizeLinear", ["x", "s", "zp"], ["y"], "q_axis",
+                     [attribute_int("axis", 1)]),
+          [tensor_proto("s", np.array([0.5, 0.1, 0.2, 0.3], np.float32)),
+           tensor_proto("zp", np.array([0, 0, 0, 0], np.uint8))])
+    model("bad_zero_point_type",
+          node_proto("DequantizeLinear", ["x", "s", "zp"], ["y"], "dq_type"),
+          [tensor_proto("s", np.array(0.5, np.float32)),
+           tensor_proto("zp", np.array(0, np.int8))],
+          x_type=UINT8, y_type=FLOAT)
+
+
+def check(want_dir, got_dir):
+    failures = 0
+    i = 0
+    while os.path.exists(f"{want_dir}/want_{i}.npy"):
+        want = np.load(f"{want_dir}/want_{i}.npy")
+        got = np.load(f"{got_dir}/output_{i}.npy")
+        if got.dtype != want.dtype or got.shape != want.shape or not np.array_equal(got, want):
+            diff = (np.argwhere(got != want)[:5].tolist()
+                    if got.shape == want.shape else "shape")
+            print(f"output {i}: MISMATCH {got.dtype}{list(got.shape)} vs "
+                  f"{want.dtype}{list(want.shape)} at {diff}")
+            failures += 1
+        else:
+            print(f"output {i} {got.dtype} {list(got.shape)}: exact")
+        i += 1
+    sys.exit(1 if failures or i == 0 else 0)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--check":
+        check(sys.argv[2], sys.argv[3])
+    else:
+        write_qdq(sys.argv[1])
+        write_invalid(sys.argv[1])
