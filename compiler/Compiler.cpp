@@ -9,6 +9,7 @@
 #include "passes/CheckpointWeights.h"
 
 #include "compiler/AbiEmitter.h"
+#include "compiler/Calibration.h"
 #include "compiler/ElementTypes.h"
 #include "compiler/Frontend.h"
 #include "compiler/HeaderEmitter.h"
@@ -528,6 +529,22 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   // that treat graph.dropout as the identity), every variable in state memory.
   if (failed(runTrainingPasses(*module, &timing)))
     return false;
+  if (!o.quantize.empty()) {
+    if (training && o.train) {
+      errors << "tfcc: error: --quantize=" << o.quantize
+             << " quantizes inference builds: '" << o.inputPath
+             << "' has a graph.train_step (add --no-train)\n";
+      return false;
+    }
+    if (failed(runInlinePipeline(*module, &timing)))
+      return false;
+    TimingScope calibrationTiming = timing.nest("int8 calibration");
+    if (!calibrateInt8(*module, o, errors))
+      return false;
+    calibrationTiming.stop();
+    if (failed(runQuantizeInt8(*module, &timing)))
+      return false;
+  }
   FailureOr<ModelSignature> sig = buildSignature(*module, o.prefix);
   if (failed(sig))
     return false;

@@ -57,6 +57,11 @@ struct CompileOptions {
   /// A checkpoint (<prefix>_save_checkpoint) whose values replace the
   /// variables' initial values (--weights); empty = none.
   std::string weightsPath;
+  /// "int8": post-training quantization (--quantize=int8) calibrated on
+  /// `calibrationPaths` (one .npy per input of the first entry, samples along
+  /// the batch dimension); empty = none.
+  std::string quantize;
+  std::vector<std::string> calibrationPaths;
 };
 
 /// Parses one --input-shape value, "NAME=1x3x48x192" ('?' for a dim that

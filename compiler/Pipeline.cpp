@@ -23,6 +23,8 @@ const char *const kNormalizePipeline = "func.func(tfcc-refine-result-types)";
 
 const char *const kTrainingPipeline = "tfcc-autodiff,tfcc-layout-state";
 
+const char *const kInlinePipeline = "inline,symbol-dce,canonicalize,cse";
+
 const char *const kGraphPipeline =
     "inline,symbol-dce,canonicalize,cse,"
     "func.func(tfcc-layout-propagation),canonicalize,cse,"
@@ -160,6 +162,21 @@ LogicalResult runApplyCheckpoint(ModuleOp module, const std::string &path,
     options.path = path;
     options.modelName = modelName;
     pm.addPass(mlir::tfcc::createApplyCheckpoint(options));
+    return success();
+  });
+}
+
+LogicalResult runInlinePipeline(ModuleOp module, TimingScope *timing) {
+  return runPipeline(module, kInlinePipeline, "inline", timing);
+}
+
+LogicalResult runQuantizeInt8(ModuleOp module, TimingScope *timing) {
+  return runPasses(module, "quantize-int8", timing, [](OpPassManager &pm) {
+    // Every entry's weights in int8: the entries not calibrated (a loss
+    // beside predict) read the same variables.
+    mlir::tfcc::QuantizeInt8Options options;
+    options.allWeights = true;
+    pm.addPass(mlir::tfcc::createQuantizeInt8(options));
     return success();
   });
 }

@@ -60,6 +60,15 @@ mlir::LogicalResult runApplyCheckpoint(mlir::ModuleOp module,
                                        const std::string &modelName,
                                        mlir::TimingScope *timing = nullptr);
 /// tfcc-drop-train-steps (tfcc --no-train).
+/// The start of the graph pipeline (inlining, folding): the ops to calibrate
+/// are then in the entry itself.
+mlir::LogicalResult runInlinePipeline(mlir::ModuleOp module,
+                                      mlir::TimingScope *timing = nullptr);
+
+/// tfcc-quantize-int8 (the ops carrying calibrated input ranges).
+mlir::LogicalResult runQuantizeInt8(mlir::ModuleOp module,
+                                    mlir::TimingScope *timing = nullptr);
+
 mlir::LogicalResult runDropTrainSteps(mlir::ModuleOp module,
                                       mlir::TimingScope *timing = nullptr);
 mlir::LogicalResult runNormalizePipeline(mlir::ModuleOp module,

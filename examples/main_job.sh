@@ -6,7 +6,9 @@
 #   2. trained on this machine like Keras' fit, a checkpoint saved;
 #   3. an inference-only library built with the trained weights baked in, and a
 #      C program linked against it through its generated header;
-#   4. the test set classified with it: accuracy, predictions, latency, ISA.
+#   4. the test set classified with it: accuracy, predictions, latency, ISA;
+#   5. an int8 build of it (tfcc --quantize=int8, calibrated on 1000 training
+#      images): its weight bytes and test accuracy.
 #
 #   bash examples/main_job.sh [--build DIR] [--out DIR] [--epochs N] [--quick]
 #
@@ -53,10 +55,29 @@ run "$BUILD/bin/train_fashion_mnist" --data "$DATA" --out "$OUT/train" --epochs 
 
 step "3. An inference library with the trained weights baked in, and a C program linked through its header"
 run "$BUILD/bin/tfcc" "$REPO/examples/train_fashion_mnist/mnist_cnn_train.mlir" --no-train \
-    --weights "$OUT/train/best.tfck" --name mnist_cnn -o "$OUT/deploy/mnist_cnn.so"
+    --weights "$OUT/train/best.tfck" --name mnist_cnn --report="$OUT/deploy/report.txt" \
+    -o "$OUT/deploy/mnist_cnn.so"
 run "$CC" -std=c99 -O2 -Wall -Wextra -Werror -I "$OUT/deploy" "$REPO/examples/mnist/main.c" \
     "$OUT/deploy/mnist_cnn.so" -Wl,-rpath,"$OUT/deploy" -o "$OUT/deploy/classify"
 
 step "4. Classifying the 10,000 test images with it"
 run "$OUT/deploy/classify" "$DATA/t10k-images-idx3-ubyte" "$DATA/t10k-labels-idx1-ubyte" 10
+
+step "5. An int8 build: weights per output channel, inputs calibrated on 1000 training images"
+mkdir -p "$OUT/int8"
+printf '$ python3 (the first 1000 training images as calibration.npy, pixels / 255)\n'
+/usr/bin/python3 - "$DATA/train-images-idx3-ubyte" "$OUT/int8/calibration.npy" <<'PY'
+import sys
+import numpy as np
+raw = open(sys.argv[1], "rb").read()
+images = np.frombuffer(raw, np.uint8, offset=16).reshape(-1, 28, 28, 1)[:1000]
+np.save(sys.argv[2], images.astype(np.float32) / np.float32(255))
+PY
+run "$BUILD/bin/tfcc" "$REPO/examples/train_fashion_mnist/mnist_cnn_train.mlir" --no-train \
+    --weights "$OUT/train/best.tfck" --name mnist_cnn --quantize=int8 \
+    --calibration "$OUT/int8/calibration.npy" --report="$OUT/int8/report.txt" -o "$OUT/int8/mnist_cnn.so"
+printf 'float32: %s\nint8:    %s\n' "$(head -1 "$OUT/deploy/report.txt")" "$(head -1 "$OUT/int8/report.txt")"
+run "$CC" -std=c99 -O2 -Wall -Wextra -Werror -I "$OUT/int8" "$REPO/examples/mnist/main.c" \
+    "$OUT/int8/mnist_cnn.so" -Wl,-rpath,"$OUT/int8" -o "$OUT/int8/classify"
+run "$OUT/int8/classify" "$DATA/t10k-images-idx3-ubyte" "$DATA/t10k-labels-idx1-ubyte" 0
 printf '\nmain_job.sh: done in %d s (after the build); files in %s\n' "$SECONDS" "$OUT"

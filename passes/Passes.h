@@ -36,6 +36,11 @@ void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphTrainingToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphQuantizationToLinalgPatterns(RewritePatternSet &patterns);
 
+/// The graph ops under `root` that tfcc-quantize-int8 quantizes when they
+/// carry a calibrated input range: f32 convolutions, dense layers and matmuls
+/// with constant weights, in walk order.
+SmallVector<Operation *> findInt8QuantizableOps(Operation *root);
+
 /// Lowers each tree of single-use elementwise graph ops of one result shape
 /// under `root` (2 to 64 ops) to one linalg.generic, as the
 /// patterns and tfcc-fuse-elementwise would, in time linear in its size.

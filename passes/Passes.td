@@ -372,6 +372,36 @@ def RenameEntries : Pass<"tfcc-rename-entries", "ModuleOp"> {
   }];
 }
 
+def QuantizeInt8 : Pass<"tfcc-quantize-int8", "ModuleOp"> {
+  let summary = "Post-training int8 quantization of calibrated convolutions, dense layers and matmuls";
+  let description = [{
+    Each `graph.conv2d`, `graph.depthwise_conv2d`, `graph.dense` and
+    `graph.matmul` with a `tfcc.input_range = array<f32: lo, hi>` attribute
+    (written by `tfcc --quantize=int8` from its calibration run) and constant
+    weights reads its input through `graph.quantize` to ui8 (per tensor,
+    asymmetric over [min(lo, 0), max(hi, 0)]) and `graph.dequantize`, and its
+    weights from a new i8 variable (symmetric per output channel: scale =
+    max|w| / 127, values rounded half to even into [-127, 127]) through
+    `graph.dequantize`; the float variable goes when nothing else reads it.
+    Ops whose weights are computed at run time keep float weights and lose
+    the attribute. docs/quantization.md. Example:
+
+    ```mlir
+    %y = graph.dense %x, %w {tfcc.input_range = array<f32: -1.0, 3.0>}
+        : (tensor<?x4xf32>, tensor<4x2xf32>) -> tensor<?x2xf32>
+    ```
+    becomes a dense of `graph.dequantize(graph.quantize(%x, 0.0156863, 64))`
+    and `graph.dequantize(graph.read @w_int8, [s0, s1], [0, 0]) {axis = 1}`.
+    With `all-weights`, the weights of the quantizable ops without a range
+    (in the entries that were not calibrated) are stored in int8 too, their
+    inputs left float; a weight read by several ops gets one int8 copy.
+  }];
+  let options = [
+    Option<"allWeights", "all-weights", "bool", /*default=*/"false",
+           "Also quantize the weights of quantizable ops without an input range">
+  ];
+}
+
 def StripSignedness : Pass<"tfcc-strip-signedness", "ModuleOp"> {
   let summary = "Unsigned integer types become signless, after the linalg lowering";
   let description = [{

@@ -76,6 +76,19 @@ static cl::opt<std::string> weights(
              "<prefix>_save_checkpoint) into the build: its values replace the "
              "variables' initial values"),
     cl::value_desc("CKPT"), cl::cat(category));
+static cl::opt<std::string> quantize(
+    "quantize",
+    cl::desc("Post-training quantization: 'int8' quantizes the inputs of "
+             "convolutions, dense layers and matmuls per tensor (ui8) and "
+             "their weights per output channel (i8), calibrated on "
+             "--calibration (docs/quantization.md)"),
+    cl::value_desc("int8"), cl::cat(category));
+static cl::list<std::string> calibration(
+    "calibration",
+    cl::desc("Calibration data for --quantize: one .npy per input of the "
+             "first entry, in argument order, samples along the batch "
+             "dimension (repeatable)"),
+    cl::value_desc("X.npy"), cl::cat(category));
 static cl::opt<std::string> maxArena(
     "max-arena",
     cl::desc("Fail when an entry's planned arena exceeds BYTES (evaluated at "
@@ -128,6 +141,24 @@ int main(int argc, char **argv) {
     options.reportPath = report.empty() ? "-" : report.getValue();
   options.train = !noTrain;
   options.weightsPath = weights;
+  if (quantize.getNumOccurrences()) {
+    if (quantize != "int8") {
+      llvm::errs() << "tfcc: error: --quantize='" << quantize
+                   << "' is not a quantization tfcc knows (int8)\n";
+      return 1;
+    }
+    if (calibration.empty()) {
+      llvm::errs() << "tfcc: error: --quantize=int8 needs calibration data: "
+                      "--calibration X.npy, one per input of the model\n";
+      return 1;
+    }
+    options.quantize = quantize;
+  } else if (!calibration.empty()) {
+    llvm::errs() << "tfcc: error: --calibration cannot take effect without "
+                    "--quantize=int8\n";
+    return 1;
+  }
+  options.calibrationPaths = calibration;
   if (maxArena.getNumOccurrences()) {
     long long bytes;
     if (llvm::StringRef(maxArena).getAsInteger(10, bytes) || bytes < 0) {
@@ -161,6 +192,7 @@ int main(int argc, char **argv) {
       {"--runtime-lib", runtimeLib.getNumOccurrences() > 0, linked},
       {"--name", prefix.getNumOccurrences() > 0, named},
       {"--weights", weights.getNumOccurrences() > 0, valued},
+      {"--quantize", quantize.getNumOccurrences() > 0, valued},
       {"--report", report.getNumOccurrences() > 0, planned},
       {"--max-arena", maxArena.getNumOccurrences() > 0, planned},
   };
