@@ -11,6 +11,7 @@
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -31,6 +32,93 @@ std::string argString(const tfcc_arg_info &arg) {
 std::string arrayString(const NpyArray &a) {
   return shapeString(a.shape) + " " + dtypeName(a.dtype);
 }
+
+/// Counts of values in 2048 equal bins over [low, high].
+class Histogram {
+public:
+  static constexpr int kBins = 2048;
+  Histogram(float low, float high)
+      : low_(low), width_((high - low) / kBins), counts_(kBins, 0) {}
+
+  void add(float value) {
+    int bin = width_ > 0.0f ? static_cast<int>((value - low_) / width_) : 0;
+    ++counts_[std::clamp(bin, 0, kBins - 1)];
+    ++total_;
+  }
+
+  /// The edge of the bin where the cumulative count reaches `fraction` of
+  /// all values: its upper edge for an upper bound, its lower edge else.
+  float quantile(double fraction, bool upperEdge) const {
+    double target = fraction * static_cast<double>(total_), seen = 0.0;
+    int bin = 0;
+    for (; bin < kBins - 1; ++bin) {
+      seen += static_cast<double>(counts_[bin]);
+      if (seen >= target)
+        break;
+    }
+    return low_ + width_ * static_cast<float>(bin + (upperEdge ? 1 : 0));
+  }
+
+  /// TensorRT's entropy calibration on a histogram of |x| from 0: the
+  /// clipping threshold whose `levels`-level quantization of the clipped
+  /// distribution (the clipped mass in its last bin) is closest to it in
+  /// Kullback-Leibler divergence. Thresholds that clip more than 1% of the
+  /// values are not candidates: data far from 0 (all in [0.5, 2], say) would
+  /// otherwise pick the threshold that leaves one non-empty bin, whose
+  /// divergence is 0.
+  float entropyThreshold(int levels) const {
+    int best = kBins;
+    double bestDivergence = std::numeric_limits<double>::infinity();
+    std::vector<double> clipped(kBins + 1, 0.0); // mass from bin i on
+    for (int i = kBins - 1; i >= 0; --i)
+      clipped[i] = clipped[i + 1] + static_cast<double>(counts_[i]);
+    for (int end = levels; end <= kBins; ++end) {
+      if (clipped[end] > 0.01 * static_cast<double>(total_))
+        continue;
+      std::vector<double> p(counts_.begin(), counts_.begin() + end);
+      p[end - 1] += clipped[end];
+      std::vector<double> q(end, 0.0);
+      for (int level = 0; level < levels; ++level) {
+        int first = static_cast<int>(int64_t(level) * end / levels);
+        int last = static_cast<int>(int64_t(level + 1) * end / levels);
+        double mass = 0.0;
+        int used = 0;
+        for (int i = first; i < last; ++i) {
+          mass += static_cast<double>(counts_[i]);
+          used += counts_[i] != 0;
+        }
+        for (int i = first; i < last; ++i)
+          if (counts_[i] != 0)
+            q[i] = mass / used;
+      }
+      double pSum = 0.0, qSum = 0.0;
+      for (int i = 0; i < end; ++i) {
+        pSum += p[i];
+        qSum += q[i];
+      }
+      if (pSum == 0.0 || qSum == 0.0)
+        continue;
+      double divergence = 0.0;
+      for (int i = 0; i < end; ++i) {
+        if (p[i] == 0.0)
+          continue;
+        // A bin q leaves empty (the clipped mass) is smoothed.
+        double qi = std::max(q[i] / qSum, 1e-12);
+        divergence += p[i] / pSum * std::log(p[i] / pSum / qi);
+      }
+      if (divergence < bestDivergence) {
+        bestDivergence = divergence;
+        best = end;
+      }
+    }
+    return low_ + width_ * static_cast<float>(best);
+  }
+
+private:
+  float low_, width_;
+  std::vector<int64_t> counts_;
+  int64_t total_ = 0;
+};
 
 /// Whether `a` can feed `arg` with its first dimension as the samples (when
 /// that dimension is the batch) or as it is.
@@ -58,8 +146,37 @@ NpyArray rows(const NpyArray &a, int64_t begin, int64_t end) {
 
 } // namespace
 
+bool parseCalibrationMethod(const std::string &text,
+                            CalibrationMethod &method, std::string &error) {
+  llvm::StringRef spec(text);
+  if (spec == "minmax" || spec.empty()) {
+    method.kind = CalibrationMethod::MinMax;
+    return true;
+  }
+  if (spec == "entropy") {
+    method.kind = CalibrationMethod::Entropy;
+    return true;
+  }
+  double percentile;
+  if (spec.consume_front("percentile=") && !spec.getAsDouble(percentile) &&
+      percentile > 50.0 && percentile <= 100.0) {
+    method.kind = CalibrationMethod::Percentile;
+    method.percentile = percentile;
+    return true;
+  }
+  error = "--calibration-method='" + text +
+          "' is not minmax, percentile=P (50 < P <= 100) or entropy";
+  return false;
+}
+
 bool calibrateInt8(ModuleOp module, const CompileOptions &o,
                    llvm::raw_ostream &errors) {
+  CalibrationMethod method;
+  std::string methodError;
+  if (!parseCalibrationMethod(o.calibrationMethod, method, methodError)) {
+    errors << "tfcc: error: " << methodError << "\n";
+    return false;
+  }
   auto functions = module.getOps<func::FuncOp>();
   auto entryIt = llvm::find_if(
       functions, [](func::FuncOp f) { return f.isPublic() && !f.isExternal(); });
@@ -177,37 +294,75 @@ bool calibrateInt8(ModuleOp module, const CompileOptions &o,
     return false;
   }
 
+  // Runs the calibration build over all samples, calling visit(k, values,
+  // count) with the finite values of op k's input of each call.
+  auto runAll = [&](auto visit) {
+    int64_t step = batched ? kCalibrationBatch : 1;
+    for (int64_t begin = 0; begin < samples; begin += step) {
+      int64_t end = std::min(samples, begin + step);
+      std::vector<NpyArray> inputs;
+      for (const NpyArray &a : data)
+        inputs.push_back(batched ? rows(a, begin, end) : a);
+      std::vector<NpyArray> outputs;
+      if (!model->run(0, end - begin, inputs, outputs, error)) {
+        errors << "tfcc: error: the calibration run failed: " << error << "\n";
+        return false;
+      }
+      for (size_t k = 0; k < ops.size(); ++k) {
+        const NpyArray &out = outputs[numOutputs + k];
+        std::vector<float> values(out.numElements());
+        std::memcpy(values.data(), out.data.data(), values.size() * 4);
+        llvm::erase_if(values, [](float v) { return !std::isfinite(v); });
+        visit(k, values);
+      }
+    }
+    return true;
+  };
   std::vector<float> lows(ops.size(), std::numeric_limits<float>::infinity());
   std::vector<float> highs(ops.size(),
                            -std::numeric_limits<float>::infinity());
-  int64_t step = batched ? kCalibrationBatch : 1;
-  for (int64_t begin = 0; begin < samples; begin += step) {
-    int64_t end = std::min(samples, begin + step);
-    std::vector<NpyArray> inputs;
-    for (const NpyArray &a : data)
-      inputs.push_back(batched ? rows(a, begin, end) : a);
-    std::vector<NpyArray> outputs;
-    if (!model->run(0, end - begin, inputs, outputs, error)) {
-      errors << "tfcc: error: the calibration run failed: " << error << "\n";
+  if (!runAll([&](size_t k, const std::vector<float> &values) {
+        for (float v : values) {
+          lows[k] = std::min(lows[k], v);
+          highs[k] = std::max(highs[k], v);
+        }
+      }))
+    return false;
+  for (size_t k = 0; k < ops.size(); ++k)
+    if (!(lows[k] <= highs[k])) // no finite value seen
+      lows[k] = highs[k] = 0.0f;
+
+  if (method.kind != CalibrationMethod::MinMax) {
+    // A second run fills a histogram per op: of x over [lo, hi] for a
+    // percentile, of |x| over [0, max |x|] for the entropy.
+    bool absolute = method.kind == CalibrationMethod::Entropy;
+    std::vector<Histogram> histograms;
+    for (size_t k = 0; k < ops.size(); ++k)
+      histograms.push_back(absolute
+                               ? Histogram(0.0f, std::max(-lows[k], highs[k]))
+                               : Histogram(lows[k], highs[k]));
+    if (!runAll([&](size_t k, const std::vector<float> &values) {
+          for (float v : values)
+            histograms[k].add(absolute ? std::fabs(v) : v);
+        }))
       return false;
-    }
     for (size_t k = 0; k < ops.size(); ++k) {
-      const NpyArray &out = outputs[numOutputs + k];
-      const float *values = reinterpret_cast<const float *>(out.data.data());
-      for (int64_t j = 0; j < out.numElements(); ++j) {
-        if (std::isnan(values[j]))
-          continue;
-        lows[k] = std::min(lows[k], values[j]);
-        highs[k] = std::max(highs[k], values[j]);
+      if (method.kind == CalibrationMethod::Percentile) {
+        lows[k] = histograms[k].quantile(1.0 - method.percentile / 100.0,
+                                         /*upperEdge=*/false);
+        highs[k] = histograms[k].quantile(method.percentile / 100.0,
+                                          /*upperEdge=*/true);
+      } else {
+        float threshold = histograms[k].entropyThreshold(
+            lows[k] >= 0.0f ? 255 : 127);
+        lows[k] = std::max(lows[k], -threshold);
+        highs[k] = std::min(highs[k], threshold);
       }
     }
   }
-  for (size_t k = 0; k < ops.size(); ++k) {
-    if (!(lows[k] <= highs[k])) // no finite value seen
-      lows[k] = highs[k] = 0.0f;
+  for (size_t k = 0; k < ops.size(); ++k)
     ops[k]->setAttr("tfcc.input_range",
                     b.getDenseF32ArrayAttr({lows[k], highs[k]}));
-  }
   return true;
 }
 

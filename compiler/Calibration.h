@@ -19,7 +19,7 @@ namespace tfcc {
 
 /// Runs the calibration of `module` (after the normalizing passes, no
 /// train step) on `o.calibrationPaths` and writes each quantizable op's input
-/// range (minimum and maximum over the data) as `tfcc.input_range`. Prints
+/// range (by `o.calibrationMethod`) as `tfcc.input_range`. Prints
 /// `tfcc: error: ...` to `errors` and returns false on a bad calibration
 /// file or when there is nothing to quantize.
 bool calibrateInt8(mlir::ModuleOp module, const CompileOptions &o,

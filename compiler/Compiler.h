@@ -62,7 +62,24 @@ struct CompileOptions {
   /// the batch dimension); empty = none.
   std::string quantize;
   std::vector<std::string> calibrationPaths;
+  /// "minmax" (default), "percentile=P" or "entropy" (Calibration.h).
+  std::string calibrationMethod = "minmax";
 };
+
+/// How an input's range is chosen from the calibration data.
+struct CalibrationMethod {
+  enum Kind {
+    MinMax,     // the smallest and largest value
+    Percentile, // the (100 - P)th and Pth percentiles
+    Entropy,    // TensorRT's: the |x| threshold of least KL divergence
+  } kind = MinMax;
+  double percentile = 100.0;
+};
+
+/// Parses --calibration-method: "minmax", "percentile=P" (50 < P <= 100) or
+/// "entropy". False with `error` set otherwise.
+bool parseCalibrationMethod(const std::string &text, CalibrationMethod &method,
+                            std::string &error);
 
 /// Parses one --input-shape value, "NAME=1x3x48x192" ('?' for a dim that
 /// stays dynamic), into `shapes`. Returns false with `error` set when it is

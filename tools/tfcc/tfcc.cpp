@@ -89,6 +89,12 @@ static cl::list<std::string> calibration(
              "first entry, in argument order, samples along the batch "
              "dimension (repeatable)"),
     cl::value_desc("X.npy"), cl::cat(category));
+static cl::opt<std::string> calibrationMethod(
+    "calibration-method",
+    cl::desc("How --quantize picks each input's range from the calibration "
+             "data: minmax (default), percentile=P (the (100-P)th and Pth "
+             "percentiles, e.g. 99.99) or entropy (TensorRT's KL threshold)"),
+    cl::value_desc("METHOD"), cl::init("minmax"), cl::cat(category));
 static cl::opt<std::string> maxArena(
     "max-arena",
     cl::desc("Fail when an entry's planned arena exceeds BYTES (evaluated at "
@@ -153,9 +159,17 @@ int main(int argc, char **argv) {
       return 1;
     }
     options.quantize = quantize;
-  } else if (!calibration.empty()) {
-    llvm::errs() << "tfcc: error: --calibration cannot take effect without "
-                    "--quantize=int8\n";
+    tfcc::CalibrationMethod method;
+    std::string error;
+    if (!tfcc::parseCalibrationMethod(calibrationMethod, method, error)) {
+      llvm::errs() << "tfcc: error: " << error << "\n";
+      return 1;
+    }
+    options.calibrationMethod = calibrationMethod;
+  } else if (!calibration.empty() || calibrationMethod.getNumOccurrences()) {
+    llvm::errs() << "tfcc: error: --calibration"
+                 << (calibration.empty() ? "-method" : "")
+                 << " cannot take effect without --quantize=int8\n";
     return 1;
   }
   options.calibrationPaths = calibration;
