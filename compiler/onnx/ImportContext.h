@@ -198,7 +198,8 @@ void registerReductionConverters(ConverterTable &table);
 /// Elu Selu Celu Softplus Softsign ThresholdedRelu PRelu Tile
 /// InstanceNormalization
 void registerActivationConverters(ConverterTable &table);
-/// QuantizeLinear DequantizeLinear DynamicQuantizeLinear
+/// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
+/// QLinearMatMul
 void registerQuantizationConverters(ConverterTable &table);
 
 /// Element type of an ONNX TensorProto data type, or null when the graph IR

@@ -1027,7 +1027,8 @@ LogicalResult Importer::invalid(const llvm::Twine &what) {
 /// data movement and elementwise integer arithmetic and comparisons (the
 /// graph ops that lower ui8 as unsigned, docs/quantization.md).
 constexpr llvm::StringLiteral kEightBitOps[] = {
-    "QuantizeLinear", "DequantizeLinear", "Cast", "Identity", "Reshape",
+    "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul",
+    "Cast", "Identity", "Reshape",
     "Flatten", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze",
     "Gather", "Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Abs", "Equal",
     "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Shape",

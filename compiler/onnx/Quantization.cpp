@@ -2,7 +2,9 @@
 //
 // QuantizeLinear and DequantizeLinear become graph.quantize and
 // graph.dequantize (docs/quantization.md); DynamicQuantizeLinear is composed
-// of reductions and graph.quantize. A scale and zero point of one element
+// of reductions and graph.quantize; MatMulInteger is an i32 graph.matmul of
+// the widened operands minus their zero points, and QLinearMatMul that
+// product scaled in f32 and quantized. A scale and zero point of one element
 // are per tensor (ONNX's reference treats [1] as a scalar); a constant scale
 // must be positive and finite, and a per-axis scale must have one entry per
 // index of the axis: a model breaking either is refused, naming the node.
@@ -262,9 +264,120 @@ LogicalResult convertDynamicQuantizeLinear(ImportContext &ctx) {
   return success();
 }
 
+/// Input `data` (8-bit, rank >= 2) widened to i32 minus its zero point
+/// `zeroPointInput` (absent: 0; a scalar, or 1-D per row of A (`perRow`) or
+/// per column of B).
+FailureOr<Value> widenedMinusZeroPoint(ImportContext &ctx, int data,
+                                       int zeroPointInput, bool perRow) {
+  FailureOr<Value> x = ctx.input(data);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  if (!type.getElementType().isInteger(8))
+    return ctx.unsupported("input " + std::to_string(data) + " of type " +
+                           typeString(type.getElementType()) +
+                           " (tfcc supports int8 and uint8)");
+  if (type.getRank() < 2)
+    return ctx.unsupported("input " + std::to_string(data) +
+                           " of rank below 2");
+  Type i32 = ctx.builder().getI32Type();
+  Value wide = ctx.cast(*x, i32);
+  if (!ctx.hasInput(zeroPointInput))
+    return wide;
+  RankedTensorType zeroPointType = ctx.inputType(zeroPointInput);
+  if (!zeroPointType ||
+      zeroPointType.getElementType() != type.getElementType())
+    return ctx.invalid("zero point of type " +
+                       (zeroPointType ? typeString(zeroPointType)
+                                      : std::string("unknown")) +
+                       " (must be " + typeString(type.getElementType()) + ")");
+  FailureOr<Value> zeroPoint = parameterInput(ctx, zeroPointInput);
+  if (failed(zeroPoint))
+    return failure();
+  Value zeroPointWide = ctx.cast(*zeroPoint, i32);
+  auto zpType = cast<RankedTensorType>(zeroPointWide.getType());
+  if (zpType.getRank() > 1)
+    return ctx.unsupported("zero point of rank " +
+                           std::to_string(zpType.getRank()));
+  if (zpType.getRank() == 1 && perRow) {
+    FailureOr<Value> column =
+        ctx.reshape(zeroPointWide, {zpType.getDimSize(0), 1});
+    if (failed(column))
+      return failure();
+    zeroPointWide = *column;
+  }
+  return ctx.create<SubOp>(wide, zeroPointWide);
+}
+
+/// (A - a_zero_point) @ (B - b_zero_point) in i32.
+FailureOr<Value> integerProduct(ImportContext &ctx, int a, int aZeroPoint,
+                                int b, int bZeroPoint) {
+  FailureOr<Value> lhs = widenedMinusZeroPoint(ctx, a, aZeroPoint, true);
+  if (failed(lhs))
+    return failure();
+  FailureOr<Value> rhs = widenedMinusZeroPoint(ctx, b, bZeroPoint, false);
+  if (failed(rhs))
+    return failure();
+  return ctx.create<MatmulOp>(*lhs, *rhs, false, false);
+}
+
+LogicalResult convertMatMulInteger(ImportContext &ctx) {
+  FailureOr<Value> y = integerProduct(ctx, 0, 2, 1, 3);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// quantize(f32(A - a_zp) @ (B - b_zp)) * (a_scale * b_scale), y_scale,
+/// y_zp): the exact int32 product, scaled and requantized in f32.
+LogicalResult convertQLinearMatMul(ImportContext &ctx) {
+  FailureOr<Value> product = integerProduct(ctx, 0, 2, 3, 5);
+  if (failed(product))
+    return failure();
+  FailureOr<Value> aScale = parameterInput(ctx, 1);
+  FailureOr<Value> bScale =
+      succeeded(aScale) ? parameterInput(ctx, 4) : aScale;
+  if (failed(bScale))
+    return failure();
+  for (Value scale : {*aScale, *bScale})
+    if (!elementOf(scale).isF32())
+      return ctx.unsupported("scale of type " + typeString(elementOf(scale)));
+  FailureOr<Value> scale = ctx.create<MulOp>(*aScale, *bScale);
+  if (failed(scale))
+    return failure();
+  Value real = ctx.cast(*product, ctx.builder().getF32Type());
+  FailureOr<Value> scaled = ctx.create<MulOp>(real, *scale);
+  if (failed(scaled))
+    return failure();
+  RankedTensorType yZeroPointType = ctx.inputType(7);
+  if (!yZeroPointType || !yZeroPointType.getElementType().isInteger(8))
+    return ctx.unsupported("output zero point of type " +
+                           (yZeroPointType ? typeString(yZeroPointType)
+                                           : std::string("unknown")));
+  FailureOr<Value> yScale = parameterInput(ctx, 6);
+  FailureOr<Value> yZeroPoint =
+      succeeded(yScale) ? parameterInput(ctx, 7) : yScale;
+  if (failed(yZeroPoint))
+    return failure();
+  if (cast<RankedTensorType>(yScale->getType()).getRank() != 0)
+    return ctx.unsupported("per-axis output scale");
+  FailureOr<Value> y = build<QuantizeOp>(
+      ctx,
+      RankedTensorType::get(cast<RankedTensorType>(scaled->getType()).getShape(),
+                            yZeroPointType.getElementType()),
+      *scaled, Parameters{*yScale, *yZeroPoint, 1});
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
 } // namespace
 
 void tfcc::onnx_import::registerQuantizationConverters(ConverterTable &table) {
+  table["MatMulInteger"] = convertMatMulInteger;
+  table["QLinearMatMul"] = convertQLinearMatMul;
   table["QuantizeLinear"] = convertQuantizeLinear;
   table["DequantizeLinear"] = convertDequantizeLinear;
   table["DynamicQuantizeLinear"] = convertDynamicQuantizeLinear;

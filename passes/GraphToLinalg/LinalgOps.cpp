@@ -103,9 +103,15 @@ Value buildGenericMatmul(OpBuilder &b, Location loc, const MatmulOperands &mm,
   auto generic = b.create<linalg::GenericOp>(
       loc, resultType, ValueRange{mm.lhs, mm.rhs}, init, maps, iterators,
       [](OpBuilder &nb, Location nl, ValueRange args) {
-        Value product = nb.create<arith::MulFOp>(nl, args[0], args[1]);
-        nb.create<linalg::YieldOp>(
-            nl, ValueRange{nb.create<arith::AddFOp>(nl, args[2], product)});
+        Value sum;
+        if (isa<FloatType>(args[0].getType())) {
+          Value product = nb.create<arith::MulFOp>(nl, args[0], args[1]);
+          sum = nb.create<arith::AddFOp>(nl, args[2], product);
+        } else { // i32 (graph.matmul of integers)
+          Value product = nb.create<arith::MulIOp>(nl, args[0], args[1]);
+          sum = nb.create<arith::AddIOp>(nl, args[2], product);
+        }
+        nb.create<linalg::YieldOp>(nl, ValueRange{sum});
       });
   return generic.getResult(0);
 }

@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from onnx_proto import (FLOAT, INT8, UINT8, attribute_int, model_proto,  # noqa: E402
+from onnx_proto import (FLOAT, INT8, INT32, UINT8, attribute_int, model_proto,  # noqa: E402
                         node_proto, tensor_proto, value_info)
 
 SCALE = np.float32(0.05)
@@ -115,6 +115,14 @@ def write_invalid(d):
           x_type=UINT8, y_type=FLOAT)
 
 
+def write_invalid_matmul(d):
+    inputs = [value_info("a", UINT8, [2, 3]), value_info("b", UINT8, [3, 2])]
+    node = node_proto("MatMulInteger", ["a", "b", "azp"], ["y"], "mm_int")
+    with open(f"{d}/bad_matmul_zero_point.onnx", "wb") as f:
+        f.write(model_proto([node], inputs, [value_info("y", INT32)],
+                            [tensor_proto("azp", np.array(1, np.int8))], 13))
+
+
 def check(want_dir, got_dir):
     failures = 0
     i = 0
@@ -139,3 +147,4 @@ if __name__ == "__main__":
     else:
         write_qdq(sys.argv[1])
         write_invalid(sys.argv[1])
+        write_invalid_matmul(sys.argv[1])

@@ -96,6 +96,7 @@ def Graph_QuantTensor : RankedTensorOf<[I8, UI8]>;
 // What graph.dequantize reads: quantized data or int32 (a quantized bias).
 def Graph_DequantTensor : RankedTensorOf<[I8, UI8, I32]>;
 def Graph_F32Tensor : RankedTensorOf<[F32]>;
+def Graph_MatmulTensor : RankedTensorOf<[F32, F64, F16, BF16, I32]>;
 def Graph_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
 def Graph_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Graph_BoolTensor : RankedTensorOf<[I1]>;
@@ -777,8 +778,9 @@ def Graph_SelectOp : Graph_InferredOp<"select"> {
 def Graph_MatmulOp : Graph_InferredOp<"matmul"> {
   let summary = "batched matrix product; batch dims broadcast";
   let description = [{
-    Batched matrix product of float tensors of rank >= 2 and the same element
-    type. `transpose_a` / `transpose_b` (default false) swap the last two
+    Batched matrix product of float or i32 tensors of rank >= 2 and the same
+    element type (i32 products and sums wrap: ONNX `MatMulInteger` on
+    widened 8-bit data). `transpose_a` / `transpose_b` (default false) swap the last two
     dimensions of that operand first; then `[..., m, k] @ [..., k, n]` gives
     `[..., m, n]`, where the contracted sizes must agree and the batch
     dimensions broadcast under NumPy rules (a rank-2 operand applies to every
@@ -792,10 +794,10 @@ def Graph_MatmulOp : Graph_InferredOp<"matmul"> {
         : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<2x4xf32>
     ```
   }];
-  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs,
+  let arguments = (ins Graph_MatmulTensor:$lhs, Graph_MatmulTensor:$rhs,
                        DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
                        DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
-  let results = (outs Graph_FloatTensor:$result);
+  let results = (outs Graph_MatmulTensor:$result);
 }
 
 def Graph_DenseOp : Graph_InferredOp<"dense"> {

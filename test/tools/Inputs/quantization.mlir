@@ -4,7 +4,7 @@
 module @quantization {
   func.func @predict(%x: tensor<?x3x4xf32>, %q: tensor<?x3x4xi8>, %u: tensor<?x4xui8>, %b: tensor<?x4xi32>)
       -> (tensor<?x3x4xi8>, tensor<?x3x4xui8>, tensor<?x3x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>,
-          tensor<?x3x4xui8>, tensor<?x3x4xi8>, tensor<?x4xf32>, tensor<?x4xi32>) {
+          tensor<?x3x4xui8>, tensor<?x3x4xi8>, tensor<?x4xf32>, tensor<?x4xi32>, tensor<?x3x2xi32>) {
     // per axis 1, i8
     %s = graph.constant dense<[0.5, 0.25, 0.0078125]> : tensor<3xf32>
     %z = graph.constant dense<[0, -3, 100]> : tensor<3xi8>
@@ -27,8 +27,12 @@ module @quantization {
     %ci = graph.cast %x : (tensor<?x3x4xf32>) -> tensor<?x3x4xi8>
     %uf = graph.cast %u : (tensor<?x4xui8>) -> tensor<?x4xf32>
     %ui = graph.cast %u : (tensor<?x4xui8>) -> tensor<?x4xi32>
-    return %qa, %qt, %da, %du, %db, %cu, %ci, %uf, %ui
+    // an integer matrix product (ONNX MatMulInteger)
+    %qi = graph.cast %q : (tensor<?x3x4xi8>) -> tensor<?x3x4xi32>
+    %mw = graph.constant dense<[[1, -2], [300, 7], [-128, 127], [65535, 0]]> : tensor<4x2xi32>
+    %mm = graph.matmul %qi, %mw : (tensor<?x3x4xi32>, tensor<4x2xi32>) -> tensor<?x3x2xi32>
+    return %qa, %qt, %da, %du, %db, %cu, %ci, %uf, %ui, %mm
         : tensor<?x3x4xi8>, tensor<?x3x4xui8>, tensor<?x3x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>,
-          tensor<?x3x4xui8>, tensor<?x3x4xi8>, tensor<?x4xf32>, tensor<?x4xi32>
+          tensor<?x3x4xui8>, tensor<?x3x4xi8>, tensor<?x4xf32>, tensor<?x4xi32>, tensor<?x3x2xi32>
   }
 }

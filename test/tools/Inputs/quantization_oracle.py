@@ -69,6 +69,7 @@ def expected(d):
         saturating_cast(x, -128, 127),
         u.astype(np.float32),
         u.astype(np.int64),
+        (q.astype(np.int64) @ np.array([[1, -2], [300, 7], [-128, 127], [65535, 0]])).astype(np.int32),
     ]
 
 
