@@ -7,7 +7,8 @@ tfcc.
 `quantized_models.py DIR` writes DIR/qdq.onnx, its inputs DIR/in_*.npy and
 expected outputs DIR/want_*.npy, and the invalid models DIR/bad_*.onnx.
 `quantized_models.py --check WANT_DIR GOT_DIR` compares output_N.npy with
-want_N.npy exactly (integers and f32 alike).
+want_N.npy exactly (integers and f32 alike); `--close A.npy B.npy` within a
+relative error of 1e-5 (of B's largest magnitude).
 """
 import os
 import sys
@@ -15,8 +16,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from onnx_proto import (FLOAT, INT8, INT32, UINT8, attribute_int, model_proto,  # noqa: E402
-                        node_proto, tensor_proto, value_info)
+from onnx_proto import (FLOAT, INT8, INT32, UINT8, attribute_int,  # noqa: E402
+                        attribute_ints, model_proto, node_proto, tensor_proto,
+                        value_info)
 
 SCALE = np.float32(0.05)
 AXIS_SCALE = np.array([0.02, 0.1, 0.5], np.float32)
@@ -89,6 +91,43 @@ def write_qdq(d):
         np.save(f"{d}/want_{i}.npy", w)
 
 
+def write_qdq_conv(d):
+    """A QDQ convolution as ONNX Runtime's quantizer writes it (uint8 input
+    per tensor, int8 weights per output channel through DequantizeLinear on
+    axis 0, a float bias), and the same convolution in float with the input
+    and weights fake-quantized here in NumPy."""
+    rng = np.random.default_rng(11)
+    w = rng.normal(0, 0.5, (4, 3, 3, 3)).astype(np.float32)
+    ws = (np.abs(w).reshape(4, -1).max(axis=1) / 127).astype(np.float32)
+    wq = np.clip(np.rint(w / ws.reshape(4, 1, 1, 1)), -127, 127).astype(np.int8)
+    bias = rng.normal(0, 0.1, (4,)).astype(np.float32)
+    xs, xz = np.float32(0.02), np.uint8(120)
+    nodes = [
+        node_proto("QuantizeLinear", ["x", "xs", "xz"], ["xq"], "x_q"),
+        node_proto("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], "x_dq"),
+        node_proto("DequantizeLinear", ["wq", "ws", "wz"], ["wd"], "w_dq",
+                   [attribute_int("axis", 0)]),
+        node_proto("Conv", ["xd", "wd", "b"], ["y"], "conv",
+                   [attribute_ints("pads", [1, 1, 1, 1])]),
+    ]
+    inits = [tensor_proto("xs", np.array(xs)), tensor_proto("xz", np.array(xz)),
+             tensor_proto("wq", wq), tensor_proto("ws", ws),
+             tensor_proto("wz", np.zeros(4, np.int8)), tensor_proto("b", bias)]
+    inputs = [value_info("x", FLOAT, ["N", 3, 6, 6])]
+    with open(f"{d}/qdq_conv.onnx", "wb") as f:
+        f.write(model_proto(nodes, inputs, [value_info("y", FLOAT)], inits, 13))
+    x = rng.uniform(-2, 2, (2, 3, 6, 6)).astype(np.float32)
+    np.save(f"{d}/conv_x.npy", x)
+    xd = dequantize(quantize(x, xs, 120, 0, 255).astype(np.uint8), xs, 120)
+    np.save(f"{d}/conv_xd.npy", xd)
+    wd = (wq.astype(np.float32) * ws.reshape(4, 1, 1, 1)).astype(np.float32)
+    ref = [node_proto("Conv", ["x", "w", "b"], ["y"], "conv",
+                      [attribute_ints("pads", [1, 1, 1, 1])])]
+    with open(f"{d}/conv_ref.onnx", "wb") as f:
+        f.write(model_proto(ref, inputs, [value_info("y", FLOAT)],
+                            [tensor_proto("w", wd), tensor_proto("b", bias)], 13))
+
+
 def write_invalid(d):
     def model(name, node, inits, x_type=FLOAT, y_type=UINT8):
         inputs = [value_info("x", x_type, [2, 3])]
@@ -141,10 +180,21 @@ def check(want_dir, got_dir):
     sys.exit(1 if failures or i == 0 else 0)
 
 
+def close(a_path, b_path, rtol=1e-5):
+    a, b = np.load(a_path), np.load(b_path)
+    err = float(np.max(np.abs(a - b))) if a.shape == b.shape else float("inf")
+    ok = err <= rtol * max(float(np.max(np.abs(b))), 1e-30)
+    print(f"{'close' if ok else 'FAR'}: max abs error {err:.3g} (rtol {rtol:g})")
+    sys.exit(0 if ok else 1)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--check":
+    if sys.argv[1] == "--close":
+        close(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "--check":
         check(sys.argv[2], sys.argv[3])
     else:
         write_qdq(sys.argv[1])
         write_invalid(sys.argv[1])
         write_invalid_matmul(sys.argv[1])
+        write_qdq_conv(sys.argv[1])
