@@ -199,8 +199,18 @@ void registerReductionConverters(ConverterTable &table);
 /// InstanceNormalization
 void registerActivationConverters(ConverterTable &table);
 /// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
-/// QLinearMatMul
+/// QLinearMatMul ConvInteger QLinearConv
 void registerQuantizationConverters(ConverterTable &table);
+
+/// The current node's Conv (its attributes: pads, strides, dilations, group,
+/// kernel_shape) of `x` (NCHW, or NCL for 1-D) with `weight` (OIHW / OIL) or,
+/// when `weight` is null, the f32 host tensor `hostWeight`, plus `bias` (may
+/// be null): graph.conv2d between transposes (NN.cpp). ConvInteger and
+/// QLinearConv call it with widened operands.
+mlir::FailureOr<mlir::Value> convolveNCHW(ImportContext &ctx, mlir::Value x,
+                                          mlir::Value weight,
+                                          const HostTensor *hostWeight,
+                                          mlir::Value bias);
 
 /// Element type of an ONNX TensorProto data type, or null when the graph IR
 /// has none (float16, uint16, string, ...).

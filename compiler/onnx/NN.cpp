@@ -195,7 +195,79 @@ FailureOr<Value> padNHWC(ImportContext &ctx, Value x, const Window &w,
 // Conv
 //===----------------------------------------------------------------------===//
 
+} // namespace
+
 /// 1-D convolutions ([N, C, L]) are converted as 2-D ones over [N, C, 1, L].
+FailureOr<Value> tfcc::onnx_import::convolveNCHW(ImportContext &ctx, Value x,
+                                                 Value weight,
+                                                 const HostTensor *hostWeight,
+                                                 Value bias) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  RankedTensorType wType =
+      weight ? cast<RankedTensorType>(weight.getType()) : hostWeight->type();
+  bool is1D = xType.getRank() == 3;
+  if (!wType.hasStaticShape())
+    return ctx.unsupported(
+        llvm::formatv("weight of dynamic type {0}", wType).str());
+  RankedTensorType x4Type = is1D ? liftTo2D(xType) : xType;
+  RankedTensorType w4Type = is1D ? liftTo2D(wType) : wType;
+  llvm::ArrayRef<int64_t> oihw = w4Type.getShape();
+  std::vector<int64_t> kernelShape =
+      windowAttr(ctx, "kernel_shape", {oihw[2], oihw[3]}, is1D);
+  if (kernelShape != std::vector<int64_t>{oihw[2], oihw[3]})
+    return ctx.unsupported("attribute 'kernel_shape' = " +
+                           listString(kernelShape) + " that differs from the "
+                           "weight's " + listString({oihw[2], oihw[3]}));
+  int64_t group = ctx.attrInt("group", 1);
+  if (group < 1)
+    return ctx.unsupported("attribute 'group' = " + llvm::Twine(group));
+  FailureOr<Window> w = readWindow(ctx, x4Type, {oihw[2], oihw[3]}, is1D);
+  if (failed(w))
+    return failure();
+
+  if (is1D) {
+    FailureOr<Value> x4 = ctx.reshape(x, x4Type.getShape());
+    if (failed(x4))
+      return failure();
+    x = *x4;
+  }
+  Value nhwc = ctx.transpose(x, kToNHWC);
+  FailureOr<Value> padded = padNHWC(ctx, nhwc, *w, 0.0f);
+  if (failed(padded))
+    return failure();
+
+  // OIHW -> HWIO ([kh, kw, in / group, out]).
+  constexpr int64_t kToHWIO[] = {2, 3, 1, 0};
+  Value kernel;
+  if (!weight) {
+    HostTensor weight4 = *hostWeight;
+    weight4.shape.assign(oihw.begin(), oihw.end());
+    kernel = ctx.constant(foldTranspose(weight4, kToHWIO));
+  } else {
+    if (is1D) {
+      FailureOr<Value> weight4 = ctx.reshape(weight, oihw);
+      if (failed(weight4))
+        return failure();
+      weight = *weight4;
+    }
+    kernel = ctx.transpose(weight, kToHWIO);
+  }
+  OpBuilder &b = ctx.builder();
+  FailureOr<Value> y = ctx.create<graph::Conv2DOp>(
+      *padded, kernel, bias, b.getI64ArrayAttr({w->stride[0], w->stride[1]}),
+      b.getI64ArrayAttr({w->dilation[0], w->dilation[1]}),
+      b.getStringAttr(w->padding), b.getI64IntegerAttr(group));
+  if (failed(y))
+    return failure();
+  Value nchw = ctx.transpose(*y, kToNCHW);
+  if (!is1D)
+    return nchw;
+  llvm::ArrayRef<int64_t> shape = cast<RankedTensorType>(nchw.getType()).getShape();
+  return ctx.reshape(nchw, {shape[0], shape[1], shape[3]});
+}
+
+namespace {
+
 LogicalResult convertConv(ImportContext &ctx) {
   FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
   if (failed(xType))
@@ -212,56 +284,18 @@ LogicalResult convertConv(ImportContext &ctx) {
       typeOfRank(ctx, 1, xType->getRank(), "weight");
   if (failed(wType))
     return failure();
-  if (!wType->hasStaticShape())
-    return ctx.unsupported(
-        llvm::formatv("weight of dynamic type {0}", *wType).str());
-  RankedTensorType x4Type = is1D ? liftTo2D(*xType) : *xType;
-  RankedTensorType w4Type = is1D ? liftTo2D(*wType) : *wType;
-  llvm::ArrayRef<int64_t> oihw = w4Type.getShape();
-  std::vector<int64_t> kernelShape =
-      windowAttr(ctx, "kernel_shape", {oihw[2], oihw[3]}, is1D);
-  if (kernelShape != std::vector<int64_t>{oihw[2], oihw[3]})
-    return ctx.unsupported("attribute 'kernel_shape' = " +
-                           listString(kernelShape) + " that differs from the "
-                           "weight's " + listString({oihw[2], oihw[3]}));
-  int64_t group = ctx.attrInt("group", 1);
-  if (group < 1)
-    return ctx.unsupported("attribute 'group' = " + llvm::Twine(group));
-  FailureOr<Window> w = readWindow(ctx, x4Type, {oihw[2], oihw[3]}, is1D);
-  if (failed(w))
-    return failure();
-
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  if (is1D) {
-    x = ctx.reshape(*x, x4Type.getShape());
-    if (failed(x))
-      return failure();
-  }
-  Value nhwc = ctx.transpose(*x, kToNHWC);
-  FailureOr<Value> padded = padNHWC(ctx, nhwc, *w, 0.0f);
-  if (failed(padded))
-    return failure();
-
-  // OIHW -> HWIO ([kh, kw, in / group, out]).
-  constexpr int64_t kToHWIO[] = {2, 3, 1, 0};
-  Value kernel;
   const HostTensor *hostWeight = ctx.constantInput(1);
-  if (hostWeight && hostWeight->elementType.isF32()) {
-    HostTensor weight4 = *hostWeight;
-    weight4.shape.assign(oihw.begin(), oihw.end());
-    kernel = ctx.constant(foldTranspose(weight4, kToHWIO));
-  } else {
-    FailureOr<Value> weight = ctx.input(1);
-    if (failed(weight))
+  if (hostWeight && !hostWeight->elementType.isF32())
+    hostWeight = nullptr;
+  Value weight;
+  if (!hostWeight) {
+    FailureOr<Value> input = ctx.input(1);
+    if (failed(input))
       return failure();
-    if (is1D) {
-      weight = ctx.reshape(*weight, oihw);
-      if (failed(weight))
-        return failure();
-    }
-    kernel = ctx.transpose(*weight, kToHWIO);
+    weight = *input;
   }
   Value bias;
   if (ctx.hasInput(2)) {
@@ -270,14 +304,11 @@ LogicalResult convertConv(ImportContext &ctx) {
       return failure();
     bias = *b;
   }
-  OpBuilder &b = ctx.builder();
-  FailureOr<Value> y = ctx.create<graph::Conv2DOp>(
-      *padded, kernel, bias, b.getI64ArrayAttr({w->stride[0], w->stride[1]}),
-      b.getI64ArrayAttr({w->dilation[0], w->dilation[1]}),
-      b.getStringAttr(w->padding), b.getI64IntegerAttr(group));
+  FailureOr<Value> y = convolveNCHW(ctx, *x, weight, hostWeight, bias);
   if (failed(y))
     return failure();
-  return setNCHWOutput(ctx, ctx.transpose(*y, kToNCHW), is1D);
+  ctx.setOutput(0, *y);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -1028,6 +1028,7 @@ LogicalResult Importer::invalid(const llvm::Twine &what) {
 /// graph ops that lower ui8 as unsigned, docs/quantization.md).
 constexpr llvm::StringLiteral kEightBitOps[] = {
     "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul",
+    "ConvInteger", "QLinearConv",
     "Cast", "Identity", "Reshape",
     "Flatten", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze",
     "Gather", "Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Abs", "Equal",

@@ -321,32 +321,34 @@ FailureOr<Value> integerProduct(ImportContext &ctx, int a, int aZeroPoint,
   return ctx.create<MatmulOp>(*lhs, *rhs, false, false);
 }
 
-LogicalResult convertMatMulInteger(ImportContext &ctx) {
-  FailureOr<Value> y = integerProduct(ctx, 0, 2, 1, 3);
-  if (failed(y))
+/// Output 0 of QLinearMatMul / QLinearConv: the int32 `acc` in f32 times
+/// input 1 (the data's scale) times input 4 (the weight's, per tensor or per
+/// channel: the last axis of `acc`, or `channelAxis`), quantized with input 6
+/// (y_scale, per tensor) and input 7 (y_zero_point).
+LogicalResult setRequantizedOutput(ImportContext &ctx, Value acc,
+                                   int64_t channelAxis) {
+  FailureOr<Value> dataScale = parameterInput(ctx, 1);
+  FailureOr<Value> weightScale =
+      succeeded(dataScale) ? parameterInput(ctx, 4) : dataScale;
+  if (failed(weightScale))
     return failure();
-  ctx.setOutput(0, *y);
-  return success();
-}
-
-/// quantize(f32(A - a_zp) @ (B - b_zp)) * (a_scale * b_scale), y_scale,
-/// y_zp): the exact int32 product, scaled and requantized in f32.
-LogicalResult convertQLinearMatMul(ImportContext &ctx) {
-  FailureOr<Value> product = integerProduct(ctx, 0, 2, 3, 5);
-  if (failed(product))
-    return failure();
-  FailureOr<Value> aScale = parameterInput(ctx, 1);
-  FailureOr<Value> bScale =
-      succeeded(aScale) ? parameterInput(ctx, 4) : aScale;
-  if (failed(bScale))
-    return failure();
-  for (Value scale : {*aScale, *bScale})
+  for (Value scale : {*dataScale, *weightScale})
     if (!elementOf(scale).isF32())
       return ctx.unsupported("scale of type " + typeString(elementOf(scale)));
-  FailureOr<Value> scale = ctx.create<MulOp>(*aScale, *bScale);
+  FailureOr<Value> scale = ctx.create<MulOp>(*dataScale, *weightScale);
   if (failed(scale))
     return failure();
-  Value real = ctx.cast(*product, ctx.builder().getF32Type());
+  int64_t rank = cast<RankedTensorType>(acc.getType()).getRank();
+  auto scaleType = cast<RankedTensorType>(scale->getType());
+  if (scaleType.getRank() == 1 && channelAxis >= 0) {
+    // [C] -> [C, 1, ..., 1] against the axis.
+    SmallVector<int64_t> shape(rank - channelAxis, 1);
+    shape[0] = scaleType.getDimSize(0);
+    scale = ctx.reshape(*scale, shape);
+    if (failed(scale))
+      return failure();
+  }
+  Value real = ctx.cast(acc, ctx.builder().getF32Type());
   FailureOr<Value> scaled = ctx.create<MulOp>(real, *scale);
   if (failed(scaled))
     return failure();
@@ -373,9 +375,121 @@ LogicalResult convertQLinearMatMul(ImportContext &ctx) {
   return success();
 }
 
+LogicalResult convertMatMulInteger(ImportContext &ctx) {
+  FailureOr<Value> y = integerProduct(ctx, 0, 2, 1, 3);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// quantize(f32(A - a_zp) @ (B - b_zp)) * (a_scale * b_scale), y_scale,
+/// y_zp): the exact int32 product, scaled and requantized in f32.
+LogicalResult convertQLinearMatMul(ImportContext &ctx) {
+  FailureOr<Value> product = integerProduct(ctx, 0, 2, 3, 5);
+  if (failed(product))
+    return failure();
+  return setRequantizedOutput(ctx, *product, /*channelAxis=*/-1);
+}
+
+/// The i32 convolution (X - x_zero_point) * (W - w_zero_point) of inputs 0
+/// and `weightInput` with zero points `xZeroPoint` and `wZeroPoint` (absent: 0; the
+/// weight's per output channel [O]), computed in f64 (every partial sum of
+/// 8-bit products is an integer below 2^53, so exactly) and cast to i32.
+FailureOr<Value> integerConvolution(ImportContext &ctx, int xZeroPoint,
+                                    int weightInput, int wZeroPoint) {
+  auto widen = [&](int data, int zeroPointInput,
+                   bool perChannel) -> FailureOr<Value> {
+    FailureOr<Value> v = ctx.input(data);
+    if (failed(v))
+      return failure();
+    auto type = cast<RankedTensorType>(v->getType());
+    if (!type.getElementType().isInteger(8))
+      return ctx.unsupported("input " + std::to_string(data) + " of type " +
+                             typeString(type.getElementType()) +
+                             " (tfcc supports int8 and uint8)");
+    if (type.getRank() != 3 && type.getRank() != 4)
+      return ctx.unsupported("input " + std::to_string(data) + " of rank " +
+                             std::to_string(type.getRank()) +
+                             " (1-D and 2-D convolutions are supported)");
+    Type f64 = ctx.builder().getF64Type();
+    Value wide = ctx.cast(*v, f64);
+    if (!ctx.hasInput(zeroPointInput))
+      return wide;
+    RankedTensorType zpType = ctx.inputType(zeroPointInput);
+    if (!zpType || zpType.getElementType() != type.getElementType())
+      return ctx.invalid("zero point of type " +
+                         (zpType ? typeString(zpType) : std::string("unknown")) +
+                         " (must be " + typeString(type.getElementType()) + ")");
+    FailureOr<Value> zp = parameterInput(ctx, zeroPointInput);
+    if (failed(zp))
+      return failure();
+    Value zpWide = ctx.cast(*zp, f64);
+    auto zpShape = cast<RankedTensorType>(zpWide.getType()).getShape();
+    if (zpShape.size() > 1 || (zpShape.size() == 1 && !perChannel))
+      return ctx.unsupported("zero point of shape " + typeString(zp->getType()));
+    if (zpShape.size() == 1) { // [O] -> [O, 1, ..., 1] against OIHW
+      SmallVector<int64_t> shape(type.getRank(), 1);
+      shape[0] = zpShape[0];
+      FailureOr<Value> aligned = ctx.reshape(zpWide, shape);
+      if (failed(aligned))
+        return failure();
+      zpWide = *aligned;
+    }
+    return ctx.create<SubOp>(wide, zpWide);
+  };
+  FailureOr<Value> x = widen(0, xZeroPoint, false);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> w = widen(weightInput, wZeroPoint, true);
+  if (failed(w))
+    return failure();
+  FailureOr<Value> y = convolveNCHW(ctx, *x, *w, nullptr, Value());
+  if (failed(y))
+    return failure();
+  return ctx.cast(*y, ctx.builder().getI32Type());
+}
+
+LogicalResult convertConvInteger(ImportContext &ctx) {
+  FailureOr<Value> y = integerConvolution(ctx, 2, 1, 3);
+  if (failed(y))
+    return failure();
+  ctx.setOutput(0, *y);
+  return success();
+}
+
+/// quantize(f32(conv + bias) * x_scale * w_scale[o], y_scale, y_zero_point):
+/// inputs x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias (int32, of
+/// scale x_scale * w_scale).
+LogicalResult convertQLinearConv(ImportContext &ctx) {
+  FailureOr<Value> acc = integerConvolution(ctx, 2, 3, 5);
+  if (failed(acc))
+    return failure();
+  if (ctx.hasInput(8)) {
+    FailureOr<Value> bias = ctx.input(8);
+    if (failed(bias))
+      return failure();
+    if (!elementOf(*bias).isSignlessInteger(32))
+      return ctx.invalid("bias of type " + typeString(elementOf(*bias)) +
+                         " (must be int32)");
+    auto accRank = cast<RankedTensorType>(acc->getType()).getRank();
+    SmallVector<int64_t> shape(accRank - 1, 1);
+    shape[0] = cast<RankedTensorType>(bias->getType()).getDimSize(0);
+    FailureOr<Value> aligned = ctx.reshape(*bias, shape);
+    if (failed(aligned))
+      return failure();
+    acc = ctx.create<AddOp>(*acc, *aligned);
+    if (failed(acc))
+      return failure();
+  }
+  return setRequantizedOutput(ctx, *acc, /*channelAxis=*/1);
+}
+
 } // namespace
 
 void tfcc::onnx_import::registerQuantizationConverters(ConverterTable &table) {
+  table["ConvInteger"] = convertConvInteger;
+  table["QLinearConv"] = convertQLinearConv;
   table["MatMulInteger"] = convertMatMulInteger;
   table["QLinearMatMul"] = convertQLinearMatMul;
   table["QuantizeLinear"] = convertQuantizeLinear;

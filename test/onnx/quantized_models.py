@@ -160,6 +160,27 @@ def write_invalid_matmul(d):
     with open(f"{d}/bad_matmul_zero_point.onnx", "wb") as f:
         f.write(model_proto([node], inputs, [value_info("y", INT32)],
                             [tensor_proto("azp", np.array(1, np.int8))], 13))
+    # ConvInteger with a weight zero point of another type than the weight.
+    inputs = [value_info("x", UINT8, [1, 1, 4, 4])]
+    node = node_proto("ConvInteger", ["x", "w", "xzp", "wzp"], ["y"], "conv_int")
+    with open(f"{d}/bad_conv_zero_point.onnx", "wb") as f:
+        f.write(model_proto([node], inputs, [value_info("y", INT32)],
+                            [tensor_proto("w", np.ones((1, 1, 2, 2), np.uint8)),
+                             tensor_proto("xzp", np.array(1, np.uint8)),
+                             tensor_proto("wzp", np.array(0, np.int8))], 13))
+    # QLinearConv with a float bias (ONNX: int32 of scale x_scale * w_scale).
+    node = node_proto("QLinearConv", ["x", "xs", "xzp", "w", "ws", "wzp", "ys", "yzp", "b"],
+                      ["y"], "qconv")
+    with open(f"{d}/bad_qconv_bias.onnx", "wb") as f:
+        f.write(model_proto([node], inputs, [value_info("y", UINT8)],
+                            [tensor_proto("w", np.ones((1, 1, 2, 2), np.uint8)),
+                             tensor_proto("xs", np.array(0.1, np.float32)),
+                             tensor_proto("xzp", np.array(1, np.uint8)),
+                             tensor_proto("ws", np.array(0.1, np.float32)),
+                             tensor_proto("wzp", np.array(0, np.uint8)),
+                             tensor_proto("ys", np.array(0.2, np.float32)),
+                             tensor_proto("yzp", np.array(0, np.uint8)),
+                             tensor_proto("b", np.array([0.5], np.float32))], 13))
 
 
 def check(want_dir, got_dir):
