@@ -6,8 +6,9 @@ numbers from onnx.proto.
 import numpy as np
 
 # ONNX TensorProto.DataType
-FLOAT, UINT8, INT8, INT32, INT64 = 1, 2, 3, 6, 7
+FLOAT, UINT8, INT8, INT32, INT64, DOUBLE = 1, 2, 3, 6, 7, 11
 NP_TO_ONNX = {np.dtype(np.float32): FLOAT, np.dtype(np.int64): INT64,
+              np.dtype(np.float64): DOUBLE,
               np.dtype(np.uint8): UINT8, np.dtype(np.int8): INT8,
               np.dtype(np.int32): INT32}
 

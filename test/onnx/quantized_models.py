@@ -183,6 +183,35 @@ def write_invalid_matmul(d):
                              tensor_proto("b", np.array([0.5], np.float32))], 13))
 
 
+def write_unsupported(d):
+    """One model per remaining refusal of the quantization converters."""
+    f32, f64 = np.float32, np.float64
+
+    def model(name, op, inputs, inits, attrs=(), out_type=UINT8):
+        node = node_proto(op, [n for n, _ in inputs] + [t[0] for t in inits], ["y"],
+                          name, attrs)
+        infos = [value_info(n, t, [2, 3]) for n, t in inputs]
+        with open(f"{d}/{name}.onnx", "wb") as f:
+            f.write(model_proto([node], infos, [value_info("y", out_type)],
+                                [tensor_proto(n, a) for n, a in inits], 13))
+
+    model("q_f64_scale", "QuantizeLinear", [("x", FLOAT)], [("s", np.array(0.5, f64))])
+    model("q_axis_range", "QuantizeLinear", [("x", FLOAT)],
+          [("s", np.array([0.5, 0.5, 0.5], f32)), ("z", np.zeros(3, np.uint8))],
+          [attribute_int("axis", 5)])
+    model("q_scale_rank", "QuantizeLinear", [("x", FLOAT)],
+          [("s", np.full((1, 3), 0.5, f32)), ("z", np.zeros((1, 3), np.uint8))])
+    model("q_zero_point_shape", "QuantizeLinear", [("x", FLOAT)],
+          [("s", np.array([0.5, 0.5, 0.5], f32)), ("z", np.zeros(2, np.uint8))])
+    model("q_int64_input", "QuantizeLinear", [("x", 7)], [("s", np.array(0.5, f32))])
+    model("dq_float_input", "DequantizeLinear", [("x", FLOAT)], [("s", np.array(0.5, f32))],
+          out_type=FLOAT)
+    model("dynamic_f64_input", "DynamicQuantizeLinear", [("x", 11)], [])
+    model("mm_float_input", "MatMulInteger", [("a", FLOAT), ("b", FLOAT)], [], out_type=INT32)
+    model("conv_float_input", "ConvInteger", [("x", FLOAT), ("w", FLOAT)], [],
+          out_type=INT32)
+
+
 def check(want_dir, got_dir):
     failures = 0
     i = 0
@@ -219,3 +248,4 @@ if __name__ == "__main__":
         write_invalid(sys.argv[1])
         write_invalid_matmul(sys.argv[1])
         write_qdq_conv(sys.argv[1])
+        write_unsupported(sys.argv[1])
