@@ -9,6 +9,7 @@
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Initializers.h"
 #include "passes/GraphToLinalg/KernelCalls.h"
+#include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
 
 #include "mlir/Transforms/DialectConversion.h"
@@ -68,11 +69,8 @@ bool lowersUnsigned(Operation *op) {
 }
 
 bool hasUnsignedTypes(Operation *op) {
-  auto isUnsigned = [](Type type) {
-    return getElementTypeOrSelf(type).isUnsignedInteger();
-  };
-  return llvm::any_of(op->getOperandTypes(), isUnsigned) ||
-         llvm::any_of(op->getResultTypes(), isUnsigned);
+  return llvm::any_of(op->getOperands(), hasUnsignedElements) ||
+         llvm::any_of(op->getResults(), hasUnsignedElements);
 }
 
 struct ConvertGraphToLinalg

@@ -27,20 +27,6 @@ namespace {
 
 bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
 
-/// Whether a graph value holds unsigned integers (ui8). Bodies compute on
-/// signless values, so the ops whose result depends on signedness read it
-/// off the graph op's types.
-bool isUnsigned(Value graphValue) {
-  return getElementTypeOrSelf(graphValue.getType()).isUnsignedInteger();
-}
-
-/// The signless integer of `type`'s width for an unsigned `type`.
-Type signlessOf(Type type) {
-  if (type.isUnsignedInteger())
-    return IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth());
-  return type;
-}
-
 Value constant(OpBuilder &b, Location loc, Value like, double value) {
   return createScalarConstant(b, loc, like.getType(), value);
 }
@@ -83,20 +69,20 @@ Value computeScalar(MulOp, OpBuilder &b, Location loc, ValueRange args, Type) {
 Value computeScalar(DivOp op, OpBuilder &b, Location loc, ValueRange args,
                     Type) {
   // Integer division truncates toward zero, like TF's Div.
-  if (isUnsigned(op.getLhs()))
+  if (hasUnsignedElements(op.getLhs()))
     return b.create<arith::DivUIOp>(loc, args[0], args[1]);
   return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, args[0], args[1]);
 }
 Value computeScalar(MaximumOp op, OpBuilder &b, Location loc, ValueRange args,
                     Type) {
-  if (isUnsigned(op.getLhs()))
+  if (hasUnsignedElements(op.getLhs()))
     return b.create<arith::MaxUIOp>(loc, args[0], args[1]);
   return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, args[0],
                                                        args[1]);
 }
 Value computeScalar(MinimumOp op, OpBuilder &b, Location loc, ValueRange args,
                     Type) {
-  if (isUnsigned(op.getLhs()))
+  if (hasUnsignedElements(op.getLhs()))
     return b.create<arith::MinUIOp>(loc, args[0], args[1]);
   return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, args[0],
                                                        args[1]);
@@ -143,7 +129,7 @@ Value computeScalar(AbsOp op, OpBuilder &b, Location loc, ValueRange args,
                     Type) {
   if (isFloat(args[0]))
     return b.create<math::AbsFOp>(loc, args[0]);
-  if (isUnsigned(op.getX()))
+  if (hasUnsignedElements(op.getX()))
     return args[0];
   // select(x < 0, -x, x): math.absi has no lowering in the CPU pipeline.
   Value zero = constant(b, loc, args[0], 0);
@@ -256,10 +242,8 @@ Value computeScalar(ClipOp op, OpBuilder &b, Location loc, ValueRange args,
 /// ui8) with saturation, NaN giving 0, as the interpreter does.
 Value saturatingFloatToInt8(OpBuilder &b, Location loc, Value x, Type to,
                             bool toUnsigned) {
-  Value lowest = constant(b, loc, x, toUnsigned ? 0.0 : -128.0);
-  Value highest = constant(b, loc, x, toUnsigned ? 255.0 : 127.0);
-  Value clamped = b.create<arith::MinNumFOp>(
-      loc, b.create<arith::MaxNumFOp>(loc, x, lowest), highest);
+  Value clamped = clampFloat(b, loc, x, toUnsigned ? 0.0 : -128.0,
+                             toUnsigned ? 255.0 : 127.0);
   Value converted =
       toUnsigned ? Value(b.create<arith::FPToUIOp>(loc, to, clamped))
                  : Value(b.create<arith::FPToSIOp>(loc, to, clamped));
@@ -274,7 +258,7 @@ Value computeScalar(CastOp op, OpBuilder &b, Location loc, ValueRange args,
                     Type to) {
   Value x = args[0];
   Type from = x.getType();
-  bool fromUnsigned = isUnsigned(op.getX()), toUnsigned = isUnsigned(op.getY());
+  bool fromUnsigned = hasUnsignedElements(op.getX()), toUnsigned = hasUnsignedElements(op.getY());
   to = signlessOf(to);
   if (from == to)
     return x; // also i8 <-> ui8: the same bits
@@ -352,7 +336,7 @@ Value computeScalar(CompareOp op, OpBuilder &b, Location loc, ValueRange args,
   return b.create<arith::CmpIOp>(
       loc,
       *intPredicate(op.getPredicate(),
-                    lhs.getType().isInteger(1) || isUnsigned(op.getLhs())),
+                    lhs.getType().isInteger(1) || hasUnsignedElements(op.getLhs())),
       lhs, rhs);
 }
 

@@ -60,10 +60,6 @@ alignedParameters(OpTy op, PatternRewriter &rewriter) {
       alignWithAxis(rewriter, op.getLoc(), op.getZeroPoint(), a, rank));
 }
 
-bool isUnsignedElement(Value graphValue) {
-  return getElementTypeOrSelf(graphValue.getType()).isUnsignedInteger();
-}
-
 /// Rounds an f32 in [-2^22, 2^22] half to even: adding and subtracting
 /// 1.5 * 2^23 leaves no fraction bits, and the default rounding mode is to
 /// nearest even. (math.roundeven would become a libm call per element.)
@@ -71,15 +67,6 @@ Value roundHalfToEven(OpBuilder &b, Location loc, Value x) {
   Value magic = createScalarConstant(b, loc, x.getType(), 0x1.8p23);
   return b.create<arith::SubFOp>(loc, b.create<arith::AddFOp>(loc, x, magic),
                                  magic);
-}
-
-Value clampFloat(OpBuilder &b, Location loc, Value x, double lowest,
-                 double highest) {
-  // maxnumf gives `lowest` for NaN.
-  Value low = b.create<arith::MaxNumFOp>(
-      loc, x, createScalarConstant(b, loc, x.getType(), lowest));
-  return b.create<arith::MinNumFOp>(
-      loc, low, createScalarConstant(b, loc, x.getType(), highest));
 }
 
 struct QuantizeLowering : OpRewritePattern<QuantizeOp> {
@@ -91,7 +78,7 @@ struct QuantizeLowering : OpRewritePattern<QuantizeOp> {
         alignedParameters(op, rewriter);
     if (failed(parameters))
       return failure();
-    bool isUnsigned = isUnsignedElement(op.getY());
+    bool isUnsigned = hasUnsignedElements(op.getY());
     double lowest = isUnsigned ? 0.0 : -128.0;
     double highest = isUnsigned ? 255.0 : 127.0;
     Value result = buildElementwise(
@@ -125,7 +112,7 @@ struct DequantizeLowering : OpRewritePattern<DequantizeOp> {
         alignedParameters(op, rewriter);
     if (failed(parameters))
       return failure();
-    bool isUnsigned = isUnsignedElement(op.getX());
+    bool isUnsigned = hasUnsignedElements(op.getX());
     Value result = buildElementwise(
         rewriter, op.getLoc(), cast<RankedTensorType>(op.getY().getType()),
         ValueRange{op.getX(), parameters->first, parameters->second},

@@ -17,13 +17,29 @@ using namespace mlir::tfcc;
 // Constants and sizes
 //===----------------------------------------------------------------------===//
 
+bool mlir::tfcc::hasUnsignedElements(Value graphValue) {
+  return getElementTypeOrSelf(graphValue.getType()).isUnsignedInteger();
+}
+
+Type mlir::tfcc::signlessOf(Type type) {
+  if (type.isUnsignedInteger())
+    return IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth());
+  return type;
+}
+
+Value mlir::tfcc::clampFloat(OpBuilder &b, Location loc, Value x, double lowest,
+                             double highest) {
+  Value low = b.create<arith::MaxNumFOp>(
+      loc, x, createScalarConstant(b, loc, x.getType(), lowest));
+  return b.create<arith::MinNumFOp>(
+      loc, low, createScalarConstant(b, loc, x.getType(), highest));
+}
+
 Value mlir::tfcc::toSignless(OpBuilder &b, Location loc, Value value) {
-  auto integer = dyn_cast<IntegerType>(value.getType());
-  if (!integer || integer.isSignless())
+  Type signless = signlessOf(value.getType());
+  if (signless == value.getType())
     return value;
-  return b
-      .create<UnrealizedConversionCastOp>(
-          loc, b.getIntegerType(integer.getWidth()), value)
+  return b.create<UnrealizedConversionCastOp>(loc, signless, value)
       .getResult(0);
 }
 

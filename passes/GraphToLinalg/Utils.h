@@ -36,6 +36,18 @@ using ScalarBodyFn =
 /// with only the batch dynamic).
 bool isNhwcWithStaticHwc(Type type);
 
+/// Whether a graph value holds unsigned integers (ui8). Bodies compute on
+/// signless values, so lowerings whose result depends on signedness read it
+/// off the graph op's types with this.
+bool hasUnsignedElements(Value graphValue);
+/// The signless integer of `type`'s width for an unsigned integer `type`;
+/// `type` itself otherwise.
+Type signlessOf(Type type);
+/// `x` (a float) clamped to [lowest, highest] with maxnumf / minnumf: NaN
+/// gives `lowest`.
+Value clampFloat(OpBuilder &b, Location loc, Value x, double lowest,
+                 double highest);
+
 /// `value` as the signless integer of its width when its type is an unsigned
 /// integer (a builtin.unrealized_conversion_cast, erased by
 /// tfcc-strip-signedness); `value` itself otherwise.
