@@ -120,18 +120,6 @@ private:
   int64_t total_ = 0;
 };
 
-/// Whether `a` can feed `arg` with its first dimension as the samples (when
-/// that dimension is the batch) or as it is.
-bool fits(const NpyArray &a, const tfcc_arg_info &arg) {
-  if (static_cast<int32_t>(a.dtype) != arg.dtype ||
-      static_cast<int32_t>(a.shape.size()) != arg.rank)
-    return false;
-  for (int32_t d = 0; d < arg.rank; ++d)
-    if (arg.dims[d] != TFCC_DIM_DYNAMIC && arg.dims[d] != a.shape[d])
-      return false;
-  return true;
-}
-
 /// Rows [begin, end) of `a` along its first dimension.
 NpyArray rows(const NpyArray &a, int64_t begin, int64_t end) {
   NpyArray part;
@@ -277,7 +265,7 @@ bool calibrateInt8(ModuleOp module, const CompileOptions &o,
       return false;
     }
     batched = batched || (arg.rank > 0 && arg.dims[0] == TFCC_DIM_DYNAMIC);
-    if (!fits(data[i], arg) ||
+    if (!fitsArgument(data[i], arg, /*batch=*/-1) ||
         (i > 0 && batched && data[i].shape[0] != data[0].shape[0])) {
       errors << "tfcc: error: calibration file '" << o.calibrationPaths[i]
              << "' holds " << arrayString(data[i]) << ", but input " << i

@@ -210,12 +210,7 @@ bool CompiledModel::run(int entry, int64_t batch,
   }
   for (int i = 0; i < e.num_inputs; ++i) {
     const tfcc_arg_info &arg = e.inputs[i];
-    const NpyArray &in = inputs[i];
-    bool ok = int(in.dtype) == arg.dtype && int(in.shape.size()) == arg.rank;
-    for (int d = 0; ok && d < arg.rank; ++d)
-      ok = arg.dims[d] == TFCC_DIM_DYNAMIC ? in.shape[d] == batch
-                                           : in.shape[d] == arg.dims[d];
-    if (!ok) {
+    if (!fitsArgument(inputs[i], arg, batch)) {
       error = "input '" + std::string(arg.name) + "' has the wrong dtype or shape";
       return false;
     }
@@ -578,6 +573,18 @@ Agreement compareArrays(const NpyArray &actual, const NpyArray &reference) {
   r.relError = maxRef > 0 && std::isfinite(maxRef) ? r.maxAbsError / maxRef
                                                    : r.maxAbsError;
   return r;
+}
+
+bool fitsArgument(const NpyArray &array, const tfcc_arg_info &arg,
+                  int64_t batch) {
+  if (int(array.dtype) != arg.dtype || int(array.shape.size()) != arg.rank)
+    return false;
+  for (int d = 0; d < arg.rank; ++d)
+    if (arg.dims[d] == TFCC_DIM_DYNAMIC
+            ? batch >= 0 && array.shape[d] != batch
+            : array.shape[d] != arg.dims[d])
+      return false;
+  return true;
 }
 
 std::string shapeString(const std::vector<int64_t> &shape) {

@@ -148,6 +148,11 @@ Deviation measureDeviation(const NpyArray &output, const NpyArray &reference);
 bool sameEntrySignature(const tfcc_entry_info &entry,
                         const tfcc_entry_info &reference, std::string &error);
 
+/// Whether `array` can feed argument `arg`: its dtype and rank, each static
+/// dim, and each dynamic dim equal to `batch` (any size when `batch` < 0).
+bool fitsArgument(const NpyArray &array, const tfcc_arg_info &arg,
+                  int64_t batch);
+
 /// "[2, 3]"; a dynamic dim (TFCC_DIM_DYNAMIC) prints as "batch".
 std::string shapeString(const std::vector<int64_t> &shape);
 
