@@ -264,11 +264,14 @@ LogicalResult convertDynamicQuantizeLinear(ImportContext &ctx) {
   return success();
 }
 
-/// Input `data` (8-bit, rank >= 2) widened to i32 minus its zero point
-/// `zeroPointInput` (absent: 0; a scalar, or 1-D per row of A (`perRow`) or
-/// per column of B).
-FailureOr<Value> widenedMinusZeroPoint(ImportContext &ctx, int data,
-                                       int zeroPointInput, bool perRow) {
+/// Input `data` (int8 or uint8, of a rank `checkRank` accepts) widened to
+/// `wideType` minus its zero point `zeroPointInput` (absent: 0): a scalar, or
+/// 1-D along dimension `zeroPointAxis` of the data (nullopt: scalars only),
+/// reshaped to [C, 1, ..., 1] to broadcast along it.
+FailureOr<Value> widenedMinusZeroPoint(
+    ImportContext &ctx, int data, int zeroPointInput, Type wideType,
+    std::optional<int64_t> zeroPointAxis,
+    llvm::function_ref<LogicalResult(int, RankedTensorType)> checkRank) {
   FailureOr<Value> x = ctx.input(data);
   if (failed(x))
     return failure();
@@ -277,11 +280,9 @@ FailureOr<Value> widenedMinusZeroPoint(ImportContext &ctx, int data,
     return ctx.unsupported("input " + std::to_string(data) + " of type " +
                            typeString(type.getElementType()) +
                            " (tfcc supports int8 and uint8)");
-  if (type.getRank() < 2)
-    return ctx.unsupported("input " + std::to_string(data) +
-                           " of rank below 2");
-  Type i32 = ctx.builder().getI32Type();
-  Value wide = ctx.cast(*x, i32);
+  if (failed(checkRank(data, type)))
+    return failure();
+  Value wide = ctx.cast(*x, wideType);
   if (!ctx.hasInput(zeroPointInput))
     return wide;
   RankedTensorType zeroPointType = ctx.inputType(zeroPointInput);
@@ -294,17 +295,18 @@ FailureOr<Value> widenedMinusZeroPoint(ImportContext &ctx, int data,
   FailureOr<Value> zeroPoint = parameterInput(ctx, zeroPointInput);
   if (failed(zeroPoint))
     return failure();
-  Value zeroPointWide = ctx.cast(*zeroPoint, i32);
-  auto zpType = cast<RankedTensorType>(zeroPointWide.getType());
-  if (zpType.getRank() > 1)
-    return ctx.unsupported("zero point of rank " +
-                           std::to_string(zpType.getRank()));
-  if (zpType.getRank() == 1 && perRow) {
-    FailureOr<Value> column =
-        ctx.reshape(zeroPointWide, {zpType.getDimSize(0), 1});
-    if (failed(column))
+  Value zeroPointWide = ctx.cast(*zeroPoint, wideType);
+  auto zpShape = cast<RankedTensorType>(zeroPointWide.getType()).getShape();
+  if (zpShape.size() > 1 || (zpShape.size() == 1 && !zeroPointAxis))
+    return ctx.unsupported("zero point of shape " +
+                           typeString(zeroPoint->getType()));
+  if (zpShape.size() == 1) {
+    SmallVector<int64_t> shape(type.getRank() - *zeroPointAxis, 1);
+    shape[0] = zpShape[0];
+    FailureOr<Value> aligned = ctx.reshape(zeroPointWide, shape);
+    if (failed(aligned))
       return failure();
-    zeroPointWide = *column;
+    zeroPointWide = *aligned;
   }
   return ctx.create<SubOp>(wide, zeroPointWide);
 }
@@ -312,10 +314,25 @@ FailureOr<Value> widenedMinusZeroPoint(ImportContext &ctx, int data,
 /// (A - a_zero_point) @ (B - b_zero_point) in i32.
 FailureOr<Value> integerProduct(ImportContext &ctx, int a, int aZeroPoint,
                                 int b, int bZeroPoint) {
-  FailureOr<Value> lhs = widenedMinusZeroPoint(ctx, a, aZeroPoint, true);
+  auto atLeast2D = [&](int data, RankedTensorType type) -> LogicalResult {
+    if (type.getRank() >= 2)
+      return success();
+    return ctx.unsupported("input " + std::to_string(data) +
+                           " of rank below 2");
+  };
+  Type i32 = ctx.builder().getI32Type();
+  auto aType = ctx.inputType(a), bType = ctx.inputType(b);
+  // A 1-D zero point of A is per row, of B per column.
+  FailureOr<Value> lhs = widenedMinusZeroPoint(
+      ctx, a, aZeroPoint, i32,
+      aType ? std::optional<int64_t>(aType.getRank() - 2) : std::nullopt,
+      atLeast2D);
   if (failed(lhs))
     return failure();
-  FailureOr<Value> rhs = widenedMinusZeroPoint(ctx, b, bZeroPoint, false);
+  FailureOr<Value> rhs = widenedMinusZeroPoint(
+      ctx, b, bZeroPoint, i32,
+      bType ? std::optional<int64_t>(bType.getRank() - 1) : std::nullopt,
+      atLeast2D);
   if (failed(rhs))
     return failure();
   return ctx.create<MatmulOp>(*lhs, *rhs, false, false);
@@ -398,50 +415,21 @@ LogicalResult convertQLinearMatMul(ImportContext &ctx) {
 /// 8-bit products is an integer below 2^53, so exactly) and cast to i32.
 FailureOr<Value> integerConvolution(ImportContext &ctx, int xZeroPoint,
                                     int weightInput, int wZeroPoint) {
-  auto widen = [&](int data, int zeroPointInput,
-                   bool perChannel) -> FailureOr<Value> {
-    FailureOr<Value> v = ctx.input(data);
-    if (failed(v))
-      return failure();
-    auto type = cast<RankedTensorType>(v->getType());
-    if (!type.getElementType().isInteger(8))
-      return ctx.unsupported("input " + std::to_string(data) + " of type " +
-                             typeString(type.getElementType()) +
-                             " (tfcc supports int8 and uint8)");
-    if (type.getRank() != 3 && type.getRank() != 4)
-      return ctx.unsupported("input " + std::to_string(data) + " of rank " +
-                             std::to_string(type.getRank()) +
-                             " (1-D and 2-D convolutions are supported)");
-    Type f64 = ctx.builder().getF64Type();
-    Value wide = ctx.cast(*v, f64);
-    if (!ctx.hasInput(zeroPointInput))
-      return wide;
-    RankedTensorType zpType = ctx.inputType(zeroPointInput);
-    if (!zpType || zpType.getElementType() != type.getElementType())
-      return ctx.invalid("zero point of type " +
-                         (zpType ? typeString(zpType) : std::string("unknown")) +
-                         " (must be " + typeString(type.getElementType()) + ")");
-    FailureOr<Value> zp = parameterInput(ctx, zeroPointInput);
-    if (failed(zp))
-      return failure();
-    Value zpWide = ctx.cast(*zp, f64);
-    auto zpShape = cast<RankedTensorType>(zpWide.getType()).getShape();
-    if (zpShape.size() > 1 || (zpShape.size() == 1 && !perChannel))
-      return ctx.unsupported("zero point of shape " + typeString(zp->getType()));
-    if (zpShape.size() == 1) { // [O] -> [O, 1, ..., 1] against OIHW
-      SmallVector<int64_t> shape(type.getRank(), 1);
-      shape[0] = zpShape[0];
-      FailureOr<Value> aligned = ctx.reshape(zpWide, shape);
-      if (failed(aligned))
-        return failure();
-      zpWide = *aligned;
-    }
-    return ctx.create<SubOp>(wide, zpWide);
+  auto convolutionRank = [&](int data, RankedTensorType type) -> LogicalResult {
+    if (type.getRank() == 3 || type.getRank() == 4)
+      return success();
+    return ctx.unsupported("input " + std::to_string(data) + " of rank " +
+                           std::to_string(type.getRank()) +
+                           " (1-D and 2-D convolutions are supported)");
   };
-  FailureOr<Value> x = widen(0, xZeroPoint, false);
+  Type f64 = ctx.builder().getF64Type();
+  FailureOr<Value> x = widenedMinusZeroPoint(ctx, 0, xZeroPoint, f64,
+                                             std::nullopt, convolutionRank);
   if (failed(x))
     return failure();
-  FailureOr<Value> w = widen(weightInput, wZeroPoint, true);
+  // The weight's zero point is per output channel (OIHW's O).
+  FailureOr<Value> w = widenedMinusZeroPoint(ctx, weightInput, wZeroPoint,
+                                             f64, 0, convolutionRank);
   if (failed(w))
     return failure();
   FailureOr<Value> y = convolveNCHW(ctx, *x, *w, nullptr, Value());
