@@ -92,6 +92,8 @@ using IN_F32 = Buffer<false, 32>;
 using OUT_F32 = Buffer<true, 32>;
 using IN_I8 = Buffer<false, 8>;
 using OUT_I8 = Buffer<true, 8>;
+using IN_U8 = Buffer<false, 8>;
+using OUT_U8 = Buffer<true, 8>;
 
 } // namespace kernel_args
 
@@ -165,6 +167,11 @@ FailureOr<std::pair<Value, int64_t>> getRowsAndCols(OpBuilder &b, Location loc,
 /// Returns the packed buffer (a memref).
 Value packGemmWeights(OpBuilder &b, Location loc, Value weights, int64_t k,
                       int64_t n);
+
+/// The int8 GEMM's "B" operand (tfcc_rt_qgemm_pack_b) of a [k, n] int8
+/// weight matrix, the same way: packed at compile time when constant.
+Value packInt8GemmWeights(OpBuilder &b, Location loc, Value weights, int64_t k,
+                          int64_t n);
 
 /// The Winograd kernel's weights from a [3, 3, c, oc] HWIO tensor,
 /// transformed and packed the same way (compile time when constant, a call

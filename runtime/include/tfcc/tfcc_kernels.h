@@ -96,6 +96,16 @@ TFCC_RT_API int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w,
                                                       int64_t c, int64_t oc,
                                                       int64_t oh, int64_t ow);
 
+/* The int8 GEMM's packed B (tfcc_rt_qgemm_pack_b): panels of
+ * TFCC_RT_QGEMM_NR = 16 columns (the last zero padded), each holding K
+ * rounded up to a multiple of 4 (zero padded) as groups of 4: byte
+ * (p, g, j, t) = B[4g + t][16p + j] at ((p * groups + g) * 16 + j) * 4 + t,
+ * which is what one vpdpbusd multiplies by 4 broadcast bytes of A; then the
+ * column sums sum_k B[k][n] as int32 (little endian, 16 per panel). Size in
+ * bytes; 0 when K or N is <= 0. */
+#define TFCC_RT_QGEMM_NR 16
+TFCC_RT_API int64_t tfcc_rt_qgemm_packed_b_size(int64_t K, int64_t N);
+
 /* Modes of tfcc_rt_pool2d_f32. */
 enum { TFCC_POOL_MAX = 0, TFCC_POOL_AVG = 1, TFCC_POOL_AVG_WINDOW = 2 };
 
@@ -108,6 +118,8 @@ enum { TFCC_POOL_MAX = 0, TFCC_POOL_AVG = 1, TFCC_POOL_AVG_WINDOW = 2 };
 #define TFCC_KERNEL_CTYPE_OUT_F32 float*
 #define TFCC_KERNEL_CTYPE_IN_I8 const int8_t*
 #define TFCC_KERNEL_CTYPE_OUT_I8 int8_t*
+#define TFCC_KERNEL_CTYPE_IN_U8 const uint8_t*
+#define TFCC_KERNEL_CTYPE_OUT_U8 uint8_t*
 /* Each TFCC_ARG adds ", type name"; TFCC_KERNEL_PARAMS drops the first comma
  * (the ~ placeholder takes it). */
 #define TFCC_KERNEL_TAIL_(first, ...) __VA_ARGS__

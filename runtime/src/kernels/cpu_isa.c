@@ -4,7 +4,7 @@
  * kernel dispatches on tfcc_kernels_isa(). */
 /* Before kernels_internal.h, whose TFCC_INTERNAL macro names a status too. */
 #include "tfcc/tfcc_runtime.h"
-#include "kernels_internal.h"
+#include "qgemm_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,4 +85,28 @@ const char* tfcc_rt_kernels_isa(void) { return kIsaNames[tfcc_kernels_isa()]; }
 
 void tfcc_rt_kernels_force_isa(int isa) {
   __atomic_store_n(&g_forced, isa, __ATOMIC_RELAXED);
+}
+
+/* AVX512_VNNI: CPUID leaf 7 ECX bit 11, used on top of the AVX-512 level
+ * (the int8 GEMM's vpdpbusd kernel). */
+static int detect_avx512_vnni(void) {
+#if TFCC_X86
+  if (__get_cpuid_max(0, NULL) < 7)
+    return 0;
+  unsigned a, b, c, d;
+  __cpuid_count(7, 0, a, b, c, d);
+  return (c >> 11) & 1;
+#else
+  return 0;
+#endif
+}
+
+int tfcc_kernels_has_avx512_vnni(void) {
+  static int g_vnni = -1;
+  int v = __atomic_load_n(&g_vnni, __ATOMIC_RELAXED);
+  if (v < 0) {
+    v = detect_avx512_vnni();
+    __atomic_store_n(&g_vnni, v, __ATOMIC_RELAXED);
+  }
+  return v && tfcc_kernels_isa() == TFCC_ISA_AVX512;
 }

@@ -126,3 +126,41 @@ int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w, int64_t c,
     return 0;
   return oh * ow >= 16;
 }
+
+/* ---- int8 GEMM weights -------------------------------------------------- */
+
+int64_t tfcc_rt_qgemm_packed_b_size(int64_t K, int64_t N) {
+  if (K <= 0 || N <= 0)
+    return 0;
+  int64_t panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
+  int64_t groups = (K + 3) / 4;
+  return panels * TFCC_RT_QGEMM_NR * (groups * 4 + (int64_t)sizeof(int32_t));
+}
+
+void tfcc_rt_qgemm_pack_b(int64_t K, int64_t N, const int8_t* B,
+                          int8_t* packed) {
+  if (K <= 0 || N <= 0)
+    return;
+  int64_t panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
+  int64_t groups = (K + 3) / 4;
+  int8_t* sums = packed + panels * groups * TFCC_RT_QGEMM_NR * 4;
+  for (int64_t p = 0; p < panels; ++p) {
+    for (int64_t j = 0; j < TFCC_RT_QGEMM_NR; ++j) {
+      int64_t n = p * TFCC_RT_QGEMM_NR + j;
+      int32_t sum = 0;
+      for (int64_t g = 0; g < groups; ++g) {
+        for (int64_t t = 0; t < 4; ++t) {
+          int64_t k = 4 * g + t;
+          int8_t v = (n < N && k < K) ? B[k * N + n] : 0;
+          packed[((p * groups + g) * TFCC_RT_QGEMM_NR + j) * 4 + t] = v;
+          sum += v;
+        }
+      }
+      /* Little endian whatever the host, so the layout is the target's. */
+      uint32_t u = (uint32_t)sum;
+      int8_t* s = sums + (p * TFCC_RT_QGEMM_NR + j) * 4;
+      for (int b = 0; b < 4; ++b)
+        s[b] = (int8_t)(uint8_t)(u >> (8 * b));
+    }
+  }
+}

@@ -3,7 +3,8 @@
  * CMakeLists): 32 zmm registers, 14 rows x 32 columns a block (28
  * accumulators). AVX-512 machines run the hand-written kernel instead
  * (ukernel_avx512.c), faster there (docs/performance.md); this one is
- * tested (MicroKernelTest) and measured against it. */
+ * tested (MicroKernelTest) and measured against it. Also the int8 GEMM's
+ * epilogue (qgemm_vec.inc). */
 #include "kernels_internal.h"
 
 #define VEC_VL 16
@@ -13,3 +14,7 @@
 #define UKV_MRG 14
 #define UKV_FN tfcc_uk_avx512_vec
 #include "ukernel_vec.inc"
+
+#include "qgemm_internal.h"
+#define QV_SUFFIX(name) name##_avx512
+#include "qgemm_vec.inc"

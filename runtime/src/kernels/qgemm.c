@@ -1,0 +1,306 @@
+/* qgemm.c - the int8 GEMM (u8 x s8 -> s32) driver, its portable
+ * micro-kernel and the uint8 im2col of the int8 convolution.
+ *
+ * B is pre-packed (tfcc_rt_qgemm_pack_b): panels of 16 columns, K in
+ * groups of 4 bytes. The driver cuts B into blocks of panels that stay in
+ * L2 and the rows of A into tiles of up to TFCC_QMR rows; a task is one
+ * (block, tile) pair, consecutive tasks share a block. The micro-kernel of
+ * the ISA (VNNI vpdpbusd, AVX2 widening vpmaddwd, or plain C) writes the
+ * int32 dot products of a tile x up to TFCC_QNP panels to a stack buffer;
+ * the epilogue (qgemm_vec.inc) subtracts A's zero point times B's column
+ * sums, scales, adds bias and residual, applies the activation and writes
+ * float32 or requantized uint8. Integer accumulation is exact, so results
+ * do not depend on the thread count or the ISA. */
+#include "qgemm_internal.h"
+
+#include <string.h>
+
+#ifndef TFCC_QGEMM_BLOCK_BYTES
+#define TFCC_QGEMM_BLOCK_BYTES (256 * 1024) /* B block kept in L2 */
+#endif
+
+/* ---- portable path ------------------------------------------------------ */
+
+/* Four bytes of a row from k = 4g on, zero past K (no read past the row). */
+static inline void load_group(const uint8_t* a, int64_t g, int64_t K,
+                              uint8_t out[4]) {
+  int64_t k0 = 4 * g;
+  for (int t = 0; t < 4; ++t)
+    out[t] = k0 + t < K ? a[k0 + t] : 0;
+}
+
+void tfcc_quk_base(const tfcc_quk_args* p) {
+  int64_t groups = (p->K + 3) / 4;
+  for (int64_t i = 0; i < p->mr; ++i) {
+    int32_t* acc = p->acc + i * TFCC_QNR_TILE;
+    for (int64_t j = 0; j < p->np * TFCC_RT_QGEMM_NR; ++j)
+      acc[j] = 0;
+    const uint8_t* a = p->a + i * p->lda;
+    for (int64_t g = 0; g < groups; ++g) {
+      uint8_t av[4];
+      load_group(a, g, p->K, av);
+      for (int64_t q = 0; q < p->np; ++q) {
+        const int8_t* b = p->b + (q * groups + g) * TFCC_RT_QGEMM_NR * 4;
+        int32_t* aq = acc + q * TFCC_RT_QGEMM_NR;
+        for (int64_t j = 0; j < TFCC_RT_QGEMM_NR; ++j)
+          for (int t = 0; t < 4; ++t)
+            aq[j] += (int32_t)av[t] * (int32_t)b[j * 4 + t];
+      }
+    }
+  }
+}
+
+#define QV_SUFFIX(name) name##_base
+#include "qgemm_vec.inc"
+#undef QV_SUFFIX
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+typedef void (*tfcc_q_epilogue_fn)(const tfcc_q_epilogue_args*,
+                                   const int32_t*, int64_t, int64_t, int64_t);
+
+static tfcc_quk_fn quk_for_isa(int isa) {
+#if TFCC_KERNELS_HAVE_AVX512
+  if (isa == TFCC_ISA_AVX512 && tfcc_kernels_has_avx512_vnni())
+    return tfcc_quk_avx512vnni;
+#endif
+#if TFCC_KERNELS_HAVE_AVX2
+  if (isa >= TFCC_ISA_AVX2)
+    return tfcc_quk_avx2;
+#endif
+  (void)isa;
+  return tfcc_quk_base;
+}
+
+static tfcc_q_epilogue_fn epilogue_for_isa(int isa) {
+  return TFCC_FOR_ISA(isa, tfcc_q_epilogue_avx512, tfcc_q_epilogue_avx2,
+                      tfcc_q_epilogue_base);
+}
+
+/* ---- driver -------------------------------------------------------------- */
+
+typedef struct qgemm_ctx {
+  int64_t M, K, groups, panels;
+  const uint8_t* A;
+  int64_t lda;
+  const int8_t* B;
+  int64_t tiles, block_panels;
+  tfcc_quk_fn uk;
+  tfcc_q_epilogue_fn epilogue;
+  /* The VNNI kernel with the epilogue in registers, or NULL. */
+  void (*fused)(const tfcc_quk_args*, const tfcc_q_epilogue_args*, int64_t,
+                int64_t, int64_t);
+  tfcc_q_epilogue_args ep;
+} qgemm_ctx;
+
+static void qgemm_task(void* vctx, int64_t begin, int64_t end, int32_t thread) {
+  (void)thread;
+  const qgemm_ctx* c = (const qgemm_ctx*)vctx;
+  int32_t acc[TFCC_QMR * TFCC_QNR_TILE];
+  for (int64_t task = begin; task < end; ++task) {
+    int64_t block = task / c->tiles, tile = task % c->tiles;
+    int64_t m0 = tile * TFCC_QMR;
+    int64_t mr = TFCC_MIN(TFCC_QMR, c->M - m0);
+    int64_t p0 = block * c->block_panels;
+    int64_t p1 = TFCC_MIN(c->panels, p0 + c->block_panels);
+    for (int64_t p = p0; p < p1; p += TFCC_QNP) {
+      tfcc_quk_args a = {
+          .a = c->A + m0 * c->lda,
+          .lda = c->lda,
+          .mr = mr,
+          .K = c->K,
+          .b = c->B + p * c->groups * TFCC_RT_QGEMM_NR * 4,
+          .np = TFCC_MIN(TFCC_QNP, p1 - p),
+          .acc = acc,
+      };
+      int64_t n0 = p * TFCC_RT_QGEMM_NR;
+      int64_t nr = TFCC_MIN(a.np * TFCC_RT_QGEMM_NR, c->ep.N - n0);
+      if (c->fused) {
+        c->fused(&a, &c->ep, m0, n0, nr);
+        continue;
+      }
+      c->uk(&a);
+      for (int64_t i = 0; i < mr; ++i)
+        c->epilogue(&c->ep, acc + i * TFCC_QNR_TILE, m0 + i, n0, nr);
+    }
+  }
+}
+
+/* Both entry points: exactly one of y_f32 / y_u8 is set. */
+static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
+                  int64_t lda, int32_t a_zero_point, const int8_t* packed_b,
+                  const float* scales, const float* bias,
+                  const float* residual, int32_t activation, float alpha,
+                  float beta, float out_scale, int32_t out_zero_point,
+                  float* y_f32, uint8_t* y_u8) {
+  if (M <= 0 || N <= 0)
+    return;
+  int isa = tfcc_kernels_isa();
+  qgemm_ctx c;
+  c.uk = quk_for_isa(isa);
+  c.epilogue = epilogue_for_isa(isa);
+  c.fused = NULL;
+#if TFCC_KERNELS_HAVE_AVX512
+  if (c.uk == tfcc_quk_avx512vnni &&
+      tfcc_quk_avx512vnni_fused_supports(activation))
+    c.fused = tfcc_quk_avx512vnni_fused;
+#endif
+  c.M = M;
+  c.K = K < 0 ? 0 : K;
+  c.groups = (c.K + 3) / 4;
+  c.panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
+  c.A = A;
+  c.lda = lda;
+  c.B = packed_b;
+  c.tiles = (M + TFCC_QMR - 1) / TFCC_QMR;
+  /* Column sums: int32 little endian after the panels (pack.c). */
+  const uint8_t* sums =
+      c.K > 0 ? (const uint8_t*)(packed_b +
+                                 c.panels * c.groups * TFCC_RT_QGEMM_NR * 4)
+              : NULL;
+  c.ep = (tfcc_q_epilogue_args){
+      .N = N,
+      .colsums = sums,
+      .a_zero_point = a_zero_point,
+      .scales = scales,
+      .bias = bias,
+      .res = residual,
+      .act = activation,
+      .alpha = alpha,
+      .beta = beta,
+      .out_scale = out_scale,
+      .out_zero_point = out_zero_point,
+      .y_f32 = y_f32,
+      .y_u8 = y_u8,
+  };
+  /* Blocks of panels that fit L2, smaller when there are too few row tiles
+   * to give every thread work. */
+  int64_t panel_bytes = c.groups * TFCC_RT_QGEMM_NR * 4;
+  int64_t bp = panel_bytes > 0 ? TFCC_QGEMM_BLOCK_BYTES / panel_bytes : c.panels;
+  tfcc_rt_pool* pool = tfcc_rt_get_current_pool();
+  int64_t threads = pool ? tfcc_rt_pool_num_threads(pool) : 1;
+  double macs = (double)M * (double)N * (double)c.K;
+  int serial = threads <= 1 ||
+               tfcc_small_work(2.0 * macs, 200.0,
+                               (double)M * c.K + (double)c.panels * panel_bytes);
+  if (!serial && c.tiles < 4 * threads) {
+    int64_t want = (4 * threads + c.tiles - 1) / c.tiles;
+    bp = TFCC_MIN(bp, (c.panels + want - 1) / want);
+  }
+  bp = (bp + TFCC_QNP - 1) / TFCC_QNP * TFCC_QNP;
+  if (bp < TFCC_QNP)
+    bp = TFCC_QNP;
+  c.block_panels = bp;
+  int64_t tasks = (c.panels + bp - 1) / bp * c.tiles;
+  if (serial)
+    qgemm_task(&c, 0, tasks, 0);
+  else
+    tfcc_rt_parallel_for(tasks, qgemm_task, &c);
+}
+
+void tfcc_rt_qgemm_u8s8_f32(int64_t M, int64_t N, int64_t K,
+                            const uint8_t* A, int64_t lda,
+                            int32_t a_zero_point, const int8_t* packed_b,
+                            const float* scales, const float* bias,
+                            const float* residual, int32_t activation,
+                            float alpha, float beta, float* y) {
+  qgemm(M, N, K, A, lda, a_zero_point, packed_b, scales, bias, residual,
+        activation, alpha, beta, 1.0f, 0, y, NULL);
+}
+
+void tfcc_rt_qgemm_u8s8_u8(int64_t M, int64_t N, int64_t K, const uint8_t* A,
+                           int64_t lda, int32_t a_zero_point,
+                           const int8_t* packed_b, const float* scales,
+                           const float* bias, const float* residual,
+                           int32_t activation, float alpha, float beta,
+                           float out_scale, int32_t out_zero_point,
+                           uint8_t* y) {
+  qgemm(M, N, K, A, lda, a_zero_point, packed_b, scales, bias, residual,
+        activation, alpha, beta, out_scale, out_zero_point, NULL, y);
+}
+
+/* ---- im2col -------------------------------------------------------------- */
+
+typedef struct im2col_ctx {
+  const uint8_t* x;
+  int64_t h, w, c, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow;
+  uint8_t pad;
+  int64_t ldc;
+  uint8_t* cols;
+} im2col_ctx;
+
+/* n bytes from src to dst: a plain loop for the few bytes of a tap row of
+ * a thin input (a libc call would cost more than the copy). */
+static inline void copy_bytes(uint8_t* dst, const uint8_t* src, int64_t n) {
+  if (n >= 32) {
+    memcpy(dst, src, (size_t)n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = src[i];
+}
+
+static inline void fill_bytes(uint8_t* dst, uint8_t v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = v;
+}
+
+/* Output rows [begin, end) of (b, r) pairs: ow GEMM rows each. With unit
+ * dilation along w, the kw taps of a kernel row are kw * c contiguous
+ * bytes of the input: one copy when they are all inside it. */
+static void im2col_rows(void* vctx, int64_t begin, int64_t end,
+                        int32_t thread) {
+  (void)thread;
+  const im2col_ctx* p = (const im2col_ctx*)vctx;
+  int64_t c = p->c, K = p->kh * p->kw * c, span = p->kw * c;
+  for (int64_t row = begin; row < end; ++row) {
+    int64_t b = row / p->oh, r = row % p->oh;
+    const uint8_t* xb = p->x + b * p->h * p->w * c;
+    for (int64_t s = 0; s < p->ow; ++s) {
+      uint8_t* dst = p->cols + (row * p->ow + s) * p->ldc;
+      fill_bytes(dst + K, 0, p->ldc - K);
+      int64_t x0 = s * p->sw - p->pl;
+      int64_t x1 = x0 + (p->kw - 1) * p->dw;
+      int inside_w = x0 >= 0 && x1 < p->w;
+      for (int64_t i = 0; i < p->kh; ++i) {
+        int64_t y = r * p->sh - p->pt + i * p->dh;
+        if (y < 0 || y >= p->h) {
+          fill_bytes(dst, p->pad, span);
+          dst += span;
+          continue;
+        }
+        const uint8_t* xrow = xb + y * p->w * c;
+        if (inside_w && p->dw == 1) {
+          copy_bytes(dst, xrow + x0 * c, span);
+          dst += span;
+          continue;
+        }
+        for (int64_t j = 0; j < p->kw; ++j) {
+          int64_t x = x0 + j * p->dw;
+          if (x < 0 || x >= p->w)
+            fill_bytes(dst, p->pad, c);
+          else
+            copy_bytes(dst, xrow + x * c, c);
+          dst += c;
+        }
+      }
+    }
+  }
+}
+
+void tfcc_rt_im2col_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
+                       int64_t c, int64_t kh, int64_t kw, int64_t stride_h,
+                       int64_t stride_w, int64_t dil_h, int64_t dil_w,
+                       int64_t pad_top, int64_t pad_left, int64_t oh,
+                       int64_t ow, int32_t pad_value, int64_t ldc,
+                       uint8_t* cols) {
+  if (n <= 0 || oh <= 0 || ow <= 0)
+    return;
+  im2col_ctx ctx = {x, h, w, c, kh, kw, stride_h, stride_w, dil_h, dil_w,
+                    pad_top, pad_left, oh, ow, (uint8_t)pad_value, ldc, cols};
+  double bytes = (double)n * oh * ow * ldc;
+  if (tfcc_small_work(0.0, 1.0, 2.0 * bytes))
+    im2col_rows(&ctx, 0, n * oh, 0);
+  else
+    tfcc_rt_parallel_for(n * oh, im2col_rows, &ctx);
+}

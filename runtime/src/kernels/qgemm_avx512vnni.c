@@ -1,0 +1,170 @@
+/* qgemm_avx512vnni.c - the int8 GEMM micro-kernel with AVX512_VNNI
+ * (CMakeLists gives this file -march=x86-64-v4 -mavx512vnni; run only when
+ * CPUID reports VNNI): per group of 4 k, one 64-byte load per panel and one
+ * vpdpbusd per (row, panel) with the row's 4 bytes broadcast as its u8
+ * operand. Up to 8 rows x 2 panels: 16 zmm accumulators. The fused form
+ * applies the epilogue (qgemm_vec.inc's arithmetic) to the accumulators in
+ * registers and writes the outputs. */
+#include "qgemm_internal.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+/* The epilogue of qgemm_vec.inc on the accumulators of row m (columns n0
+ * + [0, 16) of panel q, `mask` the valid ones), in registers. Activations
+ * none, relu, clip and leaky relu only (tfcc_quk_avx512vnni_fused_supports). */
+static inline __attribute__((always_inline)) void
+epilogue_vnni(const tfcc_q_epilogue_args* ep, __m512i acc, __m512i zp_sums,
+              __m512 scale, __m512 bias, int64_t m, int64_t n0,
+              __mmask16 mask) {
+  __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(acc, zp_sums)),
+                             scale, bias);
+  if (ep->res)
+    v = _mm512_add_ps(
+        v, _mm512_maskz_loadu_ps(mask, ep->res + m * ep->N + n0));
+  switch (ep->act) {
+  case TFCC_ACT_RELU:
+    v = _mm512_max_ps(v, _mm512_setzero_ps());
+    break;
+  case TFCC_ACT_CLIP:
+    v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(ep->alpha)),
+                      _mm512_set1_ps(ep->beta));
+    break;
+  case TFCC_ACT_LEAKY_RELU: {
+    __mmask16 neg = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LE_OQ);
+    v = _mm512_mask_mul_ps(v, neg, v, _mm512_set1_ps(ep->alpha));
+    break;
+  }
+  default:
+    break;
+  }
+  if (ep->y_f32) {
+    _mm512_mask_storeu_ps(ep->y_f32 + m * ep->N + n0, mask, v);
+    return;
+  }
+  /* As qgemm_vec.inc: v / scale clamped to [-512, 512] (vmaxps gives its
+   * second operand for a NaN, so a NaN becomes -512, then 0), rounded half
+   * to even by the conversion, plus the zero point, saturated to [0, 255]. */
+  __m512 t = _mm512_div_ps(v, _mm512_set1_ps(ep->out_scale));
+  t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(-512.0f)),
+                    _mm512_set1_ps(512.0f));
+  __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(t),
+                               _mm512_set1_epi32(ep->out_zero_point));
+  q = _mm512_min_epi32(_mm512_max_epi32(q, _mm512_setzero_si512()),
+                       _mm512_set1_epi32(255));
+  _mm512_mask_cvtepi32_storeu_epi8(ep->y_u8 + m * ep->N + n0, mask, q);
+}
+
+static inline __attribute__((always_inline)) void
+quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
+         const tfcc_q_epilogue_args* ep, int64_t m0, int64_t n0, int64_t nr) {
+  int64_t K = p->K, full = K / 4, groups = (K + 3) / 4;
+  const int8_t* b0 = p->b;
+  const int8_t* b1 = p->b + groups * 64;
+  const uint8_t* a[TFCC_QMR];
+  __m512i acc[TFCC_QMR][TFCC_QNP];
+  /* Loops over rows and panels fully unrolled (MR, NP are constants of
+   * each inlined copy), so the accumulators live in registers. */
+#pragma clang loop unroll(full)
+  for (int i = 0; i < MR; ++i) {
+    a[i] = p->a + i * p->lda;
+#pragma clang loop unroll(full)
+    for (int q = 0; q < NP; ++q)
+      acc[i][q] = _mm512_setzero_si512();
+  }
+  for (int64_t g = 0; g < full; ++g) {
+    __m512i w0 = _mm512_loadu_si512(b0 + g * 64);
+    __m512i w1 = NP > 1 ? _mm512_loadu_si512(b1 + g * 64) : w0;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < MR; ++i) {
+      int32_t v;
+      memcpy(&v, a[i] + 4 * g, 4);
+      __m512i x = _mm512_set1_epi32(v);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
+      if (NP > 1)
+        acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
+    }
+  }
+  if (full < groups) { /* the last 1-3 k: bytes past K are 0 */
+    __m512i w0 = _mm512_loadu_si512(b0 + full * 64);
+    __m512i w1 = NP > 1 ? _mm512_loadu_si512(b1 + full * 64) : w0;
+    /* A masked load reads none of the bytes past K (no fault either). */
+    __mmask16 tail = (__mmask16)((1u << (K - 4 * full)) - 1);
+#pragma clang loop unroll(full)
+    for (int i = 0; i < MR; ++i) {
+      __m512i x = _mm512_broadcastd_epi32(
+          _mm_maskz_loadu_epi8(tail, a[i] + 4 * full));
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
+      if (NP > 1)
+        acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
+    }
+  }
+  if (!ep) {
+#pragma clang loop unroll(full)
+    for (int i = 0; i < MR; ++i)
+#pragma clang loop unroll(full)
+      for (int q = 0; q < NP; ++q)
+        _mm512_storeu_si512(p->acc + i * TFCC_QNR_TILE + q * 16, acc[i][q]);
+    return;
+  }
+#pragma clang loop unroll(full)
+  for (int q = 0; q < NP; ++q) {
+    int64_t cols = nr - 16 * q; /* >= 1: np covers nr */
+    __mmask16 mask =
+        cols >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << cols) - 1);
+    int64_t n = n0 + 16 * q;
+    __m512i zp_sums = _mm512_setzero_si512();
+    if (ep->colsums)
+      zp_sums = _mm512_mullo_epi32(
+          _mm512_maskz_loadu_epi32(mask, ep->colsums + 4 * n),
+          _mm512_set1_epi32(ep->a_zero_point));
+    __m512 scale = _mm512_maskz_loadu_ps(mask, ep->scales + n);
+    __m512 bias = ep->bias ? _mm512_maskz_loadu_ps(mask, ep->bias + n)
+                           : _mm512_setzero_ps();
+#pragma clang loop unroll(full)
+    for (int i = 0; i < MR; ++i)
+      epilogue_vnni(ep, acc[i][q], zp_sums, scale, bias, m0 + i, n, mask);
+  }
+}
+
+#define QUK_CASE(MR)                                                           \
+  case MR:                                                                     \
+    if (p->np > 1)                                                             \
+      quk_vnni(p, MR, 2, ep, m0, n0, nr);                                      \
+    else                                                                       \
+      quk_vnni(p, MR, 1, ep, m0, n0, nr);                                      \
+    return;
+
+/* ep NULL: the int32 sums to p->acc; else the epilogue's outputs. */
+static void quk_dispatch(const tfcc_quk_args* p,
+                         const tfcc_q_epilogue_args* ep, int64_t m0,
+                         int64_t n0, int64_t nr) {
+  _Static_assert(TFCC_QMR == 8 && TFCC_QNP == 2, "cases below");
+  switch (p->mr) {
+    QUK_CASE(1)
+    QUK_CASE(2)
+    QUK_CASE(3)
+    QUK_CASE(4)
+    QUK_CASE(5)
+    QUK_CASE(6)
+    QUK_CASE(7)
+    QUK_CASE(8)
+  default:
+    return;
+  }
+}
+
+void tfcc_quk_avx512vnni(const tfcc_quk_args* p) {
+  quk_dispatch(p, NULL, 0, 0, 0);
+}
+
+int tfcc_quk_avx512vnni_fused_supports(int32_t act) {
+  return act == TFCC_ACT_NONE || act == TFCC_ACT_RELU ||
+         act == TFCC_ACT_CLIP || act == TFCC_ACT_LEAKY_RELU;
+}
+
+void tfcc_quk_avx512vnni_fused(const tfcc_quk_args* p,
+                               const tfcc_q_epilogue_args* ep, int64_t m0,
+                               int64_t n0, int64_t nr) {
+  quk_dispatch(p, ep, m0, n0, nr);
+}

@@ -1,0 +1,69 @@
+/* qgemm_internal.h - the int8 GEMM's micro-kernels and epilogue, shared by
+ * qgemm.c and the per-ISA files (qgemm_avx2.c, qgemm_avx512vnni.c). */
+#ifndef TFCC_QGEMM_INTERNAL_H_
+#define TFCC_QGEMM_INTERNAL_H_
+
+#include "kernels_internal.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the packed int8 weights store their column sums little endian"
+#endif
+
+#define TFCC_QMR 8 /* rows of a micro-kernel tile */
+#define TFCC_QNP 2 /* panels of 16 columns per micro-kernel call */
+#define TFCC_QNR_TILE (TFCC_QNP * TFCC_RT_QGEMM_NR)
+
+/* acc[i * TFCC_QNR_TILE + j] = sum over k < K of a[i * lda + k] * B[k][j]
+ * for i < mr (1..TFCC_QMR) and the np (1..TFCC_QNP) panels from b (packed,
+ * `(K + 3) / 4` groups per panel). Never reads A past k = K - 1. */
+typedef struct tfcc_quk_args {
+  const uint8_t* a;
+  int64_t lda, mr, K;
+  const int8_t* b;
+  int64_t np;
+  int32_t* acc;
+} tfcc_quk_args;
+typedef void (*tfcc_quk_fn)(const tfcc_quk_args* p);
+
+TFCC_INTERNAL void tfcc_quk_base(const tfcc_quk_args* p);
+TFCC_INTERNAL void tfcc_quk_avx2(const tfcc_quk_args* p);
+TFCC_INTERNAL void tfcc_quk_avx512vnni(const tfcc_quk_args* p);
+/* What tfcc_rt_qgemm_u8s8's epilogue needs (see tfcc_kernels.def). */
+typedef struct tfcc_q_epilogue_args {
+  int64_t N;
+  const uint8_t* colsums; /* int32 little endian per column; NULL: K = 0 */
+  int32_t a_zero_point;
+  const float* scales;
+  const float* bias;
+  const float* res;
+  int32_t act;
+  float alpha, beta;
+  float out_scale;
+  int32_t out_zero_point;
+  float* y_f32;
+  uint8_t* y_u8;
+} tfcc_q_epilogue_args;
+
+/* The VNNI kernel with the epilogue fused: rows m0 + [0, mr), columns
+ * n0 + [0, nr) (nr <= 16 * np) of the outputs, written directly, for the
+ * activations tfcc_quk_avx512vnni_fused_supports accepts. */
+TFCC_INTERNAL void tfcc_quk_avx512vnni_fused(const tfcc_quk_args* p,
+                                             const tfcc_q_epilogue_args* ep,
+                                             int64_t m0, int64_t n0,
+                                             int64_t nr);
+TFCC_INTERNAL int tfcc_quk_avx512vnni_fused_supports(int32_t act);
+/* AVX512_VNNI (vpdpbusd on zmm) on top of the AVX-512 level (cpu_isa.c). */
+TFCC_INTERNAL int tfcc_kernels_has_avx512_vnni(void);
+
+
+/* Row m, columns [n0, n0 + nr) (nr <= TFCC_QNR_TILE) from their int32 dot
+ * products acc[0, nr). One portable source (qgemm_vec.inc) per level. */
+#define TFCC_Q_EPILOGUE_DECL(SUFFIX)                                           \
+  TFCC_INTERNAL void tfcc_q_epilogue_##SUFFIX(const tfcc_q_epilogue_args* p,   \
+                                              const int32_t* acc, int64_t m,   \
+                                              int64_t n0, int64_t nr);
+TFCC_Q_EPILOGUE_DECL(base)
+TFCC_Q_EPILOGUE_DECL(avx2)
+TFCC_Q_EPILOGUE_DECL(avx512)
+
+#endif /* TFCC_QGEMM_INTERNAL_H_ */

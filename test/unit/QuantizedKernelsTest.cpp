@@ -1,0 +1,357 @@
+//===- QuantizedKernelsTest.cpp - the runtime's int8 kernels --------------===//
+//
+// tfcc_rt_qgemm_u8s8_f32 / _u8, tfcc_rt_qgemm_pack_b and tfcc_rt_im2col_u8 against
+// definitions written here from tfcc_kernels.def: the dot products in int64,
+// the epilogue in double, the requantization with std::nearbyint (round half
+// to even). Every ISA level and 1 and 2 threads; every micro-kernel the
+// archive carries against the same definition.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfcc/tfcc_kernels.h"
+#include "tfcc/tfcc_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "qgemm_internal.h"
+}
+
+namespace {
+
+const char *const kIsaNames[] = {"generic", "avx2", "avx512"};
+
+bool haveIsa(int isa) {
+  tfcc_rt_kernels_force_isa(-1);
+  return tfcc_kernels_isa() >= isa;
+}
+
+std::vector<uint8_t> randomU8(size_t n, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> d(0, 255);
+  std::vector<uint8_t> v(n);
+  for (uint8_t &x : v)
+    x = static_cast<uint8_t>(d(rng));
+  return v;
+}
+
+// Weights over the whole int8 range, extremes included (-128 too, which
+// symmetric quantization never makes but an ONNX file may hold).
+std::vector<int8_t> randomI8(size_t n, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<int8_t> v(n);
+  for (int8_t &x : v)
+    x = static_cast<int8_t>(d(rng));
+  return v;
+}
+
+std::vector<float> randomF32(size_t n, std::mt19937 &rng, float lo, float hi) {
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(rng);
+  return v;
+}
+
+// The activations' parameters in every case: clip to [-0.5, 6], leaky
+// relu's slope -0.5.
+constexpr float kAlpha = -0.5f, kBeta = 6.0f;
+
+struct QGemmCase {
+  int64_t M, N, K;
+  int32_t aZeroPoint;
+  bool bias, residual;
+  int32_t act;
+  bool quantizeOutput;
+};
+
+// The definition: acc in int64, v in double, the quantized value with
+// nearbyint (the default rounding mode rounds half to even).
+double expectedValue(const QGemmCase &c, const std::vector<uint8_t> &A,
+                     const std::vector<int8_t> &B,
+                     const std::vector<float> &scales,
+                     const std::vector<float> &bias,
+                     const std::vector<float> &res, int64_t m, int64_t n) {
+  int64_t acc = 0;
+  for (int64_t k = 0; k < c.K; ++k)
+    acc += (int64_t(A[m * c.K + k]) - c.aZeroPoint) * int64_t(B[k * c.N + n]);
+  double v = double(acc) * scales[n];
+  if (c.bias)
+    v += bias[n];
+  if (c.residual)
+    v += res[m * c.N + n];
+  switch (c.act) {
+  case TFCC_ACT_RELU:
+    return v > 0 ? v : 0;
+  case TFCC_ACT_CLIP:
+    return std::min(std::max(v, double(kAlpha)), double(kBeta));
+  case TFCC_ACT_LEAKY_RELU:
+    return v > 0 ? v : kAlpha * v;
+  case TFCC_ACT_HARD_SWISH:
+    return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
+  default:
+    return v;
+  }
+}
+
+// Runs one case on the current ISA / pool and checks every output: float
+// outputs within 1e-5 relative of the double definition (the float
+// multiply-add rounds), uint8 outputs within 1 of round(v / scale) + zp
+// (a float rounding can move a value across a .5 boundary), and equal to it
+// away from the boundaries.
+void checkQGemm(const QGemmCase &c, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> A = randomU8(c.M * c.K, rng);
+  std::vector<int8_t> B = randomI8(c.K * c.N, rng);
+  std::vector<float> scales = randomF32(c.N, rng, 1e-4f, 2e-3f);
+  std::vector<float> bias = randomF32(c.N, rng, -2.0f, 2.0f);
+  std::vector<float> res = randomF32(c.M * c.N, rng, -1.0f, 1.0f);
+  std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(c.K, c.N));
+  tfcc_rt_qgemm_pack_b(c.K, c.N, B.data(), packed.data());
+  const float outScale = 0.02f;
+  const int32_t outZeroPoint = 100;
+  std::vector<float> yf(c.M * c.N, -7.0f);
+  std::vector<uint8_t> yq(c.M * c.N, 7);
+  if (c.quantizeOutput)
+    tfcc_rt_qgemm_u8s8_u8(c.M, c.N, c.K, A.data(), c.K, c.aZeroPoint,
+                          packed.data(), scales.data(),
+                          c.bias ? bias.data() : nullptr,
+                          c.residual ? res.data() : nullptr, c.act, kAlpha,
+                          kBeta, outScale, outZeroPoint, yq.data());
+  else
+    tfcc_rt_qgemm_u8s8_f32(c.M, c.N, c.K, A.data(), c.K, c.aZeroPoint,
+                           packed.data(), scales.data(),
+                           c.bias ? bias.data() : nullptr,
+                           c.residual ? res.data() : nullptr, c.act, kAlpha,
+                           kBeta, yf.data());
+  for (int64_t m = 0; m < c.M; ++m)
+    for (int64_t n = 0; n < c.N; ++n) {
+      double want = expectedValue(c, A, B, scales, bias, res, m, n);
+      int64_t i = m * c.N + n;
+      if (!c.quantizeOutput) {
+        ASSERT_NEAR(yf[i], want, 1e-5 * (std::fabs(want) + 1.0))
+            << "M " << c.M << " N " << c.N << " K " << c.K << " at (" << m
+            << ", " << n << ")";
+        continue;
+      }
+      double q = std::nearbyint(want / outScale) + outZeroPoint;
+      q = std::min(std::max(q, 0.0), 255.0);
+      double frac = std::fabs(want / outScale - std::trunc(want / outScale));
+      bool nearHalf = std::fabs(frac - 0.5) < 1e-3;
+      ASSERT_LE(std::fabs(double(yq[i]) - q), nearHalf ? 1.0 : 0.0)
+          << "M " << c.M << " N " << c.N << " K " << c.K << " at (" << m
+          << ", " << n << "): v " << want;
+    }
+}
+
+class QuantizedKernelsTest
+    : public ::testing::TestWithParam<std::tuple<int, int>> {
+protected:
+  void SetUp() override {
+    isa_ = std::get<0>(GetParam());
+    if (!haveIsa(isa_))
+      GTEST_SKIP() << "this CPU lacks " << kIsaNames[isa_];
+    tfcc_rt_kernels_force_isa(isa_);
+    pool_ = tfcc_rt_pool_create(std::get<1>(GetParam()));
+    ASSERT_NE(pool_, nullptr);
+    tfcc_rt_set_current_pool(pool_);
+  }
+  void TearDown() override {
+    tfcc_rt_set_current_pool(nullptr);
+    tfcc_rt_pool_destroy(pool_);
+    pool_ = nullptr;
+    tfcc_rt_kernels_force_isa(-1);
+  }
+  int isa_ = 0;
+  tfcc_rt_pool *pool_ = nullptr;
+};
+
+// Tile and panel edges (M around 8, N around 16 and 32, K around 4),
+// zero points from 0 to 255, bias and residual on and off, every
+// activation (the fused VNNI epilogue's and the others), both outputs.
+TEST_P(QuantizedKernelsTest, QGemmEdgeShapes) {
+  const int32_t activations[] = {TFCC_ACT_NONE, TFCC_ACT_RELU, TFCC_ACT_CLIP,
+                                 TFCC_ACT_LEAKY_RELU, TFCC_ACT_HARD_SWISH};
+  uint32_t seed = 1;
+  for (int64_t M : {1, 7, 8, 9, 17})
+    for (int64_t N : {1, 15, 16, 17, 33, 64})
+      for (int64_t K : {1, 3, 4, 5, 27, 64})
+        for (bool q : {false, true}) {
+          checkQGemm({M, N, K, int32_t(seed * 37 % 256), seed % 2 == 0,
+                      seed % 3 == 0, activations[seed % 5], q},
+                     seed);
+          ++seed;
+        }
+}
+
+// Sizes of real layers: many tasks and several B blocks (K * N above the
+// driver's L2 block), clip activation, requantized.
+TEST_P(QuantizedKernelsTest, QGemmLayerShapes) {
+  checkQGemm({196, 256, 1152, 3, true, false, TFCC_ACT_CLIP, true}, 11);
+  checkQGemm({49, 512, 4608, 0, true, true, TFCC_ACT_RELU, false}, 12);
+  checkQGemm({1, 1000, 512, 128, true, false, TFCC_ACT_NONE, false}, 13);
+  checkQGemm({3136, 24, 144, 17, false, false, TFCC_ACT_NONE, true}, 14);
+}
+
+// K = 0: the products are empty, the output is the epilogue of 0.
+TEST_P(QuantizedKernelsTest, QGemmZeroK) {
+  std::vector<float> scales(5, 1.0f), bias = {1, -2, 3, -4, 5}, y(10);
+  tfcc_rt_qgemm_u8s8_f32(2, 5, 0, nullptr, 0, 9, nullptr, scales.data(),
+                         bias.data(), nullptr, TFCC_ACT_RELU, 0, 0, y.data());
+  EXPECT_EQ(y, (std::vector<float>{1, 0, 3, 0, 5, 1, 0, 3, 0, 5}));
+}
+
+// Requantization: half-way values go to the even neighbour, saturation at
+// both ends, a NaN to 0 (graph.quantize's contract). One row, K = 1,
+// A = 1 + zero point 0, B = 1, so v = scales[n] + bias[n].
+TEST_P(QuantizedKernelsTest, QGemmRequantizes) {
+  std::vector<float> bias = {0.5f, 1.5f, 2.5f, -0.5f, 1000.0f, -1000.0f,
+                             NAN, 254.5f};
+  const int64_t N = int64_t(bias.size());
+  std::vector<int8_t> B(N, 1);
+  std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(1, N));
+  tfcc_rt_qgemm_pack_b(1, N, B.data(), packed.data());
+  std::vector<float> scales(N, 0.0f);
+  uint8_t a = 1;
+  std::vector<uint8_t> y(N);
+  tfcc_rt_qgemm_u8s8_u8(1, N, 1, &a, 1, 0, packed.data(), scales.data(),
+                        bias.data(), nullptr, TFCC_ACT_NONE, 0, 0, 1.0f, 0,
+                        y.data());
+  EXPECT_EQ(y, (std::vector<uint8_t>{0, 2, 2, 0, 255, 0, 0, 254}));
+}
+
+// The uint8 im2col against its definition: padding holds pad_value, the
+// row tail up to ldc zeros. Geometries: strided and dilated with padding
+// (taps one by one), unit dilation (a kernel row's taps copied at once,
+// wide and thin inputs).
+void checkIm2col(int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
+                 int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                 int64_t pt, int64_t pl, int64_t pb, int64_t pr) {
+  std::mt19937 rng(5);
+  const int64_t oh = (h + pt + pb - (dh * (kh - 1) + 1)) / sh + 1;
+  const int64_t ow = (w + pl + pr - (dw * (kw - 1) + 1)) / sw + 1;
+  const int64_t K = kh * kw * c, ldc = (K + 3) / 4 * 4 + 4;
+  std::vector<uint8_t> x = randomU8(n * h * w * c, rng);
+  std::vector<uint8_t> cols(n * oh * ow * ldc, 99);
+  tfcc_rt_im2col_u8(x.data(), n, h, w, c, kh, kw, sh, sw, dh, dw, pt, pl, oh,
+                    ow, 77, ldc, cols.data());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t r = 0; r < oh; ++r)
+      for (int64_t s = 0; s < ow; ++s) {
+        const uint8_t *row = cols.data() + ((b * oh + r) * ow + s) * ldc;
+        int64_t i = 0;
+        for (int64_t ki = 0; ki < kh; ++ki)
+          for (int64_t kj = 0; kj < kw; ++kj)
+            for (int64_t ch = 0; ch < c; ++ch, ++i) {
+              int64_t y = r * sh - pt + ki * dh, xx = s * sw - pl + kj * dw;
+              uint8_t want = (y < 0 || y >= h || xx < 0 || xx >= w)
+                                 ? 77
+                                 : x[((b * h + y) * w + xx) * c + ch];
+              ASSERT_EQ(row[i], want) << "pixel (" << b << ", " << r << ", "
+                                      << s << ") element " << i;
+            }
+        for (; i < ldc; ++i)
+          ASSERT_EQ(row[i], 0) << "row tail, element " << i;
+      }
+}
+
+TEST_P(QuantizedKernelsTest, Im2col) {
+  checkIm2col(2, 7, 6, 3, 3, 2, 2, 1, 1, 2, 1, 1, 1, 1);
+  checkIm2col(1, 9, 9, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0);
+  checkIm2col(2, 8, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
+  checkIm2col(1, 11, 10, 3, 7, 7, 2, 2, 1, 1, 3, 3, 2, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    IsaThreads, QuantizedKernelsTest,
+    ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values(1, 2)),
+    [](const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
+      return std::string(kIsaNames[std::get<0>(info.param)]) + "_" +
+             std::to_string(std::get<1>(info.param)) + "threads";
+    });
+
+// Each micro-kernel the archive carries and the CPU runs, against int64 dot
+// products: every tile height and panel count, K with and without a tail.
+struct MicroKernel {
+  const char *name;
+  tfcc_quk_fn fn;
+  bool available;
+};
+
+std::vector<MicroKernel> microKernels() {
+  std::vector<MicroKernel> v = {{"base", tfcc_quk_base, true}};
+#if TFCC_KERNELS_HAVE_AVX2
+  v.push_back({"avx2", tfcc_quk_avx2, haveIsa(TFCC_ISA_AVX2)});
+#endif
+#if TFCC_KERNELS_HAVE_AVX512
+  v.push_back({"avx512vnni", tfcc_quk_avx512vnni,
+               haveIsa(TFCC_ISA_AVX512) && tfcc_kernels_has_avx512_vnni()});
+#endif
+  return v;
+}
+
+TEST(QuantizedMicroKernels, MatchTheDefinition) {
+  std::mt19937 rng(3);
+  int ran = 0;
+  for (const MicroKernel &uk : microKernels()) {
+    if (!uk.available)
+      continue;
+    ++ran;
+    for (int64_t K : {1, 4, 6, 31, 128})
+      for (int64_t mr = 1; mr <= TFCC_QMR; ++mr)
+        for (int64_t np = 1; np <= TFCC_QNP; ++np) {
+          const int64_t N = np * TFCC_RT_QGEMM_NR, lda = K + 3;
+          // A exactly mr rows long (the last one K bytes): a read past K
+          // shows under ASan.
+          std::vector<uint8_t> A = randomU8((mr - 1) * lda + K, rng);
+          std::vector<int8_t> B = randomI8(K * N, rng);
+          std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(K, N));
+          tfcc_rt_qgemm_pack_b(K, N, B.data(), packed.data());
+          std::vector<int32_t> acc(TFCC_QMR * TFCC_QNR_TILE, -1);
+          tfcc_quk_args a = {A.data(), lda, mr, K, packed.data(), np,
+                             acc.data()};
+          uk.fn(&a);
+          for (int64_t i = 0; i < mr; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              int64_t want = 0;
+              for (int64_t k = 0; k < K; ++k)
+                want += int64_t(A[i * lda + k]) * B[k * N + j];
+              ASSERT_EQ(acc[i * TFCC_QNR_TILE + j], want)
+                  << uk.name << " K " << K << " mr " << mr << " np " << np
+                  << " at (" << i << ", " << j << ")";
+            }
+        }
+  }
+  EXPECT_GE(ran, 1);
+}
+
+// The packed layout (tfcc_kernels.h) byte by byte, column sums included.
+TEST(QuantizedMicroKernels, PackLayout) {
+  std::mt19937 rng(4);
+  const int64_t K = 7, N = 19, groups = 2, panels = 2;
+  std::vector<int8_t> B = randomI8(K * N, rng);
+  ASSERT_EQ(tfcc_rt_qgemm_packed_b_size(K, N),
+            panels * 16 * (groups * 4 + 4));
+  std::vector<int8_t> p(tfcc_rt_qgemm_packed_b_size(K, N));
+  tfcc_rt_qgemm_pack_b(K, N, B.data(), p.data());
+  for (int64_t n = 0; n < panels * 16; ++n) {
+    int32_t sum = 0;
+    for (int64_t k = 0; k < groups * 4; ++k) {
+      int8_t want = (n < N && k < K) ? B[k * N + n] : 0;
+      sum += want;
+      EXPECT_EQ(p[(((n / 16) * groups + k / 4) * 16 + n % 16) * 4 + k % 4],
+                want);
+    }
+    int32_t got;
+    std::memcpy(&got, p.data() + panels * groups * 64 + 4 * n, 4);
+    EXPECT_EQ(got, sum) << "column " << n;
+  }
+}
+
+} // namespace
