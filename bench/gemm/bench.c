@@ -400,10 +400,117 @@ static void run_pointwise(int reps, double min_s) {
   tfcc_rt_pool_destroy(pool);
 }
 
+/* ---- int8 GEMM (--int8) ---------------------------------------------------
+ * u8 x s8 -> s32: tfcc_rt_qgemm_u8s8_f32 (B pre-packed with its column sums,
+ * A's zero point subtracted, the float epilogue scale * acc) against
+ * oneDNN's dnnl_gemm_u8s8s32 on the same operands (row-major, A's zero point
+ * as ao, int32 output). Interleaved repeats, median, wall time; the results
+ * are checked equal (tfcc's scale 1 makes its float output the exact int32
+ * sum while |sum| < 2^24). */
+typedef struct {
+  int64_t M, N, K;
+  uint8_t* A;
+  int8_t *B, *Bp;
+  float* scales;
+  float* C;
+  int32_t* C2;
+} qgemm_case;
+static void qgemm_tfcc(void* ctx) {
+  qgemm_case* g = (qgemm_case*)ctx;
+  tfcc_rt_qgemm_u8s8_f32(g->M, g->N, g->K, g->A, g->K, 3, g->Bp, g->scales,
+                         NULL, NULL, TFCC_ACT_NONE, 0.f, 0.f, g->C);
+}
+static void qgemm_dnnl(void* ctx) {
+  qgemm_case* g = (qgemm_case*)ctx;
+  int32_t co = 0;
+  dnnl_gemm_u8s8s32('N', 'N', 'F', g->M, g->N, g->K, 1.f, g->A, g->K, 3, g->B,
+                    g->N, 0, 0.f, g->C2, g->N, &co);
+}
+static double wall_time(call_fn fn, void* ctx, double min_s) {
+  int iters = 0;
+  double t0 = now(), t;
+  do {
+    fn(ctx);
+    ++iters;
+  } while ((t = now() - t0) < min_s);
+  return t / iters;
+}
+static void run_int8(int reps, double min_s) {
+  /* M, N, K: squares, then the int8 layers of the benchmark models at batch
+   * 1 (ResNet-18 3x3 convolutions as im2col GEMMs, 1x1 projections, the
+   * classifier; MobileNetV2 pointwise). */
+  const int64_t shapes[][3] = {
+      {256, 256, 256},  {512, 512, 512},   {1024, 1024, 1024},
+      {2048, 2048, 2048}, {3136, 64, 576}, {784, 128, 1152},
+      {196, 256, 2304}, {49, 512, 4608},   {3136, 24, 144},
+      {196, 576, 96},   {49, 1280, 320},   {1, 1000, 512}};
+  const int threads[2] = {1, 2};
+  printf("int8 GEMM u8s8s32 MxNxK (B pre-packed for tfcc), GOP/s, median of "
+         "%d\n", reps);
+  printf("%-16s %3s %9s %9s %7s %8s\n", "shape", "thr", "tfcc", "oneDNN",
+         "ratio", "maxdiff");
+  for (int ti = 0; ti < 2; ++ti) {
+    int T = threads[ti];
+    tfcc_rt_pool* pool = tfcc_rt_pool_create(T);
+    tfcc_rt_set_current_pool(pool);
+    omp_set_num_threads(T);
+    for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); ++si) {
+      qgemm_case g;
+      g.M = shapes[si][0];
+      g.N = shapes[si][1];
+      g.K = shapes[si][2];
+      g.A = (uint8_t*)malloc(g.M * g.K);
+      g.B = (int8_t*)malloc(g.K * g.N);
+      g.Bp = (int8_t*)malloc(tfcc_rt_qgemm_packed_b_size(g.K, g.N));
+      g.scales = falloc(g.N);
+      g.C = falloc(g.M * g.N);
+      g.C2 = (int32_t*)malloc(g.M * g.N * sizeof(int32_t));
+      unsigned r = 7;
+      for (int64_t i = 0; i < g.M * g.K; ++i)
+        g.A[i] = (uint8_t)((r = r * 1103515245u + 12345u) >> 24);
+      for (int64_t i = 0; i < g.K * g.N; ++i)
+        g.B[i] = (int8_t)(((r = r * 1103515245u + 12345u) >> 24) % 64 - 32);
+      for (int64_t i = 0; i < g.N; ++i)
+        g.scales[i] = 1.0f;
+      tfcc_rt_qgemm_pack_b(g.K, g.N, g.B, g.Bp);
+      qgemm_tfcc(&g);
+      qgemm_dnnl(&g);
+      double maxd = 0;
+      for (int64_t i = 0; i < g.M * g.N; ++i)
+        maxd = fmax(maxd, fabs(g.C[i] - (double)g.C2[i]));
+      double tt[64], td[64];
+      int n = reps > 64 ? 64 : reps;
+      for (int k = 0; k < n; ++k) {
+        quiet();
+        tt[k] = wall_time(qgemm_tfcc, &g, min_s);
+        quiet();
+        td[k] = wall_time(qgemm_dnnl, &g, min_s);
+      }
+      double ops = 2.0 * g.M * g.N * g.K;
+      double gt = ops / median(tt, n) * 1e-9, gd = ops / median(td, n) * 1e-9;
+      char shape[64];
+      snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)g.M,
+               (long long)g.N, (long long)g.K);
+      printf("%-16s %3d %9.1f %9.1f %6.1f%% %8.0f\n", shape, T, gt, gd,
+             100.0 * gt / gd, maxd);
+      fflush(stdout);
+      free(g.A);
+      free(g.B);
+      free(g.Bp);
+      free(g.scales);
+      free(g.C);
+      free(g.C2);
+    }
+    tfcc_rt_set_current_pool(NULL);
+    tfcc_rt_pool_destroy(pool);
+  }
+}
+
 int main(int argc, char** argv) {
   int reps = 5;
   double min_s = 0.2;
-  int only_gemm = 0, only_conv = 0, small = 0, dw = 0, pointwise = 0;
+  int only_gemm = 0, only_conv = 0, small = 0, dw = 0, pointwise = 0,
+      int8 = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
@@ -419,6 +526,12 @@ int main(int argc, char** argv) {
       dw = 1;
     else if (!strcmp(argv[i], "--pointwise"))
       pointwise = 1;
+    else if (!strcmp(argv[i], "--int8"))
+      int8 = 1;
+  }
+  if (int8) {
+    run_int8(reps, min_s);
+    return 0;
   }
   if (pointwise) {
     run_pointwise(reps, min_s);

@@ -17,6 +17,8 @@ for src in "$kdir"/*.c; do
     vec_avx2.c) flags=(-march=x86-64-v3 -ffp-contract=fast) ;;
     vec_avx512.c) flags=(-march=x86-64-v4 -ffp-contract=fast) ;;
     vec_*.c) flags=(-ffp-contract=fast) ;;
+    qgemm_avx2.c) flags=(-march=x86-64-v3) ;;
+    qgemm_avx512vnni.c) flags=(-march=x86-64-v4 -mavx512vnni) ;;
   esac
   obj="$objdir/$(basename "$src" .c).o"
   # shellcheck disable=SC2086  # TFCC_BENCH_CFLAGS: -D overrides of the blocking, for tuning

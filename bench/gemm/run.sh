@@ -2,6 +2,7 @@
 # Builds bench/gemm/bench.c against the runtime's kernel sources (runtime/src/kernels, -O3,
 # as in the tfcc_runtime target) and oneDNN, then runs it. Arguments go to the benchmark:
 #   --gemm | --conv      only one half
+#   --int8               the int8 GEMM (u8s8s32) against oneDNN's instead
 #   --reps N             interleaved repeats per point (median; default 5)
 #   --min-time S         seconds per timed repeat (default 0.2)
 # Needs: clang-19 (or CC=...), libdnnl-dev (apt-get install -y libdnnl-dev).
@@ -20,6 +21,6 @@ fi
 "$here/build.sh" "$out/bench" "$root/runtime/src/kernels" "$root/runtime/include" "$out/obj"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "ISA flags: $(grep -o -w 'avx2\|fma\|avx512f\|avx512bw\|avx512vl' /proc/cpuinfo | sort -u | tr '\n' ' ')" \
+echo "ISA flags: $(grep -o -w 'avx2\|fma\|avx512f\|avx512bw\|avx512vl\|avx512_vnni\|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')" \
   "TFCC_KERNELS_ISA=${TFCC_KERNELS_ISA:-(unset)} ONEDNN_MAX_CPU_ISA=${ONEDNN_MAX_CPU_ISA:-(unset)}"
 exec "$out/bench" "$@"
