@@ -29,7 +29,8 @@ const char *const kGraphPipeline =
     "inline,symbol-dce,canonicalize,cse,"
     "func.func(tfcc-layout-propagation),canonicalize,cse,"
     "func.func(tfcc-sink-pads-through-transposes,"
-    "tfcc-fuse-relu-pool-gradients,tfcc-fuse-ops),canonicalize,cse";
+    "tfcc-fuse-relu-pool-gradients,tfcc-fuse-ops,tfcc-fuse-int8-ops),"
+    "canonicalize,cse";
 
 const char *const kToBuffersPipeline =
     "tfcc-lower-state-access,tfcc-rename-entries,tfcc-convert-graph-to-linalg,"

@@ -36,29 +36,160 @@ static std::optional<std::vector<float>> getFloats(Attribute attr) {
   return std::nullopt;
 }
 
-std::optional<std::vector<float>> mlir::tfcc::getConstantFloats(Value value) {
+/// The integers of a constant of i8 / ui8 / i32 / i64 elements, sign- or
+/// zero-extended as its type says.
+static std::optional<std::vector<int64_t>> getIntegers(Attribute attr) {
+  auto elements = dyn_cast_or_null<ElementsAttr>(attr);
+  auto type = elements ? dyn_cast<IntegerType>(elements.getElementType())
+                       : IntegerType();
+  if (!type || type.getWidth() > 64)
+    return std::nullopt;
+  bool isUnsigned = type.isUnsigned();
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {
+    std::vector<int64_t> values;
+    values.reserve(dense.getNumElements());
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(isUnsigned ? static_cast<int64_t>(v.getZExtValue())
+                                  : v.getSExtValue());
+    return values;
+  }
+  auto resource = dyn_cast<DenseResourceElementsAttr>(elements);
+  if (!resource || type.getWidth() != 8)
+    return std::nullopt;
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  int64_t count = elements.getNumElements();
+  if (!blob || blob->getData().size() != static_cast<size_t>(count))
+    return std::nullopt;
+  std::vector<int64_t> values(count);
+  for (int64_t i = 0; i < count; ++i) {
+    auto byte = static_cast<uint8_t>(blob->getData()[i]);
+    values[i] = isUnsigned ? byte : static_cast<int8_t>(byte);
+  }
+  return values;
+}
+
+/// The compile-time value of `value`: a constant's, or the initial value of
+/// a variable that no training can change.
+static Attribute getConstantAttr(Value value) {
   Operation *def = value.getDefiningOp();
   if (!def)
-    return std::nullopt;
+    return {};
   if (auto constant = dyn_cast<graph::ConstantOp>(def))
-    return getFloats(constant.getValue());
+    return constant.getValue();
   if (auto constant = dyn_cast<arith::ConstantOp>(def))
-    return getFloats(constant.getValue());
+    return constant.getValue();
   auto read = dyn_cast<graph::ReadOp>(def);
   if (!read)
-    return std::nullopt;
+    return {};
   auto module = read->getParentOfType<ModuleOp>();
   // Variables of a training model may change (graph.train_step before
   // tfcc-autodiff; kStatefulAttr, which tfcc-layout-state sets, after it).
   if (!module || !module.getOps<graph::TrainStepOp>().empty() ||
       module->hasAttr(mlir::tfcc::kStatefulAttr))
-    return std::nullopt;
+    return {};
   auto variable = SymbolTable::lookupNearestSymbolFrom<graph::VariableOp>(
       read, read.getVariableAttr());
-  if (!variable || !variable.getTensorType().getElementType().isF32())
-    return std::nullopt;
+  if (!variable)
+    return {};
   FailureOr<DenseElementsAttr> init = graph::getVariableInitialValue(variable);
   if (failed(init))
+    return {};
+  return *init;
+}
+
+/// `values` (row-major, of `type`'s shape) transposed by `perm`: result
+/// dim i is input dim perm[i].
+template <typename T>
+static std::vector<T> transposeValues(const std::vector<T> &values,
+                                      ArrayRef<int64_t> shape,
+                                      ArrayRef<int64_t> perm) {
+  int64_t rank = shape.size();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t i = rank - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  SmallVector<int64_t> outShape, index(rank, 0);
+  for (int64_t p : perm)
+    outShape.push_back(shape[p]);
+  std::vector<T> out;
+  out.reserve(values.size());
+  for (size_t n = 0; n < values.size(); ++n) {
+    int64_t offset = 0;
+    for (int64_t i = 0; i < rank; ++i)
+      offset += index[i] * strides[perm[i]];
+    out.push_back(values[offset]);
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      if (++index[i] < outShape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  return out;
+}
+
+/// The values of `value` by `get` on its constant attribute, looking through
+/// graph.transpose ops (whose permutation is applied here).
+template <typename T, typename GetFn>
+static std::optional<std::vector<T>> getConstantValues(Value value,
+                                                       GetFn get) {
+  auto transpose = value.getDefiningOp<graph::TransposeOp>();
+  if (!transpose)
+    return get(getConstantAttr(value));
+  auto type = cast<RankedTensorType>(transpose.getX().getType());
+  if (!type.hasStaticShape())
     return std::nullopt;
-  return getFloats(*init);
+  std::optional<std::vector<T>> values =
+      getConstantValues<T>(transpose.getX(), get);
+  if (!values)
+    return std::nullopt;
+  SmallVector<int64_t> perm;
+  for (Attribute a : transpose.getPerm())
+    perm.push_back(cast<IntegerAttr>(a).getInt());
+  return transposeValues(*values, type.getShape(), perm);
+}
+
+std::optional<std::vector<float>> mlir::tfcc::getConstantFloats(Value value) {
+  return getConstantValues<float>(value, getFloats);
+}
+
+std::optional<std::vector<int64_t>>
+mlir::tfcc::getConstantIntegers(Value value) {
+  return getConstantValues<int64_t>(value, getIntegers);
+}
+
+std::optional<std::vector<float>>
+mlir::tfcc::getConstantOrDequantizedFloats(Value value) {
+  auto dequantize = value.getDefiningOp<graph::DequantizeOp>();
+  if (!dequantize)
+    return getConstantFloats(value);
+  auto type = cast<RankedTensorType>(dequantize.getX().getType());
+  std::optional<std::vector<int64_t>> x = getConstantIntegers(dequantize.getX());
+  std::optional<std::vector<float>> scale =
+      getConstantFloats(dequantize.getScale());
+  std::optional<std::vector<int64_t>> zeroPoint =
+      getConstantIntegers(dequantize.getZeroPoint());
+  if (!x || !scale || !zeroPoint || !type.hasStaticShape() ||
+      scale->size() != zeroPoint->size())
+    return std::nullopt;
+  // Per tensor: one scale; per axis: one per index of `axis`, whose index
+  // for flat position i is (i / inner) % extent.
+  int64_t inner = 1, extent = 1;
+  if (scale->size() != 1) {
+    int64_t rank = type.getRank();
+    int64_t axis = dequantize.getAxis() < 0 ? dequantize.getAxis() + rank
+                                            : dequantize.getAxis();
+    if (axis < 0 || axis >= rank ||
+        type.getDimSize(axis) != static_cast<int64_t>(scale->size()))
+      return std::nullopt;
+    extent = type.getDimSize(axis);
+    for (int64_t d = axis + 1; d < rank; ++d)
+      inner *= type.getDimSize(d);
+  }
+  // As graph.dequantize computes it: (x - zero point) in f32, times scale.
+  std::vector<float> values(x->size());
+  for (size_t i = 0; i < x->size(); ++i) {
+    size_t k = scale->size() == 1 ? 0 : (i / inner) % extent;
+    values[i] =
+        static_cast<float>((*x)[i] - (*zeroPoint)[k]) * (*scale)[k];
+  }
+  return values;
 }

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Value.h"
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -19,8 +20,18 @@ namespace mlir::tfcc {
 /// The row-major float32 values of `value` when it is a compile-time
 /// constant: a graph.constant, an arith.constant, or a graph.read of a
 /// variable in a module without training entry points (whose variables never
-/// change). Values of any other element type, or not constant: nullopt.
+/// change), possibly through graph.transpose ops (applied here). Values of
+/// any other element type, or not constant: nullopt.
 std::optional<std::vector<float>> getConstantFloats(Value value);
+
+/// The same for integer tensors (i8, ui8, i32, i64), each value sign- or
+/// zero-extended as the element type says.
+std::optional<std::vector<int64_t>> getConstantIntegers(Value value);
+
+/// getConstantFloats, or for graph.dequantize of constant integers by
+/// constant scales and zero points (an int32 bias of a quantized model), the
+/// dequantized values computed here as the op computes them.
+std::optional<std::vector<float>> getConstantOrDequantizedFloats(Value value);
 
 } // namespace mlir::tfcc
 

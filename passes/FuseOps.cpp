@@ -203,8 +203,16 @@ struct DenseToFused : OpRewritePattern<DenseOp> {
   }
 };
 
+/// Whether `value` is graph.dequantize of compile-time constant integers
+/// (int8 weights).
+bool isDequantizedConstant(Value value) {
+  auto dequantize = value.getDefiningOp<DequantizeOp>();
+  return dequantize && tfcc::getConstantIntegers(dequantize.getX());
+}
+
 /// x @ W with a constant matrix W is a dense layer (W transposed at compile
-/// time for transpose_b).
+/// time for transpose_b), and so is x @ W with W dequantized constant
+/// integers (W transposed by an op).
 struct ConstantMatmulToFused : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op,
@@ -215,7 +223,17 @@ struct ConstantMatmulToFused : OpRewritePattern<MatmulOp> {
         lhsType.getRank() < 2 || !rhsType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "not x @ matrix");
     Value kernel = op.getRhs();
-    if (op.getTransposeB()) {
+    if (isDequantizedConstant(kernel)) {
+      // int8 weights (tfcc-fuse-int8-ops takes them): transposed as an op,
+      // which the int8 kernel's packing folds at compile time.
+      if (op.getTransposeB())
+        kernel = rewriter.create<TransposeOp>(
+            op.getLoc(),
+            RankedTensorType::get(
+                {rhsType.getDimSize(1), rhsType.getDimSize(0)},
+                rhsType.getElementType()),
+            kernel, rewriter.getI64ArrayAttr({1, 0}));
+    } else if (op.getTransposeB()) {
       std::optional<std::vector<float>> values =
           tfcc::getConstantFloats(kernel);
       if (!values)
@@ -281,7 +299,8 @@ std::optional<std::vector<float>> getChannelConstant(Value value,
   int64_t last = shape.empty() ? 1 : shape.back();
   if (last != channels && last != 1)
     return std::nullopt;
-  std::optional<std::vector<float>> values = tfcc::getConstantFloats(value);
+  std::optional<std::vector<float>> values =
+      tfcc::getConstantOrDequantizedFloats(value);
   if (!values)
     return std::nullopt;
   if (last == 1)
@@ -295,7 +314,7 @@ std::optional<std::vector<float>> getBiasValues(Operation *fused) {
   Value bias = getBias(fused);
   if (!bias)
     return std::vector<float>(getChannels(fused), 0.0f);
-  return tfcc::getConstantFloats(bias);
+  return tfcc::getConstantOrDequantizedFloats(bias);
 }
 
 /// add(fused, c) with a per-channel constant c: c joins the bias.
@@ -328,8 +347,63 @@ struct FoldBiasAdd : OpRewritePattern<AddOp> {
   }
 };
 
+/// `kernel` (output channel innermost, `channels` of them) with each
+/// channel's weights multiplied by scale[c], at compile time: new constant
+/// floats, or, for graph.dequantize of constant integers (per tensor or
+/// along the last axis), the same integers dequantized with scales
+/// multiplied by scale[c]; null when neither.
+Value createScaledKernel(PatternRewriter &rewriter, Location loc, Value kernel,
+                         ArrayRef<float> scale) {
+  auto kernelType = cast<RankedTensorType>(kernel.getType());
+  int64_t channels = static_cast<int64_t>(scale.size());
+  if (std::optional<std::vector<float>> weights =
+          tfcc::getConstantFloats(kernel)) {
+    for (size_t i = 0; i < weights->size(); ++i)
+      (*weights)[i] *= scale[i % channels];
+    return createConstant(rewriter, loc, kernelType, *weights);
+  }
+  auto dequantize = kernel.getDefiningOp<DequantizeOp>();
+  if (!dequantize || kernelType.getShape().back() != channels)
+    return Value();
+  int64_t rank = kernelType.getRank();
+  int64_t axis = dequantize.getAxis() < 0 ? dequantize.getAxis() + rank
+                                          : dequantize.getAxis();
+  auto scaleType = cast<RankedTensorType>(dequantize.getScale().getType());
+  auto zeroPointType =
+      cast<RankedTensorType>(dequantize.getZeroPoint().getType());
+  std::optional<std::vector<float>> scales =
+      tfcc::getConstantFloats(dequantize.getScale());
+  std::optional<std::vector<int64_t>> zeroPoints =
+      tfcc::getConstantIntegers(dequantize.getZeroPoint());
+  bool perTensor = scaleType.getRank() == 0;
+  if (!scales || !zeroPoints || (!perTensor && axis != rank - 1))
+    return Value();
+  if (perTensor) {
+    scales->assign(channels, scales->front());
+    zeroPoints->assign(channels, zeroPoints->front());
+  }
+  for (int64_t c = 0; c < channels; ++c)
+    (*scales)[c] *= scale[c];
+  auto channelType = [&](Type element) {
+    return RankedTensorType::get({channels}, element);
+  };
+  Value newScale =
+      createConstant(rewriter, loc, channelType(rewriter.getF32Type()), *scales);
+  Type zeroPointElement = zeroPointType.getElementType();
+  unsigned width = zeroPointElement.getIntOrFloatBitWidth();
+  SmallVector<APInt> zeroPointValues = llvm::map_to_vector(
+      *zeroPoints, [&](int64_t z) { return APInt(width, z, /*isSigned=*/true); });
+  Value newZeroPoint = rewriter.create<ConstantOp>(
+      loc,
+      DenseElementsAttr::get(channelType(zeroPointElement), zeroPointValues));
+  return rewriter.create<DequantizeOp>(loc, kernelType, dequantize.getX(),
+                                       newScale, newZeroPoint,
+                                       rewriter.getI64IntegerAttr(rank - 1));
+}
+
 /// batch_norm(fused) with constant parameters: scale the weights of each
-/// output channel and fold the shift into the bias, at compile time.
+/// output channel (createScaledKernel) and fold the shift into the bias, at
+/// compile time.
 struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BatchNormOp op,
@@ -347,10 +421,8 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
         getChannelConstant(op.getMean(), channels);
     std::optional<std::vector<float>> variance =
         getChannelConstant(op.getVariance(), channels);
-    Value kernel = fused->getOperand(kKernel);
-    std::optional<std::vector<float>> weights = tfcc::getConstantFloats(kernel);
     std::optional<std::vector<float>> bias = getBiasValues(fused);
-    if (!gamma || !beta || !mean || !variance || !weights || !bias)
+    if (!gamma || !beta || !mean || !variance || !bias)
       return rewriter.notifyMatchFailure(op, "parameters are not constant");
     float epsilon = op.getEpsilon().convertToFloat();
     // Every kernel layout puts the output channel innermost: HWIO [.., oc],
@@ -360,11 +432,11 @@ struct FoldBatchNorm : OpRewritePattern<BatchNormOp> {
       scale[c] = (*gamma)[c] / std::sqrt((*variance)[c] + epsilon);
       (*bias)[c] = ((*bias)[c] - (*mean)[c]) * scale[c] + (*beta)[c];
     }
-    for (size_t i = 0; i < weights->size(); ++i)
-      (*weights)[i] *= scale[i % channels];
     Location loc = op.getLoc();
-    Value newKernel = createConstant(
-        rewriter, loc, cast<RankedTensorType>(kernel.getType()), *weights);
+    Value newKernel =
+        createScaledKernel(rewriter, loc, fused->getOperand(kKernel), scale);
+    if (!newKernel)
+      return rewriter.notifyMatchFailure(op, "kernel is not constant");
     Value newBias = createConstant(
         rewriter, loc, RankedTensorType::get({channels}, rewriter.getF32Type()),
         *bias);

@@ -279,6 +279,8 @@ bool matchesPerm(Operation *op, ArrayRef<int64_t> perm, LookaheadCache *cache,
 /// With `lookahead` the answer is the one expected once the producers of the
 /// operands have been rewritten (mul(t, sigmoid(t)), say). Rewrites use none.
 std::optional<Perm> matchElementwise(Operation *op, bool lookahead = false) {
+  if (!isElementwise(op) && !isa<ConcatOp>(op))
+    return std::nullopt;
   int64_t rank = tensorType(op->getResult(0)).getRank();
   for (Value candidate : op->getOperands()) {
     auto transpose = candidate.getDefiningOp<TransposeOp>();
@@ -328,6 +330,10 @@ bool isElementwise(Operation *op) {
   if (!isa<GraphDialect>(op->getDialect()) || op->getNumResults() != 1 ||
       isa<SoftmaxOp, LogSoftmaxOp>(op))
     return false;
+  // (De)quantization per tensor: its scalar scale and zero point broadcast
+  // like any scalar operand. Per axis, they follow `axis`, not broadcasting.
+  if (isa<QuantizeOp, DequantizeOp>(op))
+    return tensorType(op->getOperand(1)).getRank() == 0;
   return op->hasTrait<OpTrait::SameOperandsAndResultType>() ||
          isa<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, CompareOp,
              SelectOp, CastOp>(op);
@@ -618,6 +624,8 @@ void mlir::tfcc::populateLayoutPropagationPatterns(
       SinkTransposeThroughElementwise<ClipOp>,
       SinkTransposeThroughElementwise<DropoutOp>,
       SinkTransposeThroughElementwise<CastOp>,
+      SinkTransposeThroughElementwise<QuantizeOp>,
+      SinkTransposeThroughElementwise<DequantizeOp>,
       // Broadcasting.
       SinkTransposeThroughElementwise<AddOp>,
       SinkTransposeThroughElementwise<SubOp>,

@@ -35,6 +35,7 @@ void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphTrainingToLinalgPatterns(RewritePatternSet &patterns);
 void populateGraphQuantizationToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphInt8KernelsToLinalgPatterns(RewritePatternSet &patterns);
 
 /// The graph ops under `root` that tfcc-quantize-int8 quantizes when they
 /// carry a calibrated input range: f32 convolutions, dense layers and matmuls
@@ -54,6 +55,8 @@ void populateLayoutPropagationPatterns(RewritePatternSet &patterns);
 /// ops, and the fused ops growing over pads, biases, batch norms, residual
 /// adds and activations.
 void populateFuseOpsPatterns(RewritePatternSet &patterns);
+/// The patterns of tfcc-fuse-int8-ops.
+void populateFuseInt8OpsPatterns(RewritePatternSet &patterns);
 
 /// transpose(pad(x)) -> pad(transpose(x)) (tfcc-sink-pads-through-transposes).
 void populateSinkPadsThroughTransposesPatterns(RewritePatternSet &patterns);

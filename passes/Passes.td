@@ -165,6 +165,32 @@ def FuseOps : Pass<"tfcc-fuse-ops", "func::FuncOp"> {
   }];
 }
 
+def FuseInt8Ops : Pass<"tfcc-fuse-int8-ops", "func::FuncOp"> {
+  let summary = "Give fused convolutions and dense layers of dequantized int8 data to the int8 kernels";
+  let description = [{
+    After tfcc-fuse-ops: a `graph.fused_conv2d` (not depthwise) or
+    `graph.fused_dense` whose input is `graph.dequantize` of a ui8 tensor
+    (one constant scale s_x and zero point) and whose kernel is
+    `graph.dequantize` of constant int8 weights (zero points 0, one scale per
+    output channel on the last axis, or one scale) becomes
+    `graph.fused_conv2d_int8` / `graph.fused_dense_int8` of the integers, with
+    scales s_x * s_w and the same bias, residual and activation. A following
+    per-tensor `graph.quantize` to ui8 that is its only user is absorbed
+    (`out_scale`, `out_zero_point`, ui8 result). Anything else stays float.
+    Example:
+
+    ```mlir
+    %x = graph.dequantize %q, %sx, %zx : (tensor<?x8xui8>, ...) -> tensor<?x8xf32>
+    %w = graph.dequantize %wq, %sw, %zw {axis = 1} : (tensor<8x4xi8>, ...) -> ...
+    %y = graph.fused_dense %x, %w bias %b {activation = "relu"} : ...
+    %r = graph.quantize %y, %so, %zo : (...) -> tensor<?x4xui8>
+    ```
+    becomes `graph.fused_dense_int8 %q, %wq, %s bias %b {x_zero_point = ...,
+    activation = "relu", out_scale = ..., out_zero_point = ...}` with `%s` a
+    new constant.
+  }];
+}
+
 def Autodiff : Pass<"tfcc-autodiff", "ModuleOp"> {
   let summary = "Turn each graph.train_step into a training function (reverse-mode autodiff)";
   let description = [{

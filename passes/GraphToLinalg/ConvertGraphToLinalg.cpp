@@ -57,7 +57,8 @@ struct ConstantLowering : OpRewritePattern<graph::ConstantOp> {
 
 /// Whether `op` is lowered with ui8 operands and results told apart from i8
 /// (data movement, casts, comparisons, elementwise integer arithmetic and
-/// (de)quantization). Other lowerings assume signed integers.
+/// (de)quantization, and the int8 kernels, whose inputs are ui8 by
+/// definition). Other lowerings assume signed integers.
 bool lowersUnsigned(Operation *op) {
   return isa<graph::ConstantOp, graph::ReadOp, graph::CastOp,
              graph::QuantizeOp, graph::DequantizeOp, graph::CompareOp,
@@ -65,7 +66,8 @@ bool lowersUnsigned(Operation *op) {
              graph::DivOp, graph::MaximumOp, graph::MinimumOp, graph::PowOp,
              graph::NegOp, graph::AbsOp, graph::SquareOp, graph::ReshapeOp,
              graph::TransposeOp, graph::ConcatOp, graph::SliceOp,
-             graph::PadOp, graph::GatherOp>(op);
+             graph::PadOp, graph::GatherOp, graph::FusedConv2DInt8Op,
+             graph::FusedDenseInt8Op>(op);
 }
 
 bool hasUnsignedTypes(Operation *op) {
@@ -106,6 +108,7 @@ struct ConvertGraphToLinalg
     populateGraphLossToLinalgPatterns(patterns);
     populateGraphTrainingToLinalgPatterns(patterns);
     populateGraphQuantizationToLinalgPatterns(patterns);
+    populateGraphInt8KernelsToLinalgPatterns(patterns);
 
     // Variables stay until every read is rewritten; the conversion reports
     // each other graph op it could not lower ("failed to legalize").

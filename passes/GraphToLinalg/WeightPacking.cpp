@@ -29,6 +29,16 @@ Value createPackedConstant(OpBuilder &b, Location loc,
   return toReadOnlyMemref(b, loc, constant);
 }
 
+/// A constant 1-D int8 buffer holding `values`.
+Value createPackedConstant(OpBuilder &b, Location loc,
+                           ArrayRef<int8_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getIntegerType(8));
+  Value constant = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(type, values));
+  return toReadOnlyMemref(b, loc, constant);
+}
+
 } // namespace
 
 Value mlir::tfcc::packGemmWeights(OpBuilder &b, Location loc, Value weights,
@@ -65,5 +75,24 @@ Value mlir::tfcc::packWinogradWeights(OpBuilder &b, Location loc, Value hwio,
   emitKernelCall(b, loc,
                  kernels::tfcc_rt_winograd_pack{
                      .c = c, .oc = oc, .hwio = hwio, .packed = buffer});
+  return buffer;
+}
+
+Value mlir::tfcc::packInt8GemmWeights(OpBuilder &b, Location loc,
+                                      Value weights, int64_t k, int64_t n) {
+  int64_t size = tfcc_rt_qgemm_packed_b_size(k, n);
+  if (std::optional<std::vector<int64_t>> values =
+          getConstantIntegers(weights)) {
+    std::vector<int8_t> narrow(values->begin(), values->end());
+    std::vector<int8_t> packed(size);
+    tfcc_rt_qgemm_pack_b(k, n, narrow.data(), packed.data());
+    return createPackedConstant(b, loc, packed);
+  }
+  Value buffer =
+      allocResult(b, loc, RankedTensorType::get({size}, b.getIntegerType(8)),
+                  {});
+  emitKernelCall(b, loc,
+                 kernels::tfcc_rt_qgemm_pack_b{
+                     .K = k, .N = n, .B = weights, .packed = buffer});
   return buffer;
 }

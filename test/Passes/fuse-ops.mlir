@@ -129,3 +129,56 @@ func.func @grouped_depthwise(%x: tensor<1x6x6x3xf32>, %k: tensor<3x3x1x6xf32>) -
   %c = graph.conv2d %x, %k {groups = 3} : (tensor<1x6x6x3xf32>, tensor<3x3x1x6xf32>) -> tensor<1x4x4x6xf32>
   return %c : tensor<1x4x4x6xf32>
 }
+
+// -----
+
+// A batch norm after a convolution of dequantized int8 weights scales the
+// dequantize's per-channel scales, not the integers: gamma / sqrt(var + eps)
+// = [2, -0.5] (eps 0) times the scales [0.5, 0.25] = [1, -0.125]; the bias
+// becomes (0 - mean) * scale + beta = [-1 + 1, 0.5 + 0] = [0, 0.5].
+// CHECK-LABEL: func.func @batch_norm_of_int8_kernel
+// CHECK-DAG: %[[S:.*]] = graph.constant dense<[1.000000e+00, -1.250000e-01]> : tensor<2xf32>
+// CHECK-DAG: %[[Z:.*]] = graph.constant dense<0> : tensor<2xi8>
+// CHECK-DAG: %[[B:.*]] = graph.constant dense<[0.000000e+00, 5.000000e-01]> : tensor<2xf32>
+// CHECK: %[[W:.*]] = graph.dequantize %{{.*}}, %[[S]], %[[Z]] {axis = 3 : i64} : (tensor<1x1x3x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<1x1x3x2xf32>
+// CHECK: graph.fused_conv2d %arg0, %[[W]] bias %[[B]]
+// CHECK-NOT: graph.batch_norm
+func.func @batch_norm_of_int8_kernel(%x: tensor<1x4x4x3xf32>) -> tensor<1x4x4x2xf32> {
+  %wq = graph.constant dense<1> : tensor<1x1x3x2xi8>
+  %ws = graph.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %wz = graph.constant dense<0> : tensor<2xi8>
+  %w = graph.dequantize %wq, %ws, %wz {axis = 3} : (tensor<1x1x3x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<1x1x3x2xf32>
+  %c = graph.conv2d %x, %w {strides = [1, 1], dilations = [1, 1], padding = "valid"} : (tensor<1x4x4x3xf32>, tensor<1x1x3x2xf32>) -> tensor<1x4x4x2xf32>
+  %gamma = graph.constant dense<[2.0, -0.5]> : tensor<2xf32>
+  %beta = graph.constant dense<[1.0, 0.0]> : tensor<2xf32>
+  %mean = graph.constant dense<[0.5, 1.0]> : tensor<2xf32>
+  %var = graph.constant dense<1.0> : tensor<2xf32>
+  %y = graph.batch_norm %c, %gamma, %beta, %mean, %var {epsilon = 0.0 : f32} : (tensor<1x4x4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32>
+  return %y : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// x @ W^T with W dequantized int8 constants (an ONNX Gemm with transB) is a
+// dense layer whose kernel is the transpose as an op (tfcc-fuse-int8-ops
+// then takes the integers); the add of a dequantized int32 constant (a QDQ
+// model's bias: ([10, -20] - 0) * 0.5) is a bias computed at compile time.
+// CHECK-LABEL: func.func @int8_gemm
+// CHECK-DAG: %[[B:.*]] = graph.constant dense<[5.000000e+00, -1.000000e+01]> : tensor<2xf32>
+// CHECK-DAG: %[[W:.*]] = graph.dequantize
+// CHECK: %[[WT:.*]] = graph.transpose %[[W]] {perm = [1, 0]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+// CHECK: graph.fused_dense %arg0, %[[WT]] bias %[[B]] : (tensor<?x3xf32>, tensor<3x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+// CHECK-NOT: graph.add
+func.func @int8_gemm(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
+  %wq = graph.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi8>
+  %ws = graph.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %wz = graph.constant dense<0> : tensor<2xi8>
+  %w = graph.dequantize %wq, %ws, %wz {axis = 0} : (tensor<2x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x3xf32>
+  %m = graph.matmul %x, %w {transpose_b = true} : (tensor<?x3xf32>, tensor<2x3xf32>) -> tensor<?x2xf32>
+  %bq = graph.constant dense<[10, -20]> : tensor<2xi32>
+  %bs = graph.constant dense<0.5> : tensor<f32>
+  %bz = graph.constant dense<0> : tensor<i32>
+  %b = graph.dequantize %bq, %bs, %bz : (tensor<2xi32>, tensor<f32>, tensor<i32>) -> tensor<2xf32>
+  %y = graph.add %m, %b : (tensor<?x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+  return %y : tensor<?x2xf32>
+}

@@ -240,3 +240,33 @@ func.func @shape_ops(%a: tensor<1x2x3x4xf32>, %b: tensor<1x2x3x4xf32>) -> tensor
   %5 = graph.slice %4 {starts = [0, 2, 1, 0], limits = [1, 6, 5, -1], strides = [1, 1, 2, 1]} : (tensor<1x8x5x3xf32>) -> tensor<1x4x2x3xf32>
   return %5 : tensor<1x4x2x3xf32>
 }
+
+// -----
+
+// Per-tensor quantize and dequantize are elementwise: the transpose leaving
+// one convolution sinks through them and meets the one entering the next
+// (a QDQ model's Conv -> Q -> DQ -> Conv). Per axis, the scale follows
+// `axis` rather than broadcasting, so the transpose stays above.
+// CHECK-LABEL: func.func @quantize_dequantize
+// CHECK-NOT: graph.transpose
+// CHECK: %[[Q:.*]] = graph.quantize %arg0, %{{.*}}, %{{.*}} : (tensor<1x4x4x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x8xui8>
+// CHECK: %[[D:.*]] = graph.dequantize %[[Q]], %{{.*}}, %{{.*}} : (tensor<1x4x4x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x8xf32>
+// CHECK: return %[[D]]
+func.func @quantize_dequantize(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %s = graph.constant dense<0.5> : tensor<f32>
+  %z = graph.constant dense<3> : tensor<ui8>
+  %t = graph.transpose %x {perm = [0, 3, 1, 2]} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+  %q = graph.quantize %t, %s, %z : (tensor<1x8x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x4x4xui8>
+  %d = graph.dequantize %q, %s, %z : (tensor<1x8x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8x4x4xf32>
+  %u = graph.transpose %d {perm = [0, 2, 3, 1]} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>
+  return %u : tensor<1x4x4x8xf32>
+}
+
+// CHECK-LABEL: func.func @quantize_per_axis
+// CHECK: graph.transpose
+// CHECK: graph.quantize %{{.*}}, %arg1, %arg2 : (tensor<1x8x4x4xf32>
+func.func @quantize_per_axis(%x: tensor<1x4x4x8xf32>, %s: tensor<8xf32>, %z: tensor<8xui8>) -> tensor<1x8x4x4xui8> {
+  %t = graph.transpose %x {perm = [0, 3, 1, 2]} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+  %q = graph.quantize %t, %s, %z {axis = 1} : (tensor<1x8x4x4xf32>, tensor<8xf32>, tensor<8xui8>) -> tensor<1x8x4x4xui8>
+  return %q : tensor<1x8x4x4xui8>
+}

@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -383,62 +384,128 @@ static LogicalResult verifyEpilogue(Operation *op, StringRef activation,
   return success();
 }
 
-LogicalResult FusedConv2DOp::verify() {
-  auto xType = getX().getType();
-  auto kernelType = getKernel().getType();
-  auto resultType = getType();
+/// The geometry checks of both convolution ops: NHWC input and result, a
+/// static kernel, 2 strides and dilations, 4 pads, and sizes that agree.
+static LogicalResult verifyConvGeometry(Operation *op, RankedTensorType xType,
+                                        RankedTensorType kernelType,
+                                        RankedTensorType resultType,
+                                        ArrayAttr stridesAttr,
+                                        ArrayAttr dilationsAttr,
+                                        ArrayAttr padsAttr, bool depthwise) {
   if (xType.getRank() != 4 || kernelType.getRank() != 4 ||
       resultType.getRank() != 4 || !kernelType.hasStaticShape())
-    return emitOpError("expected NHWC input and result and a static 4-D kernel");
-  SmallVector<int64_t> strides = getI64Values(getStrides());
-  SmallVector<int64_t> dilations = getI64Values(getDilations());
-  SmallVector<int64_t> pads = getI64Values(getPads());
+    return op->emitOpError(
+        "expected NHWC input and result and a static 4-D kernel");
+  SmallVector<int64_t> strides = getI64Values(stridesAttr);
+  SmallVector<int64_t> dilations = getI64Values(dilationsAttr);
+  SmallVector<int64_t> pads = getI64Values(padsAttr);
   if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4 ||
       llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
       llvm::any_of(dilations, [](int64_t v) { return v < 1; }) ||
       llvm::any_of(pads, [](int64_t v) { return v < 0; }))
-    return emitOpError("expected 2 strides and dilations >= 1 and 4 pads >= 0");
+    return op->emitOpError(
+        "expected 2 strides and dilations >= 1 and 4 pads >= 0");
   int64_t inChannels = kernelType.getDimSize(2);
-  int64_t outChannels = getDepthwise()
-                            ? inChannels * kernelType.getDimSize(3)
-                            : kernelType.getDimSize(3);
+  int64_t outChannels = depthwise ? inChannels * kernelType.getDimSize(3)
+                                  : kernelType.getDimSize(3);
   if (xType.getDimSize(3) != inChannels ||
       resultType.getDimSize(3) != outChannels)
-    return emitOpError() << "kernel " << kernelType << " does not map "
-                         << xType << " to " << resultType;
+    return op->emitOpError() << "kernel " << kernelType << " does not map "
+                             << xType << " to " << resultType;
   for (int64_t i = 0; i < 2; ++i) {
     int64_t in = xType.getDimSize(1 + i), out = resultType.getDimSize(1 + i);
     if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out))
-      return emitOpError("expected static spatial sizes");
+      return op->emitOpError("expected static spatial sizes");
     int64_t span = dilations[i] * (kernelType.getDimSize(i) - 1) + 1;
     int64_t padded = in + pads[2 * i] + pads[2 * i + 1];
     if (padded < span || (padded - span) / strides[i] + 1 != out)
-      return emitOpError() << "spatial dim " << i << " of the result is "
-                           << out << ", expected "
-                           << (padded < span ? 0
-                                             : (padded - span) / strides[i] + 1);
+      return op->emitOpError()
+             << "spatial dim " << i << " of the result is " << out
+             << ", expected "
+             << (padded < span ? 0 : (padded - span) / strides[i] + 1);
   }
   if (xType.getDimSize(0) != resultType.getDimSize(0))
-    return emitOpError("input and result batch differ");
-  return verifyEpilogue(*this, getActivation(), getBias(), getResidual(),
-                        resultType);
+    return op->emitOpError("input and result batch differ");
+  return success();
 }
 
-LogicalResult FusedDenseOp::verify() {
-  auto xType = getX().getType();
-  auto kernelType = getKernel().getType();
-  auto resultType = getType();
+LogicalResult FusedConv2DOp::verify() {
+  if (failed(verifyConvGeometry(*this, getX().getType(),
+                                getKernel().getType(), getType(), getStrides(),
+                                getDilations(), getPads(), getDepthwise())))
+    return failure();
+  return verifyEpilogue(*this, getActivation(), getBias(), getResidual(),
+                        getType());
+}
+
+/// The shape checks of both dense ops: x [..., k], a static kernel [k, n],
+/// result [..., n].
+static LogicalResult verifyDenseShapes(Operation *op, RankedTensorType xType,
+                                       RankedTensorType kernelType,
+                                       RankedTensorType resultType) {
   if (kernelType.getRank() != 2 || !kernelType.hasStaticShape() ||
       xType.getRank() < 1 || resultType.getRank() != xType.getRank())
-    return emitOpError("expected x [..., k], a static kernel [k, n] and a "
-                       "result [..., n]");
+    return op->emitOpError("expected x [..., k], a static kernel [k, n] and a "
+                           "result [..., n]");
   if (xType.getShape().back() != kernelType.getDimSize(0) ||
       resultType.getShape().back() != kernelType.getDimSize(1) ||
       xType.getShape().drop_back() != resultType.getShape().drop_back())
-    return emitOpError() << "kernel " << kernelType << " does not map "
-                         << xType << " to " << resultType;
+    return op->emitOpError() << "kernel " << kernelType << " does not map "
+                             << xType << " to " << resultType;
+  return success();
+}
+
+LogicalResult FusedDenseOp::verify() {
+  if (failed(verifyDenseShapes(*this, getX().getType(), getKernel().getType(),
+                               getType())))
+    return failure();
   return verifyEpilogue(*this, getActivation(), getBias(), getResidual(),
-                        resultType);
+                        getType());
+}
+
+/// What both int8 ops add to the float ops' checks: zero points in [0, 255],
+/// one scale per output channel, `out_scale` (positive, finite) exactly when
+/// the result is ui8, and the float epilogue's checks against the f32 form
+/// of the result.
+template <typename OpTy>
+static LogicalResult verifyInt8Epilogue(OpTy op) {
+  RankedTensorType resultType = op.getType();
+  int64_t channels = resultType.getShape().back();
+  auto scalesType = op.getScales().getType();
+  if (scalesType.getRank() != 1 || scalesType.getDimSize(0) != channels)
+    return op.emitOpError() << "scales " << scalesType << " must be tensor<"
+                            << channels << "xf32>";
+  auto inRange = [](int64_t v) { return v >= 0 && v <= 255; };
+  if (!inRange(op.getXZeroPoint()) || !inRange(op.getOutZeroPoint()))
+    return op.emitOpError("zero points must be in [0, 255]");
+  bool quantized = !resultType.getElementType().isF32();
+  std::optional<APFloat> outScale = op.getOutScale();
+  if (quantized != outScale.has_value())
+    return op.emitOpError("out_scale must be given exactly when the result "
+                          "is ui8");
+  if (outScale && !(outScale->convertToFloat() > 0.0f &&
+                    std::isfinite(outScale->convertToFloat())))
+    return op.emitOpError("out_scale must be positive and finite");
+  auto floatType = RankedTensorType::get(
+      resultType.getShape(), Float32Type::get(op.getContext()));
+  return verifyEpilogue(op, op.getActivation(), op.getBias(), op.getResidual(),
+                        floatType);
+}
+
+LogicalResult FusedConv2DInt8Op::verify() {
+  if (failed(verifyConvGeometry(*this, getX().getType(),
+                                getKernel().getType(), getType(), getStrides(),
+                                getDilations(), getPads(),
+                                /*depthwise=*/false)))
+    return failure();
+  return verifyInt8Epilogue(*this);
+}
+
+LogicalResult FusedDenseInt8Op::verify() {
+  if (failed(verifyDenseShapes(*this, getX().getType(), getKernel().getType(),
+                               getType())))
+    return failure();
+  return verifyInt8Epilogue(*this);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1414,6 +1414,80 @@ def Graph_FusedDenseOp : Graph_FusedOp<"fused_dense"> {
   let results = (outs Graph_F32Tensor:$result);
 }
 
+class Graph_FusedInt8Op<string mnemonic> : Graph_Op<mnemonic,
+    [Pure, AttrSizedOperandSegments]> {
+  let assemblyFormat = [{
+    $x `,` $kernel `,` $scales (`bias` $bias^)? (`residual` $residual^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_FusedConv2DInt8Op : Graph_FusedInt8Op<"fused_conv2d_int8"> {
+  let summary = "uint8 x int8 convolution, int32 accumulation, float epilogue, optional requantization";
+  let description = [{
+    What tfcc-fuse-int8-ops makes of a `graph.fused_conv2d` (groups = 1)
+    whose input is `graph.dequantize` of a ui8 tensor by one constant scale
+    s_x and zero point z_x, and whose kernel is `graph.dequantize` of
+    constant int8 weights (HWIO) with zero points 0 and one scale per output
+    channel (or per tensor) s_w. With `scales[o] = s_x * s_w[o]`:
+    v = activation(scales[o] * sum((x - x_zero_point) * kernel) + bias[o]
+    + residual), pads, strides, dilations and activations as
+    `graph.fused_conv2d`'s. The result is v (f32) or, with `out_scale`,
+    `graph.quantize(v, out_scale, out_zero_point)` to ui8 (a quantize that
+    followed the convolution, absorbed). Lowers to the runtime's int8 GEMM
+    (docs/quantization.md, "Kernels").
+
+    Example:
+
+    ```mlir
+    %y = graph.fused_conv2d_int8 %x, %w, %s bias %b {x_zero_point = 3,
+        strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1],
+        activation = "relu", out_scale = 0.05 : f32, out_zero_point = 0}
+        : (tensor<?x8x8x16xui8>, tensor<3x3x16x32xi8>, tensor<32xf32>,
+           tensor<32xf32>) -> tensor<?x8x8x32xui8>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[UI8]>:$x, RankedTensorOf<[I8]>:$kernel,
+                       Graph_F32Tensor:$scales, Optional<Graph_F32Tensor>:$bias,
+                       Optional<Graph_F32Tensor>:$residual,
+                       I64ArrayAttr:$strides, I64ArrayAttr:$dilations,
+                       I64ArrayAttr:$pads, I64Attr:$x_zero_point,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$activation,
+                       DefaultValuedAttr<F32Attr, "0.0">:$alpha,
+                       DefaultValuedAttr<F32Attr, "0.0">:$beta,
+                       OptionalAttr<F32Attr>:$out_scale,
+                       DefaultValuedAttr<I64Attr, "0">:$out_zero_point);
+  let results = (outs RankedTensorOf<[F32, UI8]>:$result);
+}
+
+def Graph_FusedDenseInt8Op : Graph_FusedInt8Op<"fused_dense_int8"> {
+  let summary = "uint8 x int8 dense layer, int32 accumulation, float epilogue, optional requantization";
+  let description = [{
+    The dense form of `graph.fused_conv2d_int8`: x [..., k] (ui8), kernel
+    [k, n] (constant int8), scales [n]; made by tfcc-fuse-int8-ops from a
+    `graph.fused_dense` of dequantized operands.
+
+    Example:
+
+    ```mlir
+    %y = graph.fused_dense_int8 %x, %w, %s bias %b {x_zero_point = 128}
+        : (tensor<?x64xui8>, tensor<64x10xi8>, tensor<10xf32>,
+           tensor<10xf32>) -> tensor<?x10xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[UI8]>:$x, RankedTensorOf<[I8]>:$kernel,
+                       Graph_F32Tensor:$scales, Optional<Graph_F32Tensor>:$bias,
+                       Optional<Graph_F32Tensor>:$residual,
+                       I64Attr:$x_zero_point,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$activation,
+                       DefaultValuedAttr<F32Attr, "0.0">:$alpha,
+                       DefaultValuedAttr<F32Attr, "0.0">:$beta,
+                       OptionalAttr<F32Attr>:$out_scale,
+                       DefaultValuedAttr<I64Attr, "0">:$out_zero_point);
+  let results = (outs RankedTensorOf<[F32, UI8]>:$result);
+}
+
 //===----------------------------------------------------------------------===//
 // Compiler-internal training ops (made by tfcc-autodiff; not in the spec).
 // docs/autodiff.md gives their semantics; the reference interpreter runs

@@ -1542,3 +1542,81 @@ func.func @dequantize_shape(%x: tensor<2x3xi8>, %s: tensor<f32>, %z: tensor<i8>)
   %0 = graph.dequantize %x, %s, %z : (tensor<2x3xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Compiler-internal int8 ops (tfcc-fuse-int8-ops)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @fused_dense_int8_scales(%x: tensor<?x8xui8>, %w: tensor<8x4xi8>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'graph.fused_dense_int8' op scales 'tensor<3xf32>' must be tensor<4xf32>}}
+  %0 = graph.fused_dense_int8 %x, %w, %s {x_zero_point = 0} : (tensor<?x8xui8>, tensor<8x4xi8>, tensor<3xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_dense_int8_zero_point(%x: tensor<?x8xui8>, %w: tensor<8x4xi8>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.fused_dense_int8' op zero points must be in [0, 255]}}
+  %0 = graph.fused_dense_int8 %x, %w, %s {x_zero_point = 256} : (tensor<?x8xui8>, tensor<8x4xi8>, tensor<4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_dense_int8_out_scale_missing(%x: tensor<?x8xui8>, %w: tensor<8x4xi8>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.fused_dense_int8' op out_scale must be given exactly when the result is ui8}}
+  %0 = graph.fused_dense_int8 %x, %w, %s {x_zero_point = 0} : (tensor<?x8xui8>, tensor<8x4xi8>, tensor<4xf32>) -> tensor<?x4xui8>
+  return
+}
+
+// -----
+
+func.func @fused_dense_int8_out_scale_float(%x: tensor<?x8xui8>, %w: tensor<8x4xi8>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.fused_dense_int8' op out_scale must be given exactly when the result is ui8}}
+  %0 = graph.fused_dense_int8 %x, %w, %s {x_zero_point = 0, out_scale = 0.5 : f32} : (tensor<?x8xui8>, tensor<8x4xi8>, tensor<4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_dense_int8_out_scale_zero(%x: tensor<?x8xui8>, %w: tensor<8x4xi8>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.fused_dense_int8' op out_scale must be positive and finite}}
+  %0 = graph.fused_dense_int8 %x, %w, %s {x_zero_point = 0, out_scale = 0.0 : f32} : (tensor<?x8xui8>, tensor<8x4xi8>, tensor<4xf32>) -> tensor<?x4xui8>
+  return
+}
+
+// -----
+
+// The residual is float, of the result's shape, whether or not the result is
+// requantized.
+func.func @fused_dense_int8_residual(%x: tensor<?x8xui8>, %w: tensor<8x4xi8>, %s: tensor<4xf32>, %r: tensor<?x3xf32>) {
+  // expected-error @+1 {{'graph.fused_dense_int8' op residual 'tensor<?x3xf32>' must have the result type 'tensor<?x4xf32>'}}
+  %0 = graph.fused_dense_int8 %x, %w, %s residual %r {x_zero_point = 0, out_scale = 0.5 : f32} : (tensor<?x8xui8>, tensor<8x4xi8>, tensor<4xf32>, tensor<?x3xf32>) -> tensor<?x4xui8>
+  return
+}
+
+// -----
+
+func.func @fused_dense_int8_shapes(%x: tensor<?x8xui8>, %w: tensor<7x4xi8>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.fused_dense_int8' op kernel 'tensor<7x4xi8>' does not map 'tensor<?x8xui8>' to 'tensor<?x4xf32>'}}
+  %0 = graph.fused_dense_int8 %x, %w, %s {x_zero_point = 0} : (tensor<?x8xui8>, tensor<7x4xi8>, tensor<4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv2d_int8_geometry(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x4xi8>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.fused_conv2d_int8' op spatial dim 0 of the result is 8, expected 6}}
+  %0 = graph.fused_conv2d_int8 %x, %w, %s {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [0, 0, 0, 0]} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>) -> tensor<?x8x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv2d_int8_activation(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x4xi8>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.fused_conv2d_int8' op unknown activation "gelu"}}
+  %0 = graph.fused_conv2d_int8 %x, %w, %s {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], activation = "gelu"} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>) -> tensor<?x8x8x4xf32>
+  return
+}

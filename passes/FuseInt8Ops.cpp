@@ -1,0 +1,251 @@
+//===- FuseInt8Ops.cpp - dequantize -> conv / dense -> quantize to int8 ---===//
+//
+// After tfcc-fuse-ops, a fused convolution or dense layer whose input and
+// weights are dequantized int8 data computes in float what the runtime's
+// int8 GEMM computes from the integers: this pass hands it the integers
+// (docs/quantization.md, "Kernels"), and absorbs a following quantize into
+// its epilogue so the next layer reads uint8 directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/IR/GraphOps.h"
+#include "passes/ConstantValues.h"
+#include "passes/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace mlir::tfcc {
+#define GEN_PASS_DEF_FUSEINT8OPS
+#include "passes/Passes.h.inc"
+} // namespace mlir::tfcc
+
+using namespace mlir;
+using namespace mlir::graph;
+
+namespace {
+
+bool isPositiveFinite(float v) { return v > 0.0f && std::isfinite(v); }
+/// A weight scale: a folded batch norm may have made it negative.
+bool isNonzeroFinite(float v) { return v != 0.0f && std::isfinite(v); }
+
+/// The single constant scale and zero point of a per-tensor (de)quantize.
+template <typename OpTy>
+std::optional<std::pair<float, int64_t>> getPerTensorParams(OpTy op) {
+  std::optional<std::vector<float>> scale =
+      tfcc::getConstantFloats(op.getScale());
+  std::optional<std::vector<int64_t>> zeroPoint =
+      tfcc::getConstantIntegers(op.getZeroPoint());
+  if (!scale || !zeroPoint || scale->size() != 1 || zeroPoint->size() != 1 ||
+      !isPositiveFinite(scale->front()))
+    return std::nullopt;
+  return std::make_pair(scale->front(), zeroPoint->front());
+}
+
+bool isUnsigned8(Value value) {
+  return cast<ShapedType>(value.getType()).getElementType().isUnsignedInteger(8);
+}
+
+/// The permutation of a graph.transpose.
+SmallVector<int64_t> getPermutation(TransposeOp op) {
+  return llvm::map_to_vector(op.getPerm(), [](Attribute a) {
+    return cast<IntegerAttr>(a).getInt();
+  });
+}
+
+/// `x` as graph.dequantize of a ui8 tensor by one constant scale and zero
+/// point, possibly under a transpose (an NCHW model's input to an NHWC
+/// convolution, which the integers then take): the tensor (transposed the
+/// same way, when a rewriter is given to build the transpose), the scale and
+/// the zero point.
+struct QuantizedInput {
+  Value data;
+  float scale;
+  int64_t zeroPoint;
+};
+std::optional<QuantizedInput> matchQuantizedInput(PatternRewriter *rewriter,
+                                                  Value x) {
+  auto transpose = x.getDefiningOp<TransposeOp>();
+  auto dequantize = (transpose ? transpose.getX() : x)
+                        .getDefiningOp<DequantizeOp>();
+  if (!dequantize || !isUnsigned8(dequantize.getX()))
+    return std::nullopt;
+  auto params = getPerTensorParams(dequantize);
+  if (!params)
+    return std::nullopt;
+  Value data = dequantize.getX();
+  if (transpose && rewriter) {
+    auto type = cast<RankedTensorType>(x.getType());
+    data = rewriter->create<TransposeOp>(
+        transpose.getLoc(),
+        RankedTensorType::get(type.getShape(),
+                              cast<ShapedType>(data.getType()).getElementType()),
+        data, transpose.getPermAttr());
+  }
+  return QuantizedInput{data, params->first, params->second};
+}
+
+/// `kernel` (output channels on its last axis) as graph.dequantize of
+/// constant signed int8 weights with zero points 0 and nonzero scales (a
+/// folded batch norm's may be negative), per tensor or along the last axis:
+/// the weights and one scale per channel.
+struct QuantizedKernel {
+  Value weights;
+  std::vector<float> scales;
+};
+std::optional<QuantizedKernel> matchQuantizedKernel(PatternRewriter *rewriter,
+                                                    Value kernel) {
+  // An ONNX kernel (OIHW, its scales along O) reaches an NHWC convolution
+  // through a transpose: the integers are transposed instead (folded into
+  // the packing at compile time), the scales' axis followed.
+  auto transpose = kernel.getDefiningOp<TransposeOp>();
+  auto dequantize = (transpose ? transpose.getX() : kernel)
+                        .getDefiningOp<DequantizeOp>();
+  if (!dequantize)
+    return std::nullopt;
+  Value weights = dequantize.getX();
+  auto type = cast<RankedTensorType>(weights.getType());
+  auto element = dyn_cast<IntegerType>(type.getElementType());
+  if (!element || element.getWidth() != 8 || element.isUnsigned() ||
+      !type.hasStaticShape() || !tfcc::getConstantIntegers(weights))
+    return std::nullopt;
+  int64_t rank = type.getRank();
+  int64_t axis = dequantize.getAxis() < 0 ? dequantize.getAxis() + rank
+                                          : dequantize.getAxis();
+  if (transpose) {
+    SmallVector<int64_t> perm = getPermutation(transpose);
+    // Dim i of the transposed kernel is dim perm[i] of the weights.
+    axis = std::distance(perm.begin(), llvm::find(perm, axis));
+  }
+  auto kernelType = cast<RankedTensorType>(kernel.getType());
+  int64_t channels = kernelType.getShape().back();
+  std::optional<std::vector<float>> scales =
+      tfcc::getConstantFloats(dequantize.getScale());
+  std::optional<std::vector<int64_t>> zeroPoints =
+      tfcc::getConstantIntegers(dequantize.getZeroPoint());
+  if (!scales || !zeroPoints ||
+      llvm::any_of(*zeroPoints, [](int64_t z) { return z != 0; }) ||
+      !llvm::all_of(*scales, isNonzeroFinite))
+    return std::nullopt;
+  bool perTensor =
+      cast<RankedTensorType>(dequantize.getScale().getType()).getRank() == 0;
+  if (perTensor)
+    scales->assign(channels, scales->front());
+  else if (axis != rank - 1 || static_cast<int64_t>(scales->size()) != channels)
+    return std::nullopt;
+  if (transpose && rewriter)
+    weights = rewriter->create<TransposeOp>(
+        transpose.getLoc(),
+        RankedTensorType::get(kernelType.getShape(), type.getElementType()),
+        weights, transpose.getPermAttr());
+  return QuantizedKernel{weights, std::move(*scales)};
+}
+
+/// What an int8 op takes from a fused op: the ui8 input, the int8 kernel,
+/// the combined scales s_x * s_w[o] (a new constant) and x's zero point.
+struct Int8Operands {
+  Value x, kernel, scales;
+  int64_t zeroPoint;
+};
+
+/// The int8 operands of a fused op of input `x` and kernel `kernel`, built
+/// at the rewriter's insertion point, or failure (nothing built) when they
+/// are not int8 data.
+FailureOr<Int8Operands> buildInt8Operands(PatternRewriter &rewriter,
+                                          Location loc, Value x,
+                                          Value kernel) {
+  if (!matchQuantizedInput(nullptr, x) || !matchQuantizedKernel(nullptr, kernel))
+    return failure();
+  std::optional<QuantizedInput> input = matchQuantizedInput(&rewriter, x);
+  std::optional<QuantizedKernel> weights =
+      matchQuantizedKernel(&rewriter, kernel);
+  std::vector<float> combined = weights->scales;
+  for (float &s : combined)
+    s *= input->scale;
+  auto type = RankedTensorType::get({static_cast<int64_t>(combined.size())},
+                                    rewriter.getF32Type());
+  Value scales = rewriter.create<ConstantOp>(
+      loc, DenseElementsAttr::get(type, ArrayRef<float>(combined)));
+  return Int8Operands{input->data, weights->weights, scales, input->zeroPoint};
+}
+
+struct FusedConv2DToInt8 : OpRewritePattern<FusedConv2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FusedConv2DOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getDepthwise())
+      return rewriter.notifyMatchFailure(op, "depthwise");
+    FailureOr<Int8Operands> int8 =
+        buildInt8Operands(rewriter, op.getLoc(), op.getX(), op.getKernel());
+    if (failed(int8))
+      return rewriter.notifyMatchFailure(op, "operands are not int8 data");
+    rewriter.replaceOpWithNewOp<FusedConv2DInt8Op>(
+        op, op.getType(), int8->x, int8->kernel, int8->scales, op.getBias(),
+        op.getResidual(), op.getStrides(), op.getDilations(), op.getPads(),
+        rewriter.getI64IntegerAttr(int8->zeroPoint), op.getActivationAttr(),
+        op.getAlphaAttr(), op.getBetaAttr(), FloatAttr(),
+        rewriter.getI64IntegerAttr(0));
+    return success();
+  }
+};
+
+struct FusedDenseToInt8 : OpRewritePattern<FusedDenseOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FusedDenseOp op,
+                                PatternRewriter &rewriter) const override {
+    FailureOr<Int8Operands> int8 =
+        buildInt8Operands(rewriter, op.getLoc(), op.getX(), op.getKernel());
+    if (failed(int8))
+      return rewriter.notifyMatchFailure(op, "operands are not int8 data");
+    rewriter.replaceOpWithNewOp<FusedDenseInt8Op>(
+        op, op.getType(), int8->x, int8->kernel, int8->scales, op.getBias(),
+        op.getResidual(), rewriter.getI64IntegerAttr(int8->zeroPoint),
+        op.getActivationAttr(), op.getAlphaAttr(), op.getBetaAttr(),
+        FloatAttr(), rewriter.getI64IntegerAttr(0));
+    return success();
+  }
+};
+
+/// graph.quantize (per tensor, to ui8) of an int8 op's float result that
+/// nothing else reads: the op writes the uint8 values itself.
+struct AbsorbQuantize : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    Operation *producer = op.getX().getDefiningOp();
+    if (!producer || !isa<FusedConv2DInt8Op, FusedDenseInt8Op>(producer) ||
+        !producer->hasOneUse() || !isUnsigned8(op.getY()) ||
+        producer->hasAttr("out_scale"))
+      return rewriter.notifyMatchFailure(op, "not an int8 op's result");
+    auto params = getPerTensorParams(op);
+    if (!params)
+      return rewriter.notifyMatchFailure(op, "not per tensor");
+    rewriter.setInsertionPoint(producer);
+    Operation *requantized = rewriter.clone(*producer);
+    requantized->getResult(0).setType(op.getY().getType());
+    requantized->setAttr("out_scale", rewriter.getF32FloatAttr(params->first));
+    requantized->setAttr("out_zero_point",
+                         rewriter.getI64IntegerAttr(params->second));
+    rewriter.replaceOp(op, requantized->getResults());
+    rewriter.eraseOp(producer);
+    return success();
+  }
+};
+
+struct FuseInt8Ops : tfcc::impl::FuseInt8OpsBase<FuseInt8Ops> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    tfcc::populateFuseInt8OpsPatterns(patterns);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(),
+                                            std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::tfcc::populateFuseInt8OpsPatterns(RewritePatternSet &patterns) {
+  patterns.add<FusedConv2DToInt8, FusedDenseToInt8, AbsorbQuantize>(
+      patterns.getContext());
+}

@@ -1,0 +1,162 @@
+//===- Int8Kernels.cpp - int8 convolutions and dense layers to kernels ----===//
+//
+// graph.fused_conv2d_int8 and graph.fused_dense_int8 (tfcc-fuse-int8-ops)
+// become calls of the runtime's int8 GEMM (tfcc_rt_qgemm_u8s8_f32, or _u8
+// when the op requantizes its result), with the
+// weights packed at compile time. A convolution that is not a plain 1x1
+// (stride 1, no padding) first gathers its rows with tfcc_rt_im2col_u8 into
+// an arena buffer (padding with the input's zero point); a 1x1 one reads
+// the NHWC input in place as its [pixels, channels] matrix.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/graph/IR/GraphOps.h"
+#include "passes/GraphToLinalg/KernelCalls.h"
+#include "passes/GraphToLinalg/Utils.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::graph;
+using namespace mlir::tfcc;
+
+namespace {
+
+/// The call of the int8 GEMM for `op` (either int8 op): rows `m` of `a`
+/// (lda bytes apart), its weights packed as [k, n].
+template <typename OpTy>
+Value emitInt8Gemm(PatternRewriter &rewriter, OpTy op, kernel_args::I64 m,
+                   Value a, int64_t lda, int64_t k, int64_t n, Value packed,
+                   Value batchSource) {
+  Location loc = op.getLoc();
+  auto resultType = cast<RankedTensorType>(op.getType());
+  Value output = allocResultLike(rewriter, loc, resultType, batchSource);
+  int32_t zeroPoint = static_cast<int32_t>(op.getXZeroPoint());
+  int32_t activation = getActivationCode(op.getActivation());
+  float alpha = op.getAlpha().convertToFloat();
+  float beta = op.getBeta().convertToFloat();
+  if (std::optional<APFloat> outScale = op.getOutScale())
+    emitKernelCall(
+        rewriter, loc,
+        kernels::tfcc_rt_qgemm_u8s8_u8{
+            .M = m,
+            .N = n,
+            .K = k,
+            .A = a,
+            .lda = lda,
+            .a_zero_point = zeroPoint,
+            .packed_b = packed,
+            .scales = op.getScales(),
+            .bias = op.getBias(),
+            .residual = op.getResidual(),
+            .activation = activation,
+            .alpha = alpha,
+            .beta = beta,
+            .out_scale = outScale->convertToFloat(),
+            .out_zero_point = static_cast<int32_t>(op.getOutZeroPoint()),
+            .y = output});
+  else
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_qgemm_u8s8_f32{
+                       .M = m,
+                       .N = n,
+                       .K = k,
+                       .A = a,
+                       .lda = lda,
+                       .a_zero_point = zeroPoint,
+                       .packed_b = packed,
+                       .scales = op.getScales(),
+                       .bias = op.getBias(),
+                       .residual = op.getResidual(),
+                       .activation = activation,
+                       .alpha = alpha,
+                       .beta = beta,
+                       .y = output});
+  return toResultTensor(rewriter, loc, resultType, output);
+}
+
+struct FusedDenseInt8ToKernel : OpRewritePattern<FusedDenseInt8Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FusedDenseInt8Op op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getX();
+    auto kernelType = cast<RankedTensorType>(op.getKernel().getType());
+    int64_t k = kernelType.getDimSize(0), n = kernelType.getDimSize(1);
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    Value m = getDimsProduct(rewriter, loc, x,
+                             llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)));
+    Value packed = packInt8GemmWeights(rewriter, loc, op.getKernel(), k, n);
+    rewriter.replaceOp(op, emitInt8Gemm(rewriter, op, m, x, k, k, n, packed, x));
+    return success();
+  }
+};
+
+struct FusedConv2DInt8ToKernel : OpRewritePattern<FusedConv2DInt8Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FusedConv2DInt8Op op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getX();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    ArrayRef<int64_t> kernelShape =
+        cast<RankedTensorType>(op.getKernel().getType()).getShape();
+    SmallVector<int64_t> strides = getIntegers(op.getStrides());
+    SmallVector<int64_t> dilations = getIntegers(op.getDilations());
+    SmallVector<int64_t> pads = getIntegers(op.getPads());
+    int64_t c = xType.getDimSize(3), oc = kernelShape[3];
+    int64_t oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+    int64_t k = kernelShape[0] * kernelShape[1] * c;
+    Value packed = packInt8GemmWeights(rewriter, loc, op.getKernel(), k, oc);
+    Value batch = getDimValue(rewriter, loc, x, 0);
+    Value pixels = rewriter.create<arith::MulIOp>(
+        loc, batch, rewriter.create<arith::ConstantIndexOp>(loc, oh * ow));
+    bool pointwise = kernelShape[0] == 1 && kernelShape[1] == 1 &&
+                     strides == SmallVector<int64_t>{1, 1} &&
+                     llvm::all_of(pads, [](int64_t p) { return p == 0; });
+    Value rows = x;
+    int64_t lda = k;
+    if (!pointwise) {
+      // Rows padded to a multiple of 4 bytes (zeros, times the packed
+      // weights' zero padding): the GEMM then has no K tail.
+      lda = (k + 3) / 4 * 4;
+      auto colsType = RankedTensorType::get({ShapedType::kDynamic, lda},
+                                            xType.getElementType());
+      rows = allocResult(rewriter, loc, colsType, {pixels});
+      emitKernelCall(rewriter, loc,
+                     kernels::tfcc_rt_im2col_u8{
+                         .x = x,
+                         .n = batch,
+                         .h = xType.getDimSize(1),
+                         .w = xType.getDimSize(2),
+                         .c = c,
+                         .kh = kernelShape[0],
+                         .kw = kernelShape[1],
+                         .stride_h = strides[0],
+                         .stride_w = strides[1],
+                         .dil_h = dilations[0],
+                         .dil_w = dilations[1],
+                         .pad_top = pads[0],
+                         .pad_left = pads[2],
+                         .oh = oh,
+                         .ow = ow,
+                         .pad_value = static_cast<int32_t>(op.getXZeroPoint()),
+                         .ldc = lda,
+                         .cols = rows});
+    }
+    rewriter.replaceOp(
+        op, emitInt8Gemm(rewriter, op, pixels, rows, lda, lda, oc, packed, x));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tfcc::populateGraphInt8KernelsToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FusedDenseInt8ToKernel, FusedConv2DInt8ToKernel>(
+      patterns.getContext());
+}

@@ -1,0 +1,59 @@
+// RUN: tfcc-opt %s -tfcc-convert-graph-to-linalg -cse -split-input-file | FileCheck %s
+
+// A 3x3 convolution: tfcc_rt_im2col_u8 gathers the 27 taps of each of the
+// n * 64 pixels into rows padded to 28 bytes (pad value 3, the zero point),
+// then one int8 GEMM call (M = n * 64, N = 4, K = lda = 28) requantizes
+// (out_scale 0.25, zero point 7) with the bias and relu (activation 1).
+// The weights are packed at compile time: 16 columns x 7 groups of 4, then
+// the column sums (27 for the 4 real columns, 0 for the padding).
+// CHECK: func.func private @tfcc_rt_qgemm_u8s8_u8(i64, i64, i64, i64, i64, i32, i64, i64, i64, i64, i32, f32, f32, f32, i32, i64)
+// CHECK: func.func private @tfcc_rt_im2col_u8(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i64, i64)
+// CHECK-LABEL: func.func @conv3x3
+// CHECK: arith.constant dense<"0x01010101{{.*}}1B0000001B0000001B0000001B000000{{0+}}"> : tensor<512xi8>
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[M:.*]] = arith.muli %[[N]], %c64
+// CHECK: %[[COLS:.*]] = memref.alloc(%[[M]]) {alignment = 64 : i64} : memref<?x28xui8>
+// CHECK: call @tfcc_rt_im2col_u8(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c3_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c8_i64, %c8_i64, %c3_i32, %c28_i64, %{{.*}})
+// CHECK: %[[Y:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x8x8x4xui8>
+// CHECK: call @tfcc_rt_qgemm_u8s8_u8(%{{.*}}, %c4_i64, %c28_i64, %{{.*}}, %c28_i64, %c3_i32, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i64, %c1_i32, %cst{{.*}}, %cst{{.*}}, %cst{{.*}}, %c7_i32, %{{.*}})
+// CHECK: bufferization.to_tensor %[[Y]]
+func.func @conv3x3(%x: tensor<?x8x8x3xui8>, %b: tensor<4xf32>) -> tensor<?x8x8x4xui8> {
+  %w = graph.constant dense<1> : tensor<3x3x3x4xi8>
+  %s = graph.constant dense<0.5> : tensor<4xf32>
+  %y = graph.fused_conv2d_int8 %x, %w, %s bias %b {activation = "relu", dilations = [1, 1], out_scale = 2.500000e-01 : f32, out_zero_point = 7 : i64, pads = [1, 1, 1, 1], strides = [1, 1], x_zero_point = 3 : i64} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x8x8x4xui8>
+  return %y : tensor<?x8x8x4xui8>
+}
+
+// -----
+
+// A 1x1 convolution reads its NHWC input in place as the [pixels, 6]
+// matrix (no im2col, K = lda = 6) and writes float32.
+// CHECK-LABEL: func.func @pointwise
+// CHECK-NOT: im2col
+// CHECK: call @tfcc_rt_qgemm_u8s8_f32(%{{.*}}, %c5_i64, %c6_i64, %{{.*}}, %c6_i64, %c0_i32,
+func.func @pointwise(%x: tensor<2x4x4x6xui8>) -> tensor<2x4x4x5xf32> {
+  %w = graph.constant dense<1> : tensor<1x1x6x5xi8>
+  %s = graph.constant dense<0.5> : tensor<5xf32>
+  %y = graph.fused_conv2d_int8 %x, %w, %s {dilations = [1, 1], pads = [0, 0, 0, 0], strides = [1, 1], x_zero_point = 0 : i64} : (tensor<2x4x4x6xui8>, tensor<1x1x6x5xi8>, tensor<5xf32>) -> tensor<2x4x4x5xf32>
+  return %y : tensor<2x4x4x5xf32>
+}
+
+// -----
+
+// A dense layer: M is the product of the leading dims (batch * 3), weights
+// that are not constant are packed at run time (tfcc_rt_qgemm_pack_b into a
+// buffer of tfcc_rt_qgemm_packed_b_size(7, 2) = 16 * (8 + 4) bytes).
+// CHECK-LABEL: func.func @dense
+// CHECK: %[[B:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[M:.*]] = arith.muli %[[B]], %c3
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<192xi8>
+// CHECK: %[[PI:.*]] = memref.extract_aligned_pointer_as_index %[[P]]
+// CHECK: %[[PA:.*]] = arith.index_cast %[[PI]] : index to i64
+// CHECK: call @tfcc_rt_qgemm_pack_b(%c7_i64, %c2_i64, %{{.*}}, %[[PA]])
+// CHECK: %[[MI:.*]] = arith.index_cast %[[M]] : index to i64
+// CHECK: call @tfcc_rt_qgemm_u8s8_f32(%[[MI]], %c2_i64, %c7_i64, %{{.*}}, %c7_i64, %c9_i32, %[[PA]],
+func.func @dense(%x: tensor<?x3x7xui8>, %w: tensor<7x2xi8>) -> tensor<?x3x2xf32> {
+  %s = graph.constant dense<0.5> : tensor<2xf32>
+  %y = graph.fused_dense_int8 %x, %w, %s {x_zero_point = 9 : i64} : (tensor<?x3x7xui8>, tensor<7x2xi8>, tensor<2xf32>) -> tensor<?x3x2xf32>
+  return %y : tensor<?x3x2xf32>
+}

@@ -1,0 +1,108 @@
+// RUN: tfcc-opt %s -tfcc-fuse-int8-ops -split-input-file | FileCheck %s
+
+// A convolution of dequantized ui8 data and dequantized int8 weights (per
+// output channel, zero points 0) takes the integers; its scales are
+// s_x * s_w: 0.5 * [0.25, 2.0, -0.125, 1.0] (a negative one, as a folded
+// batch norm leaves). Bias, activation and geometry stay. The quantize
+// that follows is absorbed: ui8 result, out_scale and out_zero_point.
+// CHECK-LABEL: func.func @conv
+// CHECK-NOT: graph.dequantize
+// CHECK: %[[S:.*]] = graph.constant dense<[1.250000e-01, 1.000000e+00, -6.250000e-02, 5.000000e-01]> : tensor<4xf32>
+// CHECK: %[[Y:.*]] = graph.fused_conv2d_int8 %arg0, %{{.*}}, %[[S]] bias %arg1 {activation = "relu", dilations = [1, 1], out_scale = 2.500000e-01 : f32, out_zero_point = 7 : i64, pads = [1, 1, 1, 1], strides = [1, 1], x_zero_point = 3 : i64} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x8x8x4xui8>
+// CHECK-NOT: graph.quantize
+// CHECK: return %[[Y]]
+func.func @conv(%q: tensor<?x8x8x3xui8>, %b: tensor<4xf32>) -> tensor<?x8x8x4xui8> {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<3> : tensor<ui8>
+  %x = graph.dequantize %q, %sx, %zx : (tensor<?x8x8x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x8x8x3xf32>
+  %wq = graph.constant dense<1> : tensor<3x3x3x4xi8>
+  %sw = graph.constant dense<[0.25, 2.0, -0.125, 1.0]> : tensor<4xf32>
+  %zw = graph.constant dense<0> : tensor<4xi8>
+  %w = graph.dequantize %wq, %sw, %zw {axis = 3} : (tensor<3x3x3x4xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<3x3x3x4xf32>
+  %y = graph.fused_conv2d %x, %w bias %b {activation = "relu", dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<?x8x8x4xf32>
+  %so = graph.constant dense<0.25> : tensor<f32>
+  %zo = graph.constant dense<7> : tensor<ui8>
+  %r = graph.quantize %y, %so, %zo : (tensor<?x8x8x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x8x8x4xui8>
+  return %r : tensor<?x8x8x4xui8>
+}
+
+// -----
+
+// A dense layer with one weight scale (per tensor) and a residual; its
+// float result is read twice, so a quantize of it is not absorbed.
+// CHECK-LABEL: func.func @dense
+// CHECK: %[[S:.*]] = graph.constant dense<5.000000e-01> : tensor<2xf32>
+// CHECK: %[[Y:.*]] = graph.fused_dense_int8 %arg0, %{{.*}}, %[[S]] residual %arg1 {x_zero_point = 128 : i64} : (tensor<?x3xui8>, tensor<3x2xi8>, tensor<2xf32>, tensor<?x2xf32>) -> tensor<?x2xf32>
+// CHECK: graph.quantize %[[Y]]
+func.func @dense(%q: tensor<?x3xui8>, %r: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xui8>) {
+  %sx = graph.constant dense<0.25> : tensor<f32>
+  %zx = graph.constant dense<128> : tensor<ui8>
+  %x = graph.dequantize %q, %sx, %zx : (tensor<?x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x3xf32>
+  %wq = graph.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi8>
+  %sw = graph.constant dense<2.0> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %w = graph.dequantize %wq, %sw, %zw : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %y = graph.fused_dense %x, %w residual %r : (tensor<?x3xf32>, tensor<3x2xf32>, tensor<?x2xf32>) -> tensor<?x2xf32>
+  %so = graph.constant dense<0.25> : tensor<f32>
+  %zo = graph.constant dense<0> : tensor<ui8>
+  %o = graph.quantize %y, %so, %zo : (tensor<?x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x2xui8>
+  return %y, %o : tensor<?x2xf32>, tensor<?x2xui8>
+}
+
+// -----
+
+// What stays float: weights with a nonzero zero point, weights that are
+// not constant, an i8 input, weights scaled along another axis than the
+// output channels, a depthwise convolution.
+// CHECK-LABEL: func.func @stays_float
+// CHECK-NOT: _int8
+// CHECK: return
+func.func @stays_float(%q: tensor<?x3xui8>, %qs: tensor<?x3xi8>, %wv: tensor<3x2xi8>, %d: tensor<?x8x8x3xui8>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x8x8x3xf32>) {
+  %sx = graph.constant dense<0.25> : tensor<f32>
+  %zx = graph.constant dense<1> : tensor<ui8>
+  %zxs = graph.constant dense<1> : tensor<i8>
+  %x = graph.dequantize %q, %sx, %zx : (tensor<?x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x3xf32>
+  %xs = graph.dequantize %qs, %sx, %zxs : (tensor<?x3xi8>, tensor<f32>, tensor<i8>) -> tensor<?x3xf32>
+  %wq = graph.constant dense<1> : tensor<3x2xi8>
+  %sw = graph.constant dense<2.0> : tensor<f32>
+  %zw0 = graph.constant dense<0> : tensor<i8>
+  %zw1 = graph.constant dense<1> : tensor<i8>
+  %w1 = graph.dequantize %wq, %sw, %zw1 : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %y1 = graph.fused_dense %x, %w1 : (tensor<?x3xf32>, tensor<3x2xf32>) -> tensor<?x2xf32>
+  %w2 = graph.dequantize %wv, %sw, %zw0 : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %y2 = graph.fused_dense %x, %w2 : (tensor<?x3xf32>, tensor<3x2xf32>) -> tensor<?x2xf32>
+  %w0 = graph.dequantize %wq, %sw, %zw0 : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %y3 = graph.fused_dense %xs, %w0 : (tensor<?x3xf32>, tensor<3x2xf32>) -> tensor<?x2xf32>
+  %sk = graph.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %zk = graph.constant dense<0> : tensor<3xi8>
+  %w4 = graph.dequantize %wq, %sk, %zk {axis = 0} : (tensor<3x2xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x2xf32>
+  %y4 = graph.fused_dense %x, %w4 : (tensor<?x3xf32>, tensor<3x2xf32>) -> tensor<?x2xf32>
+  %dx = graph.dequantize %d, %sx, %zx : (tensor<?x8x8x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x8x8x3xf32>
+  %dq = graph.constant dense<1> : tensor<3x3x3x1xi8>
+  %dw = graph.dequantize %dq, %sw, %zw0 : (tensor<3x3x3x1xi8>, tensor<f32>, tensor<i8>) -> tensor<3x3x3x1xf32>
+  %y5 = graph.fused_conv2d %dx, %dw {depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x1xf32>) -> tensor<?x8x8x3xf32>
+  return %y1, %y2, %y3, %y4, %y5 : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x8x8x3xf32>
+}
+
+// -----
+
+// An ONNX QDQ convolution: the NCHW input and OIHW weights reach the NHWC
+// convolution through transposes; the integers are transposed instead (the
+// weights' scale axis 0, O, becomes axis 3 of the HWIO kernel).
+// CHECK-LABEL: func.func @transposed_operands
+// CHECK: %[[X:.*]] = graph.transpose %arg0 {perm = [0, 2, 3, 1]} : (tensor<?x3x8x8xui8>) -> tensor<?x8x8x3xui8>
+// CHECK: %[[W:.*]] = graph.transpose %{{.*}} {perm = [2, 3, 1, 0]} : (tensor<4x3x3x3xi8>) -> tensor<3x3x3x4xi8>
+// CHECK: graph.fused_conv2d_int8 %[[X]], %[[W]], %{{.*}} {{.*}}x_zero_point = 5 : i64{{.*}} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>) -> tensor<?x8x8x4xf32>
+func.func @transposed_operands(%q: tensor<?x3x8x8xui8>) -> tensor<?x8x8x4xf32> {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<5> : tensor<ui8>
+  %x = graph.dequantize %q, %sx, %zx : (tensor<?x3x8x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x3x8x8xf32>
+  %xt = graph.transpose %x {perm = [0, 2, 3, 1]} : (tensor<?x3x8x8xf32>) -> tensor<?x8x8x3xf32>
+  %wq = graph.constant dense<1> : tensor<4x3x3x3xi8>
+  %sw = graph.constant dense<[0.25, 2.0, 0.125, 1.0]> : tensor<4xf32>
+  %zw = graph.constant dense<0> : tensor<4xi8>
+  %w = graph.dequantize %wq, %sw, %zw {axis = 0} : (tensor<4x3x3x3xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<4x3x3x3xf32>
+  %wt = graph.transpose %w {perm = [2, 3, 1, 0]} : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
+  %y = graph.fused_conv2d %xt, %wt {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x8x8x4xf32>
+  return %y : tensor<?x8x8x4xf32>
+}
