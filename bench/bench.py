@@ -35,6 +35,14 @@ PY = "/usr/bin/python3"
 OPENBLAS_OPENMP = "/usr/lib/x86_64-linux-gnu/openblas-openmp"
 
 QUICK_SKIP = {"matmul1024", "matmul2048"}
+# int8 workloads (issue 17): the QDQ form of a float workload's .onnx, written by bench/qdq.py
+# with its own calibration; tfcc and ONNX Runtime run the same file, and the row is compared
+# with tfcc's float32 row of the same run. PyTorch has no such model (no column).
+INT8_WORKLOADS = {"cnn_b1_int8": "cnn_b1", "mobilenet_v2_int8": "mobilenet_v2",
+                  "resnet18_int8": "resnet18"}
+# int8 against int8: requantization rounds differently by an ulp here and there (a value on a
+# .5 boundary moves one step), which propagates; outputs agree to a few quantization steps.
+INT8_ATOL = 0.05
 # Training workloads (bench/README.md, "Training"): a model with a graph.train_step, compiled
 # from its .mlir, against PyTorch training the same model (ONNX Runtime has no training).
 TRAIN_WORKLOADS = {
@@ -156,6 +164,41 @@ def file_hash(*paths):
         with open(p, "rb") as f:
             h.update(f.read())
     return h.hexdigest()[:16]
+
+
+def export_int8_models(names, model_dir, tfcc):
+    """Writes each int8 workload's QDQ .onnx from its float workload's (bench/qdq.py), its
+    inputs (the float workload's) and its .json, when missing or stale."""
+    metas = {}
+    for n in names:
+        base = INT8_WORKLOADS[n]
+        src = os.path.join(model_dir, base + ".onnx")
+        dst = os.path.join(model_dir, n + ".onnx")
+        stamp = file_hash(os.path.join(HERE, "qdq.py"), src)
+        meta_path = os.path.join(model_dir, n + ".json")
+        if os.path.exists(meta_path) and os.path.exists(dst):
+            with open(meta_path) as f:
+                meta = json.load(f)
+            if meta.get("stamp") == stamp:
+                metas[n] = meta
+                continue
+        log("quantizing %s -> %s (bench/qdq.py)" % (base, n))
+        tfcc_run = os.path.join(os.path.dirname(tfcc), "tfcc-run")
+        r = subprocess.run([PY, os.path.join(HERE, "qdq.py"), src, dst, "--tfcc", tfcc,
+                            "--tfcc-run", tfcc_run,
+                            "--work", os.path.join(model_dir, n + ".calibration")])
+        if r.returncode != 0:
+            sys.exit("bench: bench/qdq.py failed for %s" % n)
+        shutil.copyfile(os.path.join(model_dir, base + ".in.bin"),
+                        os.path.join(model_dir, n + ".in.bin"))
+        with open(os.path.join(model_dir, base + ".json")) as f:
+            meta = json.load(f)
+        meta.update(name=n, description=meta["description"] + ", int8 QDQ (bench/qdq.py)",
+                    float_workload=base, int8=True, stamp=stamp)
+        with open(meta_path, "w") as f:
+            json.dump(meta, f, indent=1)
+        metas[n] = meta
+    return metas
 
 
 def export_models(names, model_dir):
@@ -423,8 +466,9 @@ def run_workload(args, name, meta, threads, so, paths):
     cmds["ort"] = [paths["ort_bench"], paths["ort_lib"], os.path.join(model_dir, name + ".onnx"),
                    str(threads), batch]
     shapes = ";".join("x".join(str(d) for d in i["shape"]) for i in meta["inputs"])
-    cmds["torch"] = [PY, os.path.join(HERE, "harness", "torch_worker.py"),
-                     os.path.join(model_dir, name + ".pt"), str(threads), shapes]
+    if os.path.exists(os.path.join(model_dir, name + ".pt")):
+        cmds["torch"] = [PY, os.path.join(HERE, "harness", "torch_worker.py"),
+                         os.path.join(model_dir, name + ".pt"), str(threads), shapes]
     if meta.get("flops") and paths.get("dnnl_bench"):
         n = meta["inputs"][0]["shape"][0]
         wpath = os.path.join(model_dir, name + ".B.bin")
@@ -465,7 +509,8 @@ def run_workload(args, name, meta, threads, so, paths):
         if s == ref:
             row[s + "_err"] = 0.0
             continue
-        err, ok, why = compare(outs[s], outs[ref], args.rtol, args.atol)
+        atol = max(args.atol, INT8_ATOL) if meta.get("int8") else args.atol
+        err, ok, why = compare(outs[s], outs[ref], args.rtol, atol)
         row[s + "_err"] = err
         if not ok:
             status[s] = "FAILED: outputs differ from %s (max rel err %.2e%s)" % (
@@ -685,6 +730,32 @@ def table_rows(rows):
 
 HEADER = ["workload", "thr", "tfcc ms", "ORT ms", "PyTorch ms", "oneDNN ms", "tfcc/ORT",
           "tfcc/PyTorch", "GFLOP/s tfcc / ORT / PyTorch / oneDNN", "max rel err vs ORT", "notes"]
+
+
+def int8_md(rows):
+    """The int8 rows beside tfcc's float32 rows of the same run (issue 17's bars: int8 at
+    least 2x tfcc float32 and at most 0.9x ONNX Runtime on the same QDQ file)."""
+    by_key = {(r["workload"], r["threads"]): r for r in rows}
+    lines = ["## int8: tfcc and ONNX Runtime on the same QDQ file, against tfcc float32", "",
+             "The QDQ files are written by bench/qdq.py from the float workload's .onnx "
+             "(ONNX Runtime's static QDQ format: uint8 activations per tensor, int8 weights "
+             "per channel, int32 biases). tfcc float32 is the float workload's row of this "
+             "run. Speed-up = tfcc float32 ms / tfcc int8 ms.", "",
+             "| workload | thr | tfcc int8 ms | ORT int8 ms | tfcc float32 ms | "
+             "tfcc int8 / ORT int8 | speed-up over tfcc float32 | max rel err vs ORT |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["workload"] not in INT8_WORKLOADS:
+            continue
+        f = by_key.get((INT8_WORKLOADS[r["workload"]], r["threads"]), {})
+        ro = ratio(r, "tfcc", "ort")
+        up = (f["tfcc_ms"] / r["tfcc_ms"]) if f.get("tfcc_ms") and r.get("tfcc_ms") else None
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+            r["workload"], r["threads"], cell(r, "tfcc"), cell(r, "ort"),
+            cell(f, "tfcc") if f else "(not run)", "%.2f" % ro if ro else "-",
+            "%.2fx" % up if up else "-",
+            "%.1e" % r["tfcc_err"] if r.get("tfcc_err") is not None else "-"))
+    return lines + [""]
 
 
 TRAIN_HEADER = ["workload", "thr", "batch", "tfcc ms/step", "PyTorch ms/step", "tfcc images/s",
@@ -1040,6 +1111,8 @@ def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
         for b in table_rows(rows):
             lines.append("| " + " | ".join(c.replace("|", "/") for c in b) + " |")
         lines.append("")
+        if any(r["workload"] in INT8_WORKLOADS for r in rows):
+            lines += int8_md(rows)
     if train_rows:
         lines += train_md(train_rows, args)
     lines += ["## tfcc compile times", "", "| workload | seconds | result |", "|---|---|---|"]
@@ -1136,6 +1209,7 @@ def main():
     args = p.parse_args()
     listing = sh([PY, os.path.join(HERE, "models.py"), "--list"]).stdout.split("\n")
     listing = [l for l in listing if l.strip()] + \
+        ["%-15s %s, int8 QDQ (bench/qdq.py)" % (n, b) for n, b in INT8_WORKLOADS.items()] + \
         ["%-15s %s" % (n, w["summary"]) for n, w in TRAIN_WORKLOADS.items()]
     if args.list:
         print("\n".join(listing))
@@ -1173,7 +1247,11 @@ def main():
 
     started = datetime.datetime.utcnow()
     t_start = time.time()
-    metas = export_models(names, paths["models"])
+    int8_names = [n for n in names if n in INT8_WORKLOADS]
+    metas = export_models([n for n in names if n not in INT8_WORKLOADS] +
+                          [INT8_WORKLOADS[n] for n in int8_names
+                           if INT8_WORKLOADS[n] not in names], paths["models"])
+    metas.update(export_int8_models(int8_names, paths["models"], args.tfcc))
     paths["train_data"] = {n: write_train_data(n, TRAIN_WORKLOADS[n], os.path.join(work, "train"))
                            for n in train_names}
 

@@ -229,59 +229,88 @@ typedef struct im2col_ctx {
   uint8_t* cols;
 } im2col_ctx;
 
-/* n bytes from src to dst: a plain loop for the few bytes of a tap row of
- * a thin input (a libc call would cost more than the copy). */
+/* The few bytes of a tap row of a thin input, copied or filled inline: a
+ * libc call costs more than the copy (and a byte loop would be turned into
+ * one), so 8 bytes at a time, then a tail of single stores. */
+static inline void tail_bytes(uint8_t* dst, const uint8_t* src, uint8_t v,
+                              int64_t n) {
+  switch (n) {
+  case 7: dst[6] = src ? src[6] : v; __attribute__((fallthrough));
+  case 6: dst[5] = src ? src[5] : v; __attribute__((fallthrough));
+  case 5: dst[4] = src ? src[4] : v; __attribute__((fallthrough));
+  case 4: dst[3] = src ? src[3] : v; __attribute__((fallthrough));
+  case 3: dst[2] = src ? src[2] : v; __attribute__((fallthrough));
+  case 2: dst[1] = src ? src[1] : v; __attribute__((fallthrough));
+  case 1: dst[0] = src ? src[0] : v; __attribute__((fallthrough));
+  default: break;
+  }
+}
+
 static inline void copy_bytes(uint8_t* dst, const uint8_t* src, int64_t n) {
-  if (n >= 32) {
+  if (n >= 64) {
     memcpy(dst, src, (size_t)n);
     return;
   }
-  for (int64_t i = 0; i < n; ++i)
-    dst[i] = src[i];
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    memcpy(dst + i, src + i, 8);
+  tail_bytes(dst + i, src + i, 0, n - i);
 }
 
 static inline void fill_bytes(uint8_t* dst, uint8_t v, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    dst[i] = v;
+  if (n >= 64) {
+    memset(dst, v, (size_t)n);
+    return;
+  }
+  uint64_t word = 0x0101010101010101ull * v;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    memcpy(dst + i, &word, 8);
+  tail_bytes(dst + i, NULL, v, n - i);
 }
 
-/* Output rows [begin, end) of (b, r) pairs: ow GEMM rows each. With unit
- * dilation along w, the kw taps of a kernel row are kw * c contiguous
- * bytes of the input: one copy when they are all inside it. */
+/* Output rows [begin, end) of (b, r) pairs: ow GEMM rows each, filled tap
+ * by tap: for tap (i, j) the pixels whose input column is inside the image
+ * form one range of s, read at a fixed stride (no per-pixel bounds checks;
+ * a one-channel input is a strided byte gather). */
 static void im2col_rows(void* vctx, int64_t begin, int64_t end,
                         int32_t thread) {
   (void)thread;
   const im2col_ctx* p = (const im2col_ctx*)vctx;
-  int64_t c = p->c, K = p->kh * p->kw * c, span = p->kw * c;
+  const int64_t c = p->c, K = p->kh * p->kw * c, ldc = p->ldc, ow = p->ow;
   for (int64_t row = begin; row < end; ++row) {
     int64_t b = row / p->oh, r = row % p->oh;
     const uint8_t* xb = p->x + b * p->h * p->w * c;
-    for (int64_t s = 0; s < p->ow; ++s) {
-      uint8_t* dst = p->cols + (row * p->ow + s) * p->ldc;
-      fill_bytes(dst + K, 0, p->ldc - K);
-      int64_t x0 = s * p->sw - p->pl;
-      int64_t x1 = x0 + (p->kw - 1) * p->dw;
-      int inside_w = x0 >= 0 && x1 < p->w;
-      for (int64_t i = 0; i < p->kh; ++i) {
-        int64_t y = r * p->sh - p->pt + i * p->dh;
+    uint8_t* dst = p->cols + row * ow * ldc;
+    if (ldc > K)
+      for (int64_t s = 0; s < ow; ++s)
+        fill_bytes(dst + s * ldc + K, 0, ldc - K);
+    for (int64_t i = 0; i < p->kh; ++i) {
+      int64_t y = r * p->sh - p->pt + i * p->dh;
+      for (int64_t j = 0; j < p->kw; ++j) {
+        uint8_t* d = dst + (i * p->kw + j) * c;
         if (y < 0 || y >= p->h) {
-          fill_bytes(dst, p->pad, span);
-          dst += span;
+          for (int64_t s = 0; s < ow; ++s)
+            fill_bytes(d + s * ldc, p->pad, c);
           continue;
         }
-        const uint8_t* xrow = xb + y * p->w * c;
-        if (inside_w && p->dw == 1) {
-          copy_bytes(dst, xrow + x0 * c, span);
-          dst += span;
-          continue;
-        }
-        for (int64_t j = 0; j < p->kw; ++j) {
-          int64_t x = x0 + j * p->dw;
-          if (x < 0 || x >= p->w)
-            fill_bytes(dst, p->pad, c);
-          else
-            copy_bytes(dst, xrow + x * c, c);
-          dst += c;
+        /* x = s * sw - pl + j * dw inside [0, w) for s in [lo, hi). */
+        int64_t x0 = j * p->dw - p->pl;
+        int64_t lo = x0 >= 0 ? 0 : (-x0 + p->sw - 1) / p->sw;
+        int64_t hi = p->w - 1 - x0 < 0 ? 0 : (p->w - 1 - x0) / p->sw + 1;
+        lo = TFCC_MIN(lo, ow);
+        hi = TFCC_MAX(TFCC_MIN(hi, ow), lo);
+        for (int64_t s = 0; s < lo; ++s)
+          fill_bytes(d + s * ldc, p->pad, c);
+        for (int64_t s = hi; s < ow; ++s)
+          fill_bytes(d + s * ldc, p->pad, c);
+        const uint8_t* src = xb + (y * p->w + x0) * c;
+        if (c == 1) {
+          for (int64_t s = lo; s < hi; ++s)
+            d[s * ldc] = src[s * p->sw];
+        } else {
+          for (int64_t s = lo; s < hi; ++s)
+            copy_bytes(d + s * ldc, src + s * p->sw * c, c);
         }
       }
     }
