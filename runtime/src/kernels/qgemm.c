@@ -104,17 +104,24 @@ static void qgemm_task(void* vctx, int64_t begin, int64_t end, int32_t thread) {
     int64_t p0 = block * c->block_panels;
     int64_t p1 = TFCC_MIN(c->panels, p0 + c->block_panels);
     for (int64_t p = p0; p < p1; p += TFCC_QNP) {
+      int64_t n0 = p * TFCC_RT_QGEMM_NR;
+      int64_t np = TFCC_MIN(TFCC_QNP, p1 - p);
+      int64_t nr = TFCC_MIN(np * TFCC_RT_QGEMM_NR, c->ep.N - n0);
+      if (c->K == 0) { /* empty products; A and B may be NULL */
+        memset(acc, 0, sizeof acc);
+        for (int64_t i = 0; i < mr; ++i)
+          c->epilogue(&c->ep, acc + i * TFCC_QNR_TILE, m0 + i, n0, nr);
+        continue;
+      }
       tfcc_quk_args a = {
           .a = c->A + m0 * c->lda,
           .lda = c->lda,
           .mr = mr,
           .K = c->K,
           .b = c->B + p * c->groups * TFCC_RT_QGEMM_NR * 4,
-          .np = TFCC_MIN(TFCC_QNP, p1 - p),
+          .np = np,
           .acc = acc,
       };
-      int64_t n0 = p * TFCC_RT_QGEMM_NR;
-      int64_t nr = TFCC_MIN(a.np * TFCC_RT_QGEMM_NR, c->ep.N - n0);
       if (c->fused) {
         c->fused(&a, &c->ep, m0, n0, nr);
         continue;
@@ -269,14 +276,53 @@ static inline void fill_bytes(uint8_t* dst, uint8_t v, int64_t n) {
   tail_bytes(dst + i, NULL, v, n - i);
 }
 
-/* Output rows [begin, end) of (b, r) pairs: ow GEMM rows each, filled tap
- * by tap: for tap (i, j) the pixels whose input column is inside the image
- * form one range of s, read at a fixed stride (no per-pixel bounds checks;
- * a one-channel input is a strided byte gather). */
-static void im2col_rows(void* vctx, int64_t begin, int64_t end,
-                        int32_t thread) {
-  (void)thread;
-  const im2col_ctx* p = (const im2col_ctx*)vctx;
+/* Output rows [begin, end) of (b, r) pairs: ow GEMM rows each, pixel by
+ * pixel. With unit dilation along w, the kw taps of a kernel row are
+ * kw * c contiguous bytes of the input: one copy when inside it. For wide
+ * inputs (c >= 16). */
+static void im2col_rows_wide(const im2col_ctx* p, int64_t begin,
+                             int64_t end) {
+  const int64_t c = p->c, K = p->kh * p->kw * c, span = p->kw * c;
+  for (int64_t row = begin; row < end; ++row) {
+    int64_t b = row / p->oh, r = row % p->oh;
+    const uint8_t* xb = p->x + b * p->h * p->w * c;
+    uint8_t* dst = p->cols + row * p->ow * p->ldc;
+    for (int64_t s = 0; s < p->ow; ++s, dst += p->ldc) {
+      int64_t x0 = s * p->sw - p->pl;
+      int inside_w = x0 >= 0 && x0 + (p->kw - 1) * p->dw < p->w;
+      uint8_t* d = dst;
+      for (int64_t i = 0; i < p->kh; ++i) {
+        int64_t y = r * p->sh - p->pt + i * p->dh;
+        if (y < 0 || y >= p->h) {
+          fill_bytes(d, p->pad, span);
+          d += span;
+          continue;
+        }
+        const uint8_t* xrow = xb + y * p->w * c;
+        if (inside_w && p->dw == 1) {
+          memcpy(d, xrow + x0 * c, (size_t)span);
+          d += span;
+          continue;
+        }
+        for (int64_t j = 0; j < p->kw; ++j, d += c) {
+          int64_t x = x0 + j * p->dw;
+          if (x < 0 || x >= p->w)
+            fill_bytes(d, p->pad, c);
+          else
+            memcpy(d, xrow + x * c, (size_t)c);
+        }
+      }
+      fill_bytes(d, 0, p->ldc - K);
+    }
+  }
+}
+
+/* The same rows tap by tap, for thin inputs (c < 16): for tap (i, j) the
+ * pixels whose input column is inside the image form one range of s, read
+ * at a fixed stride (no per-pixel bounds checks; one channel is a strided
+ * byte gather). */
+static void im2col_rows_thin(const im2col_ctx* p, int64_t begin,
+                             int64_t end) {
   const int64_t c = p->c, K = p->kh * p->kw * c, ldc = p->ldc, ow = p->ow;
   for (int64_t row = begin; row < end; ++row) {
     int64_t b = row / p->oh, r = row % p->oh;
@@ -315,6 +361,16 @@ static void im2col_rows(void* vctx, int64_t begin, int64_t end,
       }
     }
   }
+}
+
+static void im2col_rows(void* vctx, int64_t begin, int64_t end,
+                        int32_t thread) {
+  (void)thread;
+  const im2col_ctx* p = (const im2col_ctx*)vctx;
+  if (p->c >= 16)
+    im2col_rows_wide(p, begin, end);
+  else
+    im2col_rows_thin(p, begin, end);
 }
 
 void tfcc_rt_im2col_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
