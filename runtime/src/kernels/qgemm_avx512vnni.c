@@ -42,10 +42,10 @@ epilogue_vnni(const tfcc_q_epilogue_args* ep, __m512i acc, __m512i zp_sums,
     _mm512_mask_storeu_ps(ep->y_f32 + m * ep->N + n0, mask, v);
     return;
   }
-  /* As qgemm_vec.inc: v / scale clamped to [-512, 512] (vmaxps gives its
+  /* As qgemm_vec.inc: v times 1 / scale clamped to [-512, 512] (vmaxps gives its
    * second operand for a NaN, so a NaN becomes -512, then 0), rounded half
    * to even by the conversion, plus the zero point, saturated to [0, 255]. */
-  __m512 t = _mm512_div_ps(v, _mm512_set1_ps(ep->out_scale));
+  __m512 t = _mm512_mul_ps(v, _mm512_set1_ps(1.0f / ep->out_scale));
   t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(-512.0f)),
                     _mm512_set1_ps(512.0f));
   __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(t),
