@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Builds the runtime's kernels and KernelsTest for AArch64 (NEON) with clang-19 and
-# Debian's cross sysroot, and runs the test under qemu-aarch64-static.
+# Builds the runtime's kernels, KernelsTest and QuantizedKernelsTest for AArch64 (NEON) with
+# clang-19 and Debian's cross sysroot, and runs the tests under qemu-aarch64-static.
 #
 #   test/cross/run.sh [BUILD_DIR]     (default: build/cross-aarch64)
 #
 # Needs: clang-19, lld-19, cmake, ninja, qemu-user-static, libc6-dev-arm64-cross,
 # libstdc++-12-dev-arm64-cross, libgtest-dev (its sources) -- .ci/install-deps.sh.
-# Exits with the test's status; prints GoogleTest's summary.
+# Exits non-zero when either test fails; prints GoogleTest's summaries. Arguments after
+# BUILD_DIR go to both tests (e.g. --gtest_filter=...).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../../build/cross-aarch64}
@@ -19,5 +20,9 @@ if [ ! -f "$out/build.ninja" ]; then
   cmake -G Ninja -S "$here" -B "$out" -DCMAKE_TOOLCHAIN_FILE="$here/aarch64-linux-gnu.cmake" \
     -DCMAKE_LINKER=ld.lld-19 >/dev/null
 fi
-cmake --build "$out" --target KernelsTest
-exec qemu-aarch64-static -L /usr/aarch64-linux-gnu "$out/KernelsTest" "${@:2}"
+cmake --build "$out" --target KernelsTest QuantizedKernelsTest
+status=0
+for test in KernelsTest QuantizedKernelsTest; do
+  qemu-aarch64-static -L /usr/aarch64-linux-gnu "$out/$test" "${@:2}" || status=1
+done
+exit $status
