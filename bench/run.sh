@@ -17,7 +17,8 @@
 # otherwise. The training workload (mnist_cnn_train: tfcc's compiled train step against
 # PyTorch training the same model) is compiled from its .mlir and runs with the others.
 # --gemm also runs bench/gemm/run.sh (kernel-level GEMM/conv GFLOP/s against
-# oneDNN, owned by bench/gemm) first and puts its output into the .md.
+# oneDNN, owned by bench/gemm; and --int8, the int8 GEMM against oneDNN's u8s8s32) first and
+# puts its output into the .md.
 # --isa avx2 runs everything as on an AVX2+FMA machine without AVX-512: tfcc builds with
 # --cpu=x86-64-v3 (bench/gemm's kernels with TFCC_KERNELS_ISA=avx2) and every peer is capped
 # at AVX2: ONNX Runtime through a copy made by bench/harness/ort_isa_cap.py, oneDNN (also
@@ -168,6 +169,9 @@ if [ "$GEMM" = 1 ]; then
     log "bench/gemm/run.sh (kernel level)"
     TFCC_BENCH_DIR=$WORK/gemm bash "$HERE/gemm/run.sh" --reps 3 | tee "$WORK/gemm.txt" \
       || die "bench/gemm/run.sh failed"
+    # The int8 GEMM against oneDNN's u8s8s32 (issue 17), in the same file.
+    { echo; TFCC_BENCH_DIR=$WORK/gemm bash "$HERE/gemm/run.sh" --int8 --reps 3 | tail -n +4; } \
+      | tee -a "$WORK/gemm.txt" || die "bench/gemm/run.sh --int8 failed"
     PASS+=(--append "$WORK/gemm.txt")
   else
     log "no bench/gemm/run.sh: --gemm ignored"
