@@ -28,6 +28,7 @@
 extern "C" {
 #include "kernels_internal.h"
 }
+#include "KernelTestIsa.h"
 
 namespace {
 
@@ -101,14 +102,8 @@ private:
   tfcc_rt_pool *pool_;
 };
 
-// The ISA levels of kernels_internal.h, by name.
-const char *const kIsaNames[] = {"generic", "avx2", "avx512"};
-
-// Whether this CPU (and TFCC_KERNELS_ISA) allows `isa`.
-bool haveIsa(int isa) {
-  tfcc_rt_kernels_force_isa(-1);
-  return tfcc_kernels_isa() >= isa;
-}
+using tfcc_test::haveIsa;
+using tfcc_test::kIsaNames;
 
 // tfcc_rt_kernels_isa (the generated <p>_kernels_isa) names the level the
 // kernels run at, a forced lower one included.
@@ -1121,13 +1116,9 @@ TEST_P(KernelsTest, BatchNormTrainReductions) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    IsaThreads, KernelsTest,
-    ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values(1, 2)),
-    [](const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
-      return std::string(kIsaNames[std::get<0>(info.param)]) + "_" +
-             std::to_string(std::get<1>(info.param)) + "threads";
-    });
+INSTANTIATE_TEST_SUITE_P(IsaThreads, KernelsTest,
+                         tfcc_test::isaThreadsValues(),
+                         tfcc_test::isaThreadsName);
 
 // ---- micro-kernel variants --------------------------------------------------
 

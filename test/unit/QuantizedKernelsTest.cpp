@@ -23,15 +23,12 @@
 extern "C" {
 #include "qgemm_internal.h"
 }
+#include "KernelTestIsa.h"
 
 namespace {
 
-const char *const kIsaNames[] = {"generic", "avx2", "avx512"};
-
-bool haveIsa(int isa) {
-  tfcc_rt_kernels_force_isa(-1);
-  return tfcc_kernels_isa() >= isa;
-}
+using tfcc_test::haveIsa;
+using tfcc_test::kIsaNames;
 
 std::vector<uint8_t> randomU8(size_t n, std::mt19937 &rng) {
   std::uniform_int_distribution<int> d(0, 255);
@@ -268,13 +265,9 @@ TEST_P(QuantizedKernelsTest, Im2col) {
   checkIm2col(1, 11, 10, 3, 7, 7, 2, 2, 1, 1, 3, 3, 2, 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    IsaThreads, QuantizedKernelsTest,
-    ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values(1, 2)),
-    [](const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
-      return std::string(kIsaNames[std::get<0>(info.param)]) + "_" +
-             std::to_string(std::get<1>(info.param)) + "threads";
-    });
+INSTANTIATE_TEST_SUITE_P(IsaThreads, QuantizedKernelsTest,
+                         tfcc_test::isaThreadsValues(),
+                         tfcc_test::isaThreadsName);
 
 // Each micro-kernel the archive carries and the CPU runs, against int64 dot
 // products: every tile height and panel count, K with and without a tail.
