@@ -4,6 +4,7 @@
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Initializers.h"
+#include "dialects/graph/IR/ShapeInference.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -175,13 +176,11 @@ mlir::tfcc::getConstantOrDequantizedFloats(Value value) {
   int64_t inner = 1, extent = 1;
   if (scale->size() != 1) {
     int64_t rank = type.getRank();
-    int64_t axis = dequantize.getAxis() < 0 ? dequantize.getAxis() + rank
-                                            : dequantize.getAxis();
-    if (axis < 0 || axis >= rank ||
-        type.getDimSize(axis) != static_cast<int64_t>(scale->size()))
+    std::optional<int64_t> axis = graph::normalizeAxis(dequantize.getAxis(), rank);
+    if (!axis || type.getDimSize(*axis) != static_cast<int64_t>(scale->size()))
       return std::nullopt;
-    extent = type.getDimSize(axis);
-    for (int64_t d = axis + 1; d < rank; ++d)
+    extent = type.getDimSize(*axis);
+    for (int64_t d = *axis + 1; d < rank; ++d)
       inner *= type.getDimSize(d);
   }
   // As graph.dequantize computes it: (x - zero point) in f32, times scale.
@@ -192,4 +191,34 @@ mlir::tfcc::getConstantOrDequantizedFloats(Value value) {
         static_cast<float>((*x)[i] - (*zeroPoint)[k]) * (*scale)[k];
   }
   return values;
+}
+
+std::optional<mlir::tfcc::ChannelQuantization>
+mlir::tfcc::getChannelQuantization(Value dequantized, ArrayRef<int64_t> perm) {
+  auto dequantize = dequantized.getDefiningOp<graph::DequantizeOp>();
+  if (!dequantize)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(dequantize.getX().getType());
+  int64_t rank = type.getRank();
+  if (!perm.empty() && static_cast<int64_t>(perm.size()) != rank)
+    return std::nullopt;
+  // The last axis of the transposed tensor is axis perm.back() of x.
+  int64_t channelAxis = perm.empty() ? rank - 1 : perm.back();
+  if (rank == 0 || type.isDynamicDim(channelAxis))
+    return std::nullopt;
+  int64_t channels = type.getDimSize(channelAxis);
+  std::optional<std::vector<float>> scales =
+      getConstantFloats(dequantize.getScale());
+  std::optional<std::vector<int64_t>> zeroPoints =
+      getConstantIntegers(dequantize.getZeroPoint());
+  if (!scales || !zeroPoints || scales->size() != zeroPoints->size())
+    return std::nullopt;
+  if (cast<RankedTensorType>(dequantize.getScale().getType()).getRank() == 0) {
+    scales->assign(channels, scales->front());
+    zeroPoints->assign(channels, zeroPoints->front());
+  } else if (graph::normalizeAxis(dequantize.getAxis(), rank) != channelAxis ||
+             static_cast<int64_t>(scales->size()) != channels) {
+    return std::nullopt;
+  }
+  return ChannelQuantization{std::move(*scales), std::move(*zeroPoints)};
 }

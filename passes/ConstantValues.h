@@ -10,6 +10,7 @@
 #define TFCC_PASSES_CONSTANTVALUES_H
 
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
 #include <optional>
@@ -32,6 +33,21 @@ std::optional<std::vector<int64_t>> getConstantIntegers(Value value);
 /// constant scales and zero points (an int32 bias of a quantized model), the
 /// dequantized values computed here as the op computes them.
 std::optional<std::vector<float>> getConstantOrDequantizedFloats(Value value);
+
+/// The constant scales and zero points of a graph.dequantize, one per
+/// channel.
+struct ChannelQuantization {
+  std::vector<float> scales;
+  std::vector<int64_t> zeroPoints;
+};
+
+/// For `dequantized`, the result of graph.dequantize, seen transposed by
+/// `perm` (empty: as it is) with its channels on the last axis: the scales
+/// and zero points per channel, a per-tensor pair repeated for each; nullopt
+/// when it is no dequantize, they are not constant, or they run along
+/// another axis.
+std::optional<ChannelQuantization>
+getChannelQuantization(Value dequantized, ArrayRef<int64_t> perm = {});
 
 } // namespace mlir::tfcc
 

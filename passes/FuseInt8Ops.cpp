@@ -54,54 +54,47 @@ SmallVector<int64_t> getPermutation(TransposeOp op) {
   });
 }
 
+/// `value` as graph.dequantize, possibly under a transpose (an NCHW model's
+/// input, or OIHW weights, reaching an NHWC convolution): the dequantize and
+/// the transpose (null when none), which the integers then take.
+std::pair<DequantizeOp, TransposeOp> getDequantize(Value value) {
+  auto transpose = value.getDefiningOp<TransposeOp>();
+  return {(transpose ? transpose.getX() : value).getDefiningOp<DequantizeOp>(),
+          transpose};
+}
+
 /// `x` as graph.dequantize of a ui8 tensor by one constant scale and zero
-/// point, possibly under a transpose (an NCHW model's input to an NHWC
-/// convolution, which the integers then take): the tensor (transposed the
-/// same way, when a rewriter is given to build the transpose), the scale and
-/// the zero point.
+/// point (under a transpose or not): the dequantize's input, the transpose,
+/// the scale and the zero point.
 struct QuantizedInput {
   Value data;
+  TransposeOp transpose;
   float scale;
   int64_t zeroPoint;
 };
-std::optional<QuantizedInput> matchQuantizedInput(PatternRewriter *rewriter,
-                                                  Value x) {
-  auto transpose = x.getDefiningOp<TransposeOp>();
-  auto dequantize = (transpose ? transpose.getX() : x)
-                        .getDefiningOp<DequantizeOp>();
+std::optional<QuantizedInput> matchQuantizedInput(Value x) {
+  auto [dequantize, transpose] = getDequantize(x);
   if (!dequantize || !isUnsigned8(dequantize.getX()))
     return std::nullopt;
   auto params = getPerTensorParams(dequantize);
   if (!params)
     return std::nullopt;
-  Value data = dequantize.getX();
-  if (transpose && rewriter) {
-    auto type = cast<RankedTensorType>(x.getType());
-    data = rewriter->create<TransposeOp>(
-        transpose.getLoc(),
-        RankedTensorType::get(type.getShape(),
-                              cast<ShapedType>(data.getType()).getElementType()),
-        data, transpose.getPermAttr());
-  }
-  return QuantizedInput{data, params->first, params->second};
+  return QuantizedInput{dequantize.getX(), transpose, params->first,
+                        params->second};
 }
 
 /// `kernel` (output channels on its last axis) as graph.dequantize of
-/// constant signed int8 weights with zero points 0 and nonzero scales (a
-/// folded batch norm's may be negative), per tensor or along the last axis:
-/// the weights and one scale per channel.
+/// constant signed int8 weights (under a transpose or not) with zero points
+/// 0 and nonzero scales (a folded batch norm's may be negative), per tensor
+/// or along the output channels: the weights, the transpose and one scale
+/// per channel.
 struct QuantizedKernel {
   Value weights;
+  TransposeOp transpose;
   std::vector<float> scales;
 };
-std::optional<QuantizedKernel> matchQuantizedKernel(PatternRewriter *rewriter,
-                                                    Value kernel) {
-  // An ONNX kernel (OIHW, its scales along O) reaches an NHWC convolution
-  // through a transpose: the integers are transposed instead (folded into
-  // the packing at compile time), the scales' axis followed.
-  auto transpose = kernel.getDefiningOp<TransposeOp>();
-  auto dequantize = (transpose ? transpose.getX() : kernel)
-                        .getDefiningOp<DequantizeOp>();
+std::optional<QuantizedKernel> matchQuantizedKernel(Value kernel) {
+  auto [dequantize, transpose] = getDequantize(kernel);
   if (!dequantize)
     return std::nullopt;
   Value weights = dequantize.getX();
@@ -110,36 +103,28 @@ std::optional<QuantizedKernel> matchQuantizedKernel(PatternRewriter *rewriter,
   if (!element || element.getWidth() != 8 || element.isUnsigned() ||
       !type.hasStaticShape() || !tfcc::getConstantIntegers(weights))
     return std::nullopt;
-  int64_t rank = type.getRank();
-  int64_t axis = dequantize.getAxis() < 0 ? dequantize.getAxis() + rank
-                                          : dequantize.getAxis();
-  if (transpose) {
-    SmallVector<int64_t> perm = getPermutation(transpose);
-    // Dim i of the transposed kernel is dim perm[i] of the weights.
-    axis = std::distance(perm.begin(), llvm::find(perm, axis));
-  }
-  auto kernelType = cast<RankedTensorType>(kernel.getType());
-  int64_t channels = kernelType.getShape().back();
-  std::optional<std::vector<float>> scales =
-      tfcc::getConstantFloats(dequantize.getScale());
-  std::optional<std::vector<int64_t>> zeroPoints =
-      tfcc::getConstantIntegers(dequantize.getZeroPoint());
-  if (!scales || !zeroPoints ||
-      llvm::any_of(*zeroPoints, [](int64_t z) { return z != 0; }) ||
-      !llvm::all_of(*scales, isNonzeroFinite))
+  std::optional<tfcc::ChannelQuantization> quantization =
+      tfcc::getChannelQuantization(
+          dequantize.getY(),
+          transpose ? getPermutation(transpose) : SmallVector<int64_t>());
+  if (!quantization ||
+      llvm::any_of(quantization->zeroPoints, [](int64_t z) { return z != 0; }) ||
+      !llvm::all_of(quantization->scales, isNonzeroFinite))
     return std::nullopt;
-  bool perTensor =
-      cast<RankedTensorType>(dequantize.getScale().getType()).getRank() == 0;
-  if (perTensor)
-    scales->assign(channels, scales->front());
-  else if (axis != rank - 1 || static_cast<int64_t>(scales->size()) != channels)
-    return std::nullopt;
-  if (transpose && rewriter)
-    weights = rewriter->create<TransposeOp>(
-        transpose.getLoc(),
-        RankedTensorType::get(kernelType.getShape(), type.getElementType()),
-        weights, transpose.getPermAttr());
-  return QuantizedKernel{weights, std::move(*scales)};
+  return QuantizedKernel{weights, transpose, std::move(quantization->scales)};
+}
+
+/// `data` transposed as `transpose` transposes its float form (at the
+/// rewriter's insertion point), or `data` when there is no transpose.
+Value transposeLike(PatternRewriter &rewriter, Value data,
+                    TransposeOp transpose) {
+  if (!transpose)
+    return data;
+  return rewriter.create<TransposeOp>(
+      transpose.getLoc(),
+      RankedTensorType::get(transpose.getType().getShape(),
+                            cast<ShapedType>(data.getType()).getElementType()),
+      data, transpose.getPermAttr());
 }
 
 /// What an int8 op takes from a fused op: the ui8 input, the int8 kernel,
@@ -155,11 +140,10 @@ struct Int8Operands {
 FailureOr<Int8Operands> buildInt8Operands(PatternRewriter &rewriter,
                                           Location loc, Value x,
                                           Value kernel) {
-  if (!matchQuantizedInput(nullptr, x) || !matchQuantizedKernel(nullptr, kernel))
+  std::optional<QuantizedInput> input = matchQuantizedInput(x);
+  std::optional<QuantizedKernel> weights = matchQuantizedKernel(kernel);
+  if (!input || !weights)
     return failure();
-  std::optional<QuantizedInput> input = matchQuantizedInput(&rewriter, x);
-  std::optional<QuantizedKernel> weights =
-      matchQuantizedKernel(&rewriter, kernel);
   std::vector<float> combined = weights->scales;
   for (float &s : combined)
     s *= input->scale;
@@ -167,7 +151,10 @@ FailureOr<Int8Operands> buildInt8Operands(PatternRewriter &rewriter,
                                     rewriter.getF32Type());
   Value scales = rewriter.create<ConstantOp>(
       loc, DenseElementsAttr::get(type, ArrayRef<float>(combined)));
-  return Int8Operands{input->data, weights->weights, scales, input->zeroPoint};
+  return Int8Operands{transposeLike(rewriter, input->data, input->transpose),
+                      transposeLike(rewriter, weights->weights,
+                                    weights->transpose),
+                      scales, input->zeroPoint};
 }
 
 struct FusedConv2DToInt8 : OpRewritePattern<FusedConv2DOp> {

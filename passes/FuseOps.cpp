@@ -362,43 +362,32 @@ Value createScaledKernel(PatternRewriter &rewriter, Location loc, Value kernel,
       (*weights)[i] *= scale[i % channels];
     return createConstant(rewriter, loc, kernelType, *weights);
   }
-  auto dequantize = kernel.getDefiningOp<DequantizeOp>();
-  if (!dequantize || kernelType.getShape().back() != channels)
+  std::optional<tfcc::ChannelQuantization> quantization =
+      tfcc::getChannelQuantization(kernel);
+  if (!quantization || kernelType.getShape().back() != channels)
     return Value();
-  int64_t rank = kernelType.getRank();
-  int64_t axis = dequantize.getAxis() < 0 ? dequantize.getAxis() + rank
-                                          : dequantize.getAxis();
-  auto scaleType = cast<RankedTensorType>(dequantize.getScale().getType());
+  auto dequantize = kernel.getDefiningOp<DequantizeOp>();
   auto zeroPointType =
       cast<RankedTensorType>(dequantize.getZeroPoint().getType());
-  std::optional<std::vector<float>> scales =
-      tfcc::getConstantFloats(dequantize.getScale());
-  std::optional<std::vector<int64_t>> zeroPoints =
-      tfcc::getConstantIntegers(dequantize.getZeroPoint());
-  bool perTensor = scaleType.getRank() == 0;
-  if (!scales || !zeroPoints || (!perTensor && axis != rank - 1))
-    return Value();
-  if (perTensor) {
-    scales->assign(channels, scales->front());
-    zeroPoints->assign(channels, zeroPoints->front());
-  }
+  std::vector<float> &scales = quantization->scales;
   for (int64_t c = 0; c < channels; ++c)
-    (*scales)[c] *= scale[c];
+    scales[c] *= scale[c];
   auto channelType = [&](Type element) {
     return RankedTensorType::get({channels}, element);
   };
   Value newScale =
-      createConstant(rewriter, loc, channelType(rewriter.getF32Type()), *scales);
+      createConstant(rewriter, loc, channelType(rewriter.getF32Type()), scales);
   Type zeroPointElement = zeroPointType.getElementType();
   unsigned width = zeroPointElement.getIntOrFloatBitWidth();
   SmallVector<APInt> zeroPointValues = llvm::map_to_vector(
-      *zeroPoints, [&](int64_t z) { return APInt(width, z, /*isSigned=*/true); });
+      quantization->zeroPoints,
+      [&](int64_t z) { return APInt(width, z, /*isSigned=*/true); });
   Value newZeroPoint = rewriter.create<ConstantOp>(
       loc,
       DenseElementsAttr::get(channelType(zeroPointElement), zeroPointValues));
-  return rewriter.create<DequantizeOp>(loc, kernelType, dequantize.getX(),
-                                       newScale, newZeroPoint,
-                                       rewriter.getI64IntegerAttr(rank - 1));
+  return rewriter.create<DequantizeOp>(
+      loc, kernelType, dequantize.getX(), newScale, newZeroPoint,
+      rewriter.getI64IntegerAttr(kernelType.getRank() - 1));
 }
 
 /// batch_norm(fused) with constant parameters: scale the weights of each
