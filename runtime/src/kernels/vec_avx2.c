@@ -17,6 +17,7 @@
 #include "ukernel_vec.inc"
 
 #define DWV_NV 4
+#define DWV_PIX 8
 #define DWV_FN tfcc_dw_row_avx2
 #include "depthwise_vec.inc"
 
