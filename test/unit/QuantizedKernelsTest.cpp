@@ -296,7 +296,7 @@ TEST(QuantizedMicroKernels, MatchTheDefinition) {
     if (!uk.available)
       continue;
     ++ran;
-    for (int64_t K : {1, 4, 6, 31, 128})
+    for (int64_t K : {1, 4, 6, 31, 128, 1030, 2053})
       for (int64_t mr = 1; mr <= TFCC_QMR; ++mr)
         for (int64_t np = 1; np <= TFCC_QNP; ++np) {
           const int64_t N = np * TFCC_RT_QGEMM_NR, lda = K + 3;

@@ -2,25 +2,74 @@
  * file -march=x86-64-v3). vpmaddubsw would add two u8 x s8 products into a
  * saturating int16 (255 * 127 * 2 > 32767), so both operands are widened to
  * int16 first and multiplied with vpmaddwd, which is exact: per group of 4 k
- * and 4 columns, one 256-bit vpmaddwd of the row's 4 values (repeated) by
- * the 16 weights leaves 2 partial sums per column, added pairwise at the
- * end. Rows two at a time, each with 4 accumulators per panel. Also the
- * epilogue (qgemm_vec.inc) built for AVX2. */
+ * and 4 columns (16 packed bytes, widened), one vpmaddwd of the row's 4
+ * values (repeated) leaves 2 partial sums per column, added pairwise at the
+ * end.
+ *
+ * The tile's rows of A are widened once per chunk of K into a stack buffer,
+ * so that a row's 4 values are one broadcast load; then blocks of 4 rows x
+ * 8 columns (8 accumulators, 2 widened weight vectors) run over the chunk,
+ * each widened weight feeding 4 rows. Also the epilogue (qgemm_vec.inc)
+ * built for AVX2. */
 #include "qgemm_internal.h"
 
 #include <immintrin.h>
 #include <string.h>
 
-/* The row's 4 bytes from k = 4g as int16, repeated in the 4 64-bit lanes;
- * bytes past K are 0 (never read). */
-static inline __m256i row_group(const uint8_t* a, int64_t g, int64_t K) {
-  int32_t v = 0;
-  if (4 * g + 4 <= K)
-    memcpy(&v, a + 4 * g, 4);
-  else
-    memcpy(&v, a + 4 * g, (size_t)(K - 4 * g));
-  __m128i w = _mm_cvtepu8_epi16(_mm_cvtsi32_si128(v));
-  return _mm256_broadcastq_epi64(w);
+/* Groups of 4 k per chunk of A: TFCC_QMR rows x 1024 int16 = 16 KiB. */
+#define QA2_CHUNK 256
+/* Partial sums of one tile: 2 per column. */
+#define QA2_RAW_LD (2 * TFCC_QNR_TILE)
+
+/* Rows [0, mr) of A, groups [g0, g0 + ng), as int16 (zero past K). */
+static void widen_rows(const tfcc_quk_args* p, int64_t g0, int64_t ng,
+                       int16_t* dst) {
+  const int64_t k0 = 4 * g0, kn = 4 * ng;
+  const int64_t valid = p->K - k0 < kn ? p->K - k0 : kn;
+  for (int64_t i = 0; i < p->mr; ++i) {
+    const uint8_t* a = p->a + i * p->lda + k0;
+    int16_t* d = dst + i * kn;
+    int64_t k = 0;
+    for (; k + 16 <= valid; k += 16)
+      _mm256_storeu_si256(
+          (__m256i*)(d + k),
+          _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i*)(a + k))));
+    for (; k < valid; ++k)
+      d[k] = a[k];
+    for (; k < kn; ++k)
+      d[k] = 0;
+  }
+}
+
+/* R rows (a constant after inlining) x the 8 columns whose packed bytes
+ * start at b, over ng groups: raw partial sums (2 per column) accumulated
+ * into raw (row stride QA2_RAW_LD), or started from zero. */
+static inline __attribute__((always_inline)) void
+qa2_block(const int R, const int16_t* a16, int64_t lda16, const int8_t* b,
+          int64_t ng, int32_t* raw, int first) {
+  __m256i acc[4][2];
+  for (int r = 0; r < R; ++r)
+    for (int h = 0; h < 2; ++h)
+      acc[r][h] = first ? _mm256_setzero_si256()
+                        : _mm256_loadu_si256(
+                              (const __m256i*)(raw + r * QA2_RAW_LD + h * 8));
+  for (int64_t g = 0; g < ng; ++g) {
+    const __m256i w0 = _mm256_cvtepi8_epi16(
+        _mm_loadu_si128((const __m128i*)(b + g * 64)));
+    const __m256i w1 = _mm256_cvtepi8_epi16(
+        _mm_loadu_si128((const __m128i*)(b + g * 64 + 16)));
+    for (int r = 0; r < R; ++r) {
+      int64_t v;
+      memcpy(&v, a16 + r * lda16 + 4 * g, sizeof v);
+      const __m256i x = _mm256_set1_epi64x(v);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int h = 0; h < 2; ++h)
+      _mm256_storeu_si256((__m256i*)(raw + r * QA2_RAW_LD + h * 8),
+                          acc[r][h]);
 }
 
 /* 8 int32 partial sums of columns (2 per column, 4 columns) x 2 -> the 8
@@ -29,40 +78,46 @@ static inline __m256i finish(__m256i lo, __m256i hi) {
   return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xD8);
 }
 
-static inline __attribute__((always_inline)) void
-quk_rows(const tfcc_quk_args* p, int64_t i0, const int R) {
-  int64_t groups = (p->K + 3) / 4;
-  for (int64_t q = 0; q < p->np; ++q) {
-    const int8_t* b = p->b + q * groups * 64;
-    __m256i acc[2][4];
-    for (int r = 0; r < R; ++r)
-      for (int j = 0; j < 4; ++j)
-        acc[r][j] = _mm256_setzero_si256();
-    for (int64_t g = 0; g < groups; ++g) {
-      __m256i w[4];
-      for (int j = 0; j < 4; ++j)
-        w[j] = _mm256_cvtepi8_epi16(
-            _mm_loadu_si128((const __m128i*)(b + g * 64 + j * 16)));
-      for (int r = 0; r < R; ++r) {
-        __m256i x = row_group(p->a + (i0 + r) * p->lda, g, p->K);
-        for (int j = 0; j < 4; ++j)
-          acc[r][j] = _mm256_add_epi32(acc[r][j], _mm256_madd_epi16(x, w[j]));
+void tfcc_quk_avx2(const tfcc_quk_args* p) {
+  int16_t a16[TFCC_QMR * QA2_CHUNK * 4] __attribute__((aligned(32)));
+  int32_t raw[TFCC_QMR * QA2_RAW_LD] __attribute__((aligned(32)));
+  const int64_t groups = (p->K + 3) / 4;
+  const int64_t octets = p->np * (TFCC_RT_QGEMM_NR / 8);
+  for (int64_t g0 = 0; g0 < groups; g0 += QA2_CHUNK) {
+    const int64_t ng = groups - g0 < QA2_CHUNK ? groups - g0 : QA2_CHUNK;
+    widen_rows(p, g0, ng, a16);
+    const int first = g0 == 0;
+    for (int64_t o = 0; o < octets; ++o) {
+      /* Octet o: panel o / 2, its columns 8 * (o % 2) on. */
+      const int8_t* b = p->b + (o / 2) * groups * 64 + g0 * 64 + (o % 2) * 32;
+      for (int64_t i = 0; i < p->mr; i += 4) {
+        const int16_t* a = a16 + i * 4 * ng;
+        int32_t* r = raw + i * QA2_RAW_LD + o * 16;
+        switch (p->mr - i < 4 ? p->mr - i : 4) {
+        case 1:
+          qa2_block(1, a, 4 * ng, b, ng, r, first);
+          break;
+        case 2:
+          qa2_block(2, a, 4 * ng, b, ng, r, first);
+          break;
+        case 3:
+          qa2_block(3, a, 4 * ng, b, ng, r, first);
+          break;
+        default:
+          qa2_block(4, a, 4 * ng, b, ng, r, first);
+          break;
+        }
       }
     }
-    for (int r = 0; r < R; ++r) {
-      int32_t* out = p->acc + (i0 + r) * TFCC_QNR_TILE + q * 16;
-      _mm256_storeu_si256((__m256i*)out, finish(acc[r][0], acc[r][1]));
-      _mm256_storeu_si256((__m256i*)(out + 8), finish(acc[r][2], acc[r][3]));
-    }
   }
-}
-
-void tfcc_quk_avx2(const tfcc_quk_args* p) {
-  int64_t i = 0;
-  for (; i + 2 <= p->mr; i += 2)
-    quk_rows(p, i, 2);
-  if (i < p->mr)
-    quk_rows(p, i, 1);
+  for (int64_t i = 0; i < p->mr; ++i)
+    for (int64_t o = 0; o < octets; ++o) {
+      const int32_t* r = raw + i * QA2_RAW_LD + o * 16;
+      _mm256_storeu_si256(
+          (__m256i*)(p->acc + i * TFCC_QNR_TILE + o * 8),
+          finish(_mm256_loadu_si256((const __m256i*)r),
+                 _mm256_loadu_si256((const __m256i*)(r + 8))));
+    }
 }
 
 #define QV_SUFFIX(name) name##_avx2
