@@ -152,6 +152,10 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
       tfcc_quk_avx512vnni_fused_supports(activation))
     c.fused = tfcc_quk_avx512vnni_fused;
 #endif
+#if TFCC_KERNELS_HAVE_AVX2
+  if (c.uk == tfcc_quk_avx2 && tfcc_quk_avx2_fused_supports(activation))
+    c.fused = tfcc_quk_avx2_fused;
+#endif
   c.M = M;
   c.K = K < 0 ? 0 : K;
   c.groups = (c.K + 3) / 4;

@@ -78,9 +78,9 @@ static inline __m256i finish(__m256i lo, __m256i hi) {
   return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), 0xD8);
 }
 
-void tfcc_quk_avx2(const tfcc_quk_args* p) {
+/* The tile's partial sums (2 per column, row stride QA2_RAW_LD) into raw. */
+static void quk_raw(const tfcc_quk_args* p, int32_t* raw) {
   int16_t a16[TFCC_QMR * QA2_CHUNK * 4] __attribute__((aligned(32)));
-  int32_t raw[TFCC_QMR * QA2_RAW_LD] __attribute__((aligned(32)));
   const int64_t groups = (p->K + 3) / 4;
   const int64_t octets = p->np * (TFCC_RT_QGEMM_NR / 8);
   for (int64_t g0 = 0; g0 < groups; g0 += QA2_CHUNK) {
@@ -110,14 +110,107 @@ void tfcc_quk_avx2(const tfcc_quk_args* p) {
       }
     }
   }
+}
+
+/* Column sums of row i's octet o (8 columns) from raw. */
+static inline __m256i octet_sums(const int32_t* raw, int64_t i, int64_t o) {
+  const int32_t* r = raw + i * QA2_RAW_LD + o * 16;
+  return finish(_mm256_loadu_si256((const __m256i*)r),
+                _mm256_loadu_si256((const __m256i*)(r + 8)));
+}
+
+void tfcc_quk_avx2(const tfcc_quk_args* p) {
+  int32_t raw[TFCC_QMR * QA2_RAW_LD] __attribute__((aligned(32)));
+  quk_raw(p, raw);
   for (int64_t i = 0; i < p->mr; ++i)
-    for (int64_t o = 0; o < octets; ++o) {
-      const int32_t* r = raw + i * QA2_RAW_LD + o * 16;
-      _mm256_storeu_si256(
-          (__m256i*)(p->acc + i * TFCC_QNR_TILE + o * 8),
-          finish(_mm256_loadu_si256((const __m256i*)r),
-                 _mm256_loadu_si256((const __m256i*)(r + 8))));
-    }
+    for (int64_t o = 0; o < p->np * (TFCC_RT_QGEMM_NR / 8); ++o)
+      _mm256_storeu_si256((__m256i*)(p->acc + i * TFCC_QNR_TILE + o * 8),
+                          octet_sums(raw, i, o));
+}
+
+int tfcc_quk_avx2_fused_supports(int32_t act) {
+  return act == TFCC_ACT_NONE || act == TFCC_ACT_RELU ||
+         act == TFCC_ACT_CLIP || act == TFCC_ACT_LEAKY_RELU;
+}
+
+/* qgemm_vec.inc's epilogue on 8 columns in registers (the same operations
+ * in the same order): `valid` lanes (mask: all bits set) are written. */
+static inline __attribute__((always_inline)) void
+epilogue_octet(const tfcc_q_epilogue_args* ep, __m256i acc, __m256i zp_sums,
+               __m256 scale, __m256 bias, __m256i mask, int64_t valid,
+               int64_t m, int64_t n) {
+  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc, zp_sums)),
+                           scale);
+  if (ep->bias)
+    v = _mm256_add_ps(v, bias);
+  if (ep->res)
+    v = _mm256_add_ps(v, _mm256_maskload_ps(ep->res + m * ep->N + n, mask));
+  switch (ep->act) {
+  case TFCC_ACT_RELU:
+    /* v > 0 ? v : 0, a NaN to 0 as there. */
+    v = _mm256_and_ps(v, _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ));
+    break;
+  case TFCC_ACT_CLIP: {
+    const __m256 lo = _mm256_set1_ps(ep->alpha), hi = _mm256_set1_ps(ep->beta);
+    v = _mm256_blendv_ps(lo, v, _mm256_cmp_ps(v, lo, _CMP_GT_OQ));
+    v = _mm256_blendv_ps(hi, v, _mm256_cmp_ps(v, hi, _CMP_LT_OQ));
+    break;
+  }
+  case TFCC_ACT_LEAKY_RELU:
+    v = _mm256_blendv_ps(_mm256_mul_ps(v, _mm256_set1_ps(ep->alpha)), v,
+                         _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ));
+    break;
+  default:
+    break;
+  }
+  if (ep->y_f32) {
+    _mm256_maskstore_ps(ep->y_f32 + m * ep->N + n, mask, v);
+    return;
+  }
+  /* v times 1 / scale, clamped to [-512, 512] (vmaxps gives its second
+   * operand for a NaN: -512, then 0), rounded half to even by the
+   * conversion, plus the zero point, saturated to [0, 255]. */
+  __m256 t = _mm256_mul_ps(v, _mm256_set1_ps(1.0f / ep->out_scale));
+  t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(-512.0f)),
+                    _mm256_set1_ps(512.0f));
+  __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(t),
+                               _mm256_set1_epi32(ep->out_zero_point));
+  q = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_setzero_si256()),
+                       _mm256_set1_epi32(255));
+  __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q),
+                               _mm256_extracti128_si256(q, 1));
+  w = _mm_packus_epi16(w, w);
+  uint8_t* y = ep->y_u8 + m * ep->N + n;
+  if (valid == 8) {
+    _mm_storel_epi64((__m128i*)y, w);
+  } else {
+    uint8_t bytes[16];
+    _mm_storeu_si128((__m128i*)bytes, w);
+    memcpy(y, bytes, (size_t)valid);
+  }
+}
+
+void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
+                         const tfcc_q_epilogue_args* ep, int64_t m0,
+                         int64_t n0, int64_t nr) {
+  int32_t raw[TFCC_QMR * QA2_RAW_LD] __attribute__((aligned(32)));
+  quk_raw(p, raw);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i zp = _mm256_set1_epi32(ep->a_zero_point);
+  for (int64_t o = 0; o * 8 < nr; ++o) {
+    const int64_t n = n0 + o * 8;
+    const int64_t valid = nr - o * 8 < 8 ? nr - o * 8 : 8;
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), lane);
+    /* Column sums exist for every padded column of a panel (pack.c). */
+    const __m256i zp_sums = _mm256_mullo_epi32(
+        zp, _mm256_loadu_si256((const __m256i*)(ep->colsums + 4 * n)));
+    const __m256 scale = _mm256_maskload_ps(ep->scales + n, mask);
+    const __m256 bias = ep->bias ? _mm256_maskload_ps(ep->bias + n, mask)
+                                 : _mm256_setzero_ps();
+    for (int64_t i = 0; i < p->mr; ++i)
+      epilogue_octet(ep, octet_sums(raw, i, o), zp_sums, scale, bias, mask,
+                     valid, m0 + i, n);
+  }
 }
 
 #define QV_SUFFIX(name) name##_avx2

@@ -52,6 +52,11 @@ TFCC_INTERNAL void tfcc_quk_avx512vnni_fused(const tfcc_quk_args* p,
                                              int64_t m0, int64_t n0,
                                              int64_t nr);
 TFCC_INTERNAL int tfcc_quk_avx512vnni_fused_supports(int32_t act);
+/* The same for the AVX2 kernel (its epilogue in registers after the sums). */
+TFCC_INTERNAL void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
+                                       const tfcc_q_epilogue_args* ep,
+                                       int64_t m0, int64_t n0, int64_t nr);
+TFCC_INTERNAL int tfcc_quk_avx2_fused_supports(int32_t act);
 /* AVX512_VNNI (vpdpbusd on zmm) on top of the AVX-512 level (cpu_isa.c). */
 TFCC_INTERNAL int tfcc_kernels_has_avx512_vnni(void);
 
