@@ -148,12 +148,11 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
   c.epilogue = epilogue_for_isa(isa);
   c.fused = NULL;
 #if TFCC_KERNELS_HAVE_AVX512
-  if (c.uk == tfcc_quk_avx512vnni &&
-      tfcc_quk_avx512vnni_fused_supports(activation))
+  if (c.uk == tfcc_quk_avx512vnni && tfcc_q_fused_supports(activation))
     c.fused = tfcc_quk_avx512vnni_fused;
 #endif
 #if TFCC_KERNELS_HAVE_AVX2
-  if (c.uk == tfcc_quk_avx2 && tfcc_quk_avx2_fused_supports(activation))
+  if (c.uk == tfcc_quk_avx2 && tfcc_q_fused_supports(activation))
     c.fused = tfcc_quk_avx2_fused;
 #endif
   c.M = M;

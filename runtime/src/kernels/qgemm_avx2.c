@@ -128,11 +128,6 @@ void tfcc_quk_avx2(const tfcc_quk_args* p) {
                           octet_sums(raw, i, o));
 }
 
-int tfcc_quk_avx2_fused_supports(int32_t act) {
-  return act == TFCC_ACT_NONE || act == TFCC_ACT_RELU ||
-         act == TFCC_ACT_CLIP || act == TFCC_ACT_LEAKY_RELU;
-}
-
 /* qgemm_vec.inc's epilogue on 8 columns in registers (the same operations
  * in the same order): `valid` lanes (mask: all bits set) are written. */
 static inline __attribute__((always_inline)) void

@@ -12,7 +12,7 @@
 
 /* The epilogue of qgemm_vec.inc on the accumulators of row m (columns n0
  * + [0, 16) of panel q, `mask` the valid ones), in registers. Activations
- * none, relu, clip and leaky relu only (tfcc_quk_avx512vnni_fused_supports). */
+ * none, relu, clip and leaky relu only (tfcc_q_fused_supports). */
 static inline __attribute__((always_inline)) void
 epilogue_vnni(const tfcc_q_epilogue_args* ep, __m512i acc, __m512i zp_sums,
               __m512 scale, __m512 bias, int64_t m, int64_t n0,
@@ -156,11 +156,6 @@ static void quk_dispatch(const tfcc_quk_args* p,
 
 void tfcc_quk_avx512vnni(const tfcc_quk_args* p) {
   quk_dispatch(p, NULL, 0, 0, 0);
-}
-
-int tfcc_quk_avx512vnni_fused_supports(int32_t act) {
-  return act == TFCC_ACT_NONE || act == TFCC_ACT_RELU ||
-         act == TFCC_ACT_CLIP || act == TFCC_ACT_LEAKY_RELU;
 }
 
 void tfcc_quk_avx512vnni_fused(const tfcc_quk_args* p,

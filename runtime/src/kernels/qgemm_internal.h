@@ -46,17 +46,21 @@ typedef struct tfcc_q_epilogue_args {
 
 /* The VNNI kernel with the epilogue fused: rows m0 + [0, mr), columns
  * n0 + [0, nr) (nr <= 16 * np) of the outputs, written directly, for the
- * activations tfcc_quk_avx512vnni_fused_supports accepts. */
+ * activations tfcc_q_fused_supports accepts. */
 TFCC_INTERNAL void tfcc_quk_avx512vnni_fused(const tfcc_quk_args* p,
                                              const tfcc_q_epilogue_args* ep,
                                              int64_t m0, int64_t n0,
                                              int64_t nr);
-TFCC_INTERNAL int tfcc_quk_avx512vnni_fused_supports(int32_t act);
 /* The same for the AVX2 kernel (its epilogue in registers after the sums). */
 TFCC_INTERNAL void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
                                        const tfcc_q_epilogue_args* ep,
                                        int64_t m0, int64_t n0, int64_t nr);
-TFCC_INTERNAL int tfcc_quk_avx2_fused_supports(int32_t act);
+/* The activations the fused forms apply in registers (the others run the
+ * portable epilogue after the micro-kernel). */
+static inline int tfcc_q_fused_supports(int32_t act) {
+  return act == TFCC_ACT_NONE || act == TFCC_ACT_RELU ||
+         act == TFCC_ACT_CLIP || act == TFCC_ACT_LEAKY_RELU;
+}
 /* AVX512_VNNI (vpdpbusd on zmm) on top of the AVX-512 level (cpu_isa.c). */
 TFCC_INTERNAL int tfcc_kernels_has_avx512_vnni(void);
 
