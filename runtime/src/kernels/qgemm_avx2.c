@@ -20,6 +20,8 @@
 #define QA2_CHUNK 256
 /* Partial sums of one tile: 2 per column. */
 #define QA2_RAW_LD (2 * TFCC_QNR_TILE)
+/* Blocks of 8 columns per packed panel. */
+#define QA2_OCTETS_PER_PANEL (TFCC_RT_QGEMM_NR / 8)
 
 /* Rows [0, mr) of A, groups [g0, g0 + ng), as int16 (zero past K). */
 static void widen_rows(const tfcc_quk_args* p, int64_t g0, int64_t ng,
@@ -82,14 +84,15 @@ static inline __m256i finish(__m256i lo, __m256i hi) {
 static void quk_raw(const tfcc_quk_args* p, int32_t* raw) {
   int16_t a16[TFCC_QMR * QA2_CHUNK * 4] __attribute__((aligned(32)));
   const int64_t groups = (p->K + 3) / 4;
-  const int64_t octets = p->np * (TFCC_RT_QGEMM_NR / 8);
+  const int64_t octets = p->np * QA2_OCTETS_PER_PANEL;
   for (int64_t g0 = 0; g0 < groups; g0 += QA2_CHUNK) {
     const int64_t ng = groups - g0 < QA2_CHUNK ? groups - g0 : QA2_CHUNK;
     widen_rows(p, g0, ng, a16);
     const int first = g0 == 0;
     for (int64_t o = 0; o < octets; ++o) {
       /* Octet o: panel o / 2, its columns 8 * (o % 2) on. */
-      const int8_t* b = p->b + (o / 2) * groups * 64 + g0 * 64 + (o % 2) * 32;
+      const int8_t* b = p->b + (o / QA2_OCTETS_PER_PANEL) * groups * 64 +
+                        g0 * 64 + (o % QA2_OCTETS_PER_PANEL) * 32;
       for (int64_t i = 0; i < p->mr; i += 4) {
         const int16_t* a = a16 + i * 4 * ng;
         int32_t* r = raw + i * QA2_RAW_LD + o * 16;
@@ -123,7 +126,7 @@ void tfcc_quk_avx2(const tfcc_quk_args* p) {
   int32_t raw[TFCC_QMR * QA2_RAW_LD] __attribute__((aligned(32)));
   quk_raw(p, raw);
   for (int64_t i = 0; i < p->mr; ++i)
-    for (int64_t o = 0; o < p->np * (TFCC_RT_QGEMM_NR / 8); ++o)
+    for (int64_t o = 0; o < p->np * QA2_OCTETS_PER_PANEL; ++o)
       _mm256_storeu_si256((__m256i*)(p->acc + i * TFCC_QNR_TILE + o * 8),
                           octet_sums(raw, i, o));
 }
