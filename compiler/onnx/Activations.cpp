@@ -141,15 +141,43 @@ LogicalResult convertCelu(ImportContext &ctx) {
 
 /// log(exp(x) + 1), computed as max(x, 0) + log(1 + exp(-|x|)) so that
 /// large inputs do not overflow.
+Value softplus(Builder &b, Value x) {
+  Value decay = b.unary<ExpOp>(b.unary<NegOp>(b.unary<AbsOp>(x)));
+  Value tail = b.unary<LogOp>(b.binary<AddOp>(decay, b.scalar(1.0)));
+  return b.binary<AddOp>(b.binary<MaximumOp>(x, b.scalar(0.0)), tail);
+}
+
 LogicalResult convertSoftplus(ImportContext &ctx) {
   FailureOr<Value> x = floatInput(ctx, 0);
   if (failed(x))
     return failure();
   Builder b{ctx};
-  Value decay = b.unary<ExpOp>(b.unary<NegOp>(b.unary<AbsOp>(*x)));
-  Value tail = b.unary<LogOp>(b.binary<AddOp>(decay, b.scalar(1.0)));
-  return b.finish(
-      b.binary<AddOp>(b.binary<MaximumOp>(*x, b.scalar(0.0)), tail));
+  return b.finish(softplus(b, *x));
+}
+
+/// Mish (opset 18): x * tanh(softplus(x)).
+LogicalResult convertMish(ImportContext &ctx) {
+  FailureOr<Value> x = floatInput(ctx, 0);
+  if (failed(x))
+    return failure();
+  Builder b{ctx};
+  return b.finish(b.binary<MulOp>(*x, b.unary<TanhOp>(softplus(b, *x))));
+}
+
+/// Gelu (opset 20): graph.gelu, exact ("none") or the tanh approximation.
+LogicalResult convertGelu(ImportContext &ctx) {
+  FailureOr<Value> x = floatInput(ctx, 0);
+  if (failed(x))
+    return failure();
+  if (!elementOf(*x).isF32())
+    return ctx.unsupported("input element type " + typeName(elementOf(*x)));
+  std::string approximate = ctx.attrString("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return ctx.invalid("attribute 'approximate' = \"" + approximate +
+                       "\" (ONNX allows \"none\" and \"tanh\")");
+  ctx.setOutput(0, ctx.builder().create<GeluOp>(
+                       ctx.loc(), *x, ctx.builder().getStringAttr(approximate)));
+  return success();
 }
 
 /// x / (1 + |x|).
@@ -363,6 +391,8 @@ void registerActivationConverters(ConverterTable &table) {
   table["Selu"] = convertSelu;
   table["Celu"] = convertCelu;
   table["Softplus"] = convertSoftplus;
+  table["Mish"] = convertMish;
+  table["Gelu"] = convertGelu;
   table["Softsign"] = convertSoftsign;
   table["ThresholdedRelu"] = convertThresholdedRelu;
   table["PRelu"] = convertPRelu;

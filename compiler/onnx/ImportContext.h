@@ -170,6 +170,19 @@ public:
                                 llvm::ArrayRef<int64_t> perm) = 0;
   virtual mlir::Value constant(const HostTensor &value) = 0;
 
+  //===--- subgraphs ------------------------------------------------------===//
+  /// What a subgraph yields: a graph value, or a value known at import time.
+  struct SubgraphOutput {
+    mlir::Value value;
+    std::optional<HostTensor> host;
+  };
+  /// Converts the nodes of the current node's graph attribute `name` (an If
+  /// branch) into the entry function, in the scope of the values defined so
+  /// far, and returns the subgraph's outputs in order. Fails with a
+  /// diagnostic at the failing node.
+  virtual mlir::FailureOr<std::vector<SubgraphOutput>>
+  importSubgraph(llvm::StringRef name) = 0;
+
   //===--- errors ---------------------------------------------------------===//
   /// Emits "<what> in <OpType> node '<name>' (opset N)" at loc() and
   /// returns failure, e.g. unsupported("attribute 'mode' = \"reflect\"").
@@ -195,9 +208,11 @@ void registerNNConverters(ConverterTable &table);
 void registerShapeConverters(ConverterTable &table);
 /// ReduceMean ReduceSum ReduceMax ReduceMin ArgMax
 void registerReductionConverters(ConverterTable &table);
-/// Elu Selu Celu Softplus Softsign ThresholdedRelu PRelu Tile
+/// Elu Selu Celu Softplus Softsign Mish Gelu ThresholdedRelu PRelu Tile
 /// InstanceNormalization
 void registerActivationConverters(ConverterTable &table);
+/// If
+void registerControlFlowConverters(ConverterTable &table);
 /// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
 /// QLinearMatMul ConvInteger QLinearConv
 void registerQuantizationConverters(ConverterTable &table);

@@ -979,6 +979,13 @@ double onnxSource(llvm::StringRef mode, int64_t dst, double scale, int64_t in,
   double x = static_cast<double>(dst);
   if (mode == "half_pixel")
     return (x + 0.5) / scale - 0.5;
+  if (mode == "half_pixel_symmetric") {
+    // Opset 19: centres the output on the input when out != scale * in.
+    double adjustment =
+        static_cast<double>(out) / (scale * static_cast<double>(in));
+    double offset = static_cast<double>(in) / 2.0 * (1.0 - adjustment);
+    return offset + (x + 0.5) / scale - 0.5;
+  }
   if (mode == "pytorch_half_pixel")
     return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
   if (mode == "align_corners")
@@ -1053,7 +1060,8 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
   if (coordMode == "tf_crop_and_resize")
     return ctx.unsupported(
         "attribute 'coordinate_transformation_mode' = \"tf_crop_and_resize\"");
-  if (coordMode != "half_pixel" && coordMode != "pytorch_half_pixel" &&
+  if (coordMode != "half_pixel" && coordMode != "half_pixel_symmetric" &&
+      coordMode != "pytorch_half_pixel" &&
       coordMode != "align_corners" && coordMode != "asymmetric" &&
       coordMode != "tf_half_pixel_for_nn")
     return ctx.unsupported("attribute 'coordinate_transformation_mode' = \"" +
@@ -1101,9 +1109,76 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
       sizes = s->asInts();
     }
   }
+  // Opset 18: scales and sizes may name a subset of the axes; the others
+  // keep their size.
+  int64_t rank = xType->getRank();
+  std::vector<int64_t> axes;
+  if (modern && ctx.hasAttr("axes")) {
+    for (int64_t a : ctx.attrInts("axes")) {
+      std::optional<int64_t> axis = graph::normalizeAxis(a, rank);
+      if (!axis || llvm::is_contained(axes, *axis))
+        return ctx.invalid("attribute 'axes' = " +
+                           listString(ctx.attrInts("axes")) +
+                           " (out of range or repeated for rank 4)");
+      axes.push_back(*axis);
+    }
+    size_t given = !scales.empty() ? scales.size() : sizes.size();
+    if (given != axes.size())
+      return ctx.invalid(llvm::formatv("{0} {1} for attribute 'axes' = {2}",
+                                       !scales.empty() ? "scales" : "sizes",
+                                       given, listString(axes))
+                             .str());
+    if (!scales.empty()) {
+      std::vector<double> full(rank, 1.0);
+      for (auto [i, a] : llvm::enumerate(axes))
+        full[a] = scales[i];
+      scales = std::move(full);
+    } else if (!sizes.empty()) {
+      std::vector<int64_t> full(xType->getShape().begin(),
+                                xType->getShape().end());
+      for (auto [i, a] : llvm::enumerate(axes))
+        full[a] = sizes[i];
+      sizes = std::move(full);
+    }
+  } else {
+    for (int64_t a = 0; a < rank; ++a)
+      axes.push_back(a);
+  }
+  std::string policy = modern ? ctx.attrString("keep_aspect_ratio_policy",
+                                               "stretch")
+                              : "stretch";
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return ctx.invalid("attribute 'keep_aspect_ratio_policy' = \"" + policy +
+                       "\"");
+
   int64_t out[2];
   double scale[2];
-  if (!scales.empty()) {
+  if (!sizes.empty() && policy != "stretch" && sizes.size() == 4) {
+    // One scale for every axis named, the smallest (not_larger) or largest
+    // (not_smaller) of sizes / input; sizes rounded half up from it.
+    std::optional<double> uniform;
+    for (int64_t a : axes) {
+      if (xType->isDynamicDim(a))
+        return ctx.unsupported("attribute 'keep_aspect_ratio_policy' = \"" +
+                               policy + "\" with the dynamic dimension " +
+                               llvm::Twine(a) + " of " + typeName(*xType));
+      double r = static_cast<double>(sizes[a]) /
+                 static_cast<double>(xType->getDimSize(a));
+      if (!uniform || (policy == "not_larger" ? r < *uniform : r > *uniform))
+        uniform = r;
+    }
+    for (int64_t a : axes)
+      sizes[a] = static_cast<int64_t>(
+          *uniform * static_cast<double>(xType->getDimSize(a)) + 0.5);
+    if (sizes[0] != xType->getDimSize(0) || sizes[1] != xType->getDimSize(1))
+      return ctx.unsupported("sizes " + listString(sizes) +
+                             " after 'keep_aspect_ratio_policy' (only H and "
+                             "W may change)");
+    for (int i = 0; i < 2; ++i) {
+      out[i] = sizes[2 + i];
+      scale[i] = *uniform;
+    }
+  } else if (!scales.empty()) {
     if (scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0)
       return ctx.unsupported(
           llvm::formatv("scales {0} (only H and W may scale)",
@@ -1130,6 +1205,11 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
   if (out[0] < 1 || out[1] < 1)
     return ctx.unsupported("empty output size " +
                            listString({out[0], out[1]}));
+  // Opset 18: antialiasing widens the filter when a linear resize shrinks.
+  if (modern && linear && ctx.attrInt("antialias", 0) != 0 &&
+      (scale[0] < 1.0 || scale[1] < 1.0))
+    return ctx.unsupported("attribute 'antialias' = 1 when downscaling "
+                           "(graph.resize has no antialiasing filter)");
   // Pick the TF sampling that reads exactly the positions ONNX reads.
   std::optional<bool> halfPixel;
   for (bool candidate : {true, false}) {

@@ -36,6 +36,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <queue>
 
 using namespace mlir;
 using namespace tfcc::onnx_import;
@@ -392,8 +393,14 @@ public:
   Value constant(const HostTensor &value) override;
   LogicalResult unsupported(const llvm::Twine &what) override;
   LogicalResult invalid(const llvm::Twine &what) override;
+  FailureOr<std::vector<SubgraphOutput>>
+  importSubgraph(llvm::StringRef name) override;
 
 private:
+  /// Refuses the first node of `graph` or its subgraphs with no converter.
+  LogicalResult checkOpsSupported(const onnx::GraphProto &graph);
+  /// Converts the nodes of `graph` in order into the entry function.
+  LogicalResult convertNodes(const onnx::GraphProto &graph);
   /// "dynamic dimension 0 of 'x' [?, 3]" for input `i` of the current node.
   std::string dynamicDimsOf(int i);
   InFlightDiagnostic error(const llvm::Twine &message) {
@@ -402,6 +409,11 @@ private:
   LogicalResult parseModel();
   LogicalResult checkOpset();
   LogicalResult validateGraph();
+  /// Checks `graph` (the model's, or a subgraph named by `subgraphOf`) in
+  /// the scope of the names in `defined`, adding those it defines.
+  LogicalResult validateScope(const onnx::GraphProto &graph,
+                              llvm::StringSet<> &defined,
+                              llvm::StringRef subgraphOf);
   LogicalResult applyInputShapes();
   void runShapeInference();
   FailureOr<ValueEntry *> lookup(const std::string &name);
@@ -473,9 +485,11 @@ LogicalResult Importer::checkOpset() {
   if (!found)
     return error("cannot parse ONNX model '" + path +
                  "': it imports no version of the default ONNX domain");
-  if (opsetVersion < 6 || opsetVersion > 17)
+  if (opsetVersion < tfcc::kMinOnnxOpset || opsetVersion > tfcc::kMaxOnnxOpset)
     return error("unsupported opset " + llvm::Twine(opsetVersion) +
-                 " of the default ONNX domain (tfcc supports 6 to 17)");
+                 " of the default ONNX domain (tfcc supports " +
+                 llvm::Twine(tfcc::kMinOnnxOpset) + " to " +
+                 llvm::Twine(tfcc::kMaxOnnxOpset) + ")");
   return success();
 }
 
@@ -485,12 +499,144 @@ std::string Importer::nodeName(const onnx::NodeProto &node, int index) const {
   return node.op_type() + "_" + std::to_string(index);
 }
 
+/// Calls `fn` on each subgraph `node` holds (If's branches, Loop's and
+/// Scan's bodies).
+template <typename Fn>
+void forEachSubgraph(const onnx::NodeProto &node, Fn fn) {
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    if (attr.has_g())
+      fn(attr.g());
+    for (const onnx::GraphProto &g : attr.graphs())
+      fn(g);
+  }
+}
+template <typename Fn> void forEachMutableSubgraph(onnx::NodeProto &node, Fn fn) {
+  for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
+    if (attr.has_g())
+      fn(*attr.mutable_g());
+    for (onnx::GraphProto &g : *attr.mutable_graphs())
+      fn(g);
+  }
+}
+
+/// Adds to `reads` the names the nodes of `graph` (and of the subgraphs they
+/// hold) read, and `graph`'s outputs, that `graph` does not define: what a
+/// node holding `graph` reads implicitly from the enclosing scopes.
+void collectOuterReads(const onnx::GraphProto &graph, llvm::StringSet<> &reads) {
+  llvm::StringSet<> local, inner;
+  for (const onnx::TensorProto &init : graph.initializer())
+    local.insert(init.name());
+  for (const onnx::ValueInfoProto &in : graph.input())
+    local.insert(in.name());
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &out : node.output())
+      local.insert(out);
+    for (const std::string &in : node.input())
+      inner.insert(in);
+    forEachSubgraph(node, [&](const onnx::GraphProto &g) {
+      collectOuterReads(g, inner);
+    });
+  }
+  for (const onnx::ValueInfoProto &out : graph.output())
+    inner.insert(out.name());
+  for (const auto &name : inner.keys())
+    if (!name.empty() && !local.contains(name))
+      reads.insert(name);
+}
+
+/// The names `node` reads: its inputs and what its subgraphs read from
+/// outside them.
+llvm::StringSet<> namesRead(const onnx::NodeProto &node) {
+  llvm::StringSet<> reads;
+  for (const std::string &in : node.input())
+    if (!in.empty())
+      reads.insert(in);
+  forEachSubgraph(node, [&](const onnx::GraphProto &g) {
+    collectOuterReads(g, reads);
+  });
+  return reads;
+}
+
+/// Orders the nodes of `graph` (and of its subgraphs) so that each comes
+/// after the nodes producing what it reads, as ONNX Runtime accepts graphs
+/// out of order (a float16-converted ISNet is one). Stable: nodes already
+/// in order keep it; nodes that read a name nothing produces, or that sit
+/// on a cycle, keep their relative order at the end, where validation
+/// reports them.
+void sortNodes(onnx::GraphProto &graph) {
+  int n = graph.node_size();
+  for (onnx::NodeProto &node : *graph.mutable_node())
+    forEachMutableSubgraph(node, [](onnx::GraphProto &g) { sortNodes(g); });
+  llvm::StringMap<int> producer;
+  for (int i = 0; i < n; ++i)
+    for (const std::string &out : graph.node(i).output())
+      if (!out.empty())
+        producer.try_emplace(out, i);
+  std::vector<std::vector<int>> users(n);
+  std::vector<int> pending(n, 0);
+  for (int i = 0; i < n; ++i) {
+    llvm::StringSet<> reads = namesRead(graph.node(i));
+    for (const auto &name : reads.keys()) {
+      auto it = producer.find(name);
+      if (it == producer.end())
+        continue;
+      users[it->second].push_back(i);
+      ++pending[i];
+    }
+  }
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int i = 0; i < n; ++i)
+    if (pending[i] == 0)
+      ready.push(i);
+  std::vector<int> order;
+  std::vector<bool> placed(n, false);
+  while (!ready.empty()) {
+    int i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    placed[i] = true;
+    for (int user : users[i])
+      if (--pending[user] == 0)
+        ready.push(user);
+  }
+  for (int i = 0; i < n; ++i)
+    if (!placed[i])
+      order.push_back(i);
+  bool sorted = true;
+  for (int i = 0; i < n; ++i)
+    sorted &= order[i] == i;
+  if (sorted)
+    return;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> reordered;
+  for (int i : order)
+    reordered.Add()->Swap(graph.mutable_node(i));
+  graph.mutable_node()->Swap(&reordered);
+}
+
 LogicalResult Importer::validateGraph() {
-  const onnx::GraphProto &graph = model.graph();
+  llvm::StringSet<> defined;
+  return validateScope(model.graph(), defined, /*subgraphOf=*/"");
+}
+
+LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
+                                      llvm::StringSet<> &defined,
+                                      llvm::StringRef subgraphOf) {
+  // What a subgraph defines is its own: removed from `defined` when done
+  // (rather than validating it against a copy: one per If node).
+  std::vector<std::string> added;
+  auto assignOnce = [&](const std::string &name,
+                        const std::string &who) -> LogicalResult {
+    if (defined.insert(name).second) {
+      added.push_back(name);
+      return success();
+    }
+    return error(who + " defines '" + name +
+                 "', which a graph input, initializer or earlier node "
+                 "already defines (ONNX names are assigned once)");
+  };
   if (graph.sparse_initializer_size() > 0)
     return error("cannot import ONNX model '" + path +
                  "': sparse initializers are not supported");
-  llvm::StringSet<> defined;
   for (const onnx::TensorProto &init : graph.initializer()) {
     if (init.name().empty())
       return error("cannot parse ONNX model '" + path +
@@ -508,13 +654,21 @@ LogicalResult Importer::validateGraph() {
                      nodeName(graph.node(index), index) + "')";
       return error("initializer '" + init.name() + "' " + why + reader);
     }
-    defined.insert(init.name());
+    if (!subgraphOf.empty() &&
+        failed(assignOnce(init.name(), "an initializer of the " + subgraphOf.str())))
+      return failure();
+    if (subgraphOf.empty())
+      defined.insert(init.name());
   }
   for (const onnx::ValueInfoProto &in : graph.input()) {
     if (in.name().empty())
       return error("cannot parse ONNX model '" + path +
                    "': a graph input has no name");
-    defined.insert(in.name());
+    if (!subgraphOf.empty() &&
+        failed(assignOnce(in.name(), "an input of the " + subgraphOf.str())))
+      return failure();
+    if (subgraphOf.empty())
+      defined.insert(in.name());
   }
   // Ranks known before shape inference (graph inputs and initializers).
   llvm::StringMap<int> knownRank;
@@ -523,6 +677,10 @@ LogicalResult Importer::validateGraph() {
   for (const onnx::ValueInfoProto &in : graph.input())
     if (in.type().has_tensor_type() && in.type().tensor_type().has_shape())
       knownRank[in.name()] = in.type().tensor_type().shape().dim_size();
+  llvm::StringSet<> produced;
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &out : node.output())
+      produced.insert(out);
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto &node = graph.node(index);
     // ONNX's shape inference indexes the weight's dims by the input's rank:
@@ -540,12 +698,18 @@ LogicalResult Importer::validateGraph() {
       return error("cannot parse ONNX model '" + path + "': node " +
                    llvm::Twine(index) + " ('" + node.name() +
                    "') has no op_type");
-    for (const std::string &in : node.input())
-      if (!in.empty() && !defined.contains(in))
+    // Nodes were sorted (sortNodes): a name read before it is defined is
+    // defined nowhere or only on a cycle.
+    llvm::StringSet<> reads = namesRead(node);
+    for (const auto &in : reads.keys())
+      if (!defined.contains(in))
         return error("node '" + nodeName(node, index) + "' (" +
-                     node.op_type() + ") reads '" + in +
-                     "', which no graph input, initializer or earlier node "
-                     "defines (the graph is not topologically sorted)");
+                     node.op_type() + ") reads '" + in.str() + "', which " +
+                     (produced.contains(in)
+                          ? std::string("only a node on a cycle defines (the "
+                                        "graph has a cycle)")
+                          : std::string("no graph input, initializer or node "
+                                        "defines")));
     // ONNX's shape inference (run next) divides by these: a zero there
     // killed the importer with SIGFPE inside libonnx.
     for (const onnx::AttributeProto &attr : node.attribute()) {
@@ -565,21 +729,43 @@ LogicalResult Importer::validateGraph() {
                      node.op_type() + ") has " + attr.name() + " " +
                      llvm::Twine(attr.i()) + ": it must be at least 1");
     }
+    // Subgraphs see the names defined so far; what they define stays
+    // theirs.
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      std::string owner = "the " + attr.name() + " of " + node.op_type() +
+                          " node '" + nodeName(node, index) + "'";
+      auto validateSubgraph = [&](const onnx::GraphProto &g) {
+        return validateScope(g, defined, owner);
+      };
+      if (attr.has_g() && failed(validateSubgraph(attr.g())))
+        return failure();
+      for (const onnx::GraphProto &g : attr.graphs())
+        if (failed(validateSubgraph(g)))
+          return failure();
+    }
     // ONNX graphs are in SSA form: a name is defined once.
     for (const std::string &out : node.output())
-      if (!out.empty() && !defined.insert(out).second)
-        return error("node '" + nodeName(node, index) + "' (" +
-                     node.op_type() + ") defines '" + out +
-                     "', which a graph input, initializer or earlier node "
-                     "already defines (ONNX names are assigned once)");
+      if (!out.empty() &&
+          failed(assignOnce(out, "node '" + nodeName(node, index) + "' (" +
+                                     node.op_type() + ")")))
+        return failure();
   }
   if (graph.output_size() == 0)
-    return error("cannot import ONNX model '" + path +
-                 "': the graph has no outputs");
+    return subgraphOf.empty()
+               ? error("cannot import ONNX model '" + path +
+                       "': the graph has no outputs")
+               : error("the " + subgraphOf + " has no outputs");
   for (const onnx::ValueInfoProto &out : graph.output())
     if (!defined.contains(out.name()))
-      return error("cannot parse ONNX model '" + path + "': graph output '" +
-                   out.name() + "' is never defined");
+      return subgraphOf.empty()
+                 ? error("cannot parse ONNX model '" + path +
+                         "': graph output '" + out.name() +
+                         "' is never defined")
+                 : error("output '" + out.name() + "' of the " + subgraphOf +
+                         " is never defined");
+  if (!subgraphOf.empty())
+    for (const std::string &name : added)
+      defined.erase(name);
   return success();
 }
 
@@ -637,6 +823,24 @@ LogicalResult Importer::applyInputShapes() {
 }
 
 void Importer::runShapeInference() {
+  auto record = [&](const onnx::ValueInfoProto &info) {
+    if (!info.has_type())
+      return;
+    if (RankedTensorType type = typeFromProto(&mlirContext, info.type()))
+      inferredTypes[info.name()] = type;
+  };
+  for (const onnx::ValueInfoProto &info : model.graph().output())
+    record(info);
+  // libonnx applies the newest schema it knows to a node of a newer opset:
+  // for ops whose signature changed since (Split's num_outputs, Resize's
+  // axes) that infers wrong shapes, and its inference has crashed on inputs
+  // it did not expect. The converters need only the types of the values
+  // they build, so a model newer than libonnx goes without.
+  const auto &ranges =
+      onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto known = ranges.find(onnx::ONNX_DOMAIN);
+  if (known == ranges.end() || opsetVersion > known->second.second)
+    return;
   onnx::ModelProto inferred = model;
   try {
     onnx::shape_inference::InferShapes(inferred);
@@ -644,12 +848,6 @@ void Importer::runShapeInference() {
     // Continue without: converters then rely on the types of built values.
   } catch (...) {
   }
-  auto record = [&](const onnx::ValueInfoProto &info) {
-    if (!info.has_type())
-      return;
-    if (RankedTensorType type = typeFromProto(&mlirContext, info.type()))
-      inferredTypes[info.name()] = type;
-  };
   for (const onnx::ValueInfoProto &info : inferred.graph().value_info())
     record(info);
   for (const onnx::ValueInfoProto &info : inferred.graph().output())
@@ -1068,9 +1266,104 @@ void Importer::reportUnsupportedOp(const onnx::NodeProto &node, int index) {
       << "' (opset " << opsetVersion << ")";
 }
 
+LogicalResult Importer::checkOpsSupported(const onnx::GraphProto &graph) {
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto &node = graph.node(index);
+    if (!converterOf(node)) {
+      reportUnsupportedOp(node, index);
+      return failure();
+    }
+    LogicalResult inner = success();
+    forEachSubgraph(node, [&](const onnx::GraphProto &g) {
+      if (succeeded(inner))
+        inner = checkOpsSupported(g);
+    });
+    if (failed(inner))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Importer::convertNodes(const onnx::GraphProto &graph) {
+  for (int index = 0; index < graph.node_size(); ++index) {
+    const onnx::NodeProto &node = graph.node(index);
+    currentNode = &node;
+    currentIndex = index;
+    currentLoc = NameLoc::get(b.getStringAttr(nodeName(node, index)), fileLoc);
+    ConverterFn convert = converterOf(node); // checked before: never null
+    if (!convert || failed(checkEightBitInputs(node)) ||
+        failed(convert(*this)))
+      return failure();
+    // Outputs the converter left undefined fail when something reads them.
+    for (int i = 0; i < node.output_size(); ++i) {
+      if (node.output(i).empty())
+        continue;
+      ValueEntry &e = values[node.output(i)];
+      if (e.value || e.host)
+        continue;
+      e.initializer = nullptr;
+      e.undefinedReason = "unsupported output " + std::to_string(i) + " ('" +
+                          node.output(i) + "') of " + node.op_type() +
+                          " node '" + nodeName(node, index) + "' (opset " +
+                          std::to_string(opsetVersion) + ")";
+    }
+  }
+  return success();
+}
+
+FailureOr<std::vector<ImportContext::SubgraphOutput>>
+Importer::importSubgraph(llvm::StringRef name) {
+  const onnx::AttributeProto *a = attr(name);
+  if (!a || !a->has_g())
+    return invalid("missing graph attribute '" + name + "'");
+  const onnx::GraphProto &graph = a->g();
+  if (graph.input_size() > 0)
+    return invalid("graph attribute '" + name + "' with " +
+                   llvm::Twine(graph.input_size()) +
+                   " inputs (an If branch takes none)");
+  const onnx::NodeProto *node = currentNode;
+  int index = currentIndex;
+  Location loc = currentLoc;
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    ValueEntry &e = values[init.name()];
+    e = ValueEntry();
+    e.initializer = &init;
+  }
+  LogicalResult converted = convertNodes(graph);
+  currentNode = node;
+  currentIndex = index;
+  currentLoc = loc;
+  if (failed(converted))
+    return failure();
+  std::vector<SubgraphOutput> outputs;
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    ValueEntry &e = values[out.name()];
+    if (!e.value && !e.undefinedReason.empty()) {
+      emitError(currentLoc) << "output '" << out.name() << "' of '" << name
+                            << "': " << e.undefinedReason;
+      return failure();
+    }
+    SubgraphOutput output;
+    output.value = e.value;
+    if (!e.value) {
+      FailureOr<const HostTensor *> host = hostValue(e, out.name());
+      if (failed(host))
+        return failure();
+      if (!*host)
+        return invalid("output '" + out.name() + "' of '" + name +
+                       "' that is never defined");
+      output.host = **host;
+    }
+    outputs.push_back(std::move(output));
+  }
+  return outputs;
+}
+
 OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
-  if (failed(parseModel()) || failed(checkOpset()) ||
-      failed(validateGraph()) || failed(applyInputShapes()))
+  if (failed(parseModel()) || failed(checkOpset()))
+    return nullptr;
+  sortNodes(*model.mutable_graph());
+  if (failed(validateGraph()) || failed(applyInputShapes()))
     return nullptr;
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
@@ -1078,14 +1371,12 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   registerReductionConverters(converters);
   registerActivationConverters(converters);
   registerQuantizationConverters(converters);
+  registerControlFlowConverters(converters);
   // Unsupported ops are refused before ONNX's shape inference sees them: it
   // crashed (a null dereference in libonnx) on a ConvTranspose whose weight
   // has rank 2 (found by fuzz/onnx_import).
-  for (int index = 0; index < model.graph().node_size(); ++index)
-    if (!converterOf(model.graph().node(index))) {
-      reportUnsupportedOp(model.graph().node(index), index);
-      return nullptr;
-    }
+  if (failed(checkOpsSupported(model.graph())))
+    return nullptr;
   runShapeInference();
 
   const onnx::GraphProto &graph = model.graph();
@@ -1137,29 +1428,8 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   }
   b.setInsertionPointToEnd(body);
 
-  for (int index = 0; index < graph.node_size(); ++index) {
-    const onnx::NodeProto &node = graph.node(index);
-    currentNode = &node;
-    currentIndex = index;
-    currentLoc = NameLoc::get(b.getStringAttr(nodeName(node, index)), fileLoc);
-    ConverterFn convert = converterOf(node); // checked above: never null
-    if (!convert || failed(checkEightBitInputs(node)) ||
-        failed(convert(*this)))
-      return nullptr;
-    // Outputs the converter left undefined fail when something reads them.
-    for (int i = 0; i < node.output_size(); ++i) {
-      if (node.output(i).empty())
-        continue;
-      ValueEntry &e = values[node.output(i)];
-      if (e.value || e.host)
-        continue;
-      e.initializer = nullptr;
-      e.undefinedReason = "unsupported output " + std::to_string(i) + " ('" +
-                          node.output(i) + "') of " + node.op_type() +
-                          " node '" + nodeName(node, index) + "' (opset " +
-                          std::to_string(opsetVersion) + ")";
-    }
-  }
+  if (failed(convertNodes(graph)))
+    return nullptr;
 
   // The graph outputs, materialized at the end of the function.
   currentLoc = fileLoc;

@@ -13,9 +13,14 @@
 
 namespace tfcc {
 
-/// Imports an ONNX model (opsets 6 to 17 of the default domain) as a graph-IR
-/// module named after `moduleName` (the file stem when empty), with one entry
-/// point `predict` whose arguments and results are the graph's inputs and
+/// The versions of the default ONNX domain the importer reads.
+constexpr int64_t kMinOnnxOpset = 6;
+constexpr int64_t kMaxOnnxOpset = 21;
+
+/// Imports an ONNX model (opsets kMinOnnxOpset to kMaxOnnxOpset of the
+/// default domain) as a graph-IR
+/// module named after `moduleName` (the file stem when empty), with one
+/// entry point `predict` whose arguments and results are the graph's inputs and
 /// outputs in ONNX order and layout. Weights become graph.variable ops with
 /// dense_resource values; node names become locations. Errors (a corrupt or
 /// truncated file, an unsupported op, opset or attribute) are emitted as

@@ -73,6 +73,11 @@ FailureOr<Value> parameterInput(ImportContext &ctx, int i) {
 FailureOr<Parameters> parameters(ImportContext &ctx, RankedTensorType xType,
                                  Type quantized) {
   Parameters p;
+  // Opset 21: scales per block of `block_size` elements along the axis.
+  if (int64_t block = ctx.attrInt("block_size", 0); block != 0)
+    return ctx.unsupported("attribute 'block_size' = " + llvm::Twine(block) +
+                           " (blocked quantization; tfcc quantizes per "
+                           "tensor or per axis)");
   RankedTensorType scaleType = ctx.inputType(1);
   if (!scaleType)
     return ctx.unsupported("scale of unknown type");
@@ -158,11 +163,26 @@ LogicalResult convertQuantizeLinear(ImportContext &ctx) {
   else if (!xElement.isF32())
     return ctx.unsupported("input of type " + typeString(xElement) +
                            " (tfcc supports float and int32)");
-  // The zero point's type is the output's; uint8 when there is none.
+  // The zero point's type is the output's; else `output_dtype` (opset 21);
+  // else uint8.
   Type quantized = IntegerType::get(ctx.context(), 8, IntegerType::Unsigned);
+  if (int64_t dtype = ctx.attrInt("output_dtype", 0); dtype != 0) {
+    quantized = elementTypeOf(ctx.context(), static_cast<int32_t>(dtype));
+    if (!quantized || !quantized.isInteger(8))
+      return ctx.unsupported("attribute 'output_dtype' = " +
+                             llvm::Twine(dtype) +
+                             " (tfcc supports INT8 and UINT8)");
+  }
   if (ctx.hasInput(2))
-    if (RankedTensorType zeroPointType = ctx.inputType(2))
+    if (RankedTensorType zeroPointType = ctx.inputType(2)) {
+      if (ctx.hasAttr("output_dtype") &&
+          zeroPointType.getElementType() != quantized)
+        return ctx.invalid("zero point of type " + typeString(zeroPointType) +
+                           " with attribute 'output_dtype' = " +
+                           llvm::Twine(ctx.attrInt("output_dtype", 0)) +
+                           " (they must agree)");
       quantized = zeroPointType.getElementType();
+    }
   if (!quantized.isInteger(8))
     return ctx.unsupported("zero point of type " + typeString(quantized) +
                            " (tfcc supports int8 and uint8)");

@@ -437,10 +437,30 @@ LogicalResult convertSplit(ImportContext &ctx) {
                                            ctx.attrInt("axis", 0), in.size());
   if (failed(axis))
     return failure();
-  if (ctx.hasAttr("num_outputs"))
-    return ctx.unsupported("attribute 'num_outputs'");
   std::vector<int64_t> sizes;
-  if (ctx.opset() < 13) {
+  int64_t n = ctx.numOutputs();
+  int64_t dim = in[*axis];
+  if (ctx.hasAttr("num_outputs")) {
+    // Opset 18: parts of ceil(dim / num_outputs), the last one smaller.
+    int64_t parts = ctx.attrInt("num_outputs", 0);
+    if (ctx.hasInput(1))
+      return ctx.invalid("both the 'split' input and attribute "
+                         "'num_outputs'");
+    if (parts != n)
+      return ctx.invalid("attribute 'num_outputs' = " + llvm::Twine(parts) +
+                         " for " + llvm::Twine(n) + " outputs");
+    if (dim == kDyn)
+      return ctx.unsupported("split of the dynamic dimension " +
+                             llvm::Twine(*axis) + " of " + formatShape(in) +
+                             " into 'num_outputs' parts");
+    int64_t part = (dim + parts - 1) / parts;
+    if (part * (parts - 1) >= dim && parts > 1)
+      return ctx.invalid("attribute 'num_outputs' = " + llvm::Twine(parts) +
+                         " for dimension " + llvm::Twine(*axis) + " of size " +
+                         llvm::Twine(dim) + " (the last part would be empty)");
+    sizes.assign(parts, part);
+    sizes.back() = dim - part * (parts - 1);
+  } else if (ctx.opset() < 13) {
     sizes = ctx.attrInts("split");
   } else if (ctx.hasInput(1)) {
     FailureOr<std::vector<int64_t>> s = constantIntsInput(ctx, 1, "split");
@@ -448,8 +468,6 @@ LogicalResult convertSplit(ImportContext &ctx) {
       return failure();
     sizes = *s;
   }
-  int64_t n = ctx.numOutputs();
-  int64_t dim = in[*axis];
   if (sizes.empty()) {
     if (dim == kDyn)
       return ctx.unsupported("equal split of the dynamic dimension " +
@@ -617,12 +635,36 @@ LogicalResult convertPad(ImportContext &ctx) {
     pads = ctx.attrInts("pads");
     value = ctx.attrFloat("value", 0.0f);
   } else {
-    if (ctx.hasInput(3))
-      return ctx.unsupported("'axes' input");
     FailureOr<std::vector<int64_t>> p = constantIntsInput(ctx, 1, "pads");
     if (failed(p))
       return failure();
     pads = *p;
+    if (ctx.hasInput(3)) {
+      // Opset 18: the pads apply to these axes only.
+      FailureOr<std::vector<int64_t>> axes = constantIntsInput(ctx, 3, "axes");
+      if (failed(axes))
+        return failure();
+      FailureOr<RankedTensorType> xType = inputTypeOf(ctx, 0);
+      if (failed(xType))
+        return failure();
+      int64_t rank = xType->getRank();
+      if (pads.size() != 2 * axes->size())
+        return ctx.invalid("'pads' = " + formatInts(pads) + " for 'axes' = " +
+                           formatInts(*axes) + " (two per axis)");
+      std::vector<int64_t> full(2 * rank, 0);
+      std::vector<bool> seen(rank, false);
+      for (auto [i, a] : llvm::enumerate(*axes)) {
+        std::optional<int64_t> axis = normalizeAxis(a, rank);
+        if (!axis || seen[*axis])
+          return ctx.invalid("'axes' = " + formatInts(*axes) +
+                             " (out of range or repeated for rank " +
+                             llvm::Twine(rank) + ")");
+        seen[*axis] = true;
+        full[*axis] = pads[i];
+        full[*axis + rank] = pads[i + axes->size()];
+      }
+      pads = std::move(full);
+    }
     if (ctx.hasInput(2)) {
       const HostTensor *v = ctx.constantInput(2);
       if (!v)

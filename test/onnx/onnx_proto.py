@@ -6,14 +6,15 @@ numbers from onnx.proto.
 import numpy as np
 
 # ONNX TensorProto.DataType
-FLOAT, UINT8, INT8, INT32, INT64, DOUBLE = 1, 2, 3, 6, 7, 11
+FLOAT, UINT8, INT8, INT32, INT64, BOOL, DOUBLE = 1, 2, 3, 6, 7, 9, 11
 NP_TO_ONNX = {np.dtype(np.float32): FLOAT, np.dtype(np.int64): INT64,
               np.dtype(np.float64): DOUBLE,
               np.dtype(np.uint8): UINT8, np.dtype(np.int8): INT8,
-              np.dtype(np.int32): INT32}
+              np.dtype(np.int32): INT32, np.dtype(np.bool_): BOOL}
 
 # IR version of each opset (onnx/helper.py's table); what torch 1.13 writes too.
-IR_VERSION = {9: 4, 10: 5, 11: 6, 12: 7, 13: 7}
+IR_VERSION = {9: 4, 10: 5, 11: 6, 12: 7, 13: 7, 14: 7, 15: 8, 16: 8, 17: 8, 18: 8,
+              19: 9, 20: 9, 21: 10, 22: 10}
 
 
 def _varint(n):
@@ -57,6 +58,24 @@ def attribute_ints(name, ints):
     return _bytes(1, name) + b"".join(_int(8, i) for i in ints) + _int(20, 7)  # INTS
 
 
+def attribute_float(name, value):
+    return _bytes(1, name) + _varint(2 << 3 | 5) + np.float32(value).tobytes() + _int(20, 1)
+
+
+def attribute_string(name, value):
+    return _bytes(1, name) + _bytes(4, value) + _int(20, 3)  # STRING
+
+
+def attribute_tensor(name, array):
+    """A TENSOR attribute (Constant's value)."""
+    return _bytes(1, name) + _bytes(5, tensor_proto("", array)) + _int(20, 4)
+
+
+def attribute_graph(name, graph):
+    """A GRAPH attribute (If's branches); `graph` from graph_proto."""
+    return _bytes(1, name) + _bytes(6, graph) + _int(20, 5)
+
+
 def node_proto(op_type, inputs, outputs, name, attrs=()):
     out = b"".join(_bytes(1, i) for i in inputs)
     out += b"".join(_bytes(2, o) for o in outputs)
@@ -74,11 +93,16 @@ def value_info(name, elem_type, dims=None):
     return _bytes(1, name) + _bytes(2, _bytes(1, tensor))
 
 
-def model_proto(nodes, inputs, outputs, initializers, opset):
-    graph = b"".join(_bytes(1, n) for n in nodes) + _bytes(2, "g")
+def graph_proto(nodes, inputs, outputs, initializers, name="g"):
+    graph = b"".join(_bytes(1, n) for n in nodes) + _bytes(2, name)
     graph += b"".join(_bytes(5, t) for t in initializers)
     graph += b"".join(_bytes(11, v) for v in inputs)
     graph += b"".join(_bytes(12, v) for v in outputs)
+    return graph
+
+
+def model_proto(nodes, inputs, outputs, initializers, opset):
+    graph = graph_proto(nodes, inputs, outputs, initializers)
     model = _int(1, IR_VERSION[opset]) + _bytes(2, "tfcc-tests") + _bytes(7, graph)
     model += _bytes(8, _bytes(1, "") + _int(2, opset))
     return model

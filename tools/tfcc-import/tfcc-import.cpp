@@ -81,10 +81,12 @@ static void printDiagnostic(mlir::Diagnostic &diag) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "tfcc-import: ONNX model (opsets 6 to 17) to graph IR\n\n"
-      "  tfcc-import MODEL.onnx -o MODEL.mlir\n");
+  std::string overview = "tfcc-import: ONNX model (opsets " +
+                         std::to_string(tfcc::kMinOnnxOpset) + " to " +
+                         std::to_string(tfcc::kMaxOnnxOpset) +
+                         ") to graph IR\n\n"
+                         "  tfcc-import MODEL.onnx -o MODEL.mlir\n";
+  cl::ParseCommandLineOptions(argc, argv, overview);
 
   mlir::DialectRegistry registry;
   tfcc::registerCompilerDialects(registry);

@@ -59,7 +59,6 @@ def relu_graph(op_type="Relu", name="act"):
 
 save(relu_graph("Frobnicate", "mystery"), "unknown_op.onnx")
 save(relu_graph(), "opset5.onnx", opset=5)
-save(relu_graph(), "opset18.onnx", opset=18)
 
 # An attribute the graph IR cannot express: MaxPool with ceil_mode = 1 where it
 # changes the output size (3 rather than floor's 2).
