@@ -2,7 +2,8 @@
 //
 // Thin glue: variables become constants, then every graph op is rewritten by
 // the pattern families (one file each in this directory). Any graph op left
-// over is an error naming the op.
+// over is an error naming the op, its types and, where that is the cause,
+// its dynamic dimensions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +76,39 @@ bool hasUnsignedTypes(Operation *op) {
          llvm::any_of(op->getResults(), hasUnsignedElements);
 }
 
+/// Whether a dimension other than the first of an operand or result of
+/// `op` is dynamic: the case most lowerings refuse (the batch is dim 0).
+bool hasDynamicInnerDims(Operation *op) {
+  auto inner = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasRank() && shaped.getRank() > 1 &&
+           llvm::any_of(shaped.getShape().drop_front(), ShapedType::isDynamic);
+  };
+  return llvm::any_of(op->getOperandTypes(), inner) ||
+         llvm::any_of(op->getResultTypes(), inner);
+}
+
+/// The user's words for a graph op no pattern lowered, in place of the
+/// conversion driver's "failed to legalize operation": what was asked (the
+/// op and its types) and, where it is the likely cause, what to change.
+void reportUnlowered(Operation *op) {
+  std::string types;
+  llvm::raw_string_ostream os(types);
+  os << "(";
+  llvm::interleaveComma(op->getOperandTypes(), os);
+  os << ") -> ";
+  llvm::interleaveComma(op->getResultTypes(), os);
+  InFlightDiagnostic diag = op->emitError()
+                            << "tfcc cannot compile " << op->getName() << " "
+                            << os.str();
+  if (hasDynamicInnerDims(op))
+    diag << ": its lowering needs static sizes for every dimension but the "
+            "first (the batch); give the model's inputs static sizes (tfcc "
+            "--input-shape NAME=1x3x48x192, '?' keeps the batch)";
+  else
+    diag << " with these attributes: a case its lowering does not handle";
+}
+
 struct ConvertGraphToLinalg
     : tfcc::impl::ConvertGraphToLinalgBase<ConvertGraphToLinalg> {
   void runOnOperation() override {
@@ -116,8 +150,40 @@ struct ConvertGraphToLinalg
     target.addIllegalDialect<graph::GraphDialect>();
     target.addLegalOp<graph::VariableOp, graph::TrainStepOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    // The driver's "failed to legalize operation 'graph.x'" is replaced by
+    // reportUnlowered on the op at that location (the IR is rolled back on
+    // failure, so the op is still there).
+    SmallVector<std::pair<Location, std::string>> unlowered;
+    LogicalResult converted = failure();
+    {
+      ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+        StringRef prefix = "failed to legalize operation '";
+        std::string message = diag.str();
+        if (!StringRef(message).starts_with(prefix))
+          return failure(); // not ours: passed on
+        StringRef name = StringRef(message).drop_front(prefix.size());
+        unlowered.emplace_back(diag.getLocation(),
+                               name.take_until([](char c) { return c == '\''; })
+                                   .str());
+        return success();
+      });
+      converted = applyPartialConversion(module, target, std::move(patterns));
+    }
+    if (failed(converted)) {
+      for (auto &[loc, name] : unlowered) {
+        Operation *found = nullptr;
+        module.walk([&](Operation *op) {
+          if (!found && op->getLoc() == loc &&
+              op->getName().getStringRef() == name)
+            found = op;
+        });
+        if (found)
+          reportUnlowered(found);
+        else
+          emitError(loc) << "tfcc cannot compile " << name;
+      }
       return signalPassFailure();
+    }
 
     eraseUnusedKernelFunctions(module);
     for (auto variable :
