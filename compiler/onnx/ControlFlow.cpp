@@ -5,12 +5,16 @@
 // known only at run time both branches are converted and each output
 // selects between them (graph.select on a scalar condition): correct for
 // branches without side effects, which ONNX's are, at the cost of running
-// both. Loop and Scan are not supported.
+// both. Loop is unrolled when its trip count and condition are known at
+// import time (the iteration number is then a constant in each copy of the
+// body, so shape computations on it fold). Scan is not supported.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -18,11 +22,12 @@ using namespace mlir::graph;
 namespace tfcc::onnx_import {
 namespace {
 
-using SubgraphOutputs = std::vector<ImportContext::SubgraphOutput>;
+using SubgraphValue = ImportContext::SubgraphValue;
+using SubgraphValues = std::vector<SubgraphValue>;
 
-FailureOr<SubgraphOutputs> importBranch(ImportContext &ctx,
+FailureOr<SubgraphValues> importBranch(ImportContext &ctx,
                                         llvm::StringRef name) {
-  FailureOr<SubgraphOutputs> outputs = ctx.importSubgraph(name);
+  FailureOr<SubgraphValues> outputs = ctx.importSubgraph(name);
   if (failed(outputs))
     return failure();
   if (static_cast<int>(outputs->size()) != ctx.numOutputs())
@@ -32,9 +37,9 @@ FailureOr<SubgraphOutputs> importBranch(ImportContext &ctx,
   return outputs;
 }
 
-/// An output of a branch as a graph value.
+/// An output of a subgraph as a graph value.
 FailureOr<Value> branchValue(ImportContext &ctx,
-                             ImportContext::SubgraphOutput &output,
+                             SubgraphValue &output,
                              llvm::StringRef branch, int index) {
   if (output.value)
     return output.value;
@@ -51,7 +56,7 @@ LogicalResult convertIf(ImportContext &ctx) {
       return ctx.invalid("condition of " + llvm::Twine(cond->numElements()) +
                          " elements (If takes one boolean)");
     bool taken = cond->isFloat() ? cond->floats[0] != 0.0 : cond->ints[0] != 0;
-    FailureOr<SubgraphOutputs> outputs =
+    FailureOr<SubgraphValues> outputs =
         importBranch(ctx, taken ? "then_branch" : "else_branch");
     if (failed(outputs))
       return failure();
@@ -76,10 +81,10 @@ LogicalResult convertIf(ImportContext &ctx) {
   FailureOr<Value> scalarCond = ctx.reshape(*cond, {});
   if (failed(scalarCond))
     return failure();
-  FailureOr<SubgraphOutputs> thenOutputs = importBranch(ctx, "then_branch");
+  FailureOr<SubgraphValues> thenOutputs = importBranch(ctx, "then_branch");
   if (failed(thenOutputs))
     return failure();
-  FailureOr<SubgraphOutputs> elseOutputs = importBranch(ctx, "else_branch");
+  FailureOr<SubgraphValues> elseOutputs = importBranch(ctx, "else_branch");
   if (failed(elseOutputs))
     return failure();
   for (int i = 0; i < ctx.numOutputs(); ++i) {
@@ -103,9 +108,164 @@ LogicalResult convertIf(ImportContext &ctx) {
   return success();
 }
 
+/// Unrolling limits: a copy of the body per iteration, so both bound the
+/// work a small file can ask for.
+constexpr int64_t kMaxLoopIterations = 4096;
+constexpr int64_t kMaxUnrolledNodes = 1 << 18;
+
+SubgraphValue hostScalar(Type type, int64_t value) {
+  SubgraphValue v;
+  v.host = HostTensor();
+  v.host->elementType = type;
+  v.host->ints = {value};
+  return v;
+}
+
+/// Input `i` as a subgraph value: known at import time (possibly partially)
+/// or a graph value.
+FailureOr<SubgraphValue> inputValue(ImportContext &ctx, int i) {
+  SubgraphValue v;
+  if (const HostTensor *host = ctx.partialConstantInput(i)) {
+    v.host = *host;
+    return v;
+  }
+  FailureOr<Value> value = ctx.input(i);
+  if (failed(value))
+    return failure();
+  v.value = *value;
+  return v;
+}
+
+/// A known boolean (or number) as a truth value; nullopt when not known.
+std::optional<bool> knownTruth(const SubgraphValue &v) {
+  if (!v.host || v.host->numElements() != 1 || v.host->hasUnknowns())
+    return std::nullopt;
+  return v.host->isFloat() ? v.host->floats[0] != 0.0 : v.host->ints[0] != 0;
+}
+
+/// The scan output of every iteration stacked on a new axis 0.
+FailureOr<Value> stackIterations(ImportContext &ctx,
+                                 SubgraphValues &parts, int k) {
+  SmallVector<Value> rows;
+  for (SubgraphValue &part : parts) {
+    FailureOr<Value> v = branchValue(ctx, part, "body", k);
+    if (failed(v))
+      return failure();
+    auto type = cast<RankedTensorType>(v->getType());
+    SmallVector<int64_t> shape = {1};
+    shape.append(type.getShape().begin(), type.getShape().end());
+    FailureOr<Value> row = ctx.reshape(*v, shape);
+    if (failed(row))
+      return failure();
+    rows.push_back(*row);
+  }
+  if (rows.size() == 1)
+    return rows[0];
+  return ctx.create<ConcatOp>(ValueRange(rows),
+                              ctx.builder().getI64IntegerAttr(0));
+}
+
+LogicalResult convertLoop(ImportContext &ctx) {
+  const onnx::AttributeProto *body = ctx.attr("body");
+  if (!body || !body->has_g())
+    return ctx.invalid("missing graph attribute 'body'");
+  int numCarried = ctx.numInputs() - 2;
+  int numScans = body->g().output_size() - 1 - numCarried;
+  if (numCarried < 0 || body->g().input_size() != 2 + numCarried ||
+      numScans < 0 || ctx.numOutputs() > numCarried + numScans)
+    return ctx.invalid(llvm::formatv(
+        "'body' with {0} inputs and {1} outputs for {2} node inputs and {3} "
+        "node outputs (the body takes the iteration number, the condition "
+        "and the loop-carried values; it yields the condition, the "
+        "loop-carried values and the scan outputs)",
+        body->g().input_size(), body->g().output_size(), ctx.numInputs(),
+        ctx.numOutputs()).str());
+
+  std::optional<int64_t> tripCount;
+  if (ctx.hasInput(0)) {
+    const HostTensor *m = ctx.constantInput(0);
+    if (!m)
+      return ctx.unsupported("non-constant 'M' input (tfcc unrolls a Loop "
+                             "whose trip count is known when importing)");
+    if (m->isFloat() || m->numElements() != 1)
+      return ctx.invalid("trip count of type " + typeName(m->type()));
+    tripCount = std::max<int64_t>(m->ints[0], 0);
+  }
+  SubgraphValue condition =
+      hostScalar(ctx.builder().getI1Type(), 1);
+  if (ctx.hasInput(1)) {
+    FailureOr<SubgraphValue> c = inputValue(ctx, 1);
+    if (failed(c))
+      return failure();
+    condition = *c;
+  }
+  SubgraphValues carried;
+  for (int i = 0; i < numCarried; ++i) {
+    FailureOr<SubgraphValue> v = inputValue(ctx, 2 + i);
+    if (failed(v))
+      return failure();
+    carried.push_back(std::move(*v));
+  }
+
+  std::vector<SubgraphValues> scans(numScans);
+  int64_t bodySize = std::max(body->g().node_size(), 1);
+  for (int64_t iteration = 0;; ++iteration) {
+    std::optional<bool> go = knownTruth(condition);
+    if (!go)
+      return ctx.unsupported(
+          iteration == 0 ? llvm::Twine("non-constant 'cond' input (tfcc "
+                                       "unrolls a Loop whose condition is "
+                                       "known when importing)")
+                         : llvm::Twine("condition computed at run time by "
+                                       "'body' (tfcc unrolls a Loop whose "
+                                       "condition is known when importing)"));
+    if (!*go || (tripCount && iteration >= *tripCount))
+      break;
+    if (iteration >= kMaxLoopIterations ||
+        (iteration + 1) * bodySize > kMaxUnrolledNodes)
+      return ctx.unsupported(llvm::formatv(
+          "loop of more than {0} iterations of {1} nodes (tfcc unrolls "
+          "loops: at most {2} iterations, {3} nodes in all)",
+          iteration, bodySize, kMaxLoopIterations, kMaxUnrolledNodes).str());
+    SubgraphValues inputs = {
+        hostScalar(ctx.builder().getI64Type(), iteration), condition};
+    inputs.insert(inputs.end(), carried.begin(), carried.end());
+    FailureOr<SubgraphValues> outputs =
+        ctx.importSubgraph("body", inputs);
+    if (failed(outputs))
+      return failure();
+    condition = (*outputs)[0];
+    for (int i = 0; i < numCarried; ++i)
+      carried[i] = (*outputs)[1 + i];
+    for (int k = 0; k < numScans; ++k)
+      scans[k].push_back((*outputs)[1 + numCarried + k]);
+  }
+
+  for (int i = 0; i < numCarried; ++i) {
+    if (carried[i].value)
+      ctx.setOutput(i, carried[i].value);
+    else
+      ctx.setConstantOutput(i, std::move(*carried[i].host));
+  }
+  for (int k = 0; k < numScans; ++k) {
+    if (!ctx.hasOutput(numCarried + k))
+      continue;
+    if (scans[k].empty())
+      return ctx.unsupported("scan output " + llvm::Twine(k) +
+                             " of a loop that runs no iteration (its shape "
+                             "is unknown)");
+    FailureOr<Value> stacked = stackIterations(ctx, scans[k], k);
+    if (failed(stacked))
+      return failure();
+    ctx.setOutput(numCarried + k, *stacked);
+  }
+  return success();
+}
+
 } // namespace
 } // namespace tfcc::onnx_import
 
 void tfcc::onnx_import::registerControlFlowConverters(ConverterTable &table) {
   table["If"] = convertIf;
+  table["Loop"] = convertLoop;
 }

@@ -171,17 +171,20 @@ public:
   virtual mlir::Value constant(const HostTensor &value) = 0;
 
   //===--- subgraphs ------------------------------------------------------===//
-  /// What a subgraph yields: a graph value, or a value known at import time.
-  struct SubgraphOutput {
+  /// What a subgraph takes or yields: a graph value, or a value known at
+  /// import time.
+  struct SubgraphValue {
     mlir::Value value;
     std::optional<HostTensor> host;
   };
   /// Converts the nodes of the current node's graph attribute `name` (an If
-  /// branch) into the entry function, in the scope of the values defined so
-  /// far, and returns the subgraph's outputs in order. Fails with a
-  /// diagnostic at the failing node.
-  virtual mlir::FailureOr<std::vector<SubgraphOutput>>
-  importSubgraph(llvm::StringRef name) = 0;
+  /// branch, an iteration of a Loop body) into the entry function, in the
+  /// scope of the values defined so far, with the subgraph's inputs bound to
+  /// `inputs` (as many as it declares), and returns the subgraph's outputs
+  /// in order. Fails with a diagnostic at the failing node.
+  virtual mlir::FailureOr<std::vector<SubgraphValue>>
+  importSubgraph(llvm::StringRef name,
+                 llvm::ArrayRef<SubgraphValue> inputs = {}) = 0;
 
   //===--- errors ---------------------------------------------------------===//
   /// Emits "<what> in <OpType> node '<name>' (opset N)" at loc() and
@@ -211,7 +214,7 @@ void registerReductionConverters(ConverterTable &table);
 /// Elu Selu Celu Softplus Softsign Mish Gelu ThresholdedRelu PRelu Tile
 /// InstanceNormalization
 void registerActivationConverters(ConverterTable &table);
-/// If
+/// If Loop
 void registerControlFlowConverters(ConverterTable &table);
 /// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
 /// QLinearMatMul ConvInteger QLinearConv

@@ -355,6 +355,9 @@ struct ValueEntry {
   Value value;                              // the graph value, once built
   std::optional<HostTensor> host;           // value known at import time
   const onnx::TensorProto *initializer = nullptr; // not yet converted
+  // The initializer this entry holds, converted or not: a Loop body's
+  // initializers are converted (and materialized) once, not per iteration.
+  const onnx::TensorProto *fromInitializer = nullptr;
   std::string undefinedReason; // set for outputs a converter did not define
   std::string unknownOrigin;   // for partially known `host` values
 };
@@ -393,8 +396,9 @@ public:
   Value constant(const HostTensor &value) override;
   LogicalResult unsupported(const llvm::Twine &what) override;
   LogicalResult invalid(const llvm::Twine &what) override;
-  FailureOr<std::vector<SubgraphOutput>>
-  importSubgraph(llvm::StringRef name) override;
+  FailureOr<std::vector<SubgraphValue>>
+  importSubgraph(llvm::StringRef name,
+                 llvm::ArrayRef<SubgraphValue> inputs) override;
 
 private:
   /// Refuses the first node of `graph` or its subgraphs with no converter.
@@ -1311,23 +1315,33 @@ LogicalResult Importer::convertNodes(const onnx::GraphProto &graph) {
   return success();
 }
 
-FailureOr<std::vector<ImportContext::SubgraphOutput>>
-Importer::importSubgraph(llvm::StringRef name) {
+FailureOr<std::vector<ImportContext::SubgraphValue>>
+Importer::importSubgraph(llvm::StringRef name,
+                         llvm::ArrayRef<SubgraphValue> inputs) {
   const onnx::AttributeProto *a = attr(name);
   if (!a || !a->has_g())
     return invalid("missing graph attribute '" + name + "'");
   const onnx::GraphProto &graph = a->g();
-  if (graph.input_size() > 0)
+  if (graph.input_size() != static_cast<int>(inputs.size()))
     return invalid("graph attribute '" + name + "' with " +
-                   llvm::Twine(graph.input_size()) +
-                   " inputs (an If branch takes none)");
+                   llvm::Twine(graph.input_size()) + " inputs for " +
+                   llvm::Twine(inputs.size()) + " values");
   const onnx::NodeProto *node = currentNode;
   int index = currentIndex;
   Location loc = currentLoc;
   for (const onnx::TensorProto &init : graph.initializer()) {
     ValueEntry &e = values[init.name()];
+    if (e.fromInitializer == &init)
+      continue;
     e = ValueEntry();
     e.initializer = &init;
+    e.fromInitializer = &init;
+  }
+  for (auto [input, bound] : llvm::zip(graph.input(), inputs)) {
+    ValueEntry &e = values[input.name()];
+    e = ValueEntry();
+    e.value = bound.value;
+    e.host = bound.host;
   }
   LogicalResult converted = convertNodes(graph);
   currentNode = node;
@@ -1335,7 +1349,7 @@ Importer::importSubgraph(llvm::StringRef name) {
   currentLoc = loc;
   if (failed(converted))
     return failure();
-  std::vector<SubgraphOutput> outputs;
+  std::vector<SubgraphValue> outputs;
   for (const onnx::ValueInfoProto &out : graph.output()) {
     ValueEntry &e = values[out.name()];
     if (!e.value && !e.undefinedReason.empty()) {
@@ -1343,7 +1357,7 @@ Importer::importSubgraph(llvm::StringRef name) {
                             << "': " << e.undefinedReason;
       return failure();
     }
-    SubgraphOutput output;
+    SubgraphValue output;
     output.value = e.value;
     if (!e.value) {
       FailureOr<const HostTensor *> host = hostValue(e, out.name());

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """ONNX models of opsets 18 to 21 (the changed signatures and new ops), graphs whose
-nodes are out of order, and If, for test/onnx/opsets.test; written with onnx_proto.py.
+nodes are out of order, If and Loop, for test/onnx/opsets.test; written with onnx_proto.py.
 Each model's expected outputs are computed here with NumPy from ONNX's operator
 definitions, not by tfcc:
 
@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from onnx_proto import (BOOL, FLOAT, INT8, attribute_graph,  # noqa: E402
+from onnx_proto import (BOOL, FLOAT, INT8, INT64, attribute_graph,  # noqa: E402
                         attribute_int, attribute_ints, attribute_string,
                         attribute_tensor, graph_proto,
                         model_proto, node_proto, tensor_proto, value_info)
@@ -301,12 +301,69 @@ def bad_opset22():
     return model, [], []
 
 
+def loop_body(nodes, inputs, outputs, inits=()):
+    return [attribute_graph("body", graph_proto(nodes, inputs, outputs, list(inits), "body"))]
+
+
+def loop_for(trip_count=3, runtime_m=False):
+    """for i in range(3): y = y * 2 + i, with every y kept (a scan output)."""
+    x = randn(2, 3)
+    body = loop_body(
+        [node_proto("Cast", ["i"], ["fi"], "to_float", [attribute_int("to", FLOAT)]),
+         node_proto("Mul", ["y_in", "two_b"], ["y2"], "double"),
+         node_proto("Add", ["y2", "fi"], ["y_out"], "plus_i"),
+         node_proto("Identity", ["c_in"], ["c_out"], "keep_going"),
+         node_proto("Identity", ["y_out"], ["s_out"], "scan")],
+        [value_info("i", INT64, []), value_info("c_in", BOOL, []),
+         value_info("y_in", FLOAT, [2, 3])],
+        [value_info("c_out", BOOL, []), value_info("y_out", FLOAT, [2, 3]),
+         value_info("s_out", FLOAT, [2, 3])],
+        [tensor_proto("two_b", np.array(2.0, np.float32))])
+    nodes = [node_proto("Loop", ["m", "", "x"], ["y", "ys"], "loop", body)]
+    inputs = [value_info("x", FLOAT, [2, 3])]
+    inits = []
+    if runtime_m:
+        inputs.append(value_info("m", INT64, []))
+    else:
+        inits.append(tensor_proto("m", np.array(trip_count, np.int64)))
+    model = model_proto(nodes, inputs, [value_info("y", FLOAT), value_info("ys", FLOAT)],
+                        inits, 13)
+    y, ys = x.astype(np.float64), []
+    for i in range(min(trip_count, 16)):
+        y = y * 2 + i
+        ys.append(y)
+    return model, [x], [y, np.stack(ys)]
+
+
+def loop_while():
+    """No trip count: the body's condition (i + 1 < 4, folded while importing) ends the
+    loop after 4 iterations; y = x + 4 * 0.5."""
+    x = randn(2, 3)
+    body = loop_body(
+        [node_proto("Add", ["i", "one"], ["next"], "next"),
+         node_proto("Less", ["next", "four"], ["c_out"], "more"),
+         node_proto("Add", ["y_in", "half"], ["y_out"], "step")],
+        [value_info("i", INT64, []), value_info("c_in", BOOL, []),
+         value_info("y_in", FLOAT, [2, 3])],
+        [value_info("c_out", BOOL, []), value_info("y_out", FLOAT, [2, 3])])
+    nodes = [node_proto("Loop", ["", "yes", "x"], ["y"], "loop", body)]
+    inits = [tensor_proto("yes", np.array(True)), tensor_proto("one", np.array(1, np.int64)),
+             tensor_proto("four", np.array(4, np.int64)),
+             tensor_proto("half", np.array(0.5, np.float32))]
+    model = model_proto(nodes, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT)],
+                        inits, 13)
+    return model, [x], [x.astype(np.float64) + 2]
+
+
 MODELS = {
     "reduce18": reduce18, "split18": split18, "pad18": pad18,
     "resize18_axes": resize18_axes, "resize18_policy": resize18_policy,
     "resize19_symmetric": resize19_symmetric, "avgpool19": avgpool19, "qdq21": qdq21,
     "activations20": activations20, "unsorted": unsorted, "if_static": if_static,
     "if_then": lambda: if_runtime(True), "if_else": lambda: if_runtime(False),
+    "loop_for": loop_for, "loop_while": loop_while,
+    "bad_loop_runtime": lambda: loop_for(runtime_m=True),
+    "bad_loop_huge": lambda: loop_for(trip_count=1_000_000_000),
     "bad_resize19_symmetric": lambda: resize19_symmetric(sizes=False),
     "bad_if_types": bad_if_types, "bad_cycle": bad_cycle, "bad_split18": bad_split18,
     "bad_qdq21": bad_qdq21, "bad_opset22": bad_opset22,

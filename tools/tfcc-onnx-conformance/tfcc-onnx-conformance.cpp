@@ -473,9 +473,11 @@ bool writeWithConstantInputs(const std::string &modelPath,
     }
     size_t file = fed++;
     int32_t type = input.type().tensor_type().elem_type();
+    // Booleans too: Loop's condition is one.
     bool isInt = input.type().has_tensor_type() &&
                  (type == onnx::TensorProto::INT64 ||
-                  type == onnx::TensorProto::INT32);
+                  type == onnx::TensorProto::INT32 ||
+                  type == onnx::TensorProto::BOOL);
     if (!isInt || file >= inputFiles.size()) {
       *inputs.Add() = input;
       kept.push_back(true);
