@@ -623,11 +623,60 @@ LogicalResult convertSlice(ImportContext &ctx) {
 
 //===--- Pad, Gather, Expand ----------------------------------------------===//
 
+/// Pad mode "wrap" (opset 19): along each padded axis, the last `lo` and
+/// the first `hi` entries concatenated around x (pads at most the size).
+FailureOr<Value> wrapPad(ImportContext &ctx, Value x,
+                         ArrayRef<int64_t> pads) {
+  int64_t rank = typeOf(x).getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t lo = pads[d], hi = pads[d + rank];
+    if (lo == 0 && hi == 0)
+      continue;
+    ArrayRef<int64_t> shape = typeOf(x).getShape();
+    int64_t dim = shape[d];
+    if (dim == kDyn || lo > dim || hi > dim)
+      return ctx.unsupported("wrap 'pads' = " + formatInts(pads) +
+                             " for dimension " + llvm::Twine(d) + " of " +
+                             formatShape(shape) +
+                             " (a static size at least the pads)");
+    auto part = [&](int64_t start, int64_t count) {
+      SliceSpec spec;
+      for (int64_t e = 0; e < rank; ++e) {
+        spec.starts.push_back(e == d ? start : 0);
+        spec.steps.push_back(1);
+        spec.counts.push_back(e == d ? count : shape[e]);
+      }
+      return emitSlice(ctx, x, spec);
+    };
+    SmallVector<Value> parts;
+    if (lo > 0) {
+      FailureOr<Value> tail = part(dim - lo, lo);
+      if (failed(tail))
+        return failure();
+      parts.push_back(*tail);
+    }
+    parts.push_back(x);
+    if (hi > 0) {
+      FailureOr<Value> head = part(0, hi);
+      if (failed(head))
+        return failure();
+      parts.push_back(*head);
+    }
+    FailureOr<Value> joined = ctx.create<ConcatOp>(
+        ValueRange(parts), ctx.builder().getI64IntegerAttr(d));
+    if (failed(joined))
+      return failure();
+    x = *joined;
+  }
+  return x;
+}
+
 LogicalResult convertPad(ImportContext &ctx) {
   // constant, reflect and edge map to graph.pad's mode (an extension for
-  // ONNX, docs/decisions.md); wrap (opset 19) is not supported.
+  // ONNX, docs/decisions.md); wrap (opset 19) to slices and a concat.
   std::string mode = ctx.attrString("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      mode != "wrap")
     return ctx.unsupported("attribute 'mode' = \"" + mode + "\"");
   std::vector<int64_t> pads;
   double value = 0.0; // graph.pad's value is an f32
@@ -698,6 +747,8 @@ LogicalResult convertPad(ImportContext &ctx) {
     ctx.setOutput(0, *x);
     return success();
   }
+  if (mode == "wrap")
+    return setResult(ctx, wrapPad(ctx, *x, pads));
   // ONNX: [x1_begin, x2_begin, ..., x1_end, x2_end, ...]; graph: [l0, h0, ...].
   SmallVector<int64_t> graphPads;
   for (int64_t d = 0; d < rank; ++d) {

@@ -116,6 +116,16 @@ def pad18():
     return model, [x], [want]
 
 
+def pad19_wrap():
+    """Pad mode wrap (opset 19): circular, as NumPy's mode="wrap"."""
+    x = randn(2, 3)
+    nodes = [node_proto("Pad", ["x", "pads"], ["y"], "pad", [attribute_string("mode", "wrap")])]
+    inits = [tensor_proto("pads", np.array([1, 2, 0, 1], np.int64))]
+    model = model_proto(nodes, [value_info("x", FLOAT, [2, 3])], [value_info("y", FLOAT)],
+                        inits, 19)
+    return model, [x], [np.pad(x, [(1, 0), (2, 1)], mode="wrap")]
+
+
 def resize18_axes():
     """Scales for H and W only (attribute 'axes')."""
     x = randn(1, 2, 3, 4)
@@ -356,7 +366,7 @@ def loop_while():
 
 
 MODELS = {
-    "reduce18": reduce18, "split18": split18, "pad18": pad18,
+    "reduce18": reduce18, "split18": split18, "pad18": pad18, "pad19_wrap": pad19_wrap,
     "resize18_axes": resize18_axes, "resize18_policy": resize18_policy,
     "resize19_symmetric": resize19_symmetric, "avgpool19": avgpool19, "qdq21": qdq21,
     "activations20": activations20, "unsorted": unsorted, "if_static": if_static,
