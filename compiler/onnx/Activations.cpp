@@ -324,6 +324,34 @@ LogicalResult convertTile(ImportContext &ctx) {
   return success();
 }
 
+/// (x - mean) / sqrt(var + epsilon), mean and (biased) variance over `axes`.
+Value standardize(Builder &b, Value x, ArrayRef<int64_t> axes,
+                  float epsilon) {
+  if (b.failed)
+    return {};
+  ImportContext &ctx = b.ctx;
+  OpBuilder &ob = ctx.builder();
+  ArrayAttr axesAttr = ob.getI64ArrayAttr(axes);
+  BoolAttr keep = ob.getBoolAttr(true);
+  Value mean = b.check(ctx.create<ReduceMeanOp>(x, axesAttr, keep));
+  Value centered = b.binary<SubOp>(x, mean);
+  Value squared = b.binary<MulOp>(centered, centered);
+  Value variance =
+      b.failed ? Value()
+               : b.check(ctx.create<ReduceMeanOp>(squared, axesAttr, keep));
+  Value inverse = b.failed ? Value()
+                           : b.unary<RsqrtOp>(b.binary<AddOp>(
+                                 variance, b.scalar(epsilon)));
+  return b.binary<MulOp>(centered, inverse);
+}
+
+LogicalResult setResultValue(ImportContext &ctx, FailureOr<Value> value) {
+  if (failed(value))
+    return failure();
+  ctx.setOutput(0, *value);
+  return success();
+}
+
 /// Per (n, c): (x - mean) / sqrt(var + epsilon) * scale[c] + B[c], mean and
 /// (biased) variance over the spatial dims [2, rank).
 LogicalResult convertInstanceNormalization(ImportContext &ctx) {
@@ -363,25 +391,85 @@ LogicalResult convertInstanceNormalization(ImportContext &ctx) {
   if (failed(scaleC) || failed(biasC))
     return failure();
 
-  OpBuilder &ob = ctx.builder();
   SmallVector<int64_t> axes;
   for (int64_t d = 2; d < rank; ++d)
     axes.push_back(d);
-  ArrayAttr axesAttr = ob.getI64ArrayAttr(axes);
-  BoolAttr keep = ob.getBoolAttr(true);
   Builder b{ctx};
-  Value mean = b.check(ctx.create<ReduceMeanOp>(*x, axesAttr, keep));
-  Value centered = b.binary<SubOp>(*x, mean);
-  Value squared = b.binary<MulOp>(centered, centered);
-  Value variance =
-      b.failed ? Value() : b.check(ctx.create<ReduceMeanOp>(squared, axesAttr,
-                                                            keep));
-  Value inverse = b.failed ? Value()
-                           : b.unary<RsqrtOp>(b.binary<AddOp>(
-                                 variance, b.scalar(epsilon)));
-  Value normalized = b.binary<MulOp>(centered, inverse);
+  Value normalized = standardize(b, *x, axes, epsilon);
   return b.finish(
       b.binary<AddOp>(b.binary<MulOp>(normalized, *scaleC), *biasC));
+}
+
+/// GroupNormalization (opset 18; 21 changed scale and B from one value per
+/// group to one per channel): x [N, C, D...] seen as [N, G, C / G * D...],
+/// standardized over the last axis, then scaled and shifted.
+LogicalResult convertGroupNormalization(ImportContext &ctx) {
+  FailureOr<Value> x = floatInput(ctx, 0);
+  if (failed(x))
+    return failure();
+  FailureOr<Value> scale = floatInput(ctx, 1);
+  if (failed(scale))
+    return failure();
+  FailureOr<Value> bias = floatInput(ctx, 2);
+  if (failed(bias))
+    return failure();
+  float epsilon = ctx.attrFloat("epsilon", 1e-5f);
+  if (!std::isfinite(epsilon) || epsilon < 0)
+    return ctx.invalid("attribute 'epsilon' = " + std::to_string(epsilon));
+  if (!ctx.hasAttr("num_groups"))
+    return ctx.invalid("missing attribute 'num_groups'");
+  int64_t groups = ctx.attrInt("num_groups", 0);
+  RankedTensorType xType = typeOf(*x);
+  int64_t rank = xType.getRank();
+  if (rank < 3)
+    return ctx.unsupported("input of rank " + std::to_string(rank) +
+                           " (expected [N, C, D1, ...])");
+  ArrayRef<int64_t> shape = xType.getShape();
+  if (llvm::any_of(shape.drop_front(), ShapedType::isDynamic))
+    return ctx.unsupported("input shape " + formatInts(shape) +
+                           " (channels and spatial sizes must be static)");
+  int64_t channels = shape[1];
+  if (groups < 1 || channels % groups != 0)
+    return ctx.invalid("attribute 'num_groups' = " + std::to_string(groups) +
+                       " for " + std::to_string(channels) + " channels");
+  // Opset 18: a value per group; from 21: per channel.
+  int64_t perParam = ctx.opset() < 21 ? groups : channels;
+  for (Value v : {*scale, *bias}) {
+    RankedTensorType t = typeOf(v);
+    if (t.getRank() != 1 || t.getDimSize(0) != perParam)
+      return ctx.invalid("'scale'/'bias' shape " + formatInts(t.getShape()) +
+                         " (expected [" + std::to_string(perParam) + "] at "
+                         "opset " + std::to_string(ctx.opset()) + ")");
+  }
+  int64_t perGroup = productOf(shape.drop_front()) / groups;
+  FailureOr<Value> grouped =
+      ctx.reshape(*x, {shape[0], groups, perGroup});
+  if (failed(grouped))
+    return failure();
+  Builder b{ctx};
+  Value normalized = standardize(b, *grouped, {2}, epsilon);
+  if (b.failed)
+    return failure();
+  SmallVector<int64_t> paramShape =
+      ctx.opset() < 21 ? SmallVector<int64_t>{groups, 1}
+                       : SmallVector<int64_t>(rank - 1, 1);
+  if (ctx.opset() >= 21)
+    paramShape[0] = channels;
+  FailureOr<Value> scaleB = ctx.reshape(*scale, paramShape);
+  FailureOr<Value> biasB = ctx.reshape(*bias, paramShape);
+  if (failed(scaleB) || failed(biasB))
+    return failure();
+  if (ctx.opset() < 21) {
+    normalized = b.binary<AddOp>(b.binary<MulOp>(normalized, *scaleB), *biasB);
+    if (b.failed)
+      return failure();
+    return setResultValue(ctx, ctx.reshape(normalized, shape));
+  }
+  FailureOr<Value> restored = ctx.reshape(normalized, shape);
+  if (failed(restored))
+    return failure();
+  return b.finish(
+      b.binary<AddOp>(b.binary<MulOp>(*restored, *scaleB), *biasB));
 }
 
 } // namespace
@@ -398,6 +486,7 @@ void registerActivationConverters(ConverterTable &table) {
   table["PRelu"] = convertPRelu;
   table["Tile"] = convertTile;
   table["InstanceNormalization"] = convertInstanceNormalization;
+  table["GroupNormalization"] = convertGroupNormalization;
 }
 
 } // namespace tfcc::onnx_import

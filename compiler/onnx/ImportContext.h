@@ -212,7 +212,7 @@ void registerShapeConverters(ConverterTable &table);
 /// ReduceMean ReduceSum ReduceMax ReduceMin ArgMax
 void registerReductionConverters(ConverterTable &table);
 /// Elu Selu Celu Softplus Softsign Mish Gelu ThresholdedRelu PRelu Tile
-/// InstanceNormalization
+/// InstanceNormalization GroupNormalization
 void registerActivationConverters(ConverterTable &table);
 /// If Loop
 void registerControlFlowConverters(ConverterTable &table);

@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from onnx_proto import (BOOL, FLOAT, INT8, INT64, attribute_graph,  # noqa: E402
+from onnx_proto import (BOOL, FLOAT, INT8, INT64, attribute_float, attribute_graph,  # noqa: E402
                         attribute_int, attribute_ints, attribute_string,
                         attribute_tensor, graph_proto,
                         model_proto, node_proto, tensor_proto, value_info)
@@ -186,6 +186,27 @@ def avgpool19():
             x64[:, :, 2:7, 2:7]) / 4
     model = model_proto(nodes, [value_info("x", FLOAT, [1, 2, 7, 7])],
                         [value_info("y", FLOAT)], [], 19)
+    return model, [x], [want]
+
+
+def group_norm(opset):
+    """GroupNormalization, 6 channels in 3 groups: scale and bias per group at opset 18,
+    per channel from opset 21."""
+    x = randn(2, 6, 2, 3)
+    per = 3 if opset < 21 else 6
+    scale = (rng.uniform(0.5, 2, per)).astype(np.float32)
+    bias = randn(per)
+    nodes = [node_proto("GroupNormalization", ["x", "scale", "bias"], ["y"], "gn",
+                        [attribute_int("num_groups", 3), attribute_float("epsilon", 1e-3)])]
+    inits = [tensor_proto("scale", scale), tensor_proto("bias", bias)]
+    g = x.astype(np.float64).reshape(2, 3, -1)
+    n = (g - g.mean(axis=2, keepdims=True)) / np.sqrt(g.var(axis=2, keepdims=True) + 1e-3)
+    if opset < 21:
+        want = (n * scale.reshape(3, 1) + bias.reshape(3, 1)).reshape(x.shape)
+    else:
+        want = n.reshape(x.shape) * scale.reshape(6, 1, 1) + bias.reshape(6, 1, 1)
+    model = model_proto(nodes, [value_info("x", FLOAT, [2, 6, 2, 3])], [value_info("y", FLOAT)],
+                        inits, opset)
     return model, [x], [want]
 
 
@@ -369,7 +390,8 @@ MODELS = {
     "reduce18": reduce18, "split18": split18, "pad18": pad18, "pad19_wrap": pad19_wrap,
     "resize18_axes": resize18_axes, "resize18_policy": resize18_policy,
     "resize19_symmetric": resize19_symmetric, "avgpool19": avgpool19, "qdq21": qdq21,
-    "activations20": activations20, "unsorted": unsorted, "if_static": if_static,
+    "activations20": activations20, "group_norm18": lambda: group_norm(18),
+    "group_norm21": lambda: group_norm(21), "unsorted": unsorted, "if_static": if_static,
     "if_then": lambda: if_runtime(True), "if_else": lambda: if_runtime(False),
     "loop_for": loop_for, "loop_while": loop_while,
     "bad_loop_runtime": lambda: loop_for(runtime_m=True),
