@@ -352,21 +352,36 @@ LogicalResult setResultValue(ImportContext &ctx, FailureOr<Value> value) {
   return success();
 }
 
+/// The float inputs x, scale and B and the attribute epsilon of
+/// InstanceNormalization and GroupNormalization.
+struct NormInputs {
+  Value x, scale, bias;
+  float epsilon;
+};
+FailureOr<NormInputs> normInputs(ImportContext &ctx) {
+  NormInputs in;
+  Value *slots[] = {&in.x, &in.scale, &in.bias};
+  for (int i = 0; i < 3; ++i) {
+    FailureOr<Value> value = floatInput(ctx, i);
+    if (failed(value))
+      return failure();
+    *slots[i] = *value;
+  }
+  in.epsilon = ctx.attrFloat("epsilon", 1e-5f);
+  if (!std::isfinite(in.epsilon) || in.epsilon < 0)
+    return ctx.unsupported("attribute 'epsilon' = " +
+                           std::to_string(in.epsilon));
+  return in;
+}
+
 /// Per (n, c): (x - mean) / sqrt(var + epsilon) * scale[c] + B[c], mean and
 /// (biased) variance over the spatial dims [2, rank).
 LogicalResult convertInstanceNormalization(ImportContext &ctx) {
-  FailureOr<Value> x = floatInput(ctx, 0);
-  if (failed(x))
+  FailureOr<NormInputs> in = normInputs(ctx);
+  if (failed(in))
     return failure();
-  FailureOr<Value> scale = floatInput(ctx, 1);
-  if (failed(scale))
-    return failure();
-  FailureOr<Value> bias = floatInput(ctx, 2);
-  if (failed(bias))
-    return failure();
-  float epsilon = ctx.attrFloat("epsilon", 1e-5f);
-  if (!std::isfinite(epsilon) || epsilon < 0)
-    return ctx.unsupported("attribute 'epsilon' = " + std::to_string(epsilon));
+  Value *x = &in->x, *scale = &in->scale, *bias = &in->bias;
+  float epsilon = in->epsilon;
   RankedTensorType xType = typeOf(*x);
   int64_t rank = xType.getRank();
   if (rank < 3)
@@ -404,18 +419,11 @@ LogicalResult convertInstanceNormalization(ImportContext &ctx) {
 /// group to one per channel): x [N, C, D...] seen as [N, G, C / G * D...],
 /// standardized over the last axis, then scaled and shifted.
 LogicalResult convertGroupNormalization(ImportContext &ctx) {
-  FailureOr<Value> x = floatInput(ctx, 0);
-  if (failed(x))
+  FailureOr<NormInputs> in = normInputs(ctx);
+  if (failed(in))
     return failure();
-  FailureOr<Value> scale = floatInput(ctx, 1);
-  if (failed(scale))
-    return failure();
-  FailureOr<Value> bias = floatInput(ctx, 2);
-  if (failed(bias))
-    return failure();
-  float epsilon = ctx.attrFloat("epsilon", 1e-5f);
-  if (!std::isfinite(epsilon) || epsilon < 0)
-    return ctx.invalid("attribute 'epsilon' = " + std::to_string(epsilon));
+  Value *x = &in->x, *scale = &in->scale, *bias = &in->bias;
+  float epsilon = in->epsilon;
   if (!ctx.hasAttr("num_groups"))
     return ctx.invalid("missing attribute 'num_groups'");
   int64_t groups = ctx.attrInt("num_groups", 0);
