@@ -108,10 +108,10 @@ LogicalResult convertIf(ImportContext &ctx) {
   return success();
 }
 
-/// Unrolling limits: a copy of the body per iteration, so both bound the
-/// work a small file can ask for.
+/// Unrolling makes a copy of the body per iteration: this and
+/// ImportContext::kMaxSubgraphNodes (all copies of all bodies) bound the work
+/// a small file can ask for.
 constexpr int64_t kMaxLoopIterations = 4096;
-constexpr int64_t kMaxUnrolledNodes = 1 << 18;
 
 SubgraphValue hostScalar(Type type, int64_t value) {
   SubgraphValue v;
@@ -208,7 +208,6 @@ LogicalResult convertLoop(ImportContext &ctx) {
   }
 
   std::vector<SubgraphValues> scans(numScans);
-  int64_t bodySize = std::max(body->g().node_size(), 1);
   for (int64_t iteration = 0;; ++iteration) {
     std::optional<bool> go = knownTruth(condition);
     if (!go)
@@ -221,12 +220,11 @@ LogicalResult convertLoop(ImportContext &ctx) {
                                        "condition is known when importing)"));
     if (!*go || (tripCount && iteration >= *tripCount))
       break;
-    if (iteration >= kMaxLoopIterations ||
-        (iteration + 1) * bodySize > kMaxUnrolledNodes)
+    if (iteration >= kMaxLoopIterations)
       return ctx.unsupported(llvm::formatv(
-          "loop of more than {0} iterations of {1} nodes (tfcc unrolls "
-          "loops: at most {2} iterations, {3} nodes in all)",
-          iteration, bodySize, kMaxLoopIterations, kMaxUnrolledNodes).str());
+          "loop of more than {0} iterations (tfcc unrolls loops: at most {0} "
+          "iterations, {1} nodes in all subgraphs)",
+          kMaxLoopIterations, ImportContext::kMaxSubgraphNodes).str());
     SubgraphValues inputs = {
         hostScalar(ctx.builder().getI64Type(), iteration), condition};
     inputs.insert(inputs.end(), carried.begin(), carried.end());

@@ -171,6 +171,10 @@ public:
   virtual mlir::Value constant(const HostTensor &value) = 0;
 
   //===--- subgraphs ------------------------------------------------------===//
+  /// The most nodes the subgraphs of a model may expand to in all (If
+  /// branches, each unrolled iteration of a Loop body, nested ones
+  /// included): a bound on the import time a small file can ask for.
+  static constexpr int64_t kMaxSubgraphNodes = 1 << 18;
   /// What a subgraph takes or yields: a graph value, or a value known at
   /// import time.
   struct SubgraphValue {
@@ -181,7 +185,8 @@ public:
   /// branch, an iteration of a Loop body) into the entry function, in the
   /// scope of the values defined so far, with the subgraph's inputs bound to
   /// `inputs` (as many as it declares), and returns the subgraph's outputs
-  /// in order. Fails with a diagnostic at the failing node.
+  /// in order. Fails with a diagnostic at the failing node, or when the
+  /// model's subgraphs would exceed kMaxSubgraphNodes.
   virtual mlir::FailureOr<std::vector<SubgraphValue>>
   importSubgraph(llvm::StringRef name,
                  llvm::ArrayRef<SubgraphValue> inputs = {}) = 0;

@@ -450,6 +450,7 @@ private:
   llvm::StringMap<RankedTensorType> inferredTypes;
   llvm::StringSet<> symbols;
   ConverterTable converters;
+  int64_t subgraphNodes = 0; // converted by importSubgraph, in all
 };
 
 } // namespace
@@ -659,7 +660,7 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
       return error("initializer '" + init.name() + "' " + why + reader);
     }
     if (!subgraphOf.empty() &&
-        failed(assignOnce(init.name(), "an initializer of the " + subgraphOf.str())))
+        failed(assignOnce(init.name(), "an initializer of " + subgraphOf.str())))
       return failure();
     if (subgraphOf.empty())
       defined.insert(init.name());
@@ -669,7 +670,7 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
       return error("cannot parse ONNX model '" + path +
                    "': a graph input has no name");
     if (!subgraphOf.empty() &&
-        failed(assignOnce(in.name(), "an input of the " + subgraphOf.str())))
+        failed(assignOnce(in.name(), "an input of " + subgraphOf.str())))
       return failure();
     if (subgraphOf.empty())
       defined.insert(in.name());
@@ -758,14 +759,14 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
     return subgraphOf.empty()
                ? error("cannot import ONNX model '" + path +
                        "': the graph has no outputs")
-               : error("the " + subgraphOf + " has no outputs");
+               : error(subgraphOf + " has no outputs");
   for (const onnx::ValueInfoProto &out : graph.output())
     if (!defined.contains(out.name()))
       return subgraphOf.empty()
                  ? error("cannot parse ONNX model '" + path +
                          "': graph output '" + out.name() +
                          "' is never defined")
-                 : error("output '" + out.name() + "' of the " + subgraphOf +
+                 : error("output '" + out.name() + "' of " + subgraphOf +
                          " is never defined");
   if (!subgraphOf.empty())
     for (const std::string &name : added)
@@ -1326,6 +1327,11 @@ Importer::importSubgraph(llvm::StringRef name,
     return invalid("graph attribute '" + name + "' with " +
                    llvm::Twine(graph.input_size()) + " inputs for " +
                    llvm::Twine(inputs.size()) + " values");
+  subgraphNodes += graph.node_size();
+  if (subgraphNodes > kMaxSubgraphNodes)
+    return unsupported("model whose subgraphs (If branches, Loop bodies "
+                       "once per iteration) expand to more than " +
+                       llvm::Twine(kMaxSubgraphNodes) + " nodes");
   const onnx::NodeProto *node = currentNode;
   int index = currentIndex;
   Location loc = currentLoc;

@@ -366,6 +366,30 @@ def loop_for(trip_count=3, runtime_m=False):
     return model, [x], [y, np.stack(ys)]
 
 
+def bad_loop_nested(distinct_names=True):
+    """A Loop of 100 iterations around one of 3000 (y = y + 1 each): 300,000 unrolled
+    nodes, more than the importer expands. Without distinct_names the inner body's
+    inputs reuse the outer body's names, which ONNX forbids."""
+    def body(inner, p):  # names prefixed by p: a subgraph may not reuse outer names
+        nodes = ([node_proto("Loop", ["inner_m", "", p + "y_in"], [p + "y_out"], "inner", inner)]
+                 if inner else
+                 [node_proto("Add", [p + "y_in", "one_f"], [p + "y_out"], "step")])
+        nodes.append(node_proto("Identity", [p + "c_in"], [p + "c_out"], p + "keep_going"))
+        return loop_body(nodes, [value_info(p + "i", INT64, []),
+                                 value_info(p + "c_in", BOOL, []),
+                                 value_info(p + "y_in", FLOAT, [2])],
+                         [value_info(p + "c_out", BOOL, []),
+                          value_info(p + "y_out", FLOAT, [2])])
+    nodes = [node_proto("Loop", ["outer_m", "", "x"], ["y"], "outer",
+                        body(body(None, "in_" if distinct_names else ""), ""))]
+    inits = [tensor_proto("outer_m", np.array(100, np.int64)),
+             tensor_proto("inner_m", np.array(3000, np.int64)),
+             tensor_proto("one_f", np.array(1.0, np.float32))]
+    model = model_proto(nodes, [value_info("x", FLOAT, [2])], [value_info("y", FLOAT)],
+                        inits, 13)
+    return model, [], []
+
+
 def loop_while():
     """No trip count: the body's condition (i + 1 < 4, folded while importing) ends the
     loop after 4 iterations; y = x + 4 * 0.5."""
@@ -396,6 +420,8 @@ MODELS = {
     "loop_for": loop_for, "loop_while": loop_while,
     "bad_loop_runtime": lambda: loop_for(runtime_m=True),
     "bad_loop_huge": lambda: loop_for(trip_count=1_000_000_000),
+    "bad_loop_nested": bad_loop_nested,
+    "bad_loop_shadow": lambda: bad_loop_nested(distinct_names=False),
     "bad_resize19_symmetric": lambda: resize19_symmetric(sizes=False),
     "bad_if_types": bad_if_types, "bad_cycle": bad_cycle, "bad_split18": bad_split18,
     "bad_qdq21": bad_qdq21, "bad_opset22": bad_opset22,
