@@ -438,13 +438,28 @@ bool needsConstantInputs(llvm::StringRef message) {
          message.contains("that are not constant");
 }
 
-/// Writes `modelPath` to `outPath` with every integer graph input turned into
-/// an initializer holding the data set's value (`inputFiles`, in the graph's
-/// input order) and dropped from the inputs. `kept[i]` says whether input i
-/// is still an input. False (with `error`) when the files cannot be read.
+/// Which fed inputs a rebuilt test holds as constants: none; the integer and
+/// boolean ones (shapes, axes, indices, a Loop's trip count and condition);
+/// or every one but the first (the data), for the float parameters that also
+/// arrive as tensors in the node tests (Resize's scales, Pad's value).
+enum class Constants { None, Integers, AllButFirst };
+
+/// How a report names the level, e.g. "PASS <test> (integer inputs as
+/// constants)".
+const char *constantsLabel(Constants level) {
+  return level == Constants::Integers      ? "integer inputs as constants"
+         : level == Constants::AllButFirst ? "inputs but the first as constants"
+                                           : "";
+}
+
+/// Writes `modelPath` to `outPath` with the graph inputs `level` names turned
+/// into initializers holding the data set's values (`inputFiles`, in the
+/// graph's input order) and dropped from the inputs. `kept[i]` says whether
+/// input i is still an input. False (with `error`) when the files cannot be
+/// read.
 bool writeWithConstantInputs(const std::string &modelPath,
                              const std::vector<std::string> &inputFiles,
-                             const std::string &outPath,
+                             const std::string &outPath, Constants level,
                              std::vector<bool> &kept, std::string &error) {
   auto readProto = [&](const std::string &path,
                        google::protobuf::MessageLite &proto) {
@@ -478,7 +493,8 @@ bool writeWithConstantInputs(const std::string &modelPath,
                  (type == onnx::TensorProto::INT64 ||
                   type == onnx::TensorProto::INT32 ||
                   type == onnx::TensorProto::BOOL);
-    if (!isInt || file >= inputFiles.size()) {
+    bool constant = level == Constants::AllButFirst ? file > 0 : isInt;
+    if (!constant || file >= inputFiles.size()) {
       *inputs.Add() = input;
       kept.push_back(true);
       continue;
@@ -567,8 +583,10 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
   std::string modelPath = test.dir + "/model.onnx";
   std::vector<mlir::RankedTensorType> plain =
       importedOutputTypes(context, modelPath, test.dir, error);
-  bool constantInputs = plain.empty() && needsConstantInputs(error);
-  if (plain.empty() && !constantInputs)
+  Constants level = plain.empty() && needsConstantInputs(error)
+                        ? Constants::Integers
+                        : Constants::None;
+  if (plain.empty() && level == Constants::None)
     report.finish(Kind::Skip, "does not import: " + error);
   std::vector<std::string> dataSets =
       subdirectories(test.dir, "test_data_set_");
@@ -579,18 +597,21 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
     std::string dir = test.dir + "/" + dataSet;
     std::string where = dataSets.size() > 1 ? dataSet + ": " : "";
     std::vector<mlir::RankedTensorType> types = plain;
-    if (constantInputs) {
+    while (level != Constants::None) {
       std::vector<bool> kept;
       std::string path = testWorkDir + "/model.onnx";
       if (!writeWithConstantInputs(modelPath, numberedFiles(dir, "input"),
-                                   path, kept, error))
+                                   path, level, kept, error))
         report.finish(Kind::Fail, where + error);
       types = importedOutputTypes(context, path, test.dir, error);
-      if (types.empty())
-        report.finish(Kind::Skip, where +
-                                      "does not import with its integer "
-                                      "inputs as constants: " +
-                                      error);
+      if (!types.empty())
+        break;
+      if (level == Constants::Integers && needsConstantInputs(error)) {
+        level = Constants::AllButFirst;
+        continue;
+      }
+      report.finish(Kind::Skip, where + "does not import with its " +
+                                    constantsLabel(level) + ": " + error);
     }
     std::vector<std::string> outputs = numberedFiles(dir, "output");
     if (outputs.size() != types.size())
@@ -614,18 +635,20 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
   }
   if (checked == 0)
     report.finish(Kind::Skip, "no output of a supported element type");
-  report.finish(Kind::Pass, constantInputs ? "(integer inputs as constants)"
-                                           : "");
+  report.finish(Kind::Pass, level == Constants::None
+                                ? std::string()
+                                : "(" + std::string(constantsLabel(level)) +
+                                      ")");
 }
 
 [[noreturn]] void runTest(const TestCase &test, const std::string &testWorkDir,
                           Reporter &report) {
   std::string soPath = testWorkDir + "/model.so";
 
-  // Compiles `modelPath` to soPath; fails the test unless it compiles (or,
-  // with `allowConstantRetry`, unless it asks for constant inputs: false).
-  auto compileModel = [&](const std::string &modelPath,
-                          bool allowConstantRetry) {
+  // Compiles `modelPath` (built with `level`'s constants) to soPath; fails
+  // the test unless it compiles, or unless it asks for constant inputs and
+  // a further level remains (false).
+  auto compileModel = [&](const std::string &modelPath, Constants level) {
     report.stage("compile");
     CompileOptions options;
     options.inputPath = modelPath;
@@ -639,10 +662,11 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
     std::string message = firstDiagnostic(status.diagnostics, test.dir);
     if (message.empty())
       message = "no diagnostic";
-    if (allowConstantRetry && needsConstantInputs(message))
+    if (level != Constants::AllButFirst && needsConstantInputs(message))
       return false;
-    if (!allowConstantRetry)
-      message = "with its integer inputs as constants: " + message;
+    if (level != Constants::None)
+      message = "with its " + std::string(constantsLabel(level)) + ": " +
+                message;
     if (isUnsupportedFeature(message))
       report.finish(Kind::Skip, message);
     report.finish(Kind::Fail, "compile failed: " + message);
@@ -660,8 +684,10 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
       report.finish(Kind::Fail, "the model has no entry 'predict'");
   };
   std::string modelPath = test.dir + "/model.onnx";
-  bool constantInputs = !compileModel(modelPath, /*allowConstantRetry=*/true);
-  if (!constantInputs)
+  Constants level = compileModel(modelPath, Constants::None)
+                        ? Constants::None
+                        : Constants::Integers;
+  if (level == Constants::None)
     load();
 
   std::vector<std::string> dataSets =
@@ -673,12 +699,16 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
     std::string where = dataSets.size() > 1 ? dataSet + ": " : "";
     // Constants differ per data set: one build each, fed the other inputs.
     std::vector<bool> kept;
-    if (constantInputs) {
+    if (level != Constants::None) {
       std::string constantPath = testWorkDir + "/model.onnx";
-      if (!writeWithConstantInputs(modelPath, numberedFiles(dir, "input"),
-                                   constantPath, kept, error))
-        report.finish(Kind::Fail, where + error);
-      compileModel(constantPath, /*allowConstantRetry=*/false);
+      for (;;) {
+        if (!writeWithConstantInputs(modelPath, numberedFiles(dir, "input"),
+                                     constantPath, level, kept, error))
+          report.finish(Kind::Fail, where + error);
+        if (compileModel(constantPath, level))
+          break;
+        level = Constants::AllButFirst; // the integers were not enough
+      }
       load();
     }
     const tfcc_entry_info &info = model->info().entries[entry];
@@ -756,8 +786,10 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
                                     formatDouble(agreement.maxAbsError) + ")");
     }
   }
-  report.finish(Kind::Pass,
-                constantInputs ? "(integer inputs as constants)" : "");
+  report.finish(Kind::Pass, level == Constants::None
+                                ? std::string()
+                                : "(" + std::string(constantsLabel(level)) +
+                                      ")");
 }
 
 //===----------------------------------------------------------------------===//
