@@ -17,6 +17,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -988,10 +989,13 @@ double onnxSource(llvm::StringRef mode, int64_t dst, double scale, int64_t in,
   }
   if (mode == "pytorch_half_pixel")
     return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  if (mode == "align_corners")
-    return out == 1 ? 0.0
-                    : x * static_cast<double>(in - 1) /
-                          static_cast<double>(out - 1);
+  if (mode == "align_corners") {
+    // The output length as ONNX's reference takes it: scale * in, not
+    // rounded (it differs from `out` when a scale gives a fractional size).
+    double length = scale * static_cast<double>(in);
+    return length <= 1.0 ? 0.0
+                         : x * static_cast<double>(in - 1) / (length - 1.0);
+  }
   if (mode == "tf_half_pixel_for_nn")
     return (x + 0.5) / scale;
   return x / scale; // asymmetric
@@ -1035,21 +1039,119 @@ bool sameSampling(llvm::StringRef coordMode, llvm::StringRef nearestMode,
   return true;
 }
 
+/// How ONNX samples one axis of a Resize: per output index, the input
+/// indices it reads (clamped to the axis, as ONNX pads with the edge) and
+/// their weights.
+struct AxisSampling {
+  std::vector<std::vector<int64_t>> taps;   // [tap][dst]
+  std::vector<std::vector<double>> weights; // [tap][dst]
+};
+
+/// Keys' cubic convolution weights of the taps at base - 1 .. base + 2 for
+/// a source position base + ratio, ratio in (0, 1] (ONNX's, with `a` =
+/// cubic_coeff_a).
+std::array<double, 4> cubicWeights(double ratio, double a) {
+  auto far = [&](double t) { return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a; };
+  auto near = [&](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };
+  return {far(ratio + 1), near(ratio), near(1 - ratio), far(2 - ratio)};
+}
+
+/// ONNX's sampling of one axis of `in` entries into `out` (mode nearest,
+/// linear or cubic), computed in double as the reference does.
+AxisSampling sampleAxis(llvm::StringRef mode, llvm::StringRef coordMode,
+                        llvm::StringRef nearestMode, double cubicA,
+                        bool excludeOutside, double scale, int64_t in,
+                        int64_t out) {
+  AxisSampling s;
+  int64_t n = mode == "nearest" ? 1 : mode == "cubic" ? 4 : 2;
+  s.taps.assign(n, std::vector<int64_t>(out));
+  s.weights.assign(n, std::vector<double>(out));
+  for (int64_t dst = 0; dst < out; ++dst) {
+    double x = onnxSource(coordMode, dst, scale, in, out);
+    if (n == 1) {
+      s.taps[0][dst] = std::clamp<int64_t>(onnxNearest(nearestMode, x), 0, in - 1);
+      s.weights[0][dst] = 1.0;
+      continue;
+    }
+    // The taps left of x include x itself when it is a whole number (the
+    // reference prefers the left pixel): base = ceil(x) - 1, ratio in (0, 1].
+    double base = std::ceil(x) - 1;
+    double ratio = x - base;
+    std::array<double, 4> cubic = cubicWeights(ratio, cubicA);
+    double total = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t index = static_cast<int64_t>(base) + k - (n == 4 ? 1 : 0);
+      double w = n == 4 ? cubic[k] : (k == 0 ? 1 - ratio : ratio);
+      if (excludeOutside && (index < 0 || index >= in))
+        w = 0;
+      s.taps[k][dst] = std::clamp<int64_t>(index, 0, in - 1);
+      s.weights[k][dst] = w;
+      total += w;
+    }
+    if (excludeOutside && total != 0)
+      for (int64_t k = 0; k < n; ++k)
+        s.weights[k][dst] /= total;
+  }
+  return s;
+}
+
+/// Resizes `x` along `axis` by gathering the taps of `s` and summing them
+/// with their weights (graph.gather, graph.mul, graph.add): any mode and
+/// coordinate mapping, on any axis of static size.
+FailureOr<Value> resampleAxis(ImportContext &ctx, Value x, int64_t axis,
+                              const AxisSampling &s) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t out = s.taps[0].size();
+  OpBuilder &b = ctx.builder();
+  Value sum;
+  for (size_t k = 0; k < s.taps.size(); ++k) {
+    if (llvm::all_of(s.weights[k], [](double w) { return w == 0; }))
+      continue;
+    Value indices = ctx.constant(makeI64Tensor(ctx.context(), s.taps[k]));
+    FailureOr<Value> tap = ctx.create<graph::GatherOp>(
+        x, indices, b.getI64IntegerAttr(axis));
+    if (failed(tap))
+      return failure();
+    Value term = *tap;
+    if (s.taps.size() > 1) {
+      std::vector<int64_t> shape(xType.getRank(), 1);
+      shape[axis] = out;
+      std::vector<double> weights = s.weights[k];
+      Value w = ctx.constant(
+          makeFloatTensor(xType.getElementType(), shape, std::move(weights)));
+      FailureOr<Value> weighted = ctx.create<graph::MulOp>(term, w);
+      if (failed(weighted))
+        return failure();
+      term = *weighted;
+    }
+    if (!sum) {
+      sum = term;
+      continue;
+    }
+    FailureOr<Value> added = ctx.create<graph::AddOp>(sum, term);
+    if (failed(added))
+      return failure();
+    sum = *added;
+  }
+  return sum;
+}
+
 LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
   FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
   if (failed(xType))
     return failure();
-  if (xType->getRank() != 4)
-    return ctx.unsupported(
-        llvm::formatv("input {0}; only 4-D NCHW images are", *xType).str());
-  int64_t in[2] = {xType->getDimSize(2), xType->getDimSize(3)};
-  if (ShapedType::isDynamic(in[0]) || ShapedType::isDynamic(in[1]))
-    return ctx.unsupported(
-        llvm::formatv("input {0} with a dynamic height or width", *xType)
-            .str());
+  int64_t rank = xType->getRank();
+  if (rank < 1)
+    return ctx.unsupported(llvm::formatv("input {0}", *xType).str());
+  if (!isa<FloatType>(xType->getElementType()))
+    return ctx.unsupported("input element type " +
+                           typeName(xType->getElementType()));
+  ArrayRef<int64_t> inShape = xType->getShape();
   std::string mode = ctx.attrString("mode", "nearest");
-  bool linear = mode == "linear" || mode == "bilinear";
-  if (mode != "nearest" && !linear)
+  if (mode == "bilinear") // Upsample-7's name
+    mode = "linear";
+  bool linear = mode == "linear";
+  if (mode != "nearest" && !linear && mode != "cubic")
     return ctx.unsupported("attribute 'mode' = \"" + mode + "\"");
   bool modern = !isUpsample && ctx.opset() >= 11;
   std::string coordMode =
@@ -1070,7 +1172,7 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
       nearestMode != "floor" && nearestMode != "ceil")
     return ctx.unsupported("attribute 'nearest_mode' = \"" + nearestMode + "\"");
 
-  // Scales (per NCHW dim) or sizes.
+  // Scales or sizes, one per dimension.
   std::vector<double> scales;
   std::vector<int64_t> sizes;
   if (isUpsample && ctx.opset() < 7) {
@@ -1078,6 +1180,10 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
     if (!ctx.hasAttr("height_scale") || !ctx.hasAttr("width_scale"))
       return ctx.unsupported("Upsample without 'height_scale' and "
                              "'width_scale'");
+    if (rank != 4)
+      return ctx.unsupported(
+          llvm::formatv("input {0}; Upsample-1 scales 4-D NCHW images", *xType)
+              .str());
     scales = {1.0, 1.0, ctx.attrFloat("height_scale", 1.0f),
               ctx.attrFloat("width_scale", 1.0f)};
   } else if (isUpsample && ctx.opset() < 9) {
@@ -1107,11 +1213,12 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
         if (s->isUnknown(i) && (i != 0 || !xType->isDynamicDim(0)))
           return unsupportedUnknownInput(ctx, 3, "sizes");
       sizes = s->asInts();
+      if (!sizes.empty() && xType->isDynamicDim(0))
+        sizes[0] = ShapedType::kDynamic;
     }
   }
   // Opset 18: scales and sizes may name a subset of the axes; the others
   // keep their size.
-  int64_t rank = xType->getRank();
   std::vector<int64_t> axes;
   if (modern && ctx.hasAttr("axes")) {
     for (int64_t a : ctx.attrInts("axes")) {
@@ -1119,7 +1226,8 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
       if (!axis || llvm::is_contained(axes, *axis))
         return ctx.invalid("attribute 'axes' = " +
                            listString(ctx.attrInts("axes")) +
-                           " (out of range or repeated for rank 4)");
+                           " (out of range or repeated for rank " +
+                           llvm::Twine(rank) + ")");
       axes.push_back(*axis);
     }
     size_t given = !scales.empty() ? scales.size() : sizes.size();
@@ -1134,8 +1242,7 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
         full[a] = scales[i];
       scales = std::move(full);
     } else if (!sizes.empty()) {
-      std::vector<int64_t> full(xType->getShape().begin(),
-                                xType->getShape().end());
+      std::vector<int64_t> full(inShape.begin(), inShape.end());
       for (auto [i, a] : llvm::enumerate(axes))
         full[a] = sizes[i];
       sizes = std::move(full);
@@ -1150,96 +1257,117 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
     return ctx.invalid("attribute 'keep_aspect_ratio_policy' = \"" + policy +
                        "\"");
+  if (scales.empty() && sizes.empty())
+    return ctx.unsupported("Resize without scales or sizes");
+  if ((!scales.empty() && int64_t(scales.size()) != rank) ||
+      (!sizes.empty() && int64_t(sizes.size()) != rank))
+    return ctx.invalid(llvm::formatv("{0} {1} for an input of rank {2}",
+                                     !scales.empty() ? "scales" : "sizes",
+                                     !scales.empty() ? scales.size()
+                                                     : sizes.size(),
+                                     rank)
+                           .str());
 
-  int64_t out[2];
-  double scale[2];
-  if (!sizes.empty() && policy != "stretch" && sizes.size() == 4) {
-    // One scale for every axis named, the smallest (not_larger) or largest
-    // (not_smaller) of sizes / input; sizes rounded half up from it.
-    std::optional<double> uniform;
+  // Per dimension: output size and the scale ONNX's coordinates use.
+  std::vector<int64_t> out(inShape.begin(), inShape.end());
+  std::vector<double> scale(rank, 1.0);
+  std::optional<double> uniform; // keep_aspect_ratio_policy's one scale
+  if (!sizes.empty() && policy != "stretch") {
     for (int64_t a : axes) {
       if (xType->isDynamicDim(a))
         return ctx.unsupported("attribute 'keep_aspect_ratio_policy' = \"" +
                                policy + "\" with the dynamic dimension " +
                                llvm::Twine(a) + " of " + typeName(*xType));
       double r = static_cast<double>(sizes[a]) /
-                 static_cast<double>(xType->getDimSize(a));
+                 static_cast<double>(inShape[a]);
       if (!uniform || (policy == "not_larger" ? r < *uniform : r > *uniform))
         uniform = r;
     }
-    for (int64_t a : axes)
-      sizes[a] = static_cast<int64_t>(
-          *uniform * static_cast<double>(xType->getDimSize(a)) + 0.5);
-    if (sizes[0] != xType->getDimSize(0) || sizes[1] != xType->getDimSize(1))
-      return ctx.unsupported("sizes " + listString(sizes) +
-                             " after 'keep_aspect_ratio_policy' (only H and "
-                             "W may change)");
-    for (int i = 0; i < 2; ++i) {
-      out[i] = sizes[2 + i];
-      scale[i] = *uniform;
-    }
-  } else if (!scales.empty()) {
-    if (scales.size() != 4 || scales[0] != 1.0 || scales[1] != 1.0)
-      return ctx.unsupported(
-          llvm::formatv("scales {0} (only H and W may scale)",
-                        llvm::make_range(scales.begin(), scales.end()))
-              .str());
-    for (int i = 0; i < 2; ++i) {
-      scale[i] = static_cast<float>(scales[2 + i]);
-      out[i] = static_cast<int64_t>(
-          std::floor(static_cast<double>(in[i]) * scale[i]));
-    }
-  } else if (!sizes.empty()) {
-    if (sizes.size() != 4 ||
-        (!xType->isDynamicDim(0) && sizes[0] != xType->getDimSize(0)) ||
-        (!xType->isDynamicDim(1) && sizes[1] != xType->getDimSize(1)))
-      return ctx.unsupported("sizes " + listString(sizes) +
-                             " (only H and W may change)");
-    for (int i = 0; i < 2; ++i) {
-      out[i] = sizes[2 + i];
-      scale[i] = static_cast<double>(out[i]) / static_cast<double>(in[i]);
-    }
-  } else {
-    return ctx.unsupported("Resize without scales or sizes");
   }
-  if (out[0] < 1 || out[1] < 1)
-    return ctx.unsupported("empty output size " +
-                           listString({out[0], out[1]}));
-  // Opset 18: antialiasing widens the filter when a linear resize shrinks.
-  if (modern && linear && ctx.attrInt("antialias", 0) != 0 &&
-      (scale[0] < 1.0 || scale[1] < 1.0))
-    return ctx.unsupported("attribute 'antialias' = 1 when downscaling "
-                           "(graph.resize has no antialiasing filter)");
-  // Pick the TF sampling that reads exactly the positions ONNX reads.
-  std::optional<bool> halfPixel;
-  for (bool candidate : {true, false}) {
-    if (sameSampling(coordMode, nearestMode, linear, scale[0], in[0], out[0],
-                     candidate) &&
-        sameSampling(coordMode, nearestMode, linear, scale[1], in[1], out[1],
-                     candidate)) {
-      halfPixel = candidate;
-      break;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool named = llvm::is_contained(axes, d);
+    if (!scales.empty()) {
+      scale[d] = static_cast<float>(scales[d]);
+      if (scale[d] == 1.0)
+        continue;
+      if (xType->isDynamicDim(d) || !(scale[d] > 0))
+        return ctx.unsupported(llvm::formatv("scale {0} of dimension {1} of "
+                                             "{2}", scales[d], d, *xType)
+                                   .str());
+      out[d] = static_cast<int64_t>(
+          std::floor(static_cast<double>(inShape[d]) * scale[d]));
+    } else if (uniform && named) {
+      scale[d] = *uniform;
+      out[d] = static_cast<int64_t>(
+          *uniform * static_cast<double>(inShape[d]) + 0.5);
+    } else {
+      if (sizes[d] == inShape[d])
+        continue;
+      if (xType->isDynamicDim(d) || ShapedType::isDynamic(sizes[d]))
+        return ctx.unsupported("sizes " + listString(sizes) + " for " +
+                               typeName(*xType) +
+                               " (a resized dimension must be static)");
+      out[d] = sizes[d];
+      scale[d] = static_cast<double>(out[d]) / static_cast<double>(inShape[d]);
     }
+    if (out[d] < 1)
+      return ctx.unsupported("empty output size " + listString(out));
   }
-  if (!halfPixel)
-    return ctx.unsupported(
-        "attribute 'coordinate_transformation_mode' = \"" + coordMode + "\"" +
-        (linear ? std::string() : " with 'nearest_mode' = \"" + nearestMode + "\"") +
-        " for " + listString({in[0], in[1]}) + " -> " +
-        listString({out[0], out[1]}) +
-        " (graph.resize samples different source positions)");
+  std::vector<int64_t> resized;
+  for (int64_t d = 0; d < rank; ++d)
+    if (out[d] != inShape[d] || scale[d] != 1.0)
+      resized.push_back(d);
+  // Opset 18: antialiasing widens the filter when a resize shrinks.
+  if (modern && !(mode == "nearest") && ctx.attrInt("antialias", 0) != 0 &&
+      llvm::any_of(resized, [&](int64_t d) { return scale[d] < 1.0; }))
+    return ctx.unsupported("attribute 'antialias' = 1 when downscaling");
 
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
-  OpBuilder &b = ctx.builder();
-  FailureOr<Value> y = ctx.create<graph::ResizeOp>(
-      ctx.transpose(*x, kToNHWC), b.getI64ArrayAttr({out[0], out[1]}),
-      b.getStringAttr(linear ? "bilinear" : "nearest"),
-      b.getBoolAttr(*halfPixel));
-  if (failed(y))
-    return failure();
-  ctx.setOutput(0, ctx.transpose(*y, kToNCHW));
+  if (resized.empty()) {
+    ctx.setOutput(0, *x);
+    return success();
+  }
+
+  // Images resized in H and W whose sampling TF's resize reproduces: one
+  // graph.resize (a fused kernel).
+  if (rank == 4 && mode != "cubic" && xType->getElementType().isF32() &&
+      llvm::all_of(resized, [](int64_t d) { return d >= 2; }) &&
+      !xType->isDynamicDim(2) && !xType->isDynamicDim(3)) {
+    for (bool halfPixel : {true, false}) {
+      if (!sameSampling(coordMode, nearestMode, linear, scale[2], inShape[2],
+                        out[2], halfPixel) ||
+          !sameSampling(coordMode, nearestMode, linear, scale[3], inShape[3],
+                        out[3], halfPixel))
+        continue;
+      OpBuilder &b = ctx.builder();
+      FailureOr<Value> y = ctx.create<graph::ResizeOp>(
+          ctx.transpose(*x, kToNHWC), b.getI64ArrayAttr({out[2], out[3]}),
+          b.getStringAttr(linear ? "bilinear" : "nearest"),
+          b.getBoolAttr(halfPixel));
+      if (failed(y))
+        return failure();
+      ctx.setOutput(0, ctx.transpose(*y, kToNCHW));
+      return success();
+    }
+  }
+
+  // Otherwise each resized axis in turn, with ONNX's taps and weights
+  // computed here (ONNX's linear and cubic resizes are separable).
+  double cubicA = ctx.attrFloat("cubic_coeff_a", -0.75f);
+  bool excludeOutside = modern && ctx.attrInt("exclude_outside", 0) != 0;
+  Value y = *x;
+  for (int64_t d : resized) {
+    FailureOr<Value> next = resampleAxis(
+        ctx, y, d,
+        sampleAxis(mode, coordMode, nearestMode, cubicA, excludeOutside,
+                   scale[d], inShape[d], out[d]));
+    if (failed(next))
+      return failure();
+    y = *next;
+  }
+  ctx.setOutput(0, y);
   return success();
 }
 

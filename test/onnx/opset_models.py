@@ -155,24 +155,36 @@ def resize18_policy():
 
 
 def resize19_symmetric(sizes=True):
-    """half_pixel_symmetric (opset 19) with sizes: scale = out / in, where it samples
-    as half_pixel does. With scales whose output size is fractional it samples
-    elsewhere, which graph.resize cannot (bad_resize19_symmetric)."""
+    """half_pixel_symmetric (opset 19). With sizes, scale = out / in and it samples as
+    half_pixel does (graph.resize); with scales whose output size is fractional (5 * 1.7
+    = 8.5 -> 8) it centres the output elsewhere (the per-axis taps)."""
     x = randn(1, 1, 3, 5)
     attrs = [attribute_string("mode", "linear"),
              attribute_string("coordinate_transformation_mode", "half_pixel_symmetric")]
     if sizes:
         nodes = [node_proto("Resize", ["x", "", "", "sizes"], ["y"], "resize", attrs)]
         inits = [tensor_proto("sizes", np.array([1, 1, 6, 8], np.int64))]
+        w_scale = 8 / 5
     else:
         nodes = [node_proto("Resize", ["x", "", "scales"], ["y"], "resize", attrs)]
         inits = [tensor_proto("scales", np.array([1, 1, 2.0, 1.7], np.float32))]
+        w_scale = float(np.float32(1.7))
     want = resize_linear_axis(resize_linear_axis(x.astype(np.float64), 2, 6, 2.0,
                                                  "half_pixel_symmetric"),
-                              3, 8, 8 / 5, "half_pixel_symmetric")
+                              3, 8, w_scale, "half_pixel_symmetric")
     model = model_proto(nodes, [value_info("x", FLOAT, [1, 1, 3, 5])],
                         [value_info("y", FLOAT)], inits, 19)
     return model, [x], [want]
+
+
+def bad_resize_antialias():
+    """antialias = 1 on a shrinking linear resize (opset 18)."""
+    nodes = [node_proto("Resize", ["x", "", "scales"], ["y"], "resize",
+                        [attribute_string("mode", "linear"), attribute_int("antialias", 1)])]
+    inits = [tensor_proto("scales", np.array([1, 1, 0.5, 0.5], np.float32))]
+    model = model_proto(nodes, [value_info("x", FLOAT, [1, 1, 4, 4])],
+                        [value_info("y", FLOAT)], inits, 18)
+    return model, [], []
 
 
 def avgpool19():
@@ -422,7 +434,8 @@ MODELS = {
     "bad_loop_huge": lambda: loop_for(trip_count=1_000_000_000),
     "bad_loop_nested": bad_loop_nested,
     "bad_loop_shadow": lambda: bad_loop_nested(distinct_names=False),
-    "bad_resize19_symmetric": lambda: resize19_symmetric(sizes=False),
+    "resize19_symmetric_scales": lambda: resize19_symmetric(sizes=False),
+    "bad_resize_antialias": bad_resize_antialias,
     "bad_if_types": bad_if_types, "bad_cycle": bad_cycle, "bad_split18": bad_split18,
     "bad_qdq21": bad_qdq21, "bad_opset22": bad_opset22,
 }
