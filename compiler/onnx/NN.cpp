@@ -14,6 +14,7 @@
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
 #include "compiler/onnx/NN3D.h"
+#include "dialects/graph/IR/TensorSize.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -1313,10 +1314,23 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
     if (out[d] < 1)
       return ctx.unsupported("empty output size " + listString(out));
   }
+  // Before anything loops over the output (a small file may ask for any
+  // size).
+  if (!graph::checkedStaticBytes(RankedTensorType::get(out, xType->getElementType())))
+    return ctx.unsupported("output size " + listString(out) +
+                           " (more than the largest tensor tfcc accepts)");
   std::vector<int64_t> resized;
   for (int64_t d = 0; d < rank; ++d)
     if (out[d] != inShape[d] || scale[d] != 1.0)
       resized.push_back(d);
+  // The sampling of each resized axis is checked or tabulated on the host,
+  // one entry per output index.
+  constexpr int64_t kMaxResizedSize = int64_t(1) << 20;
+  for (int64_t d : resized)
+    if (out[d] > kMaxResizedSize)
+      return ctx.unsupported(llvm::formatv(
+          "output size {0} of dimension {1} (at most {2})", out[d], d,
+          kMaxResizedSize).str());
   // Opset 18: antialiasing widens the filter when a resize shrinks.
   if (modern && !(mode == "nearest") && ctx.attrInt("antialias", 0) != 0 &&
       llvm::any_of(resized, [&](int64_t d) { return scale[d] < 1.0; }))

@@ -177,6 +177,15 @@ def resize19_symmetric(sizes=True):
     return model, [x], [want]
 
 
+def bad_resize_size(sizes):
+    """A Resize to `sizes` (nearest): too large in all, or along one axis."""
+    nodes = [node_proto("Resize", ["x", "", "", "sizes"], ["y"], "resize")]
+    inits = [tensor_proto("sizes", np.array(sizes, np.int64))]
+    model = model_proto(nodes, [value_info("x", FLOAT, [1, 1, 4, 4])],
+                        [value_info("y", FLOAT)], inits, 13)
+    return model, [], []
+
+
 def bad_resize_antialias():
     """antialias = 1 on a shrinking linear resize (opset 18)."""
     nodes = [node_proto("Resize", ["x", "", "scales"], ["y"], "resize",
@@ -436,6 +445,8 @@ MODELS = {
     "bad_loop_shadow": lambda: bad_loop_nested(distinct_names=False),
     "resize19_symmetric_scales": lambda: resize19_symmetric(sizes=False),
     "bad_resize_antialias": bad_resize_antialias,
+    "bad_resize_huge": lambda: bad_resize_size([1, 1, 1 << 30, 1 << 30]),
+    "bad_resize_long": lambda: bad_resize_size([1, 1, 1, 1 << 21]),
     "bad_if_types": bad_if_types, "bad_cycle": bad_cycle, "bad_split18": bad_split18,
     "bad_qdq21": bad_qdq21, "bad_opset22": bad_opset22,
 }
