@@ -678,6 +678,9 @@ LogicalResult convertPad(ImportContext &ctx) {
   if (mode != "constant" && mode != "reflect" && mode != "edge" &&
       mode != "wrap")
     return ctx.unsupported("attribute 'mode' = \"" + mode + "\"");
+  if (mode == "wrap" && ctx.opset() < 19)
+    return ctx.invalid("attribute 'mode' = \"wrap\" (Pad has it from opset "
+                       "19)");
   std::vector<int64_t> pads;
   double value = 0.0; // graph.pad's value is an f32
   if (ctx.opset() < 11) {

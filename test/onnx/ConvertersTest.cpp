@@ -438,7 +438,7 @@ TEST(OnnxConverters, PadReordersPads) {
   EXPECT_EQ(count(ir, "-> tensor<1x6x9xf32>"), 1) << ir;
 }
 
-TEST(OnnxConverters, PadWrapIsUnsupported) {
+TEST(OnnxConverters, PadWrapIsInvalidBeforeOpset19) {
   Model m(13);
   m.input("x", kF32, {1, 2, 3});
   m.initializer("pads", {0, 1, 2, 0, 3, 4});
@@ -446,8 +446,36 @@ TEST(OnnxConverters, PadWrapIsUnsupported) {
   m.output("y", kF32);
   std::string diagnostics;
   EXPECT_TRUE(m.import(diagnostics).empty());
-  EXPECT_NE(diagnostics.find("unsupported attribute 'mode' = \"wrap\" in "
-                             "Pad node 'Pad_1' (opset 13)"),
+  EXPECT_NE(diagnostics.find("invalid attribute 'mode' = \"wrap\" (Pad has it "
+                             "from opset 19) in Pad node 'Pad_1' (opset 13)"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(OnnxConverters, PadWrapIsSlicesAndConcats) {
+  Model m(19);
+  m.input("x", kF32, {1, 2, 3});
+  m.initializer("pads", {0, 1, 2, 0, 0, 1});
+  setString(m.node("Pad", {"x", "pads"}, {"y"}), "mode", "wrap");
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.concat"), 2) << ir;
+  EXPECT_EQ(count(ir, "-> tensor<1x3x6xf32>"), 1) << ir;
+}
+
+TEST(OnnxConverters, PadWrapPastTheSizeIsUnsupported) {
+  Model m(19);
+  m.input("x", kF32, {1, 2, 3});
+  m.initializer("pads", {0, 3, 0, 0, 0, 0});
+  setString(m.node("Pad", {"x", "pads"}, {"y"}), "mode", "wrap");
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("unsupported wrap 'pads' = [0, 3, 0, 0, 0, 0] for "
+                             "dimension 1 of [1, 2, 3] (a static size at "
+                             "least the pads)"),
             std::string::npos)
       << diagnostics;
 }
