@@ -689,15 +689,21 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto &node = graph.node(index);
     // ONNX's shape inference indexes the weight's dims by the input's rank:
-    // a Conv whose weight has another rank crashed inside libonnx (found by
-    // fuzz/onnx_import).
-    if (node.op_type() == "Conv" && node.input_size() >= 2) {
-      auto x = knownRank.find(node.input(0)), w = knownRank.find(node.input(1));
+    // a Conv (and a ConvInteger) whose weight has another rank crashed
+    // inside libonnx (found by fuzz/onnx_import).
+    const std::string &op = node.op_type();
+    int weightInput = op == "Conv" || op == "ConvInteger" ? 1
+                      : op == "QLinearConv"              ? 3
+                                                         : -1;
+    if (weightInput > 0 && node.input_size() > weightInput) {
+      auto x = knownRank.find(node.input(0));
+      auto w = knownRank.find(node.input(weightInput));
       if (x != knownRank.end() && w != knownRank.end() &&
           x->second != w->second)
-        return error("node '" + nodeName(node, index) + "' (Conv) has an input "
-                     "of rank " + llvm::Twine(x->second) + " and a weight of "
-                     "rank " + llvm::Twine(w->second) + ": they must be equal");
+        return error("node '" + nodeName(node, index) + "' (" + op +
+                     ") has an input of rank " + llvm::Twine(x->second) +
+                     " and a weight of rank " + llvm::Twine(w->second) +
+                     ": they must be equal");
     }
     if (node.op_type().empty())
       return error("cannot parse ONNX model '" + path + "': node " +

@@ -94,6 +94,13 @@ save([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv")], "con
 save([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], "conv_ranks",
      [value("x", [1, 2, 5]), value("w", [2, 2, 3, 3])], [value("y", None)])
 
+# The same for ConvInteger (uint8 input of rank 3, weight of rank 4): SIGSEGV in
+# libonnx's convPoolShapeInference (found by fuzz/onnx_import).
+save([helper.make_node("ConvInteger", ["x", "w"], ["y"], name="conv_integer")],
+     "convinteger_ranks",
+     [value("x", [1, 1, 5], TensorProto.UINT8), value("w", [1, 1, 2, 2], TensorProto.UINT8)],
+     [value("y", None, TensorProto.INT32)])
+
 # The zero stride again, in an attribute whose declared type is UNDEFINED
 # (libonnx reads its ints all the same).
 node = helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2],
