@@ -1,4 +1,4 @@
-//===- ControlFlow.cpp - ONNX If to graph IR ------------------------------===//
+//===- ControlFlow.cpp - ONNX If and Loop to graph IR ---------------------===//
 //
 // If with a condition known at import time (a constant, or a comparison of
 // static shapes) becomes the nodes of the branch it takes. With a condition
