@@ -175,8 +175,9 @@ LogicalResult convertGelu(ImportContext &ctx) {
   if (approximate != "none" && approximate != "tanh")
     return ctx.invalid("attribute 'approximate' = \"" + approximate +
                        "\" (ONNX allows \"none\" and \"tanh\")");
-  ctx.setOutput(0, ctx.builder().create<GeluOp>(
-                       ctx.loc(), *x, ctx.builder().getStringAttr(approximate)));
+  ctx.setOutput(0,
+                ctx.builder().create<GeluOp>(
+                    ctx.loc(), *x, ctx.builder().getStringAttr(approximate)));
   return success();
 }
 
@@ -325,8 +326,7 @@ LogicalResult convertTile(ImportContext &ctx) {
 }
 
 /// (x - mean) / sqrt(var + epsilon), mean and (biased) variance over `axes`.
-Value standardize(Builder &b, Value x, ArrayRef<int64_t> axes,
-                  float epsilon) {
+Value standardize(Builder &b, Value x, ArrayRef<int64_t> axes, float epsilon) {
   if (b.failed)
     return {};
   ImportContext &ctx = b.ctx;
@@ -339,9 +339,9 @@ Value standardize(Builder &b, Value x, ArrayRef<int64_t> axes,
   Value variance =
       b.failed ? Value()
                : b.check(ctx.create<ReduceMeanOp>(squared, axesAttr, keep));
-  Value inverse = b.failed ? Value()
-                           : b.unary<RsqrtOp>(b.binary<AddOp>(
-                                 variance, b.scalar(epsilon)));
+  Value inverse =
+      b.failed ? Value()
+               : b.unary<RsqrtOp>(b.binary<AddOp>(variance, b.scalar(epsilon)));
   return b.binary<MulOp>(centered, inverse);
 }
 
@@ -446,21 +446,20 @@ LogicalResult convertGroupNormalization(ImportContext &ctx) {
     RankedTensorType t = typeOf(v);
     if (t.getRank() != 1 || t.getDimSize(0) != perParam)
       return ctx.invalid("'scale'/'bias' shape " + formatInts(t.getShape()) +
-                         " (expected [" + std::to_string(perParam) + "] at "
-                         "opset " + std::to_string(ctx.opset()) + ")");
+                         " (expected [" + std::to_string(perParam) +
+                         "] at opset " + std::to_string(ctx.opset()) + ")");
   }
   int64_t perGroup = productOf(shape.drop_front()) / groups;
-  FailureOr<Value> grouped =
-      ctx.reshape(*x, {shape[0], groups, perGroup});
+  FailureOr<Value> grouped = ctx.reshape(*x, {shape[0], groups, perGroup});
   if (failed(grouped))
     return failure();
   Builder b{ctx};
   Value normalized = standardize(b, *grouped, {2}, epsilon);
   if (b.failed)
     return failure();
-  SmallVector<int64_t> paramShape =
-      ctx.opset() < 21 ? SmallVector<int64_t>{groups, 1}
-                       : SmallVector<int64_t>(rank - 1, 1);
+  SmallVector<int64_t> paramShape = ctx.opset() < 21
+                                        ? SmallVector<int64_t>{groups, 1}
+                                        : SmallVector<int64_t>(rank - 1, 1);
   if (ctx.opset() >= 21)
     paramShape[0] = channels;
   FailureOr<Value> scaleB = ctx.reshape(*scale, paramShape);
@@ -476,8 +475,7 @@ LogicalResult convertGroupNormalization(ImportContext &ctx) {
   FailureOr<Value> restored = ctx.reshape(normalized, shape);
   if (failed(restored))
     return failure();
-  return b.finish(
-      b.binary<AddOp>(b.binary<MulOp>(*restored, *scaleB), *biasB));
+  return b.finish(b.binary<AddOp>(b.binary<MulOp>(*restored, *scaleB), *biasB));
 }
 
 } // namespace

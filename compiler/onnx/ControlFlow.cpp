@@ -26,20 +26,19 @@ using SubgraphValue = ImportContext::SubgraphValue;
 using SubgraphValues = std::vector<SubgraphValue>;
 
 FailureOr<SubgraphValues> importBranch(ImportContext &ctx,
-                                        llvm::StringRef name) {
+                                       llvm::StringRef name) {
   FailureOr<SubgraphValues> outputs = ctx.importSubgraph(name);
   if (failed(outputs))
     return failure();
   if (static_cast<int>(outputs->size()) != ctx.numOutputs())
-    return ctx.invalid("'" + name + "' with " +
-                       llvm::Twine(outputs->size()) + " outputs for " +
-                       llvm::Twine(ctx.numOutputs()) + " node outputs");
+    return ctx.invalid("'" + name + "' with " + llvm::Twine(outputs->size()) +
+                       " outputs for " + llvm::Twine(ctx.numOutputs()) +
+                       " node outputs");
   return outputs;
 }
 
 /// An output of a subgraph as a graph value.
-FailureOr<Value> branchValue(ImportContext &ctx,
-                             SubgraphValue &output,
+FailureOr<Value> branchValue(ImportContext &ctx, SubgraphValue &output,
                              llvm::StringRef branch, int index) {
   if (output.value)
     return output.value;
@@ -70,9 +69,9 @@ LogicalResult convertIf(ImportContext &ctx) {
   }
 
   RankedTensorType condType = ctx.inputType(0);
-  if (condType && (!condType.getElementType().isInteger(1) ||
-                   !condType.hasStaticShape() ||
-                   condType.getNumElements() != 1))
+  if (condType &&
+      (!condType.getElementType().isInteger(1) || !condType.hasStaticShape() ||
+       condType.getNumElements() != 1))
     return ctx.invalid("condition of type " + typeName(condType) +
                        " (If takes one boolean)");
   FailureOr<Value> cond = ctx.input(0);
@@ -144,8 +143,8 @@ std::optional<bool> knownTruth(const SubgraphValue &v) {
 }
 
 /// The scan output of every iteration stacked on a new axis 0.
-FailureOr<Value> stackIterations(ImportContext &ctx,
-                                 SubgraphValues &parts, int k) {
+FailureOr<Value> stackIterations(ImportContext &ctx, SubgraphValues &parts,
+                                 int k) {
   SmallVector<Value> rows;
   for (SubgraphValue &part : parts) {
     FailureOr<Value> v = branchValue(ctx, part, "body", k);
@@ -173,13 +172,16 @@ LogicalResult convertLoop(ImportContext &ctx) {
   int numScans = body->g().output_size() - 1 - numCarried;
   if (numCarried < 0 || body->g().input_size() != 2 + numCarried ||
       numScans < 0 || ctx.numOutputs() > numCarried + numScans)
-    return ctx.invalid(llvm::formatv(
-        "'body' with {0} inputs and {1} outputs for {2} node inputs and {3} "
-        "node outputs (the body takes the iteration number, the condition "
-        "and the loop-carried values; it yields the condition, the "
-        "loop-carried values and the scan outputs)",
-        body->g().input_size(), body->g().output_size(), ctx.numInputs(),
-        ctx.numOutputs()).str());
+    return ctx.invalid(
+        llvm::formatv(
+            "'body' with {0} inputs and {1} outputs for {2} node inputs and "
+            "{3} "
+            "node outputs (the body takes the iteration number, the condition "
+            "and the loop-carried values; it yields the condition, the "
+            "loop-carried values and the scan outputs)",
+            body->g().input_size(), body->g().output_size(), ctx.numInputs(),
+            ctx.numOutputs())
+            .str());
 
   std::optional<int64_t> tripCount;
   if (ctx.hasInput(0)) {
@@ -191,8 +193,7 @@ LogicalResult convertLoop(ImportContext &ctx) {
       return ctx.invalid("trip count of type " + typeName(m->type()));
     tripCount = std::max<int64_t>(m->ints[0], 0);
   }
-  SubgraphValue condition =
-      hostScalar(ctx.builder().getI1Type(), 1);
+  SubgraphValue condition = hostScalar(ctx.builder().getI1Type(), 1);
   if (ctx.hasInput(1)) {
     FailureOr<SubgraphValue> c = inputValue(ctx, 1);
     if (failed(c))
@@ -221,15 +222,16 @@ LogicalResult convertLoop(ImportContext &ctx) {
     if (!*go || (tripCount && iteration >= *tripCount))
       break;
     if (iteration >= kMaxLoopIterations)
-      return ctx.unsupported(llvm::formatv(
-          "loop of more than {0} iterations (tfcc unrolls loops: at most {0} "
-          "iterations, {1} nodes in all subgraphs)",
-          kMaxLoopIterations, ImportContext::kMaxSubgraphNodes).str());
-    SubgraphValues inputs = {
-        hostScalar(ctx.builder().getI64Type(), iteration), condition};
+      return ctx.unsupported(
+          llvm::formatv("loop of more than {0} iterations (tfcc unrolls loops: "
+                        "at most {0} "
+                        "iterations, {1} nodes in all subgraphs)",
+                        kMaxLoopIterations, ImportContext::kMaxSubgraphNodes)
+              .str());
+    SubgraphValues inputs = {hostScalar(ctx.builder().getI64Type(), iteration),
+                             condition};
     inputs.insert(inputs.end(), carried.begin(), carried.end());
-    FailureOr<SubgraphValues> outputs =
-        ctx.importSubgraph("body", inputs);
+    FailureOr<SubgraphValues> outputs = ctx.importSubgraph("body", inputs);
     if (failed(outputs))
       return failure();
     condition = (*outputs)[0];

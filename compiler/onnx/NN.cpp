@@ -1052,7 +1052,9 @@ struct AxisSampling {
 /// a source position base + ratio, ratio in (0, 1] (ONNX's, with `a` =
 /// cubic_coeff_a).
 std::array<double, 4> cubicWeights(double ratio, double a) {
-  auto far = [&](double t) { return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a; };
+  auto far = [&](double t) {
+    return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  };
   auto near = [&](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };
   return {far(ratio + 1), near(ratio), near(1 - ratio), far(2 - ratio)};
 }
@@ -1070,7 +1072,8 @@ AxisSampling sampleAxis(llvm::StringRef mode, llvm::StringRef coordMode,
   for (int64_t dst = 0; dst < out; ++dst) {
     double x = onnxSource(coordMode, dst, scale, in, out);
     if (n == 1) {
-      s.taps[0][dst] = std::clamp<int64_t>(onnxNearest(nearestMode, x), 0, in - 1);
+      s.taps[0][dst] =
+          std::clamp<int64_t>(onnxNearest(nearestMode, x), 0, in - 1);
       s.weights[0][dst] = 1.0;
       continue;
     }
@@ -1109,8 +1112,8 @@ FailureOr<Value> resampleAxis(ImportContext &ctx, Value x, int64_t axis,
     if (llvm::all_of(s.weights[k], [](double w) { return w == 0; }))
       continue;
     Value indices = ctx.constant(makeI64Tensor(ctx.context(), s.taps[k]));
-    FailureOr<Value> tap = ctx.create<graph::GatherOp>(
-        x, indices, b.getI64IntegerAttr(axis));
+    FailureOr<Value> tap =
+        ctx.create<graph::GatherOp>(x, indices, b.getI64IntegerAttr(axis));
     if (failed(tap))
       return failure();
     Value term = *tap;
@@ -1164,9 +1167,8 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
     return ctx.unsupported(
         "attribute 'coordinate_transformation_mode' = \"tf_crop_and_resize\"");
   if (coordMode != "half_pixel" && coordMode != "half_pixel_symmetric" &&
-      coordMode != "pytorch_half_pixel" &&
-      coordMode != "align_corners" && coordMode != "asymmetric" &&
-      coordMode != "tf_half_pixel_for_nn")
+      coordMode != "pytorch_half_pixel" && coordMode != "align_corners" &&
+      coordMode != "asymmetric" && coordMode != "tf_half_pixel_for_nn")
     return ctx.unsupported("attribute 'coordinate_transformation_mode' = \"" +
                            coordMode + "\"");
   if (nearestMode != "round_prefer_floor" && nearestMode != "round_prefer_ceil" &&
@@ -1225,10 +1227,9 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
     for (int64_t a : ctx.attrInts("axes")) {
       std::optional<int64_t> axis = graph::normalizeAxis(a, rank);
       if (!axis || llvm::is_contained(axes, *axis))
-        return ctx.invalid("attribute 'axes' = " +
-                           listString(ctx.attrInts("axes")) +
-                           " (out of range or repeated for rank " +
-                           llvm::Twine(rank) + ")");
+        return ctx.invalid(
+            "attribute 'axes' = " + listString(ctx.attrInts("axes")) +
+            " (out of range or repeated for rank " + llvm::Twine(rank) + ")");
       axes.push_back(*axis);
     }
     size_t given = !scales.empty() ? scales.size() : sizes.size();
@@ -1252,9 +1253,9 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
     for (int64_t a = 0; a < rank; ++a)
       axes.push_back(a);
   }
-  std::string policy = modern ? ctx.attrString("keep_aspect_ratio_policy",
-                                               "stretch")
-                              : "stretch";
+  std::string policy =
+      modern ? ctx.attrString("keep_aspect_ratio_policy", "stretch")
+             : "stretch";
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
     return ctx.invalid("attribute 'keep_aspect_ratio_policy' = \"" + policy +
                        "\"");
@@ -1262,12 +1263,11 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
     return ctx.unsupported("Resize without scales or sizes");
   if ((!scales.empty() && int64_t(scales.size()) != rank) ||
       (!sizes.empty() && int64_t(sizes.size()) != rank))
-    return ctx.invalid(llvm::formatv("{0} {1} for an input of rank {2}",
-                                     !scales.empty() ? "scales" : "sizes",
-                                     !scales.empty() ? scales.size()
-                                                     : sizes.size(),
-                                     rank)
-                           .str());
+    return ctx.invalid(
+        llvm::formatv("{0} {1} for an input of rank {2}",
+                      !scales.empty() ? "scales" : "sizes",
+                      !scales.empty() ? scales.size() : sizes.size(), rank)
+            .str());
 
   // Per dimension: output size and the scale ONNX's coordinates use.
   std::vector<int64_t> out(inShape.begin(), inShape.end());
@@ -1279,8 +1279,8 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
         return ctx.unsupported("attribute 'keep_aspect_ratio_policy' = \"" +
                                policy + "\" with the dynamic dimension " +
                                llvm::Twine(a) + " of " + typeName(*xType));
-      double r = static_cast<double>(sizes[a]) /
-                 static_cast<double>(inShape[a]);
+      double r =
+          static_cast<double>(sizes[a]) / static_cast<double>(inShape[a]);
       if (!uniform || (policy == "not_larger" ? r < *uniform : r > *uniform))
         uniform = r;
     }
@@ -1293,14 +1293,15 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
         continue;
       if (xType->isDynamicDim(d) || !(scale[d] > 0))
         return ctx.unsupported(llvm::formatv("scale {0} of dimension {1} of "
-                                             "{2}", scales[d], d, *xType)
+                                             "{2}",
+                                             scales[d], d, *xType)
                                    .str());
       out[d] = static_cast<int64_t>(
           std::floor(static_cast<double>(inShape[d]) * scale[d]));
     } else if (uniform && named) {
       scale[d] = *uniform;
-      out[d] = static_cast<int64_t>(
-          *uniform * static_cast<double>(inShape[d]) + 0.5);
+      out[d] = static_cast<int64_t>(*uniform * static_cast<double>(inShape[d]) +
+                                    0.5);
     } else {
       if (sizes[d] == inShape[d])
         continue;
@@ -1316,7 +1317,8 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
   }
   // Before anything loops over the output (a small file may ask for any
   // size).
-  if (!graph::checkedStaticBytes(RankedTensorType::get(out, xType->getElementType())))
+  if (!graph::checkedStaticBytes(
+          RankedTensorType::get(out, xType->getElementType())))
     return ctx.unsupported("output size " + listString(out) +
                            " (more than the largest tensor tfcc accepts)");
   std::vector<int64_t> resized;
@@ -1328,9 +1330,10 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
   constexpr int64_t kMaxResizedSize = int64_t(1) << 20;
   for (int64_t d : resized)
     if (out[d] > kMaxResizedSize)
-      return ctx.unsupported(llvm::formatv(
-          "output size {0} of dimension {1} (at most {2})", out[d], d,
-          kMaxResizedSize).str());
+      return ctx.unsupported(
+          llvm::formatv("output size {0} of dimension {1} (at most {2})",
+                        out[d], d, kMaxResizedSize)
+              .str());
   // Opset 18: antialiasing widens the filter when a resize shrinks.
   if (modern && !(mode == "nearest") && ctx.attrInt("antialias", 0) != 0 &&
       llvm::any_of(resized, [&](int64_t d) { return scale[d] < 1.0; }))
@@ -1373,10 +1376,10 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
   bool excludeOutside = modern && ctx.attrInt("exclude_outside", 0) != 0;
   Value y = *x;
   for (int64_t d : resized) {
-    FailureOr<Value> next = resampleAxis(
-        ctx, y, d,
-        sampleAxis(mode, coordMode, nearestMode, cubicA, excludeOutside,
-                   scale[d], inShape[d], out[d]));
+    FailureOr<Value> next =
+        resampleAxis(ctx, y, d,
+                     sampleAxis(mode, coordMode, nearestMode, cubicA,
+                                excludeOutside, scale[d], inShape[d], out[d]));
     if (failed(next))
       return failure();
     y = *next;

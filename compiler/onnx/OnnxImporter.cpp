@@ -515,7 +515,8 @@ void forEachSubgraph(const onnx::NodeProto &node, Fn fn) {
       fn(g);
   }
 }
-template <typename Fn> void forEachMutableSubgraph(onnx::NodeProto &node, Fn fn) {
+template <typename Fn>
+void forEachMutableSubgraph(onnx::NodeProto &node, Fn fn) {
   for (onnx::AttributeProto &attr : *node.mutable_attribute()) {
     if (attr.has_g())
       fn(*attr.mutable_g());
@@ -527,7 +528,8 @@ template <typename Fn> void forEachMutableSubgraph(onnx::NodeProto &node, Fn fn)
 /// Adds to `reads` the names the nodes of `graph` (and of the subgraphs they
 /// hold) read, and `graph`'s outputs, that `graph` does not define: what a
 /// node holding `graph` reads implicitly from the enclosing scopes.
-void collectOuterReads(const onnx::GraphProto &graph, llvm::StringSet<> &reads) {
+void collectOuterReads(const onnx::GraphProto &graph,
+                       llvm::StringSet<> &reads) {
   llvm::StringSet<> local, inner;
   for (const onnx::TensorProto &init : graph.initializer())
     local.insert(init.name());
@@ -538,9 +540,8 @@ void collectOuterReads(const onnx::GraphProto &graph, llvm::StringSet<> &reads) 
       local.insert(out);
     for (const std::string &in : node.input())
       inner.insert(in);
-    forEachSubgraph(node, [&](const onnx::GraphProto &g) {
-      collectOuterReads(g, inner);
-    });
+    forEachSubgraph(
+        node, [&](const onnx::GraphProto &g) { collectOuterReads(g, inner); });
   }
   for (const onnx::ValueInfoProto &out : graph.output())
     inner.insert(out.name());
@@ -556,9 +557,8 @@ llvm::StringSet<> namesRead(const onnx::NodeProto &node) {
   for (const std::string &in : node.input())
     if (!in.empty())
       reads.insert(in);
-  forEachSubgraph(node, [&](const onnx::GraphProto &g) {
-    collectOuterReads(g, reads);
-  });
+  forEachSubgraph(
+      node, [&](const onnx::GraphProto &g) { collectOuterReads(g, reads); });
   return reads;
 }
 
@@ -660,7 +660,8 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
       return error("initializer '" + init.name() + "' " + why + reader);
     }
     if (!subgraphOf.empty() &&
-        failed(assignOnce(init.name(), "an initializer of " + subgraphOf.str())))
+        failed(
+            assignOnce(init.name(), "an initializer of " + subgraphOf.str())))
       return failure();
     if (subgraphOf.empty())
       defined.insert(init.name());
@@ -693,8 +694,8 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
     // inside libonnx (found by fuzz/onnx_import).
     const std::string &op = node.op_type();
     int weightInput = op == "Conv" || op == "ConvInteger" ? 1
-                      : op == "QLinearConv"              ? 3
-                                                         : -1;
+                      : op == "QLinearConv"               ? 3
+                                                          : -1;
     if (weightInput > 0 && node.input_size() > weightInput) {
       auto x = knownRank.find(node.input(0));
       auto w = knownRank.find(node.input(weightInput));
@@ -714,8 +715,8 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
     llvm::StringSet<> reads = namesRead(node);
     for (const auto &in : reads.keys())
       if (!defined.contains(in))
-        return error("node '" + nodeName(node, index) + "' (" +
-                     node.op_type() + ") reads '" + in.str() + "', which " +
+        return error("node '" + nodeName(node, index) + "' (" + node.op_type() +
+                     ") reads '" + in.str() + "', which " +
                      (produced.contains(in)
                           ? std::string("only a node on a cycle defines (the "
                                         "graph has a cycle)")
@@ -762,18 +763,16 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
         return failure();
   }
   if (graph.output_size() == 0)
-    return subgraphOf.empty()
-               ? error("cannot import ONNX model '" + path +
-                       "': the graph has no outputs")
-               : error(subgraphOf + " has no outputs");
+    return subgraphOf.empty() ? error("cannot import ONNX model '" + path +
+                                      "': the graph has no outputs")
+                              : error(subgraphOf + " has no outputs");
   for (const onnx::ValueInfoProto &out : graph.output())
     if (!defined.contains(out.name()))
-      return subgraphOf.empty()
-                 ? error("cannot parse ONNX model '" + path +
-                         "': graph output '" + out.name() +
-                         "' is never defined")
-                 : error("output '" + out.name() + "' of " + subgraphOf +
-                         " is never defined");
+      return subgraphOf.empty() ? error("cannot parse ONNX model '" + path +
+                                        "': graph output '" + out.name() +
+                                        "' is never defined")
+                                : error("output '" + out.name() + "' of " +
+                                        subgraphOf + " is never defined");
   if (!subgraphOf.empty())
     for (const std::string &name : added)
       defined.erase(name);
@@ -1302,8 +1301,7 @@ LogicalResult Importer::convertNodes(const onnx::GraphProto &graph) {
     currentIndex = index;
     currentLoc = NameLoc::get(b.getStringAttr(nodeName(node, index)), fileLoc);
     ConverterFn convert = converterOf(node); // checked before: never null
-    if (!convert || failed(checkEightBitInputs(node)) ||
-        failed(convert(*this)))
+    if (!convert || failed(checkEightBitInputs(node)) || failed(convert(*this)))
       return failure();
     // Outputs the converter left undefined fail when something reads them.
     for (int i = 0; i < node.output_size(); ++i) {

@@ -169,9 +169,9 @@ LogicalResult convertQuantizeLinear(ImportContext &ctx) {
   if (int64_t dtype = ctx.attrInt("output_dtype", 0); dtype != 0) {
     quantized = elementTypeOf(ctx.context(), static_cast<int32_t>(dtype));
     if (!quantized || !quantized.isInteger(8))
-      return ctx.unsupported("attribute 'output_dtype' = " +
-                             llvm::Twine(dtype) +
-                             " (tfcc supports INT8 and UINT8)");
+      return ctx.unsupported(
+          "attribute 'output_dtype' = " + llvm::Twine(dtype) +
+          " (tfcc supports INT8 and UINT8)");
   }
   if (ctx.hasInput(2))
     if (RankedTensorType zeroPointType = ctx.inputType(2)) {

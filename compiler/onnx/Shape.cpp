@@ -625,8 +625,7 @@ LogicalResult convertSlice(ImportContext &ctx) {
 
 /// Pad mode "wrap" (opset 19): along each padded axis, the last `lo` and
 /// the first `hi` entries concatenated around x (pads at most the size).
-FailureOr<Value> wrapPad(ImportContext &ctx, Value x,
-                         ArrayRef<int64_t> pads) {
+FailureOr<Value> wrapPad(ImportContext &ctx, Value x, ArrayRef<int64_t> pads) {
   int64_t rank = typeOf(x).getRank();
   for (int64_t d = 0; d < rank; ++d) {
     int64_t lo = pads[d], hi = pads[d + rank];

@@ -98,9 +98,8 @@ void reportUnlowered(Operation *op) {
   llvm::interleaveComma(op->getOperandTypes(), os);
   os << ") -> ";
   llvm::interleaveComma(op->getResultTypes(), os);
-  InFlightDiagnostic diag = op->emitError()
-                            << "tfcc cannot compile " << op->getName() << " "
-                            << os.str();
+  InFlightDiagnostic diag = op->emitError() << "tfcc cannot compile "
+                                            << op->getName() << " " << os.str();
   if (hasDynamicInnerDims(op))
     diag << ": its lowering needs static sizes for every dimension but the "
             "first (the batch); give the model's inputs static sizes (tfcc "
@@ -162,9 +161,9 @@ struct ConvertGraphToLinalg
         if (!StringRef(message).starts_with(prefix))
           return failure(); // not ours: passed on
         StringRef name = StringRef(message).drop_front(prefix.size());
-        unlowered.emplace_back(diag.getLocation(),
-                               name.take_until([](char c) { return c == '\''; })
-                                   .str());
+        unlowered.emplace_back(
+            diag.getLocation(),
+            name.take_until([](char c) { return c == '\''; }).str());
         return success();
       });
       converted = applyPartialConversion(module, target, std::move(patterns));

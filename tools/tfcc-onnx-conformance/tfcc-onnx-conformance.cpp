@@ -489,10 +489,10 @@ bool writeWithConstantInputs(const std::string &modelPath,
     size_t file = fed++;
     int32_t type = input.type().tensor_type().elem_type();
     // Booleans too: Loop's condition is one.
-    bool isInt = input.type().has_tensor_type() &&
-                 (type == onnx::TensorProto::INT64 ||
-                  type == onnx::TensorProto::INT32 ||
-                  type == onnx::TensorProto::BOOL);
+    bool isInt =
+        input.type().has_tensor_type() &&
+        (type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32 ||
+         type == onnx::TensorProto::BOOL);
     bool constant = level == Constants::AllButFirst ? file > 0 : isInt;
     if (!constant || file >= inputFiles.size()) {
       *inputs.Add() = input;
@@ -600,8 +600,8 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
     while (level != Constants::None) {
       std::vector<bool> kept;
       std::string path = testWorkDir + "/model.onnx";
-      if (!writeWithConstantInputs(modelPath, numberedFiles(dir, "input"),
-                                   path, level, kept, error))
+      if (!writeWithConstantInputs(modelPath, numberedFiles(dir, "input"), path,
+                                   level, kept, error))
         report.finish(Kind::Fail, where + error);
       types = importedOutputTypes(context, path, test.dir, error);
       if (!types.empty())
@@ -635,10 +635,10 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
   }
   if (checked == 0)
     report.finish(Kind::Skip, "no output of a supported element type");
-  report.finish(Kind::Pass, level == Constants::None
-                                ? std::string()
-                                : "(" + std::string(constantsLabel(level)) +
-                                      ")");
+  report.finish(Kind::Pass,
+                level == Constants::None
+                    ? std::string()
+                    : "(" + std::string(constantsLabel(level)) + ")");
 }
 
 [[noreturn]] void runTest(const TestCase &test, const std::string &testWorkDir,
@@ -665,8 +665,8 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
     if (level != Constants::AllButFirst && needsConstantInputs(message))
       return false;
     if (level != Constants::None)
-      message = "with its " + std::string(constantsLabel(level)) + ": " +
-                message;
+      message =
+          "with its " + std::string(constantsLabel(level)) + ": " + message;
     if (isUnsupportedFeature(message))
       report.finish(Kind::Skip, message);
     report.finish(Kind::Fail, "compile failed: " + message);
@@ -786,10 +786,10 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
                                     formatDouble(agreement.maxAbsError) + ")");
     }
   }
-  report.finish(Kind::Pass, level == Constants::None
-                                ? std::string()
-                                : "(" + std::string(constantsLabel(level)) +
-                                      ")");
+  report.finish(Kind::Pass,
+                level == Constants::None
+                    ? std::string()
+                    : "(" + std::string(constantsLabel(level)) + ")");
 }
 
 //===----------------------------------------------------------------------===//
