@@ -560,7 +560,7 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
       return ctx.input(i);
     const HostTensor *host = ctx.constantInput(i);
     if (!host || !shapeType.hasStaticShape() ||
-        host->numElements() != 1 && host->shape.size() > normShape.size())
+        (host->numElements() != 1 && host->shape.size() > normShape.size()))
       return ctx.unsupported(
           llvm::formatv("input {0} of type {1} (expected {2})", i, type,
                         shapeType)

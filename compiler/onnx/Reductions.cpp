@@ -190,7 +190,6 @@ LogicalResult convertArgExtremum(ImportContext &ctx) {
   Value input = *x;
   if (IsMin)
     input = b.create<NegOp>(ctx.loc(), input);
-  Value reversedIndices;
   if (selectLast) {
     // The last extremum is the first one of the reversed axis:
     // index = (dim - 1) - argmax(reverse(x)).
