@@ -1285,23 +1285,38 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
         uniform = r;
     }
   }
+  // A size computed in double, converted only when it is one (a scale from
+  // the file may be anything).
+  auto sizeOf = [](double v) -> std::optional<int64_t> {
+    if (!(v >= 0 && v <= static_cast<double>(int64_t(1) << 62)))
+      return std::nullopt;
+    return static_cast<int64_t>(v);
+  };
   for (int64_t d = 0; d < rank; ++d) {
     bool named = llvm::is_contained(axes, d);
     if (!scales.empty()) {
       scale[d] = static_cast<float>(scales[d]);
       if (scale[d] == 1.0)
         continue;
-      if (xType->isDynamicDim(d) || !(scale[d] > 0))
-        return ctx.unsupported(llvm::formatv("scale {0} of dimension {1} of "
-                                             "{2}",
-                                             scales[d], d, *xType)
-                                   .str());
-      out[d] = static_cast<int64_t>(
-          std::floor(static_cast<double>(inShape[d]) * scale[d]));
+      std::optional<int64_t> n =
+          sizeOf(std::floor(static_cast<double>(inShape[d]) * scale[d]));
+      if (xType->isDynamicDim(d) || !(scale[d] > 0) || !n)
+        return ctx.unsupported(
+            llvm::formatv("scale {0} of dimension {1} of {2}", scales[d], d,
+                          *xType)
+                .str());
+      out[d] = *n;
     } else if (uniform && named) {
       scale[d] = *uniform;
-      out[d] = static_cast<int64_t>(*uniform * static_cast<double>(inShape[d]) +
-                                    0.5);
+      std::optional<int64_t> n =
+          sizeOf(*uniform * static_cast<double>(inShape[d]) + 0.5);
+      if (!n)
+        return ctx.unsupported(
+            llvm::formatv("sizes {0} with attribute "
+                          "'keep_aspect_ratio_policy' = \"{1}\"",
+                          listString(sizes), policy)
+                .str());
+      out[d] = *n;
     } else {
       if (sizes[d] == inShape[d])
         continue;

@@ -186,6 +186,16 @@ def bad_resize_size(sizes):
     return model, [], []
 
 
+def bad_resize_scale():
+    """A scale of 1e30: the output size is past int64 (undefined behaviour in the
+    float-to-integer conversion before it was checked; found by fuzz/onnx_import)."""
+    nodes = [node_proto("Resize", ["x", "", "scales"], ["y"], "resize")]
+    inits = [tensor_proto("scales", np.array([1, 1e30, 1, 1], np.float32))]
+    model = model_proto(nodes, [value_info("x", FLOAT, [1, 1, 3, 5])],
+                        [value_info("y", FLOAT)], inits, 13)
+    return model, [], []
+
+
 def bad_resize_antialias():
     """antialias = 1 on a shrinking linear resize (opset 18)."""
     nodes = [node_proto("Resize", ["x", "", "scales"], ["y"], "resize",
@@ -445,6 +455,7 @@ MODELS = {
     "bad_loop_shadow": lambda: bad_loop_nested(distinct_names=False),
     "resize19_symmetric_scales": lambda: resize19_symmetric(sizes=False),
     "bad_resize_antialias": bad_resize_antialias,
+    "bad_resize_scale": bad_resize_scale,
     "bad_resize_huge": lambda: bad_resize_size([1, 1, 1 << 30, 1 << 30]),
     "bad_resize_long": lambda: bad_resize_size([1, 1, 1, 1 << 21]),
     "bad_if_types": bad_if_types, "bad_cycle": bad_cycle, "bad_split18": bad_split18,
