@@ -1002,14 +1002,20 @@ double onnxSource(llvm::StringRef mode, int64_t dst, double scale, int64_t in,
   return x / scale; // asymmetric
 }
 
+/// A whole-numbered source position as an index; far-out positions (they
+/// are clamped to the axis afterwards) saturate rather than overflow.
+int64_t positionIndex(double whole) {
+  return static_cast<int64_t>(std::clamp(whole, -1e15, 1e15));
+}
+
 int64_t onnxNearest(llvm::StringRef nearestMode, double x) {
   if (nearestMode == "round_prefer_ceil")
-    return static_cast<int64_t>(std::floor(x + 0.5));
+    return positionIndex(std::floor(x + 0.5));
   if (nearestMode == "floor")
-    return static_cast<int64_t>(std::floor(x));
+    return positionIndex(std::floor(x));
   if (nearestMode == "ceil")
-    return static_cast<int64_t>(std::ceil(x));
-  return static_cast<int64_t>(std::ceil(x - 0.5)); // round_prefer_floor
+    return positionIndex(std::ceil(x));
+  return positionIndex(std::ceil(x - 0.5)); // round_prefer_floor
 }
 
 /// True when TF's resize (graph.resize with `halfPixel`) reads the same
@@ -1084,7 +1090,7 @@ AxisSampling sampleAxis(llvm::StringRef mode, llvm::StringRef coordMode,
     std::array<double, 4> cubic = cubicWeights(ratio, cubicA);
     double total = 0;
     for (int64_t k = 0; k < n; ++k) {
-      int64_t index = static_cast<int64_t>(base) + k - (n == 4 ? 1 : 0);
+      int64_t index = positionIndex(base) + k - (n == 4 ? 1 : 0);
       double w = n == 4 ? cubic[k] : (k == 0 ? 1 - ratio : ratio);
       if (excludeOutside && (index < 0 || index >= in))
         w = 0;
@@ -1329,6 +1335,11 @@ LogicalResult convertResizeLike(ImportContext &ctx, bool isUpsample) {
     }
     if (out[d] < 1)
       return ctx.unsupported("empty output size " + listString(out));
+    if (inShape[d] < 1)
+      return ctx.unsupported(llvm::formatv("resize of the empty dimension {0} "
+                                           "of {1} to {2}",
+                                           d, *xType, out[d])
+                                 .str());
   }
   // Before anything loops over the output (a small file may ask for any
   // size).

@@ -177,11 +177,12 @@ def resize19_symmetric(sizes=True):
     return model, [x], [want]
 
 
-def bad_resize_size(sizes):
-    """A Resize to `sizes` (nearest): too large in all, or along one axis."""
+def bad_resize_size(sizes, x_shape=(1, 1, 4, 4)):
+    """A Resize to `sizes` (nearest): too large in all, or along one axis, or from an
+    empty dimension (undefined behaviour before it was refused; fuzz/onnx_import)."""
     nodes = [node_proto("Resize", ["x", "", "", "sizes"], ["y"], "resize")]
     inits = [tensor_proto("sizes", np.array(sizes, np.int64))]
-    model = model_proto(nodes, [value_info("x", FLOAT, [1, 1, 4, 4])],
+    model = model_proto(nodes, [value_info("x", FLOAT, list(x_shape))],
                         [value_info("y", FLOAT)], inits, 13)
     return model, [], []
 
@@ -458,6 +459,7 @@ MODELS = {
     "bad_resize_scale": bad_resize_scale,
     "bad_resize_huge": lambda: bad_resize_size([1, 1, 1 << 30, 1 << 30]),
     "bad_resize_long": lambda: bad_resize_size([1, 1, 1, 1 << 21]),
+    "bad_resize_empty": lambda: bad_resize_size([1, 127, 3, 5], (1, 0, 3, 5)),
     "bad_if_types": bad_if_types, "bad_cycle": bad_cycle, "bad_split18": bad_split18,
     "bad_qdq21": bad_qdq21, "bad_opset22": bad_opset22,
 }
