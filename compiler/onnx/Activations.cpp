@@ -380,15 +380,15 @@ LogicalResult convertInstanceNormalization(ImportContext &ctx) {
   FailureOr<NormInputs> in = normInputs(ctx);
   if (failed(in))
     return failure();
-  Value *x = &in->x, *scale = &in->scale, *bias = &in->bias;
+  Value x = in->x, scale = in->scale, bias = in->bias;
   float epsilon = in->epsilon;
-  RankedTensorType xType = typeOf(*x);
+  RankedTensorType xType = typeOf(x);
   int64_t rank = xType.getRank();
   if (rank < 3)
     return ctx.unsupported("input of rank " + std::to_string(rank) +
                            " (expected [N, C, D1, ...])");
   int64_t channels = xType.getDimSize(1);
-  for (Value v : {*scale, *bias}) {
+  for (Value v : {scale, bias}) {
     RankedTensorType t = typeOf(v);
     if (t.getRank() != 1 ||
         (!ShapedType::isDynamic(channels) && !t.isDynamicDim(0) &&
@@ -401,8 +401,8 @@ LogicalResult convertInstanceNormalization(ImportContext &ctx) {
   SmallVector<int64_t> perChannel(rank - 1, 1);
   perChannel[0] = ShapedType::isDynamic(channels) ? ShapedType::kDynamic
                                                   : channels;
-  FailureOr<Value> scaleC = ctx.reshape(*scale, perChannel);
-  FailureOr<Value> biasC = ctx.reshape(*bias, perChannel);
+  FailureOr<Value> scaleC = ctx.reshape(scale, perChannel);
+  FailureOr<Value> biasC = ctx.reshape(bias, perChannel);
   if (failed(scaleC) || failed(biasC))
     return failure();
 
@@ -410,7 +410,7 @@ LogicalResult convertInstanceNormalization(ImportContext &ctx) {
   for (int64_t d = 2; d < rank; ++d)
     axes.push_back(d);
   Builder b{ctx};
-  Value normalized = standardize(b, *x, axes, epsilon);
+  Value normalized = standardize(b, x, axes, epsilon);
   return b.finish(
       b.binary<AddOp>(b.binary<MulOp>(normalized, *scaleC), *biasC));
 }
@@ -422,12 +422,12 @@ LogicalResult convertGroupNormalization(ImportContext &ctx) {
   FailureOr<NormInputs> in = normInputs(ctx);
   if (failed(in))
     return failure();
-  Value *x = &in->x, *scale = &in->scale, *bias = &in->bias;
+  Value x = in->x, scale = in->scale, bias = in->bias;
   float epsilon = in->epsilon;
   if (!ctx.hasAttr("num_groups"))
     return ctx.invalid("missing attribute 'num_groups'");
   int64_t groups = ctx.attrInt("num_groups", 0);
-  RankedTensorType xType = typeOf(*x);
+  RankedTensorType xType = typeOf(x);
   int64_t rank = xType.getRank();
   if (rank < 3)
     return ctx.unsupported("input of rank " + std::to_string(rank) +
@@ -442,7 +442,7 @@ LogicalResult convertGroupNormalization(ImportContext &ctx) {
                        " for " + std::to_string(channels) + " channels");
   // Opset 18: a value per group; from 21: per channel.
   int64_t perParam = ctx.opset() < 21 ? groups : channels;
-  for (Value v : {*scale, *bias}) {
+  for (Value v : {scale, bias}) {
     RankedTensorType t = typeOf(v);
     if (t.getRank() != 1 || t.getDimSize(0) != perParam)
       return ctx.invalid("'scale'/'bias' shape " + formatInts(t.getShape()) +
@@ -450,7 +450,7 @@ LogicalResult convertGroupNormalization(ImportContext &ctx) {
                          "] at opset " + std::to_string(ctx.opset()) + ")");
   }
   int64_t perGroup = productOf(shape.drop_front()) / groups;
-  FailureOr<Value> grouped = ctx.reshape(*x, {shape[0], groups, perGroup});
+  FailureOr<Value> grouped = ctx.reshape(x, {shape[0], groups, perGroup});
   if (failed(grouped))
     return failure();
   Builder b{ctx};
@@ -462,8 +462,8 @@ LogicalResult convertGroupNormalization(ImportContext &ctx) {
                                         : SmallVector<int64_t>(rank - 1, 1);
   if (ctx.opset() >= 21)
     paramShape[0] = channels;
-  FailureOr<Value> scaleB = ctx.reshape(*scale, paramShape);
-  FailureOr<Value> biasB = ctx.reshape(*bias, paramShape);
+  FailureOr<Value> scaleB = ctx.reshape(scale, paramShape);
+  FailureOr<Value> biasB = ctx.reshape(bias, paramShape);
   if (failed(scaleB) || failed(biasB))
     return failure();
   if (ctx.opset() < 21) {

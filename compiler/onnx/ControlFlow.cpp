@@ -49,14 +49,25 @@ FailureOr<Value> branchValue(ImportContext &ctx, SubgraphValue &output,
   return ctx.constant(*output.host);
 }
 
+/// The truth of a one-element boolean (or number) known at import time.
+bool truthOf(const HostTensor &t) {
+  return t.isFloat() ? t.floats[0] != 0.0 : t.ints[0] != 0;
+}
+
+/// A known one-element value's truth; nullopt when not known.
+std::optional<bool> knownTruth(const SubgraphValue &v) {
+  if (!v.host || v.host->numElements() != 1 || v.host->hasUnknowns())
+    return std::nullopt;
+  return truthOf(*v.host);
+}
+
 LogicalResult convertIf(ImportContext &ctx) {
   if (const HostTensor *cond = ctx.constantInput(0)) {
     if (cond->numElements() != 1)
       return ctx.invalid("condition of " + llvm::Twine(cond->numElements()) +
                          " elements (If takes one boolean)");
-    bool taken = cond->isFloat() ? cond->floats[0] != 0.0 : cond->ints[0] != 0;
     FailureOr<SubgraphValues> outputs =
-        importBranch(ctx, taken ? "then_branch" : "else_branch");
+        importBranch(ctx, truthOf(*cond) ? "then_branch" : "else_branch");
     if (failed(outputs))
       return failure();
     for (auto [i, output] : llvm::enumerate(*outputs)) {
@@ -113,11 +124,7 @@ LogicalResult convertIf(ImportContext &ctx) {
 constexpr int64_t kMaxLoopIterations = 4096;
 
 SubgraphValue hostScalar(Type type, int64_t value) {
-  SubgraphValue v;
-  v.host = HostTensor();
-  v.host->elementType = type;
-  v.host->ints = {value};
-  return v;
+  return SubgraphValue{Value(), makeFilled(type, {}, value)};
 }
 
 /// Input `i` as a subgraph value: known at import time (possibly partially)
@@ -133,13 +140,6 @@ FailureOr<SubgraphValue> inputValue(ImportContext &ctx, int i) {
     return failure();
   v.value = *value;
   return v;
-}
-
-/// A known boolean (or number) as a truth value; nullopt when not known.
-std::optional<bool> knownTruth(const SubgraphValue &v) {
-  if (!v.host || v.host->numElements() != 1 || v.host->hasUnknowns())
-    return std::nullopt;
-  return v.host->isFloat() ? v.host->floats[0] != 0.0 : v.host->ints[0] != 0;
 }
 
 /// The scan output of every iteration stacked on a new axis 0.

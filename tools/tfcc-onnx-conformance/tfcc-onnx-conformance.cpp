@@ -452,6 +452,13 @@ const char *constantsLabel(Constants level) {
                                            : "";
 }
 
+/// The note of a PASS at `level`: "" or "(integer inputs as constants)".
+std::string passNote(Constants level) {
+  return level == Constants::None
+             ? std::string()
+             : "(" + std::string(constantsLabel(level)) + ")";
+}
+
 /// Writes `modelPath` to `outPath` with the graph inputs `level` names turned
 /// into initializers holding the data set's values (`inputFiles`, in the
 /// graph's input order) and dropped from the inputs. `kept[i]` says whether
@@ -635,10 +642,7 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
   }
   if (checked == 0)
     report.finish(Kind::Skip, "no output of a supported element type");
-  report.finish(Kind::Pass,
-                level == Constants::None
-                    ? std::string()
-                    : "(" + std::string(constantsLabel(level)) + ")");
+  report.finish(Kind::Pass, passNote(level));
 }
 
 [[noreturn]] void runTest(const TestCase &test, const std::string &testWorkDir,
@@ -786,10 +790,7 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
                                     formatDouble(agreement.maxAbsError) + ")");
     }
   }
-  report.finish(Kind::Pass,
-                level == Constants::None
-                    ? std::string()
-                    : "(" + std::string(constantsLabel(level)) + ")");
+  report.finish(Kind::Pass, passNote(level));
 }
 
 //===----------------------------------------------------------------------===//
