@@ -21,6 +21,7 @@ import json
 import math
 import os
 import platform
+import re
 import select
 import shlex
 import shutil
@@ -166,7 +167,26 @@ def file_hash(*paths):
     return h.hexdigest()[:16]
 
 
-def export_int8_models(names, model_dir, tfcc):
+def has_vnni():
+    """Whether this CPU has AVX512_VNNI or AVX-VNNI (int8 dot products without saturation)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+    except OSError:
+        return False
+    return bool(re.search(r"\b(avx512_vnni|avx_vnni)\b", flags))
+
+
+def int8_weight_bits(choice, isa):
+    """--int8-weight-bits: 7 or 8, or auto: 7 where the int8 kernels run without VNNI (this
+    CPU lacks it, or --isa avx2), as ONNX Runtime's documentation advises (reduce_range), else
+    8."""
+    if choice != "auto":
+        return int(choice)
+    return 7 if isa == "avx2" or not has_vnni() else 8
+
+
+def export_int8_models(names, model_dir, tfcc, weight_bits=8):
     """Writes each int8 workload's QDQ .onnx from its float workload's (bench/qdq.py), its
     inputs (the float workload's) and its .json, when missing or stale."""
     metas = {}
@@ -174,7 +194,7 @@ def export_int8_models(names, model_dir, tfcc):
         base = INT8_WORKLOADS[n]
         src = os.path.join(model_dir, base + ".onnx")
         dst = os.path.join(model_dir, n + ".onnx")
-        stamp = file_hash(os.path.join(HERE, "qdq.py"), src)
+        stamp = file_hash(os.path.join(HERE, "qdq.py"), src) + "-w%d" % weight_bits
         meta_path = os.path.join(model_dir, n + ".json")
         if os.path.exists(meta_path) and os.path.exists(dst):
             with open(meta_path) as f:
@@ -185,7 +205,7 @@ def export_int8_models(names, model_dir, tfcc):
         log("quantizing %s -> %s (bench/qdq.py)" % (base, n))
         tfcc_run = os.path.join(os.path.dirname(tfcc), "tfcc-run")
         r = subprocess.run([PY, os.path.join(HERE, "qdq.py"), src, dst, "--tfcc", tfcc,
-                            "--tfcc-run", tfcc_run,
+                            "--tfcc-run", tfcc_run, "--weight-bits", str(weight_bits),
                             "--work", os.path.join(model_dir, n + ".calibration")])
         if r.returncode != 0:
             sys.exit("bench: bench/qdq.py failed for %s" % n)
@@ -194,7 +214,7 @@ def export_int8_models(names, model_dir, tfcc):
         with open(os.path.join(model_dir, base + ".json")) as f:
             meta = json.load(f)
         meta.update(name=n, description=meta["description"] + ", int8 QDQ (bench/qdq.py)",
-                    float_workload=base, int8=True, stamp=stamp)
+                    float_workload=base, int8=True, stamp=stamp, weight_bits=weight_bits)
         with open(meta_path, "w") as f:
             json.dump(meta, f, indent=1)
         metas[n] = meta
@@ -732,15 +752,16 @@ HEADER = ["workload", "thr", "tfcc ms", "ORT ms", "PyTorch ms", "oneDNN ms", "tf
           "tfcc/PyTorch", "GFLOP/s tfcc / ORT / PyTorch / oneDNN", "max rel err vs ORT", "notes"]
 
 
-def int8_md(rows):
+def int8_md(rows, weight_bits):
     """The int8 rows beside tfcc's float32 rows of the same run (issue 17's bars: int8 at
     least 2x tfcc float32 and at most 0.9x ONNX Runtime on the same QDQ file)."""
     by_key = {(r["workload"], r["threads"]): r for r in rows}
     lines = ["## int8: tfcc and ONNX Runtime on the same QDQ file, against tfcc float32", "",
              "The QDQ files are written by bench/qdq.py from the float workload's .onnx "
              "(ONNX Runtime's static QDQ format: uint8 activations per tensor, int8 weights "
-             "per channel, int32 biases). tfcc float32 is the float workload's row of this "
-             "run. Speed-up = tfcc float32 ms / tfcc int8 ms.", "",
+             "per channel, int32 biases), weights of %d bits (`--int8-weight-bits`: 7 is "
+             "ONNX Runtime's reduce_range, advised for CPUs without VNNI). tfcc float32 is the float workload's row of this "
+             "run. Speed-up = tfcc float32 ms / tfcc int8 ms." % weight_bits, "",
              "| workload | thr | tfcc int8 ms | ORT int8 ms | tfcc float32 ms | "
              "tfcc int8 / ORT int8 | speed-up over tfcc float32 | max rel err vs ORT |",
              "|---|---|---|---|---|---|---|---|"]
@@ -1112,7 +1133,7 @@ def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
             lines.append("| " + " | ".join(c.replace("|", "/") for c in b) + " |")
         lines.append("")
         if any(r["workload"] in INT8_WORKLOADS for r in rows):
-            lines += int8_md(rows)
+            lines += int8_md(rows, int8_weight_bits(args.int8_weight_bits, args.isa))
     if train_rows:
         lines += train_md(train_rows, args)
     lines += ["## tfcc compile times", "", "| workload | seconds | result |", "|---|---|---|"]
@@ -1166,6 +1187,10 @@ def main():
     p.add_argument("--isa", default="", choices=["", "avx2"],
                    help="run as on an AVX2 machine: tfcc --cpu=x86-64-v3; bench/run.sh caps "
                         "the peers and says how")
+    p.add_argument("--int8-weight-bits", default="auto", choices=["auto", "7", "8"],
+                   help="the QDQ files' weights: 8 bits, or 7 (ONNX Runtime's reduce_range, "
+                        "advised for CPUs without VNNI); auto (default): 7 when the int8 "
+                        "kernels run without VNNI (no AVX512_VNNI/AVX-VNNI, or --isa avx2)")
     p.add_argument("--ort-lib", default=None, help="libonnxruntime.so.1 (required to run)")
     p.add_argument("--cc", default="cc", help="C compiler for the per-model tfcc harness")
     p.add_argument("--threads", default="1,2")
@@ -1251,7 +1276,8 @@ def main():
     metas = export_models([n for n in names if n not in INT8_WORKLOADS] +
                           [INT8_WORKLOADS[n] for n in int8_names
                            if INT8_WORKLOADS[n] not in names], paths["models"])
-    metas.update(export_int8_models(int8_names, paths["models"], args.tfcc))
+    metas.update(export_int8_models(int8_names, paths["models"], args.tfcc,
+                                    int8_weight_bits(args.int8_weight_bits, args.isa)))
     paths["train_data"] = {n: write_train_data(n, TRAIN_WORKLOADS[n], os.path.join(work, "train"))
                            for n in train_names}
 

@@ -4,14 +4,16 @@ Runtime's static quantizer writes it (its Python quantizer is not installable he
 own calibration, so tfcc and ONNX Runtime can run the same int8 file.
 
   /usr/bin/python3 bench/qdq.py FLOAT.onnx OUT.onnx --tfcc TFCC --tfcc-run TFCC_RUN
-                               [--samples N] [--seed S] [--work DIR]
+                               [--samples N] [--seed S] [--work DIR] [--weight-bits 7|8]
 
 What it writes (ONNX Runtime's defaults for QDQ, static, per channel):
   - every Conv (grouped ones too), Gemm and MatMul whose weight is an initializer takes its
     activation input through QuantizeLinear -> DequantizeLinear (uint8, per tensor,
     asymmetric over the calibrated range widened to hold 0) and its weight as an int8
     initializer through DequantizeLinear (symmetric, per output channel: scale max|w| / 127,
-    rounded half to even); its bias as int32 (scale = input scale x weight scale, zero point
+    rounded half to even; with --weight-bits 7, max|w| / 63 and values in [-63, 63], what
+    ONNX Runtime's quantizer writes with reduce_range=True, the setting its documentation
+    advises for CPUs without VNNI); its bias as int32 (scale = input scale x weight scale, zero point
     0) through DequantizeLinear;
   - the op's output (after a Relu or Clip that is its only consumer) goes through
     QuantizeLinear -> DequantizeLinear too, so a chain of layers passes uint8 between them
@@ -100,7 +102,7 @@ def uint8_params(lo, hi):
     return np.float32(scale), np.uint8(zero_point)
 
 
-def quantize(model, lo, hi, targets, consumers):
+def quantize(model, lo, hi, targets, consumers, weight_bits=8):
     g = model.graph
     inits = {i.name: i for i in g.initializer}
     new_nodes = []
@@ -134,11 +136,12 @@ def quantize(model, lo, hi, targets, consumers):
             axis = weight_axis(node)
             wf = numpy_helper.to_array(inits[w]).astype(np.float32)
             reduce = tuple(d for d in range(wf.ndim) if d != axis)
-            ws = (np.abs(wf).max(axis=reduce) / 127.0).astype(np.float32)
+            qmax = 2 ** (weight_bits - 1) - 1
+            ws = (np.abs(wf).max(axis=reduce) / float(qmax)).astype(np.float32)
             ws[ws == 0] = 1.0
             shape = [1] * wf.ndim
             shape[axis] = -1
-            wq = np.clip(np.round(wf / ws.reshape(shape)), -127, 127).astype(np.int8)
+            wq = np.clip(np.round(wf / ws.reshape(shape)), -qmax, qmax).astype(np.int8)
             const(w + "_int8", wq)
             const(w + "_scale", ws)
             const(w + "_zero_point", np.zeros(ws.shape, np.int8))
@@ -190,6 +193,7 @@ def main():
     p.add_argument("--samples", type=int, default=8)
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--work", default=None)
+    p.add_argument("--weight-bits", type=int, default=8, choices=[7, 8])
     args = p.parse_args()
     args.work = args.work or args.out + ".calibration"
     model = onnx.load(args.float_model)
@@ -206,7 +210,7 @@ def main():
     tensors = sorted({n.input[0] for n in targets} |
                      ({activation_output(n, consumers) for n in targets} - outputs))
     lo, hi = calibrate(model, tensors, args)
-    model = quantize(model, lo, hi, targets, consumers)
+    model = quantize(model, lo, hi, targets, consumers, args.weight_bits)
     onnx.checker.check_model(model)
     onnx.save(model, args.out)
     print("qdq.py: %s: %d ops quantized, %d activations calibrated on %d inputs"

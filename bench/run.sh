@@ -6,7 +6,7 @@
 #                     [--tfcc PATH] [--tfcc-flags '...'] [--build-dir DIR] [--results DIR]
 #                     [--name STEM] [--target SECONDS] [--budget SECONDS] [--wait-idle SECONDS]
 #                     [--nice N] [--train-rtol R] [--train-torch-format channels_last|contiguous]
-#                     [--train-malloc tuned|default]
+#                     [--train-malloc tuned|default] [--int8-weight-bits auto|7|8]
 #                     [--isa avx2] [--gemm] [--no-install] [--list]
 #
 # Installs what is missing (apt-get: libdnnl-dev, python3-torch, python3-torchvision,
@@ -42,9 +42,9 @@ log() { echo "bench/run.sh: $*"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) PASS+=(--quick) ;;
-    --threads|--repeats|--only|--skip|--tfcc-flags|--results|--name|--target|--budget|--wait-idle|--nice|--train-rtol|--train-torch-format|--train-malloc)
+    --threads|--repeats|--only|--skip|--tfcc-flags|--results|--name|--target|--budget|--wait-idle|--nice|--train-rtol|--train-torch-format|--train-malloc|--int8-weight-bits)
       [ $# -ge 2 ] || die "$1 needs a value"; PASS+=("$1" "$2"); shift ;;
-    --threads=*|--repeats=*|--only=*|--skip=*|--tfcc-flags=*|--results=*|--name=*|--target=*|--budget=*|--wait-idle=*|--nice=*|--train-rtol=*|--train-torch-format=*|--train-malloc=*)
+    --threads=*|--repeats=*|--only=*|--skip=*|--tfcc-flags=*|--results=*|--name=*|--target=*|--budget=*|--wait-idle=*|--nice=*|--train-rtol=*|--train-torch-format=*|--train-malloc=*|--int8-weight-bits=*)
       PASS+=("$1") ;;
     --tfcc) [ $# -ge 2 ] || die "--tfcc needs a path"; TFCC=$(realpath "$2"); shift ;;
     --tfcc=*) TFCC=$(realpath "${1#--tfcc=}") ;;

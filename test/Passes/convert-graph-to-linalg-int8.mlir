@@ -5,11 +5,12 @@
 // then one int8 GEMM call (M = n * 64, N = 4, K = lda = 28) requantizes
 // (out_scale 0.25, zero point 7) with the bias and relu (activation 1).
 // The weights are packed at compile time: 16 columns x 7 groups of 4, then
-// the column sums (27 for the 4 real columns, 0 for the padding).
+// the column sums (27 for the 4 real columns, 0 for the padding), then the
+// flag saying every pair of weights fits vpmaddubsw's int16 (1).
 // CHECK: func.func private @tfcc_rt_qgemm_u8s8_u8(i64, i64, i64, i64, i64, i32, i64, i64, i64, i64, i32, f32, f32, f32, i32, i64)
 // CHECK: func.func private @tfcc_rt_im2col_u8(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i64, i64)
 // CHECK-LABEL: func.func @conv3x3
-// CHECK: arith.constant dense<"0x01010101{{.*}}1B0000001B0000001B0000001B000000{{0+}}"> : tensor<512xi8>
+// CHECK: arith.constant dense<"0x01010101{{.*}}1B0000001B0000001B0000001B000000{{0+}}01000000"> : tensor<516xi8>
 // CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
 // CHECK: %[[M:.*]] = arith.muli %[[N]], %c64
 // CHECK: %[[COLS:.*]] = memref.alloc(%[[M]]) {alignment = 64 : i64} : memref<?x28xui8>
@@ -42,11 +43,11 @@ func.func @pointwise(%x: tensor<2x4x4x6xui8>) -> tensor<2x4x4x5xf32> {
 
 // A dense layer: M is the product of the leading dims (batch * 3), weights
 // that are not constant are packed at run time (tfcc_rt_qgemm_pack_b into a
-// buffer of tfcc_rt_qgemm_packed_b_size(7, 2) = 16 * (8 + 4) bytes).
+// buffer of tfcc_rt_qgemm_packed_b_size(7, 2) = 16 * (8 + 4) + 4 bytes).
 // CHECK-LABEL: func.func @dense
 // CHECK: %[[B:.*]] = tensor.dim %arg0, %c0
 // CHECK: %[[M:.*]] = arith.muli %[[B]], %c3
-// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<192xi8>
+// CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<196xi8>
 // CHECK: %[[PI:.*]] = memref.extract_aligned_pointer_as_index %[[P]]
 // CHECK: %[[PA:.*]] = arith.index_cast %[[PI]] : index to i64
 // CHECK: call @tfcc_rt_qgemm_pack_b(%c7_i64, %c2_i64, %{{.*}}, %[[PA]])

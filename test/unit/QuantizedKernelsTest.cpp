@@ -39,9 +39,10 @@ std::vector<uint8_t> randomU8(size_t n, std::mt19937 &rng) {
 }
 
 // Weights over the whole int8 range, extremes included (-128 too, which
-// symmetric quantization never makes but an ONNX file may hold).
-std::vector<int8_t> randomI8(size_t n, std::mt19937 &rng) {
-  std::uniform_int_distribution<int> d(-128, 127);
+// symmetric quantization never makes but an ONNX file may hold), or within
+// [-bound, bound].
+std::vector<int8_t> randomI8(size_t n, std::mt19937 &rng, int bound = 128) {
+  std::uniform_int_distribution<int> d(-bound, std::min(bound, 127));
   std::vector<int8_t> v(n);
   for (int8_t &x : v)
     x = static_cast<int8_t>(d(rng));
@@ -66,6 +67,7 @@ struct QGemmCase {
   bool bias, residual;
   int32_t act;
   bool quantizeOutput;
+  int weightBound = 128; // weights in [-weightBound, weightBound]
 };
 
 // The definition: acc in int64, v in double, the quantized value with
@@ -105,7 +107,7 @@ double expectedValue(const QGemmCase &c, const std::vector<uint8_t> &A,
 void checkQGemm(const QGemmCase &c, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<uint8_t> A = randomU8(c.M * c.K, rng);
-  std::vector<int8_t> B = randomI8(c.K * c.N, rng);
+  std::vector<int8_t> B = randomI8(c.K * c.N, rng, c.weightBound);
   std::vector<float> scales = randomF32(c.N, rng, 1e-4f, 2e-3f);
   std::vector<float> bias = randomF32(c.N, rng, -2.0f, 2.0f);
   std::vector<float> res = randomF32(c.M * c.N, rng, -1.0f, 1.0f);
@@ -196,6 +198,46 @@ TEST_P(QuantizedKernelsTest, QGemmLayerShapes) {
   checkQGemm({3136, 24, 144, 17, false, false, TFCC_ACT_NONE, true}, 14);
 }
 
+// Weights whose pairs fit an int16 (7-bit weights and up to |b0| + |b1| =
+// 128: the AVX2 level's vpmaddubsw form) with A up to 255, where a
+// saturating int16 would be off: the same shapes as above.
+TEST_P(QuantizedKernelsTest, QGemmPairsFitWeights) {
+  const int32_t activations[] = {TFCC_ACT_NONE, TFCC_ACT_RELU, TFCC_ACT_CLIP,
+                                 TFCC_ACT_LEAKY_RELU, TFCC_ACT_HARD_SWISH};
+  uint32_t seed = 500;
+  for (int64_t M : {1, 8, 9, 17})
+    for (int64_t N : {1, 16, 17, 33})
+      for (int64_t K : {1, 3, 4, 5, 27, 64})
+        for (bool q : {false, true}) {
+          checkQGemm({M, N, K, int32_t(seed * 37 % 256), seed % 2 == 0,
+                      seed % 3 == 0, activations[seed % 5], q, 64},
+                     seed);
+          ++seed;
+        }
+  checkQGemm({196, 256, 1152, 3, true, false, TFCC_ACT_CLIP, true, 64}, 15);
+  checkQGemm({3136, 24, 144, 17, false, false, TFCC_ACT_NONE, false, 64}, 16);
+}
+
+// One pair over the bound makes the whole matrix take the widening form:
+// A = 255 everywhere and a column of 127s, whose pair sums (64770) a
+// saturating int16 would clip, beside columns that fit.
+TEST_P(QuantizedKernelsTest, QGemmOnePairOverTheBound) {
+  const int64_t M = 9, N = 20, K = 13;
+  std::vector<uint8_t> A(M * K, 255);
+  std::vector<int8_t> B(K * N, 64);
+  for (int64_t k = 0; k < K; ++k)
+    B[k * N + 17] = 127;
+  std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(K, N));
+  tfcc_rt_qgemm_pack_b(K, N, B.data(), packed.data());
+  std::vector<float> scales(N, 1.0f), y(M * N);
+  tfcc_rt_qgemm_u8s8_f32(M, N, K, A.data(), K, 0, packed.data(), scales.data(),
+                         nullptr, nullptr, TFCC_ACT_NONE, 0, 0, y.data());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n)
+      ASSERT_EQ(y[m * N + n], 255.0f * K * (n == 17 ? 127 : 64))
+          << "at (" << m << ", " << n << ")";
+}
+
 // K = 0: the products are empty, the output is the epilogue of 0.
 TEST_P(QuantizedKernelsTest, QGemmZeroK) {
   std::vector<float> scales(5, 1.0f), bias = {1, -2, 3, -4, 5}, y(10);
@@ -275,16 +317,20 @@ struct MicroKernel {
   const char *name;
   tfcc_quk_fn fn;
   bool available;
+  int weightBound; // the weights it is exact for: [-bound, bound]
 };
 
 std::vector<MicroKernel> microKernels() {
-  std::vector<MicroKernel> v = {{"base", tfcc_quk_base, true}};
+  std::vector<MicroKernel> v = {{"base", tfcc_quk_base, true, 128}};
 #if TFCC_KERNELS_HAVE_AVX2
-  v.push_back({"avx2", tfcc_quk_avx2, haveIsa(TFCC_ISA_AVX2)});
+  v.push_back({"avx2", tfcc_quk_avx2, haveIsa(TFCC_ISA_AVX2), 128});
+  // The vpmaddubsw form: pairs with |b0| + |b1| <= 128.
+  v.push_back({"avx2_pairs", tfcc_quk_avx2_pairs, haveIsa(TFCC_ISA_AVX2), 64});
 #endif
 #if TFCC_KERNELS_HAVE_AVX512
   v.push_back({"avx512vnni", tfcc_quk_avx512vnni,
-               haveIsa(TFCC_ISA_AVX512) && tfcc_kernels_has_avx512_vnni()});
+               haveIsa(TFCC_ISA_AVX512) && tfcc_kernels_has_avx512_vnni(),
+               128});
 #endif
   return v;
 }
@@ -303,7 +349,7 @@ TEST(QuantizedMicroKernels, MatchTheDefinition) {
           // A exactly mr rows long (the last one K bytes): a read past K
           // shows under ASan.
           std::vector<uint8_t> A = randomU8((mr - 1) * lda + K, rng);
-          std::vector<int8_t> B = randomI8(K * N, rng);
+          std::vector<int8_t> B = randomI8(K * N, rng, uk.weightBound);
           std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(K, N));
           tfcc_rt_qgemm_pack_b(K, N, B.data(), packed.data());
           std::vector<int32_t> acc(TFCC_QMR * TFCC_QNR_TILE, -1);
@@ -330,7 +376,7 @@ TEST(QuantizedMicroKernels, PackLayout) {
   const int64_t K = 7, N = 19, groups = 2, panels = 2;
   std::vector<int8_t> B = randomI8(K * N, rng);
   ASSERT_EQ(tfcc_rt_qgemm_packed_b_size(K, N),
-            panels * 16 * (groups * 4 + 4));
+            panels * 16 * (groups * 4 + 4) + 4);
   std::vector<int8_t> p(tfcc_rt_qgemm_packed_b_size(K, N));
   tfcc_rt_qgemm_pack_b(K, N, B.data(), p.data());
   for (int64_t n = 0; n < panels * 16; ++n) {
@@ -345,6 +391,33 @@ TEST(QuantizedMicroKernels, PackLayout) {
     std::memcpy(&got, p.data() + panels * groups * 64 + 4 * n, 4);
     EXPECT_EQ(got, sum) << "column " << n;
   }
+}
+
+// The flag after the column sums: 1 exactly when every pair (4g, 4g+1),
+// (4g+2, 4g+3) of every column has |b0| + |b1| <= 128. Pairs at the
+// bound and just over it, in the last column and in a K tail.
+TEST(QuantizedMicroKernels, PairsFitFlag) {
+  const int64_t K = 6, N = 17;
+  auto flag = [&](const std::vector<int8_t> &B) {
+    std::vector<int8_t> p(tfcc_rt_qgemm_packed_b_size(K, N));
+    tfcc_rt_qgemm_pack_b(K, N, B.data(), p.data());
+    int32_t f;
+    std::memcpy(&f, p.data() + p.size() - 4, 4);
+    return f;
+  };
+  std::vector<int8_t> B(K * N, 64);
+  EXPECT_EQ(flag(B), 1); // 64 + 64
+  B[2 * N + 16] = 65;    // k = 2, 3 of the last column: 65 + 64
+  EXPECT_EQ(flag(B), 0);
+  B[2 * N + 16] = 64;
+  B[4 * N + 3] = -128; // the K tail's pair (k = 4, 5): 128 + 64
+  EXPECT_EQ(flag(B), 0);
+  B[5 * N + 3] = 0; // 128 + 0
+  EXPECT_EQ(flag(B), 1);
+  B[1 * N + 0] = 127; // k = 0, 1: 64 + 127
+  EXPECT_EQ(flag(B), 0);
+  B[0 * N + 0] = 1; // 1 + 127
+  EXPECT_EQ(flag(B), 1);
 }
 
 } // namespace

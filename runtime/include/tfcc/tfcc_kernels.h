@@ -101,7 +101,10 @@ TFCC_RT_API int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w,
  * rounded up to a multiple of 4 (zero padded) as groups of 4: byte
  * (p, g, j, t) = B[4g + t][16p + j] at ((p * groups + g) * 16 + j) * 4 + t,
  * which is what one vpdpbusd multiplies by 4 broadcast bytes of A; then the
- * column sums sum_k B[k][n] as int32 (little endian, 16 per panel). Size in
+ * column sums sum_k B[k][n] as int32 (little endian, 16 per panel); last
+ * one int32 (little endian), 1 when every pair (4g, 4g+1), (4g+2, 4g+3) of
+ * a column has |B[k][n]| + |B[k+1][n]| <= 128 (so that vpmaddubsw's int16
+ * pair sums cannot saturate: the AVX2 kernel then uses it), else 0. Size in
  * bytes; 0 when K or N is <= 0. */
 #define TFCC_RT_QGEMM_NR 16
 TFCC_RT_API int64_t tfcc_rt_qgemm_packed_b_size(int64_t K, int64_t N);

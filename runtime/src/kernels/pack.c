@@ -5,6 +5,7 @@
  * uses the same code, so both agree exactly (packing only copies floats). */
 #include "kernels_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int64_t tfcc_rt_sgemm_packed_b_size(int64_t K, int64_t N) {
@@ -134,7 +135,8 @@ int64_t tfcc_rt_qgemm_packed_b_size(int64_t K, int64_t N) {
     return 0;
   int64_t panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
   int64_t groups = (K + 3) / 4;
-  return panels * TFCC_RT_QGEMM_NR * (groups * 4 + (int64_t)sizeof(int32_t));
+  return panels * TFCC_RT_QGEMM_NR * (groups * 4 + (int64_t)sizeof(int32_t)) +
+         (int64_t)sizeof(int32_t);
 }
 
 void tfcc_rt_qgemm_pack_b(int64_t K, int64_t N, const int8_t* B,
@@ -144,6 +146,11 @@ void tfcc_rt_qgemm_pack_b(int64_t K, int64_t N, const int8_t* B,
   int64_t panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
   int64_t groups = (K + 3) / 4;
   int8_t* sums = packed + panels * groups * TFCC_RT_QGEMM_NR * 4;
+  /* Whether every pair of weights one int16 lane of vpmaddubsw adds, (4g,
+   * 4g+1) and (4g+2, 4g+3) of a column, has |b0| + |b1| <= 128: then
+   * 255 * (|b0| + |b1|) <= 32640 never saturates and the AVX2 kernel's
+   * vpmaddubsw form is exact. */
+  int32_t pairs_fit = 1;
   for (int64_t p = 0; p < panels; ++p) {
     for (int64_t j = 0; j < TFCC_RT_QGEMM_NR; ++j) {
       int64_t n = p * TFCC_RT_QGEMM_NR + j;
@@ -155,6 +162,12 @@ void tfcc_rt_qgemm_pack_b(int64_t K, int64_t N, const int8_t* B,
           packed[((p * groups + g) * TFCC_RT_QGEMM_NR + j) * 4 + t] = v;
           sum += v;
         }
+        for (int64_t t = 0; t < 4; t += 2) {
+          const int8_t* q =
+              packed + ((p * groups + g) * TFCC_RT_QGEMM_NR + j) * 4 + t;
+          if (abs(q[0]) + abs(q[1]) > 128)
+            pairs_fit = 0;
+        }
       }
       /* Little endian whatever the host, so the layout is the target's. */
       uint32_t u = (uint32_t)sum;
@@ -163,4 +176,7 @@ void tfcc_rt_qgemm_pack_b(int64_t K, int64_t N, const int8_t* B,
         s[b] = (int8_t)(uint8_t)(u >> (8 * b));
     }
   }
+  int8_t* flag = sums + panels * TFCC_RT_QGEMM_NR * 4;
+  for (int b = 0; b < 4; ++b)
+    flag[b] = (int8_t)(b == 0 ? pairs_fit : 0);
 }

@@ -5,7 +5,8 @@
  * groups of 4 bytes. The driver cuts B into blocks of panels that stay in
  * L2 and the rows of A into tiles of up to TFCC_QMR rows; a task is one
  * (block, tile) pair, consecutive tasks share a block. The micro-kernel of
- * the ISA (VNNI vpdpbusd, AVX2 widening vpmaddwd, or plain C) writes the
+ * the ISA (VNNI vpdpbusd, AVX2 vpmaddubsw where the weights' pairs fit an
+ * int16 or else widening vpmaddwd, or plain C) writes the
  * int32 dot products of a tile x up to TFCC_QNP panels to a stack buffer;
  * the epilogue (qgemm_vec.inc) subtracts A's zero point times B's column
  * sums, scales, adds bias and residual, applies the activation and writes
@@ -152,8 +153,13 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
     c.fused = tfcc_quk_avx512vnni_fused;
 #endif
 #if TFCC_KERNELS_HAVE_AVX2
-  if (c.uk == tfcc_quk_avx2 && tfcc_q_fused_supports(activation))
-    c.fused = tfcc_quk_avx2_fused;
+  /* vpmaddubsw where the weights allow it exactly (pack.c's flag). */
+  const int pairs = c.uk == tfcc_quk_avx2 && K > 0 &&
+                    tfcc_q_pairs_fit(packed_b, K, N);
+  if (pairs)
+    c.uk = tfcc_quk_avx2_pairs;
+  if ((c.uk == tfcc_quk_avx2 || pairs) && tfcc_q_fused_supports(activation))
+    c.fused = pairs ? tfcc_quk_avx2_pairs_fused : tfcc_quk_avx2_fused;
 #endif
   c.M = M;
   c.K = K < 0 ? 0 : K;

@@ -55,6 +55,21 @@ TFCC_INTERNAL void tfcc_quk_avx512vnni_fused(const tfcc_quk_args* p,
 TFCC_INTERNAL void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
                                        const tfcc_q_epilogue_args* ep,
                                        int64_t m0, int64_t n0, int64_t nr);
+/* The AVX2 kernel's vpmaddubsw form (qgemm_avx2.c), exact only for weights
+ * packed with their pairs fitting (tfcc_q_pairs_fit), and fused. */
+TFCC_INTERNAL void tfcc_quk_avx2_pairs(const tfcc_quk_args* p);
+TFCC_INTERNAL void tfcc_quk_avx2_pairs_fused(const tfcc_quk_args* p,
+                                             const tfcc_q_epilogue_args* ep,
+                                             int64_t m0, int64_t n0,
+                                             int64_t nr);
+/* pack.c's flag after the column sums of B packed for K x N (K, N > 0):
+ * every pair of weights vpmaddubsw adds fits an int16 for any A. */
+static inline int tfcc_q_pairs_fit(const int8_t* packed, int64_t K,
+                                   int64_t N) {
+  const int64_t panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
+  const int64_t groups = (K + 3) / 4;
+  return packed[panels * TFCC_RT_QGEMM_NR * (groups * 4 + 4)] == 1;
+}
 /* The activations the fused forms apply in registers (the others run the
  * portable epilogue after the micro-kernel). */
 static inline int tfcc_q_fused_supports(int32_t act) {
