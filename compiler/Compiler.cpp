@@ -542,7 +542,7 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     if (!calibrateInt8(*module, o, errors))
       return false;
     calibrationTiming.stop();
-    if (failed(runQuantizeInt8(*module, &timing)))
+    if (failed(runQuantizeInt8(*module, o.quantizeWeightBits, &timing)))
       return false;
   }
   FailureOr<ModelSignature> sig = buildSignature(*module, o.prefix);

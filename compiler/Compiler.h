@@ -64,6 +64,9 @@ struct CompileOptions {
   std::vector<std::string> calibrationPaths;
   /// "minmax" (default), "percentile=P" or "entropy" (Calibration.h).
   std::string calibrationMethod = "minmax";
+  /// Bits of the quantized weights: 8 or 7 (tfcc-quantize-int8's
+  /// weight-bits).
+  int quantizeWeightBits = 8;
 };
 
 /// How an input's range is chosen from the calibration data.

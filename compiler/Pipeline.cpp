@@ -171,12 +171,14 @@ LogicalResult runInlinePipeline(ModuleOp module, TimingScope *timing) {
   return runPipeline(module, kInlinePipeline, "inline", timing);
 }
 
-LogicalResult runQuantizeInt8(ModuleOp module, TimingScope *timing) {
-  return runPasses(module, "quantize-int8", timing, [](OpPassManager &pm) {
+LogicalResult runQuantizeInt8(ModuleOp module, int weightBits,
+                              TimingScope *timing) {
+  return runPasses(module, "quantize-int8", timing, [&](OpPassManager &pm) {
     // Every entry's weights in int8: the entries not calibrated (a loss
     // beside predict) read the same variables.
     mlir::tfcc::QuantizeInt8Options options;
     options.allWeights = true;
+    options.weightBits = weightBits;
     pm.addPass(mlir::tfcc::createQuantizeInt8(options));
     return success();
   });

@@ -65,8 +65,9 @@ mlir::LogicalResult runApplyCheckpoint(mlir::ModuleOp module,
 mlir::LogicalResult runInlinePipeline(mlir::ModuleOp module,
                                       mlir::TimingScope *timing = nullptr);
 
-/// tfcc-quantize-int8 (the ops carrying calibrated input ranges).
-mlir::LogicalResult runQuantizeInt8(mlir::ModuleOp module,
+/// tfcc-quantize-int8 (the ops carrying calibrated input ranges), weights of
+/// `weightBits` (8 or 7) bits.
+mlir::LogicalResult runQuantizeInt8(mlir::ModuleOp module, int weightBits,
                                     mlir::TimingScope *timing = nullptr);
 
 mlir::LogicalResult runDropTrainSteps(mlir::ModuleOp module,

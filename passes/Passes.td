@@ -421,10 +421,15 @@ def QuantizeInt8 : Pass<"tfcc-quantize-int8", "ModuleOp"> {
     With `all-weights`, the weights of the quantizable ops without a range
     (in the entries that were not calibrated) are stored in int8 too, their
     inputs left float; a weight read by several ops gets one int8 copy.
+    With `weight-bits=7` the weights take max|w| / 63 and [-63, 63].
   }];
   let options = [
     Option<"allWeights", "all-weights", "bool", /*default=*/"false",
-           "Also quantize the weights of quantizable ops without an input range">
+           "Also quantize the weights of quantizable ops without an input range">,
+    Option<"weightBits", "weight-bits", "int", /*default=*/"8",
+           "Bits of the int8 weights: 8 (scale max|w| / 127, values in "
+           "[-127, 127]) or 7 (max|w| / 63, [-63, 63]: the AVX2 int8 "
+           "kernel's faster vpmaddubsw form is exact for them)">
   ];
 }
 

@@ -8,7 +8,9 @@
 //     then dequantized (graph.quantize + graph.dequantize);
 //   - its weights stored as an i8 variable, symmetric per output channel:
 //     scale[c] = max|w[..., c]| / 127, w_q = round_half_even(w / scale[c])
-//     in [-127, 127], dequantized where the op reads them.
+//     in [-127, 127] (with weight-bits=7: / 63, in [-63, 63], which the
+//     AVX2 int8 kernel's vpmaddubsw form takes exactly), dequantized where
+//     the op reads them.
 // The model then computes what an int8 kernel would (the rounding of inputs
 // and weights), in f32; its weights take a quarter of the bytes. Kernels
 // that consume the dequantize / op pattern directly come later
@@ -103,9 +105,10 @@ Value fakeQuantizeInput(OpBuilder &b, Location loc, Value x, float lo,
                                 b.getI64IntegerAttr(1));
 }
 
-/// The i8 values and per-channel scales of `weights` along `axis`.
+/// The i8 values in [-qmax, qmax] and per-channel scales of `weights` along
+/// `axis`.
 std::pair<DenseElementsAttr, std::vector<float>>
-quantizeWeights(DenseElementsAttr weights, int64_t axis) {
+quantizeWeights(DenseElementsAttr weights, int64_t axis, float qmax) {
   auto type = cast<RankedTensorType>(weights.getType());
   auto range = weights.getValues<float>();
   std::vector<float> values(range.begin(), range.end());
@@ -119,11 +122,11 @@ quantizeWeights(DenseElementsAttr weights, int64_t axis) {
   for (size_t i = 0; i < values.size(); ++i)
     scales[channelOf(i)] = std::max(scales[channelOf(i)], std::fabs(values[i]));
   for (float &scale : scales)
-    scale = scale > 0.0f && std::isfinite(scale) ? scale / 127.0f : 1.0f;
+    scale = scale > 0.0f && std::isfinite(scale) ? scale / qmax : 1.0f;
   std::vector<int8_t> quantized(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     float q = std::nearbyint(values[i] / scales[channelOf(i)]);
-    quantized[i] = static_cast<int8_t>(std::min(127.0f, std::max(-127.0f, q)));
+    quantized[i] = static_cast<int8_t>(std::min(qmax, std::max(-qmax, q)));
   }
   auto i8Type = RankedTensorType::get(
       type.getShape(), IntegerType::get(type.getContext(), 8));
@@ -162,6 +165,12 @@ struct QuantizeInt8Pass : tfcc::impl::QuantizeInt8Base<QuantizeInt8Pass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (weightBits != 7 && weightBits != 8) {
+      mlir::emitError(module.getLoc(), "tfcc-quantize-int8: weight-bits=")
+          << static_cast<int64_t>(weightBits) << " is not 7 or 8";
+      return signalPassFailure();
+    }
+    const float qmax = weightBits == 7 ? 63.0f : 127.0f;
     SymbolTable symbols(module);
     OpBuilder b(module.getContext());
     WalkResult malformed = module.walk([&](Operation *op) {
@@ -200,7 +209,7 @@ struct QuantizeInt8Pass : tfcc::impl::QuantizeInt8Base<QuantizeInt8Pass> {
       QuantizedWeight *copy = read && copies.count(key) ? &copies[key] : nullptr;
       QuantizedWeight fresh;
       if (!copy) {
-        auto [values, scales] = quantizeWeights(weights, axis);
+        auto [values, scales] = quantizeWeights(weights, axis, qmax);
         std::string name =
             read ? read.getVariable().str() + "_int8" : "int8_weights";
         OpBuilder::InsertionGuard guard(b);

@@ -1,5 +1,7 @@
 // RUN: tfcc-opt %s -tfcc-quantize-int8 | FileCheck %s
 // RUN: tfcc-opt %s -tfcc-quantize-int8=all-weights=true | FileCheck %s --check-prefix=ALL
+// RUN: tfcc-opt %s -tfcc-quantize-int8=weight-bits=7 | FileCheck %s --check-prefix=BITS7
+// RUN: not tfcc-opt %s -tfcc-quantize-int8=weight-bits=9 2>&1 | FileCheck %s --check-prefix=BITS9
 
 // The weights per output channel (the last axis), by hand: column 0 has
 // max |w| 2, so scale 2/127 and 0.5 -> 31.75 -> 32, 1.5 -> 95, -2 -> -127,
@@ -29,6 +31,12 @@
 // CHECK-LABEL: func.func @other
 // CHECK: graph.read @w_bare : tensor<4x3xf32>
 // CHECK-NOT: tfcc.input_range
+// 7-bit weights (NumPy, float32: w / (max|w| / 63) rounded half to even):
+// column 0 scale 2/63: 16 47 -63 3; column 1 1/63: -63 0 47 13; column 2
+// 0.3/63: 52 (0.25 / (0.3/63) = 52.4999...) -26 0 63.
+// BITS7: graph.variable @w_int8 : tensor<4x3xi8> = dense<{{\[}}[16, -63, 52], [47, 0, -26], [-63, 47, 0], [3, 13, 63]]>
+// BITS7: graph.constant dense<[0.0317460336, 0.0158730168, 0.00476190494]> : tensor<3xf32>
+// BITS9: error: tfcc-quantize-int8: weight-bits=9 is not 7 or 8
 // ALL-LABEL: func.func @other
 // ALL: graph.read @w_bare_int8 : tensor<4x3xi8>
 // ALL-NOT: graph.quantize

@@ -95,6 +95,12 @@ static cl::opt<std::string> calibrationMethod(
              "data: minmax (default), percentile=P (the (100-P)th and Pth "
              "percentiles, e.g. 99.99) or entropy (TensorRT's KL threshold)"),
     cl::value_desc("METHOD"), cl::init("minmax"), cl::cat(category));
+static cl::opt<int> quantizeWeightBits(
+    "quantize-weight-bits",
+    cl::desc("Bits of --quantize's int8 weights: 8 (default, [-127, 127]) or "
+             "7 ([-63, 63]: on CPUs without VNNI the AVX2 int8 kernel runs "
+             "its faster vpmaddubsw form, exact for such weights)"),
+    cl::value_desc("7|8"), cl::init(8), cl::cat(category));
 static cl::opt<std::string> maxArena(
     "max-arena",
     cl::desc("Fail when an entry's planned arena exceeds BYTES (evaluated at "
@@ -166,9 +172,19 @@ int main(int argc, char **argv) {
       return 1;
     }
     options.calibrationMethod = calibrationMethod;
-  } else if (!calibration.empty() || calibrationMethod.getNumOccurrences()) {
-    llvm::errs() << "tfcc: error: --calibration"
-                 << (calibration.empty() ? "-method" : "")
+    if (quantizeWeightBits != 7 && quantizeWeightBits != 8) {
+      llvm::errs() << "tfcc: error: --quantize-weight-bits=" << quantizeWeightBits
+                   << " is not 7 or 8\n";
+      return 1;
+    }
+    options.quantizeWeightBits = quantizeWeightBits;
+  } else if (!calibration.empty() || calibrationMethod.getNumOccurrences() ||
+             quantizeWeightBits.getNumOccurrences()) {
+    llvm::errs() << "tfcc: error: "
+                 << (!calibration.empty() ? "--calibration"
+                     : calibrationMethod.getNumOccurrences()
+                         ? "--calibration-method"
+                         : "--quantize-weight-bits")
                  << " cannot take effect without --quantize=int8\n";
     return 1;
   }
