@@ -131,54 +131,64 @@ void tfcc_quk_avx2(const tfcc_quk_args* p) {
                           octet_sums(raw, i, o));
 }
 
+/* What the fused epilogue holds for a whole tile, in registers: locals,
+ * so that the output's byte stores (which may alias anything) do not make
+ * every octet re-read the arguments, and 1 / out_scale is divided once. */
+typedef struct epilogue_regs {
+  __m256 lo, hi, slope, inv_scale, qmin, qmax;
+  __m256i out_zp;
+  const float* res;
+  float* y_f32;
+  uint8_t* y_u8;
+  int64_t N;
+} epilogue_regs;
+
 /* qgemm_vec.inc's epilogue on 8 columns in registers (the same operations
- * in the same order): `valid` lanes (mask: all bits set) are written. */
+ * in the same order): `valid` lanes (mask: all bits set) are written. ACT
+ * and F32 are constants after inlining. */
 static inline __attribute__((always_inline)) void
-epilogue_octet(const tfcc_q_epilogue_args* ep, __m256i acc, __m256i zp_sums,
-               __m256 scale, __m256 bias, __m256i mask, int64_t valid,
-               int64_t m, int64_t n) {
+epilogue_octet(const epilogue_regs* r, const int32_t ACT, const int F32,
+               __m256i acc, __m256i zp_sums, __m256 scale, __m256 bias,
+               int has_bias, __m256i mask, int64_t valid, int64_t m,
+               int64_t n) {
   __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc, zp_sums)),
                            scale);
-  if (ep->bias)
+  if (has_bias)
     v = _mm256_add_ps(v, bias);
-  if (ep->res)
-    v = _mm256_add_ps(v, _mm256_maskload_ps(ep->res + m * ep->N + n, mask));
-  switch (ep->act) {
+  if (r->res)
+    v = _mm256_add_ps(v, _mm256_maskload_ps(r->res + m * r->N + n, mask));
+  switch (ACT) {
   case TFCC_ACT_RELU:
     /* v > 0 ? v : 0, a NaN to 0 as there. */
     v = _mm256_and_ps(v, _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ));
     break;
-  case TFCC_ACT_CLIP: {
-    const __m256 lo = _mm256_set1_ps(ep->alpha), hi = _mm256_set1_ps(ep->beta);
-    v = _mm256_blendv_ps(lo, v, _mm256_cmp_ps(v, lo, _CMP_GT_OQ));
-    v = _mm256_blendv_ps(hi, v, _mm256_cmp_ps(v, hi, _CMP_LT_OQ));
+  case TFCC_ACT_CLIP:
+    v = _mm256_blendv_ps(r->lo, v, _mm256_cmp_ps(v, r->lo, _CMP_GT_OQ));
+    v = _mm256_blendv_ps(r->hi, v, _mm256_cmp_ps(v, r->hi, _CMP_LT_OQ));
     break;
-  }
   case TFCC_ACT_LEAKY_RELU:
-    v = _mm256_blendv_ps(_mm256_mul_ps(v, _mm256_set1_ps(ep->alpha)), v,
+    v = _mm256_blendv_ps(_mm256_mul_ps(v, r->slope), v,
                          _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ));
     break;
   default:
     break;
   }
-  if (ep->y_f32) {
-    _mm256_maskstore_ps(ep->y_f32 + m * ep->N + n, mask, v);
+  if (F32) {
+    _mm256_maskstore_ps(r->y_f32 + m * r->N + n, mask, v);
     return;
   }
   /* v times 1 / scale, clamped to [-512, 512] (vmaxps gives its second
    * operand for a NaN: -512, then 0), rounded half to even by the
    * conversion, plus the zero point, saturated to [0, 255]. */
-  __m256 t = _mm256_mul_ps(v, _mm256_set1_ps(1.0f / ep->out_scale));
-  t = _mm256_min_ps(_mm256_max_ps(t, _mm256_set1_ps(-512.0f)),
-                    _mm256_set1_ps(512.0f));
-  __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(t),
-                               _mm256_set1_epi32(ep->out_zero_point));
+  __m256 t = _mm256_mul_ps(v, r->inv_scale);
+  t = _mm256_min_ps(_mm256_max_ps(t, r->qmin), r->qmax);
+  __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(t), r->out_zp);
   q = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_setzero_si256()),
                        _mm256_set1_epi32(255));
   __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q),
                                _mm256_extracti128_si256(q, 1));
   w = _mm_packus_epi16(w, w);
-  uint8_t* y = ep->y_u8 + m * ep->N + n;
+  uint8_t* y = r->y_u8 + m * r->N + n;
   if (valid == 8) {
     _mm_storel_epi64((__m128i*)y, w);
   } else {
@@ -188,10 +198,27 @@ epilogue_octet(const tfcc_q_epilogue_args* ep, __m256i acc, __m256i zp_sums,
   }
 }
 
-/* The fused epilogue over a tile's column sums (row stride
- * TFCC_QNR_TILE). */
-static void epilogue_tile(const tfcc_q_epilogue_args* ep, const int32_t* sums,
-                          int64_t mr, int64_t m0, int64_t n0, int64_t nr) {
+/* The fused epilogue over a tile's column sums (row stride TFCC_QNR_TILE),
+ * for one activation and output type. */
+static inline __attribute__((always_inline)) void
+epilogue_tile_as(const tfcc_q_epilogue_args* ep, const int32_t ACT,
+                 const int F32, const int32_t* sums, int64_t mr, int64_t m0,
+                 int64_t n0, int64_t nr) {
+  epilogue_regs r;
+  r.lo = _mm256_set1_ps(ep->alpha);
+  r.hi = _mm256_set1_ps(ep->beta);
+  r.slope = _mm256_set1_ps(ep->alpha);
+  r.inv_scale = _mm256_set1_ps(F32 ? 1.0f : 1.0f / ep->out_scale);
+  r.qmin = _mm256_set1_ps(-512.0f);
+  r.qmax = _mm256_set1_ps(512.0f);
+  r.out_zp = _mm256_set1_epi32(ep->out_zero_point);
+  r.res = ep->res;
+  r.y_f32 = ep->y_f32;
+  r.y_u8 = ep->y_u8;
+  r.N = ep->N;
+  const float* scales = ep->scales;
+  const float* biases = ep->bias;
+  const uint8_t* colsums = ep->colsums;
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i zp = _mm256_set1_epi32(ep->a_zero_point);
   for (int64_t o = 0; o * 8 < nr; ++o) {
@@ -200,18 +227,46 @@ static void epilogue_tile(const tfcc_q_epilogue_args* ep, const int32_t* sums,
     const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), lane);
     /* Column sums exist for every padded column of a panel (pack.c). */
     const __m256i zp_sums = _mm256_mullo_epi32(
-        zp, _mm256_loadu_si256((const __m256i*)(ep->colsums + 4 * n)));
-    const __m256 scale = _mm256_maskload_ps(ep->scales + n, mask);
-    const __m256 bias = ep->bias ? _mm256_maskload_ps(ep->bias + n, mask)
-                                 : _mm256_setzero_ps();
+        zp, _mm256_loadu_si256((const __m256i*)(colsums + 4 * n)));
+    const __m256 scale = _mm256_maskload_ps(scales + n, mask);
+    const __m256 bias = biases ? _mm256_maskload_ps(biases + n, mask)
+                               : _mm256_setzero_ps();
     for (int64_t i = 0; i < mr; ++i)
-      epilogue_octet(
-          ep,
-          _mm256_loadu_si256(
-              (const __m256i*)(sums + i * TFCC_QNR_TILE + o * 8)),
-          zp_sums, scale, bias, mask, valid, m0 + i, n);
+      epilogue_octet(&r, ACT, F32,
+                     _mm256_loadu_si256(
+                         (const __m256i*)(sums + i * TFCC_QNR_TILE + o * 8)),
+                     zp_sums, scale, bias, biases != NULL, mask, valid, m0 + i,
+                     n);
   }
 }
+
+#define EPILOGUE_FOR_ACT(F32)                                                  \
+  switch (ep->act) {                                                           \
+  case TFCC_ACT_RELU:                                                          \
+    epilogue_tile_as(ep, TFCC_ACT_RELU, F32, sums, mr, m0, n0, nr);            \
+    break;                                                                     \
+  case TFCC_ACT_CLIP:                                                          \
+    epilogue_tile_as(ep, TFCC_ACT_CLIP, F32, sums, mr, m0, n0, nr);            \
+    break;                                                                     \
+  case TFCC_ACT_LEAKY_RELU:                                                    \
+    epilogue_tile_as(ep, TFCC_ACT_LEAKY_RELU, F32, sums, mr, m0, n0, nr);      \
+    break;                                                                     \
+  default:                                                                     \
+    epilogue_tile_as(ep, TFCC_ACT_NONE, F32, sums, mr, m0, n0, nr);            \
+    break;                                                                     \
+  }
+
+/* The fused epilogue (tfcc_q_fused_supports' activations), specialized per
+ * activation and output type. */
+static void epilogue_tile(const tfcc_q_epilogue_args* ep, const int32_t* sums,
+                          int64_t mr, int64_t m0, int64_t n0, int64_t nr) {
+  if (ep->y_f32) {
+    EPILOGUE_FOR_ACT(1)
+  } else {
+    EPILOGUE_FOR_ACT(0)
+  }
+}
+#undef EPILOGUE_FOR_ACT
 
 void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
                          const tfcc_q_epilogue_args* ep, int64_t m0,
