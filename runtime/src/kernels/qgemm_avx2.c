@@ -144,13 +144,12 @@ typedef struct epilogue_regs {
 } epilogue_regs;
 
 /* qgemm_vec.inc's epilogue on 8 columns in registers (the same operations
- * in the same order): `valid` lanes (mask: all bits set) are written. ACT
- * and F32 are constants after inlining. */
-static inline __attribute__((always_inline)) void
-epilogue_octet(const epilogue_regs* r, const int32_t ACT, const int F32,
-               __m256i acc, __m256i zp_sums, __m256 scale, __m256 bias,
-               int has_bias, __m256i mask, int64_t valid, int64_t m,
-               int64_t n) {
+ * in the same order) up to the activation; ACT is a constant after
+ * inlining. */
+static inline __attribute__((always_inline)) __m256
+epilogue_value(const epilogue_regs* r, const int32_t ACT, __m256i acc,
+               __m256i zp_sums, __m256 scale, __m256 bias, int has_bias,
+               __m256i mask, int64_t m, int64_t n) {
   __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc, zp_sums)),
                            scale);
   if (has_bias)
@@ -173,18 +172,30 @@ epilogue_octet(const epilogue_regs* r, const int32_t ACT, const int F32,
   default:
     break;
   }
+  return v;
+}
+
+/* v times 1 / scale, clamped to [-512, 512] (vmaxps gives its second
+ * operand for a NaN: -512, then 0), rounded half to even by the conversion,
+ * plus the zero point: in [-512 + zp, 512 + zp], which the unsigned
+ * saturating packs after it (int32 -> uint16 -> uint8) clamp to [0, 255]. */
+static inline __attribute__((always_inline)) __m256i
+requantize(const epilogue_regs* r, __m256 v) {
+  __m256 t = _mm256_mul_ps(v, r->inv_scale);
+  t = _mm256_min_ps(_mm256_max_ps(t, r->qmin), r->qmax);
+  return _mm256_add_epi32(_mm256_cvtps_epi32(t), r->out_zp);
+}
+
+/* One octet's outputs: `valid` lanes (mask: all bits set) are written. F32
+ * is a constant after inlining. */
+static inline __attribute__((always_inline)) void
+epilogue_store(const epilogue_regs* r, const int F32, __m256 v, __m256i mask,
+               int64_t valid, int64_t m, int64_t n) {
   if (F32) {
     _mm256_maskstore_ps(r->y_f32 + m * r->N + n, mask, v);
     return;
   }
-  /* v times 1 / scale, clamped to [-512, 512] (vmaxps gives its second
-   * operand for a NaN: -512, then 0), rounded half to even by the
-   * conversion, plus the zero point, saturated to [0, 255]. */
-  __m256 t = _mm256_mul_ps(v, r->inv_scale);
-  t = _mm256_min_ps(_mm256_max_ps(t, r->qmin), r->qmax);
-  __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(t), r->out_zp);
-  q = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_setzero_si256()),
-                       _mm256_set1_epi32(255));
+  const __m256i q = requantize(r, v);
   __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(q),
                                _mm256_extracti128_si256(q, 1));
   w = _mm_packus_epi16(w, w);
@@ -196,6 +207,18 @@ epilogue_octet(const epilogue_regs* r, const int32_t ACT, const int F32,
     _mm_storeu_si128((__m128i*)bytes, w);
     memcpy(y, bytes, (size_t)valid);
   }
+}
+
+/* Two whole octets as uint8: one pack sequence and one 16-byte store. */
+static inline __attribute__((always_inline)) void
+epilogue_store_u8x16(const epilogue_regs* r, __m256 v0, __m256 v1, int64_t m,
+                     int64_t n) {
+  /* packus_epi32 interleaves the 128-bit halves: q0 lo, q1 lo | q0 hi, q1 hi. */
+  __m256i p = _mm256_packus_epi32(requantize(r, v0), requantize(r, v1));
+  p = _mm256_permute4x64_epi64(p, 0xD8);
+  const __m128i w = _mm_packus_epi16(_mm256_castsi256_si128(p),
+                                     _mm256_extracti128_si256(p, 1));
+  _mm_storeu_si128((__m128i*)(r->y_u8 + m * r->N + n), w);
 }
 
 /* The fused epilogue over a tile's column sums (row stride TFCC_QNR_TILE),
@@ -221,7 +244,33 @@ epilogue_tile_as(const tfcc_q_epilogue_args* ep, const int32_t ACT,
   const uint8_t* colsums = ep->colsums;
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i zp = _mm256_set1_epi32(ep->a_zero_point);
-  for (int64_t o = 0; o * 8 < nr; ++o) {
+  const __m256i all = _mm256_set1_epi32(-1);
+  const int has_bias = biases != NULL;
+  int64_t o = 0;
+  /* uint8 outputs: two whole octets at a time share their packs and store. */
+  for (; !F32 && (o + 2) * 8 <= nr; o += 2) {
+    const int64_t n = n0 + o * 8;
+    const __m256i zs0 = _mm256_mullo_epi32(
+        zp, _mm256_loadu_si256((const __m256i*)(colsums + 4 * n)));
+    const __m256i zs1 = _mm256_mullo_epi32(
+        zp, _mm256_loadu_si256((const __m256i*)(colsums + 4 * n + 32)));
+    const __m256 sc0 = _mm256_loadu_ps(scales + n);
+    const __m256 sc1 = _mm256_loadu_ps(scales + n + 8);
+    const __m256 b0 = has_bias ? _mm256_loadu_ps(biases + n) : _mm256_setzero_ps();
+    const __m256 b1 =
+        has_bias ? _mm256_loadu_ps(biases + n + 8) : _mm256_setzero_ps();
+    for (int64_t i = 0; i < mr; ++i) {
+      const int32_t* row = sums + i * TFCC_QNR_TILE + o * 8;
+      const __m256 v0 = epilogue_value(
+          &r, ACT, _mm256_loadu_si256((const __m256i*)row), zs0, sc0, b0,
+          has_bias, all, m0 + i, n);
+      const __m256 v1 = epilogue_value(
+          &r, ACT, _mm256_loadu_si256((const __m256i*)(row + 8)), zs1, sc1, b1,
+          has_bias, all, m0 + i, n + 8);
+      epilogue_store_u8x16(&r, v0, v1, m0 + i, n);
+    }
+  }
+  for (; o * 8 < nr; ++o) {
     const int64_t n = n0 + o * 8;
     const int64_t valid = nr - o * 8 < 8 ? nr - o * 8 : 8;
     const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), lane);
@@ -229,14 +278,16 @@ epilogue_tile_as(const tfcc_q_epilogue_args* ep, const int32_t ACT,
     const __m256i zp_sums = _mm256_mullo_epi32(
         zp, _mm256_loadu_si256((const __m256i*)(colsums + 4 * n)));
     const __m256 scale = _mm256_maskload_ps(scales + n, mask);
-    const __m256 bias = biases ? _mm256_maskload_ps(biases + n, mask)
-                               : _mm256_setzero_ps();
+    const __m256 bias = has_bias ? _mm256_maskload_ps(biases + n, mask)
+                                 : _mm256_setzero_ps();
     for (int64_t i = 0; i < mr; ++i)
-      epilogue_octet(&r, ACT, F32,
-                     _mm256_loadu_si256(
-                         (const __m256i*)(sums + i * TFCC_QNR_TILE + o * 8)),
-                     zp_sums, scale, bias, biases != NULL, mask, valid, m0 + i,
-                     n);
+      epilogue_store(
+          &r, F32,
+          epilogue_value(&r, ACT,
+                         _mm256_loadu_si256(
+                             (const __m256i*)(sums + i * TFCC_QNR_TILE + o * 8)),
+                         zp_sums, scale, bias, has_bias, mask, m0 + i, n),
+          mask, valid, m0 + i, n);
   }
 }
 
