@@ -760,8 +760,9 @@ def int8_md(rows, weight_bits):
              "The QDQ files are written by bench/qdq.py from the float workload's .onnx "
              "(ONNX Runtime's static QDQ format: uint8 activations per tensor, int8 weights "
              "per channel, int32 biases), weights of %d bits (`--int8-weight-bits`: 7 is "
-             "ONNX Runtime's reduce_range, advised for CPUs without VNNI). tfcc float32 is the float workload's row of this "
-             "run. Speed-up = tfcc float32 ms / tfcc int8 ms." % weight_bits, "",
+             "ONNX Runtime's reduce_range, advised for CPUs without VNNI). tfcc float32 is "
+             "the float workload's row of this run. Speed-up = tfcc float32 ms / tfcc int8 "
+             "ms." % weight_bits, "",
              "| workload | thr | tfcc int8 ms | ORT int8 ms | tfcc float32 ms | "
              "tfcc int8 / ORT int8 | speed-up over tfcc float32 | max rel err vs ORT |",
              "|---|---|---|---|---|---|---|---|"]
@@ -1133,7 +1134,7 @@ def write_md(path, rows, train_rows, compiles, args, started, elapsed, load):
             lines.append("| " + " | ".join(c.replace("|", "/") for c in b) + " |")
         lines.append("")
         if any(r["workload"] in INT8_WORKLOADS for r in rows):
-            lines += int8_md(rows, int8_weight_bits(args.int8_weight_bits, args.isa))
+            lines += int8_md(rows, args.int8_bits)
     if train_rows:
         lines += train_md(train_rows, args)
     lines += ["## tfcc compile times", "", "| workload | seconds | result |", "|---|---|---|"]
@@ -1244,6 +1245,7 @@ def main():
     args.argv_echo = shlex.split(args.argv_echo)
     if args.isa == "avx2":
         args.tfcc_flags = (args.tfcc_flags + " --cpu=x86-64-v3").strip()
+    args.int8_bits = int8_weight_bits(args.int8_weight_bits, args.isa)
     args.tfcc = args.tfcc or os.path.join(args.build_dir, "bin", "tfcc")
     args.repeats = args.repeats or (3 if args.quick else 7)
     args.target = args.target or (0.06 if args.quick else 0.25)
@@ -1276,8 +1278,7 @@ def main():
     metas = export_models([n for n in names if n not in INT8_WORKLOADS] +
                           [INT8_WORKLOADS[n] for n in int8_names
                            if INT8_WORKLOADS[n] not in names], paths["models"])
-    metas.update(export_int8_models(int8_names, paths["models"], args.tfcc,
-                                    int8_weight_bits(args.int8_weight_bits, args.isa)))
+    metas.update(export_int8_models(int8_names, paths["models"], args.tfcc, args.int8_bits))
     paths["train_data"] = {n: write_train_data(n, TRAIN_WORKLOADS[n], os.path.join(work, "train"))
                            for n in train_names}
 
