@@ -21,7 +21,6 @@ import json
 import math
 import os
 import platform
-import re
 import select
 import shlex
 import shutil
@@ -167,23 +166,14 @@ def file_hash(*paths):
     return h.hexdigest()[:16]
 
 
-def has_vnni():
-    """Whether this CPU has AVX512_VNNI or AVX-VNNI (int8 dot products without saturation)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = f.read()
-    except OSError:
-        return False
-    return bool(re.search(r"\b(avx512_vnni|avx_vnni)\b", flags))
-
-
 def int8_weight_bits(choice, isa):
     """--int8-weight-bits: 7 or 8, or auto: 7 where the int8 kernels run without VNNI (this
     CPU lacks it, or --isa avx2), as ONNX Runtime's documentation advises (reduce_range), else
     8."""
     if choice != "auto":
         return int(choice)
-    return 7 if isa == "avx2" or not has_vnni() else 8
+    flags = set(lscpu_info().get("Flags", "").split())
+    return 7 if isa == "avx2" or not flags & {"avx512_vnni", "avx_vnni"} else 8
 
 
 def export_int8_models(names, model_dir, tfcc, weight_bits=8):
@@ -820,12 +810,17 @@ def print_table(rows, header=None, body=None):
         print(fmt % tuple(b[:-1]) + ("  " + b[-1] if b[-1] else ""))
 
 
-def machine_info():
+def lscpu_info():
+    """lscpu's fields by name."""
     info = {}
-    r = sh(["lscpu"])
-    for line in r.stdout.splitlines():
+    for line in sh(["lscpu"]).stdout.splitlines():
         k, _, v = line.partition(":")
         info[k.strip()] = v.strip()
+    return info
+
+
+def machine_info():
+    info = lscpu_info()
     flags = set(info.get("Flags", "").split())
     interesting = ["avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16",
                    "amx_tile"]

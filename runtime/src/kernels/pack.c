@@ -130,6 +130,13 @@ int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w, int64_t c,
 
 /* ---- int8 GEMM weights -------------------------------------------------- */
 
+/* v as 4 bytes little endian whatever the host, so the layout is the
+ * target's. */
+static void store_le32(int8_t* dst, uint32_t v) {
+  for (int b = 0; b < 4; ++b)
+    dst[b] = (int8_t)(uint8_t)(v >> (8 * b));
+}
+
 int64_t tfcc_rt_qgemm_packed_b_size(int64_t K, int64_t N) {
   if (K <= 0 || N <= 0)
     return 0;
@@ -169,14 +176,8 @@ void tfcc_rt_qgemm_pack_b(int64_t K, int64_t N, const int8_t* B,
             pairs_fit = 0;
         }
       }
-      /* Little endian whatever the host, so the layout is the target's. */
-      uint32_t u = (uint32_t)sum;
-      int8_t* s = sums + (p * TFCC_RT_QGEMM_NR + j) * 4;
-      for (int b = 0; b < 4; ++b)
-        s[b] = (int8_t)(uint8_t)(u >> (8 * b));
+      store_le32(sums + (p * TFCC_RT_QGEMM_NR + j) * 4, (uint32_t)sum);
     }
   }
-  int8_t* flag = sums + panels * TFCC_RT_QGEMM_NR * 4;
-  for (int b = 0; b < 4; ++b)
-    flag[b] = (int8_t)(b == 0 ? pairs_fit : 0);
+  store_le32(sums + panels * TFCC_RT_QGEMM_NR * 4, (uint32_t)pairs_fit);
 }

@@ -153,13 +153,14 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
     c.fused = tfcc_quk_avx512vnni_fused;
 #endif
 #if TFCC_KERNELS_HAVE_AVX2
-  /* vpmaddubsw where the weights allow it exactly (pack.c's flag). */
-  const int pairs = c.uk == tfcc_quk_avx2 && K > 0 &&
-                    tfcc_q_pairs_fit(packed_b, K, N);
-  if (pairs)
-    c.uk = tfcc_quk_avx2_pairs;
-  if ((c.uk == tfcc_quk_avx2 || pairs) && tfcc_q_fused_supports(activation))
-    c.fused = pairs ? tfcc_quk_avx2_pairs_fused : tfcc_quk_avx2_fused;
+  if (c.uk == tfcc_quk_avx2) {
+    /* vpmaddubsw where the weights allow it exactly (pack.c's flag). */
+    const int pairs = K > 0 && tfcc_q_pairs_fit(packed_b, K, N);
+    if (pairs)
+      c.uk = tfcc_quk_avx2_pairs;
+    if (tfcc_q_fused_supports(activation))
+      c.fused = pairs ? tfcc_quk_avx2_pairs_fused : tfcc_quk_avx2_fused;
+  }
 #endif
   c.M = M;
   c.K = K < 0 ? 0 : K;

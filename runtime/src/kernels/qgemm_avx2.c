@@ -135,7 +135,7 @@ void tfcc_quk_avx2(const tfcc_quk_args* p) {
  * so that the output's byte stores (which may alias anything) do not make
  * every octet re-read the arguments, and 1 / out_scale is divided once. */
 typedef struct epilogue_regs {
-  __m256 lo, hi, slope, inv_scale, qmin, qmax;
+  __m256 alpha, beta, inv_scale, qmin, qmax; /* alpha, beta: the activation's */
   __m256i out_zp;
   const float* res;
   float* y_f32;
@@ -162,11 +162,11 @@ epilogue_value(const epilogue_regs* r, const int32_t ACT, __m256i acc,
     v = _mm256_and_ps(v, _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ));
     break;
   case TFCC_ACT_CLIP:
-    v = _mm256_blendv_ps(r->lo, v, _mm256_cmp_ps(v, r->lo, _CMP_GT_OQ));
-    v = _mm256_blendv_ps(r->hi, v, _mm256_cmp_ps(v, r->hi, _CMP_LT_OQ));
+    v = _mm256_blendv_ps(r->alpha, v, _mm256_cmp_ps(v, r->alpha, _CMP_GT_OQ));
+    v = _mm256_blendv_ps(r->beta, v, _mm256_cmp_ps(v, r->beta, _CMP_LT_OQ));
     break;
   case TFCC_ACT_LEAKY_RELU:
-    v = _mm256_blendv_ps(_mm256_mul_ps(v, r->slope), v,
+    v = _mm256_blendv_ps(_mm256_mul_ps(v, r->alpha), v,
                          _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ));
     break;
   default:
@@ -228,9 +228,8 @@ epilogue_tile_as(const tfcc_q_epilogue_args* ep, const int32_t ACT,
                  const int F32, const int32_t* sums, int64_t mr, int64_t m0,
                  int64_t n0, int64_t nr) {
   epilogue_regs r;
-  r.lo = _mm256_set1_ps(ep->alpha);
-  r.hi = _mm256_set1_ps(ep->beta);
-  r.slope = _mm256_set1_ps(ep->alpha);
+  r.alpha = _mm256_set1_ps(ep->alpha);
+  r.beta = _mm256_set1_ps(ep->beta);
   r.inv_scale = _mm256_set1_ps(F32 ? 1.0f : 1.0f / ep->out_scale);
   r.qmin = _mm256_set1_ps(-512.0f);
   r.qmax = _mm256_set1_ps(512.0f);

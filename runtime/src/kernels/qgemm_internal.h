@@ -62,13 +62,12 @@ TFCC_INTERNAL void tfcc_quk_avx2_pairs_fused(const tfcc_quk_args* p,
                                              const tfcc_q_epilogue_args* ep,
                                              int64_t m0, int64_t n0,
                                              int64_t nr);
-/* pack.c's flag after the column sums of B packed for K x N (K, N > 0):
- * every pair of weights vpmaddubsw adds fits an int16 for any A. */
+/* pack.c's flag, the last int32 of B packed for K x N (K, N > 0): every
+ * pair of weights vpmaddubsw adds fits an int16 for any A. */
 static inline int tfcc_q_pairs_fit(const int8_t* packed, int64_t K,
                                    int64_t N) {
-  const int64_t panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
-  const int64_t groups = (K + 3) / 4;
-  return packed[panels * TFCC_RT_QGEMM_NR * (groups * 4 + 4)] == 1;
+  return packed[tfcc_rt_qgemm_packed_b_size(K, N) - (int64_t)sizeof(int32_t)] ==
+         1;
 }
 /* The activations the fused forms apply in registers (the others run the
  * portable epilogue after the micro-kernel). */
