@@ -1,8 +1,9 @@
 //===- AbiEmitter.cpp - the C interface of a compiled model ---------------===//
 //
 // Adds to the LLVM module of a model: one uniform kernel per entry
-// (`void(void* const* buffers, int64_t batch, void* arena, void* state)`) that builds the
-// memref descriptors of the lowered function, the reflective tfcc_model_info
+// (`void(void* const* buffers, const int64_t* dims, void* arena,
+// void* state)`) that builds the memref descriptors of the lowered function
+// (dims[0] the batch, dims[k] named dimension k), the reflective tfcc_model_info
 // table, and the exported functions the generated header declares. Each
 // exported function is a thin call into the runtime (runtime/src/runtime.c),
 // which validates arguments before any kernel runs.
@@ -26,7 +27,7 @@ using namespace llvm;
 namespace tfcc {
 namespace {
 
-constexpr uint32_t kAbiVersion = 3; // TFCC_ABI_VERSION in tfcc_types.h
+constexpr uint32_t kAbiVersion = 4; // TFCC_ABI_VERSION in tfcc_types.h
 
 class AbiEmitter {
 public:
@@ -43,7 +44,9 @@ public:
         ctx, {ptrTy, i32Ty, i32Ty, ptrTy, i64Ty, i64Ty, i32Ty, i32Ty},
         "tfcc_variable_info");
     modelInfoTy = StructType::create(
-        ctx, {i32Ty, i32Ty, ptrTy, ptrTy, i64Ty, i64Ty, i32Ty, i32Ty, ptrTy, ptrTy},
+        ctx,
+        {i32Ty, i32Ty, ptrTy, ptrTy, i64Ty, i64Ty, i32Ty, i32Ty, ptrTy, ptrTy,
+         i32Ty, i32Ty, ptrTy, ptrTy},
         "tfcc_model_info");
   }
 
@@ -67,13 +70,14 @@ private:
   /// Values of a row-major memref descriptor, expanded as the default
   /// calling convention of convert-func-to-llvm passes them.
   void pushDescriptor(IRBuilder<> &b, Value *data, ArrayRef<int64_t> dims,
-                      Value *batch, SmallVectorImpl<Value *> &args) {
+                      ArrayRef<Value *> dimValues,
+                      SmallVectorImpl<Value *> &args) {
     args.push_back(data); // allocated pointer
     args.push_back(data); // aligned pointer
     args.push_back(b.getInt64(0));
     SmallVector<Value *> sizes;
     for (int64_t d : dims)
-      sizes.push_back(d == kDynamicDim ? batch : b.getInt64(d));
+      sizes.push_back(d >= 0 ? b.getInt64(d) : dimValues[namedDimIndex(d)]);
     args.append(sizes.begin(), sizes.end());
     SmallVector<Value *> strides(dims.size());
     Value *stride = b.getInt64(1);
@@ -86,13 +90,18 @@ private:
 
   Function *emitKernel(const EntrySignature &entry, Function *impl) {
     auto *fnTy = FunctionType::get(Type::getVoidTy(ctx),
-                                   {ptrTy, i64Ty, ptrTy, ptrTy}, false);
+                                   {ptrTy, ptrTy, ptrTy, ptrTy}, false);
     Function *kernel =
         Function::Create(fnTy, GlobalValue::InternalLinkage,
                          "__tfcc_kernel_" + entry.name, module);
     IRBuilder<> b(BasicBlock::Create(ctx, "entry", kernel));
     Value *buffers = kernel->getArg(0);
-    Value *batch = kernel->getArg(1);
+    // dims[0] is the batch, dims[k] named dimension k.
+    SmallVector<Value *> dimValues;
+    for (size_t k = 0; k <= sig.dims.size(); ++k)
+      dimValues.push_back(b.CreateLoad(
+          i64Ty, b.CreateConstGEP1_64(i64Ty, kernel->getArg(1), k)));
+    Value *batch = dimValues[0];
     Value *arena = kernel->getArg(2);
     Value *state = kernel->getArg(3);
     SmallVector<Value *> args;
@@ -106,7 +115,8 @@ private:
                      b.getInt64(1)});
       for (const ArgSignature &arg : *group) {
         Value *slot = b.CreateConstGEP1_64(ptrTy, buffers, index++);
-        pushDescriptor(b, b.CreateLoad(ptrTy, slot), arg.dims, batch, args);
+        pushDescriptor(b, b.CreateLoad(ptrTy, slot), arg.dims, dimValues,
+                       args);
       }
     }
     // The arena: memref<?xi8> of fixed + perBatch * batch bytes.
@@ -170,7 +180,7 @@ private:
            argInfos(entry.inputs, base + ".inputs"),
            argInfos(entry.outputs, base + ".outputs"),
            ConstantInt::get(i32Ty, entry.hasDynamicBatch() ? 1 : 0),
-           ConstantInt::get(i32Ty, 0),
+           ConstantInt::get(i32Ty, entry.hasNamedDims() ? 1 : 0),
            ConstantInt::get(i64Ty, entry.arenaBytesFixed),
            ConstantInt::get(i64Ty, entry.arenaBytesPerBatch), kernel}));
     }
@@ -212,6 +222,25 @@ private:
       imageVar->setAlignment(Align(TFCC_ARENA_ALIGNMENT));
       stateInit = imageVar;
     }
+    Constant *dimNames = ConstantPointerNull::get(ptrTy);
+    Constant *dimBounds = ConstantPointerNull::get(ptrTy);
+    if (!sig.dims.empty()) {
+      SmallVector<Constant *> nameConstants;
+      SmallVector<int64_t> bounds;
+      for (const DimSignature &dim : sig.dims) {
+        nameConstants.push_back(string(dim.name));
+        bounds.push_back(dim.bound);
+      }
+      auto *namesTy = ArrayType::get(ptrTy, nameConstants.size());
+      dimNames = new GlobalVariable(module, namesTy, true,
+                                    GlobalValue::PrivateLinkage,
+                                    ConstantArray::get(namesTy, nameConstants),
+                                    ".tfcc.dim_names");
+      auto *boundsInit = ConstantDataArray::get(ctx, ArrayRef<int64_t>(bounds));
+      dimBounds = new GlobalVariable(module, boundsInit->getType(), true,
+                                     GlobalValue::PrivateLinkage, boundsInit,
+                                     ".tfcc.dim_bounds");
+    }
     Constant *model = ConstantStruct::get(
         modelInfoTy,
         {ConstantInt::get(i32Ty, kAbiVersion),
@@ -219,7 +248,9 @@ private:
          entriesVar, ConstantInt::get(i64Ty, sig.weightBytes),
          ConstantInt::get(i64Ty, sig.stateful ? sig.stateBytes : 0),
          ConstantInt::get(i32Ty, sig.variables.size()),
-         ConstantInt::get(i32Ty, 0), variables, stateInit});
+         ConstantInt::get(i32Ty, 0), variables, stateInit,
+         ConstantInt::get(i32Ty, sig.dims.size()), ConstantInt::get(i32Ty, 0),
+         dimNames, dimBounds});
     return new GlobalVariable(module, modelInfoTy, true,
                               GlobalValue::InternalLinkage, model,
                               ".tfcc.model_info");
@@ -255,7 +286,7 @@ private:
   void emitExportedFunctions(GlobalVariable *info) {
     // prefix_X(args...) = tfcc_rt_X([&info,] args...), as the table says;
     // prefix_info returns the table.
-    FunctionCallee invoke;
+    FunctionCallee invoke, invokeDims;
     for (const ModelFunction &row : modelFunctions()) {
       if (row.statefulOnly && !sig.stateful)
         continue;
@@ -281,6 +312,8 @@ private:
       FunctionCallee callee = runtime(row.runtimeName, result, rtParams);
       if (StringRef(row.suffix) == "invoke")
         invoke = callee;
+      if (StringRef(row.suffix) == "invoke_dims")
+        invokeDims = callee;
       Value *call = b.CreateCall(callee, args);
       if (result->isVoidTy())
         b.CreateRetVoid();
@@ -288,12 +321,15 @@ private:
         b.CreateRet(call);
     }
 
-    // Each entry function: tfcc_rt_invoke (typed by the table's invoke row)
-    // with its index and its pointers packed in argument order.
-    assert(invoke && "modelFunctions() has no invoke row");
+    // Each entry function: tfcc_rt_invoke (typed by the table's invoke row),
+    // or tfcc_rt_invoke_dims for an entry with named dimensions (taking
+    // their values where the others take the batch), with its index and its
+    // pointers packed in argument order.
+    assert(invoke && invokeDims && "modelFunctions() lacks an invoke row");
     for (auto [index, entry] : llvm::enumerate(sig.entries)) {
       size_t numIn = entry.inputs.size(), numOut = entry.outputs.size();
-      SmallVector<Type *> params = {ptrTy, i64Ty};
+      bool named = entry.hasNamedDims();
+      SmallVector<Type *> params = {ptrTy, named ? static_cast<Type *>(ptrTy) : i64Ty};
       params.append(numIn + numOut, ptrTy);
       Function *fn = exported(names.entries[index].function, i32Ty, params);
       IRBuilder<> b(BasicBlock::Create(ctx, "entry", fn));
@@ -308,8 +344,9 @@ private:
       };
       Value *inputs = pack(0, numIn);
       Value *outputs = pack(numIn, numOut);
-      b.CreateRet(b.CreateCall(invoke, {info, b.getInt32(index), fn->getArg(0),
-                                        fn->getArg(1), inputs, outputs}));
+      b.CreateRet(b.CreateCall(named ? invokeDims : invoke,
+                               {info, b.getInt32(index), fn->getArg(0),
+                                fn->getArg(1), inputs, outputs}));
     }
   }
 

@@ -17,6 +17,7 @@
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
 #include "passes/Passes.h"
+#include "dialects/graph/IR/DimNames.h"
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Initializers.h"
 #include "tfcc/tfcc_runtime.h"
@@ -53,12 +54,35 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstring>
+#include <set>
 #include "mlir/ExecutionEngine/OptUtils.h"
 
 using namespace mlir;
 
 namespace tfcc {
 namespace {
+
+/// k of named dimension `name` in `dims` (1-based), 0 when it is not one
+/// (the batch).
+size_t findNamedDim(const std::vector<DimSignature> &dims, StringRef name) {
+  for (size_t k = 0; k < dims.size(); ++k)
+    if (dims[k].name == name)
+      return k + 1;
+  return 0;
+}
+
+/// The dims of `arg` renamed by a kDimNamesAttr array (one string per dim):
+/// dynamic dims with the name of a named dimension become it.
+void applyDimNames(ArgSignature &arg, ArrayAttr names,
+                   const std::vector<DimSignature> &dims) {
+  if (!names || names.size() != arg.dims.size())
+    return;
+  for (size_t i = 0; i < arg.dims.size(); ++i)
+    if (arg.dims[i] == kDynamicDim)
+      if (auto name = dyn_cast<StringAttr>(names[i]))
+        if (size_t k = findNamedDim(dims, name.getValue()))
+          arg.dims[i] = namedDim(k);
+}
 
 FailureOr<ArgSignature> argSignature(Location loc, Type type, DictionaryAttr attrs,
                                      const std::string &fallbackName) {
@@ -128,12 +152,83 @@ LogicalResult readStateLayout(ModuleOp module, ModelSignature &sig) {
   return success();
 }
 
+/// Checks the inputs' kDimNamesAttr (one string per dim, names on dynamic
+/// dims only) and records --dim-bound as the module's kDimBoundsAttr; every
+/// bound must name a dimension of some input.
+bool applyDimBounds(ModuleOp module, const std::map<std::string, int64_t> &bounds,
+                    llvm::raw_ostream &errors) {
+  std::set<std::string> names;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || !func.isPublic())
+      continue;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      Attribute attr = func.getArgAttr(i, graph::kDimNamesAttr);
+      if (!attr)
+        continue;
+      auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+      auto array = dyn_cast<ArrayAttr>(attr);
+      auto fail = [&](const Twine &why) {
+        errors << "tfcc: error: input " << i << " of entry '"
+               << func.getSymName() << "': " << graph::kDimNamesAttr
+               << " " << why << "\n";
+        return false;
+      };
+      if (!type || !array || array.size() != static_cast<size_t>(type.getRank()))
+        return fail("must be an array of one string per dimension");
+      for (auto [dim, name] : llvm::enumerate(array)) {
+        auto text = dyn_cast<StringAttr>(name);
+        if (!text)
+          return fail("must be an array of one string per dimension");
+        if (text.getValue().empty())
+          continue;
+        if (!type.isDynamicDim(dim))
+          return fail("names static dimension " + Twine(dim) + " ('" +
+                      text.getValue() + "'): only dynamic dimensions have names");
+        names.insert(text.str());
+      }
+    }
+  }
+  SmallVector<NamedAttribute> entries;
+  Builder b(module.getContext());
+  for (const auto &[name, bound] : bounds) {
+    if (!names.count(name)) {
+      errors << "tfcc: error: --dim-bound " << name << "=" << bound
+             << " cannot take effect: no dynamic input dimension is named '"
+             << name << "'";
+      if (names.empty())
+        errors << " (the inputs have no named dimensions beyond the batch)";
+      else {
+        errors << " (named: ";
+        for (auto [i, known] : llvm::enumerate(names))
+          errors << (i ? ", " : "") << known;
+        errors << ")";
+      }
+      errors << "\n";
+      return false;
+    }
+    entries.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(bound)));
+  }
+  if (!entries.empty())
+    module->setAttr(graph::kDimBoundsAttr, b.getDictionaryAttr(entries));
+  return true;
+}
+
 /// The C interface, read from the public functions of the verified model.
 FailureOr<ModelSignature> buildSignature(ModuleOp module,
                                          const std::string &prefix) {
   ModelSignature sig;
   sig.modelName = module.getSymName() ? module.getSymName()->str() : "model";
   sig.prefix = prefix;
+  if (auto bounds =
+          module->getAttrOfType<DictionaryAttr>(graph::kDimBoundsAttr))
+    for (NamedAttribute bound : bounds)
+      if (auto value = dyn_cast<IntegerAttr>(bound.getValue()))
+        sig.dims.push_back({bound.getName().str(), value.getInt()});
+  if (sig.dims.size() > TFCC_RT_MAX_DIMS)
+    return emitError(module.getLoc())
+           << "the model has " << sig.dims.size()
+           << " named dimensions: a compiled model has at most "
+           << TFCC_RT_MAX_DIMS << " (TFCC_RT_MAX_DIMS)";
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || !func.isPublic())
       continue;
@@ -145,6 +240,9 @@ FailureOr<ModelSignature> buildSignature(ModuleOp module,
                               func.getArgAttrDict(i), "input_" + std::to_string(i));
       if (failed(arg))
         return failure();
+      applyDimNames(*arg,
+                    func.getArgAttrOfType<ArrayAttr>(i, graph::kDimNamesAttr),
+                    sig.dims);
       entry.inputs.push_back(*arg);
     }
     for (unsigned i = 0; i < type.getNumResults(); ++i) {
@@ -276,6 +374,15 @@ void recordArenaSizes(ModuleOp module, ArrayRef<std::string> implNames,
       entry.arenaBytesFixed = fixed.getInt();
     if (auto per = func->getAttrOfType<IntegerAttr>("tfcc.arena_per_batch"))
       entry.arenaBytesPerBatch = per.getInt();
+    // The planner named the dynamic dims of each output (the lowered
+    // function's output arguments follow the inputs and the state).
+    unsigned firstOutput = entry.inputs.size() + (sig.stateful ? 1 : 0);
+    for (auto [i, output] : llvm::enumerate(entry.outputs))
+      if (firstOutput + i < func.getNumArguments())
+        applyDimNames(output,
+                      func.getArgAttrOfType<ArrayAttr>(
+                          firstOutput + i, graph::kDimNamesAttr),
+                      sig.dims);
     auto plan = func->getAttrOfType<DictionaryAttr>("tfcc.arena_plan");
     auto [nf, np] = pairOf(plan, "naive");
     entry.arenaNaiveFixed = nf;
@@ -510,6 +617,8 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   loadTiming.stop();
   if (!module)
     return false;
+  if (!applyDimBounds(*module, o.dimBounds, errors))
+    return false;
   if (!o.weightsPath.empty() &&
       failed(runApplyCheckpoint(*module, o.weightsPath, o.prefix, &timing)))
     return false;
@@ -701,6 +810,27 @@ CompileStatus compile(const CompileOptions &o) {
 }
 
 } // namespace tfcc
+
+bool ::tfcc::parseDimBound(const std::string &spec,
+                           std::map<std::string, int64_t> &bounds,
+                           std::string &error) {
+  auto [name, value] = llvm::StringRef(spec).rsplit('=');
+  int64_t bound;
+  if (name.empty() || value.empty() || name.size() == spec.size()) {
+    error = "--dim-bound '" + spec + "' is not NAME=N (e.g. W=640)";
+    return false;
+  }
+  if (value.getAsInteger(10, bound) || bound < 1 || bound > (int64_t(1) << 31)) {
+    error = "--dim-bound '" + spec + "': the bound '" + value.str() +
+            "' is not an integer in [1, 2^31]";
+    return false;
+  }
+  if (!bounds.emplace(name.str(), bound).second) {
+    error = "--dim-bound names '" + name.str() + "' twice";
+    return false;
+  }
+  return true;
+}
 
 bool ::tfcc::parseInputShape(const std::string &spec,
                            std::map<std::string, std::vector<int64_t>> &shapes,

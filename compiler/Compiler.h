@@ -44,6 +44,11 @@ struct CompileOptions {
   /// ONNX graph inputs whose dims to pin (-1 keeps a dim dynamic), from
   /// --input-shape NAME=DIMS.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Largest values of named dynamic dimensions beyond the batch (ONNX
+  /// dim_params, the graph IR's tfcc.dim_names), from --dim-bound NAME=N:
+  /// each becomes a dimension of its own, given per call; a name without a
+  /// bound takes the batch's value.
+  std::map<std::string, int64_t> dimBounds;
   /// Where to print the memory plan of every entry (each buffer's offset,
   /// size and live range; the planned arena, the liveness bound and the sum
   /// without reuse): empty = nowhere, "-" = stdout.
@@ -90,6 +95,11 @@ bool parseCalibrationMethod(const std::string &text, CalibrationMethod &method,
 bool parseInputShape(const std::string &spec,
                      std::map<std::string, std::vector<int64_t>> &shapes,
                      std::string &error);
+
+/// Parses one --dim-bound value, "NAME=N" (N >= 1), into `bounds`. Returns
+/// false with `error` set when it is malformed or names a dimension twice.
+bool parseDimBound(const std::string &spec,
+                   std::map<std::string, int64_t> &bounds, std::string &error);
 
 /// What compile() ends with.
 struct CompileStatus {

@@ -52,7 +52,7 @@ const std::set<std::string> &reservedParameterNames() {
       // common macros
       "NULL", "EOF", "errno", "assert", "offsetof", "stdin", "stdout", "stderr",
       // fixed parameters
-      "ctx", "batch"};
+      "ctx", "batch", "dims"};
   return names;
 }
 
@@ -116,24 +116,34 @@ uint64_t roundUp(uint64_t n) {
 
 std::string ull(uint64_t n) { return std::to_string(n) + "ULL"; }
 
-// "[batch, 28, 28, 1]"; "[]" for a scalar.
-std::string shapeText(const ArgSignature &arg) {
+// "batch", a named dimension's name (comment-safe), or the size.
+std::string dimText(const ModelSignature &sig, int64_t dim) {
+  if (dim >= 0)
+    return std::to_string(dim);
+  size_t k = namedDimIndex(dim);
+  if (k == 0 || k > sig.dims.size())
+    return "batch";
+  return commentSafe(sig.dims[k - 1].name);
+}
+
+// "[batch, 28, 28, 1]", "[batch, 3, 48, W]"; "[]" for a scalar.
+std::string shapeText(const ModelSignature &sig, const ArgSignature &arg) {
   std::string s = "[";
   for (size_t i = 0; i < arg.dims.size(); ++i) {
     if (i)
       s += ", ";
-    s += arg.dims[i] == kDynamicDim ? "batch" : std::to_string(arg.dims[i]);
+    s += dimText(sig, arg.dims[i]);
   }
   return s + "]";
 }
 
-// "3136 * batch bytes", "40 bytes", "4 * batch * batch bytes".
-std::string bytesText(const ArgSignature &arg) {
+// "3136 * batch bytes", "40 bytes", "576 * batch * W bytes".
+std::string bytesText(const ModelSignature &sig, const ArgSignature &arg) {
   uint64_t bytes = byteSize(arg.dtype);
   std::string s;
   for (int64_t dim : arg.dims) {
-    if (dim == kDynamicDim)
-      s += " * batch";
+    if (dim < 0)
+      s += " * " + dimText(sig, dim);
     else
       bytes *= static_cast<uint64_t>(dim);
   }
@@ -262,7 +272,8 @@ std::string prototype(const std::string &head,
   return text + line + "\n";
 }
 
-void emitArgList(std::string &out, const std::vector<ArgSignature> &args,
+void emitArgList(std::string &out, const ModelSignature &sig,
+                 const std::vector<ArgSignature> &args,
                  const std::vector<std::string> &params) {
   if (args.empty()) {
     out += " *   none\n";
@@ -273,7 +284,7 @@ void emitArgList(std::string &out, const std::vector<ArgSignature> &args,
     if (params[i] != args[i].name)
       out += " ('" + commentSafe(args[i].name) + "')";
     out += ": " + std::string(dtypeName(args[i].dtype)) + " " +
-           shapeText(args[i]) + ", " + bytesText(args[i]) + "\n";
+           shapeText(sig, args[i]) + ", " + bytesText(sig, args[i]) + "\n";
   }
 }
 
@@ -288,17 +299,29 @@ void emitEntry(std::string &out, const ModelSignature &sig, const CNames &names,
          commentSafe(sig.modelName) + "'.\n";
   out += " *\n";
   out += " * Inputs (read only; dense, row-major; owned by the caller):\n";
-  emitArgList(out, entry.inputs, cEntry.inputs);
+  emitArgList(out, sig, entry.inputs, cEntry.inputs);
   out += " * Outputs (written by the call; dense, row-major; owned by the "
          "caller):\n";
-  emitArgList(out, entry.outputs, cEntry.outputs);
+  emitArgList(out, sig, entry.outputs, cEntry.outputs);
   out += " *\n";
-  if (dynamic)
+  bool named = entry.hasNamedDims();
+  if (named) {
+    out += " * dims: the values of the model's " + names.macroPrefix +
+           "_NUM_DIMS dimensions:\n *   dims[0] = the batch";
+    out += dynamic ? " (1 <= batch <= the context's max_batch)" : " (unused)";
+    for (size_t k = 0; k < sig.dims.size(); ++k)
+      out += ",\n *   dims[" + names.dimMacros[k] + "] = " +
+             commentSafe(sig.dims[k].name) + " (1 <= " +
+             commentSafe(sig.dims[k].name) + " <= " + names.dimMacros[k] +
+             "_MAX)";
+    out += ".\n";
+  } else if (dynamic) {
     out += " * batch: the size of every dynamic dimension, 1 <= batch <= the "
            "context's "
            "max_batch.\n";
-  else
+  } else {
     out += " * batch: ignored (every shape is static).\n";
+  }
   out += " * Arena: " + cEntry.macro +
          "_ARENA_BYTES(batch) = " + arenaText(entry) + ".\n";
   if (entry.arenaNaiveFixed != entry.arenaBytesFixed ||
@@ -315,13 +338,19 @@ void emitEntry(std::string &out, const ModelSignature &sig, const CNames &names,
   out += " *   TFCC_INVALID_ARGUMENT   ctx, an input or an output is NULL, or "
          "ctx was\n"
          " *                           initialized for another model;\n";
-  if (dynamic)
+  if (named)
+    out += " *   TFCC_OUT_OF_RANGE       a dimension the entry uses is below 1 "
+           "or above its\n"
+           " *                           bound (the batch: the context's "
+           "max_batch);\n";
+  else if (dynamic)
     out += " *   TFCC_OUT_OF_RANGE       batch < 1 or batch > the context's "
            "max_batch;\n";
   out += " *   TFCC_RESOURCE_EXHAUSTED the context's arena is too small.\n";
   out += " */\n";
 
-  std::vector<std::string> params = {"tfcc_context* ctx", "int64_t batch"};
+  std::vector<std::string> params = {
+      "tfcc_context* ctx", named ? "const int64_t* dims" : "int64_t batch"};
   for (size_t i = 0; i < entry.inputs.size(); ++i)
     params.push_back("const " + std::string(cTypeName(entry.inputs[i].dtype)) +
                      "* " + cEntry.inputs[i]);
@@ -392,7 +421,18 @@ const std::vector<ModelFunction> kModelFunctions = {
      "tfcc_rt_invoke", true, false,
      R"(/* Generic form of the entry functions below, for tools that drive any model
  * through the table of $p_info(): runs entry `entry_index` with
- * `inputs`/`outputs` in argument order. Same checks and statuses. */)",
+ * `inputs`/`outputs` in argument order. Same checks and statuses. An entry with
+ * dimensions beyond the batch returns TFCC_INVALID_ARGUMENT: call
+ * $p_invoke_dims. */)",
+     true},
+    {"invoke_dims", "tfcc_status_t",
+     "int32_t entry_index, tfcc_context* ctx, const int64_t* dims, "
+     "const void* const* inputs, void* const* outputs",
+     "tfcc_rt_invoke_dims", true, false,
+     R"(/* $p_invoke for any entry, with the values of the model's dimensions: dims[0]
+ * the batch, dims[k] named dimension k (tfcc_model_info.dim_names[k - 1],
+ * 1 <= dims[k] <= dim_bounds[k - 1]); only those the entry uses are read (dims may
+ * be NULL for a static entry). TFCC_OUT_OF_RANGE names a dimension out of range. */)",
      true},
     {"get_variable", "tfcc_status_t",
      "tfcc_context* ctx, const char* name, void* out, uint64_t bytes",
@@ -535,6 +575,11 @@ CNames computeCNames(const ModelSignature &sig) {
       cEntry.outputs.push_back(paramName(arg));
     names.entries.push_back(std::move(cEntry));
   }
+  std::set<std::string> usedDimMacros;
+  for (const DimSignature &dim : sig.dims)
+    names.dimMacros.push_back(makeUnique(
+        names.macroPrefix + "_DIM_" + toUpper(sanitizeCIdentifier(dim.name)),
+        usedDimMacros, /*caseInsensitive=*/true));
   return names;
 }
 
@@ -562,7 +607,8 @@ std::string emitHeader(const ModelSignature &sig,
          "_create_with_threads.\n";
   if (!sig.entries.empty()) {
     const CNames::Entry &first = names.entries[0];
-    std::string args = "&ctx, batch";
+    std::string args =
+        sig.entries[0].hasNamedDims() ? "&ctx, dims" : "&ctx, batch";
     for (const std::string &name : first.inputs)
       args += ", " + name;
     for (const std::string &name : first.outputs)
@@ -595,6 +641,25 @@ std::string emitHeader(const ModelSignature &sig,
   // Sizes.
   out += "/* Bytes of weights in the model's read-only data. */\n";
   out += "#define " + P + "_WEIGHT_BYTES " + ull(sig.weightBytes) + "\n\n";
+  if (!sig.dims.empty()) {
+    out += "/* The model's dimensions: the batch and " +
+           std::to_string(sig.dims.size()) +
+           " named dimension(s) beyond it.\n"
+           " * Entries that use them take `const int64_t dims[" + P +
+           "_NUM_DIMS]`: dims[0] the\n"
+           " * batch, dims[" + P + "_DIM_<NAME>] each named one, at most " + P +
+           "_DIM_<NAME>_MAX\n"
+           " * (its bound at compile time: the arena is planned for it). */\n";
+    out += "#define " + P + "_NUM_DIMS " + std::to_string(sig.dims.size() + 1) +
+           "\n";
+    for (size_t k = 0; k < sig.dims.size(); ++k) {
+      out += "#define " + names.dimMacros[k] + " " + std::to_string(k + 1) +
+             " /* '" + commentSafe(sig.dims[k].name) + "' */\n";
+      out += "#define " + names.dimMacros[k] + "_MAX " +
+             std::to_string(sig.dims[k].bound) + "\n";
+    }
+    out += "\n";
+  }
   if (!sig.entries.empty()) {
     out += "/* Arena bytes one call of each entry needs at `batch` (fixed + "
            "per_batch *\n"

@@ -33,6 +33,9 @@ struct CNames {
   std::string macroPrefix;    // upper-case macro prefix: "MNIST_CNN"
   std::string includeGuard;   // "MNIST_CNN_TFCC_H_"
   std::vector<Entry> entries; // parallel to ModelSignature::entries
+  /// The index macro of each named dimension ("OCR_DIM_W"; + "_MAX" for its
+  /// bound), parallel to ModelSignature::dims.
+  std::vector<std::string> dimMacros;
 };
 
 /// A function every compiled model exports besides its entries, named

@@ -31,11 +31,27 @@ enum class DType {
 /// A dynamic (batch) dimension in ArgSignature::dims (TFCC_DIM_DYNAMIC).
 constexpr int64_t kDynamicDim = TFCC_DIM_DYNAMIC;
 
+/// Named dimension k (1-based; ModelSignature::dims[k - 1]) in
+/// ArgSignature::dims (TFCC_DIM_NAMED(k)); 0 is the batch.
+constexpr int64_t namedDim(size_t k) { return -1 - static_cast<int64_t>(k); }
+/// The k of a dynamic entry of ArgSignature::dims (0: the batch).
+constexpr size_t namedDimIndex(int64_t dim) {
+  return static_cast<size_t>(-1 - dim);
+}
+
 /// One input or output of an entry point.
 struct ArgSignature {
   std::string name;
   DType dtype = DType::F32;
-  std::vector<int64_t> dims; // row-major; kDynamicDim = the batch
+  /// Row-major; kDynamicDim = the batch, namedDim(k) = named dimension k.
+  std::vector<int64_t> dims;
+};
+
+/// A dynamic dimension beyond the batch: its name (ONNX dim_param, or the
+/// graph IR's tfcc.dim_names) and its largest value, given at compile time.
+struct DimSignature {
+  std::string name;
+  int64_t bound = 0;
 };
 
 /// One entry point (public function) of the model.
@@ -58,6 +74,16 @@ struct EntrySignature {
             return true;
     return false;
   }
+
+  /// True when some input or output dimension is a named dimension.
+  bool hasNamedDims() const {
+    for (const std::vector<ArgSignature> *args : {&inputs, &outputs})
+      for (const ArgSignature &arg : *args)
+        for (int64_t dim : arg.dims)
+          if (dim < kDynamicDim)
+            return true;
+    return false;
+  }
 };
 
 /// One variable in the state memory of a model with a training step.
@@ -76,6 +102,8 @@ struct ModelSignature {
   std::string modelName; // the module's name, e.g. "mnist_cnn"
   std::string prefix;    // C symbol prefix; empty means modelName
   std::vector<EntrySignature> entries;
+  /// The named dimensions, k = 1, 2, ... in this order.
+  std::vector<DimSignature> dims;
   uint64_t weightBytes = 0;
   /// weightBytes by element type, and the number of variables: what
   /// tfcc --report prints (a quantized build's case against float32).

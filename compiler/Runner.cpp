@@ -81,7 +81,7 @@ std::unique_ptr<CompiledModel> CompiledModel::open(const std::string &path,
   }
   model->create_ = reinterpret_cast<CreateFn>(sym("_create_with_threads"));
   model->destroy_ = reinterpret_cast<DestroyFn>(sym("_destroy"));
-  model->invoke_ = reinterpret_cast<InvokeFn>(sym("_invoke"));
+  model->invoke_ = reinterpret_cast<InvokeFn>(sym("_invoke_dims"));
   model->statusString_ = reinterpret_cast<StatusStringFn>(sym("_status_string"));
   if (!infoFn || !model->create_ || !model->destroy_ || !model->invoke_ ||
       !model->statusString_) {
@@ -208,13 +208,30 @@ bool CompiledModel::run(int entry, int64_t batch,
             " inputs, got " + std::to_string(inputs.size());
     return false;
   }
+  // dims[0] the batch, dims[k] named dimension k: from the inputs' shapes.
+  std::vector<int64_t> dims(1 + info_->num_dims, 0);
+  dims[0] = batch;
   for (int i = 0; i < e.num_inputs; ++i) {
     const tfcc_arg_info &arg = e.inputs[i];
     if (!fitsArgument(inputs[i], arg, batch)) {
       error = "input '" + std::string(arg.name) + "' has the wrong dtype or shape";
       return false;
     }
+    for (int d = 0; d < arg.rank; ++d) {
+      if (arg.dims[d] >= TFCC_DIM_DYNAMIC)
+        continue;
+      int64_t &value = dims[size_t(-1 - arg.dims[d])];
+      if (value != 0 && value != inputs[i].shape[d]) {
+        error = "input '" + std::string(arg.name) + "' has " +
+                std::to_string(inputs[i].shape[d]) + " for dimension " +
+                info_->dim_names[-2 - arg.dims[d]] + ", another input " +
+                std::to_string(value);
+        return false;
+      }
+      value = inputs[i].shape[d];
+    }
   }
+  std::vector<int64_t> named(dims.begin() + 1, dims.end());
   if (!reserve(batch, error))
     return false;
   outputs.assign(e.num_outputs, NpyArray());
@@ -229,12 +246,12 @@ bool CompiledModel::run(int entry, int64_t batch,
     const tfcc_arg_info &arg = e.outputs[i];
     NpyArray &o = outputs[i];
     o.dtype = DType(arg.dtype);
-    for (int d = 0; d < arg.rank; ++d)
-      o.shape.push_back(arg.dims[d] == TFCC_DIM_DYNAMIC ? batch : arg.dims[d]);
+    o.shape = argShape(arg, batch, named);
     o.data.assign(std::max<int64_t>(o.numElements(), 1) * byteSize(o.dtype), 0);
     out.push_back(o.data.data());
   }
-  tfcc_status_t status = invoke_(entry, context_, batch, in.data(), out.data());
+  tfcc_status_t status =
+      invoke_(entry, context_, dims.data(), in.data(), out.data());
   if (status != TFCC_OK) {
     error = std::string(statusString_(status)) + ": " + context_->message;
     return false;
@@ -504,15 +521,41 @@ Domain domainOf(BlockArgument arg) {
 
 } // namespace
 
+std::vector<int64_t> argShape(const tfcc_arg_info &arg, int64_t batch,
+                              const std::vector<int64_t> &named) {
+  std::vector<int64_t> shape;
+  for (int d = 0; d < arg.rank; ++d) {
+    int64_t dim = arg.dims[d];
+    size_t k = size_t(-1 - dim);
+    shape.push_back(dim >= 0                 ? dim
+                    : dim == TFCC_DIM_DYNAMIC || k > named.size() ? batch
+                                                                  : named[k - 1]);
+  }
+  return shape;
+}
+
 std::vector<NpyArray> makeRandomInputs(func::FuncOp func, int64_t batch,
                                        uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<NpyArray> inputs;
+  std::vector<std::vector<int64_t>> shapes;
   for (BlockArgument arg : func.getArguments()) {
     auto type = cast<RankedTensorType>(arg.getType());
     std::vector<int64_t> shape;
     for (int64_t d : type.getShape())
       shape.push_back(ShapedType::isDynamic(d) ? batch : d);
+    shapes.push_back(std::move(shape));
+  }
+  return makeRandomInputs(func, shapes, seed);
+}
+
+std::vector<NpyArray>
+makeRandomInputs(func::FuncOp func,
+                 const std::vector<std::vector<int64_t>> &shapes,
+                 uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<NpyArray> inputs;
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    const std::vector<int64_t> &shape = shapes[arg.getArgNumber()];
     Type et = type.getElementType();
     DType dtype = dtypeOfElementType(et).value_or(DType::F32);
     NpyArray a = makeArray(dtype, shape);
@@ -582,7 +625,8 @@ bool fitsArgument(const NpyArray &array, const tfcc_arg_info &arg,
   for (int d = 0; d < arg.rank; ++d)
     if (arg.dims[d] == TFCC_DIM_DYNAMIC
             ? batch >= 0 && array.shape[d] != batch
-            : array.shape[d] != arg.dims[d])
+            : arg.dims[d] < 0 ? array.shape[d] < 1
+                              : array.shape[d] != arg.dims[d])
       return false;
   return true;
 }

@@ -74,7 +74,7 @@ private:
   const tfcc_model_info *info_ = nullptr;
   using CreateFn = tfcc_status_t (*)(int64_t, int32_t, tfcc_context **);
   using DestroyFn = void (*)(tfcc_context *);
-  using InvokeFn = tfcc_status_t (*)(int32_t, tfcc_context *, int64_t,
+  using InvokeFn = tfcc_status_t (*)(int32_t, tfcc_context *, const int64_t *,
                                      const void *const *, void *const *);
   using StatusStringFn = const char *(*)(tfcc_status_t);
   CreateFn create_ = nullptr;
@@ -91,6 +91,16 @@ private:
 /// arguments used as gather indices or labels stay within range.
 std::vector<NpyArray> makeRandomInputs(mlir::func::FuncOp func, int64_t batch,
                                        uint64_t seed);
+/// Same, of the given shapes (one per argument of `func`).
+std::vector<NpyArray>
+makeRandomInputs(mlir::func::FuncOp func,
+                 const std::vector<std::vector<int64_t>> &shapes,
+                 uint64_t seed);
+
+/// The shape of `arg` at `batch`, named dimension k (TFCC_DIM_NAMED(k)) at
+/// named[k - 1].
+std::vector<int64_t> argShape(const tfcc_arg_info &arg, int64_t batch,
+                              const std::vector<int64_t> &named);
 
 /// Runs the reference interpreter on host tensors.
 bool interpret(mlir::ModuleOp module, const std::string &entry,

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/graph/IR/DimNames.h"
 #include "passes/MemoryPlan.h"
 #include "passes/Passes.h"
 
@@ -19,6 +20,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -34,10 +36,34 @@ namespace {
 
 constexpr int64_t kArenaAlignment = TFCC_ARENA_ALIGNMENT;
 
-/// perBatch * batch + fixed.
+/// What a size that is not affine in the batch asks the user to do.
+constexpr const char *kUnboundedAdvice =
+    "dynamic dimension of an entry without a bound takes the batch's value; "
+    "name the dimensions beyond the batch and bound them (tfcc --dim-bound "
+    "NAME=N; docs/c-api.md, \"Dimensions\"), or give the model's inputs "
+    "static sizes beyond the batch (ONNX: tfcc --input-shape "
+    "NAME=1x3x48x192, '?' keeps the batch)";
+
+/// An integer known to lie in [lo, hi].
+struct Range {
+  int64_t lo = 0, hi = 0;
+  bool isExact() const { return lo == hi; }
+};
+
+/// perBatch * batch + fixed, each coefficient known within a range over the
+/// values the dimensions beyond the batch may take (1 to their bounds, given
+/// at compile time); exact for entries whose only dynamic dimension is the
+/// batch. `symbol` names the value when it is exactly one dimension beyond
+/// the batch (what an output's dimension must be).
 struct BatchAffine {
-  int64_t perBatch = 0;
-  int64_t fixed = 0;
+  Range perBatch, fixed;
+  std::string symbol;
+
+  static BatchAffine constant(int64_t v) { return {{0, 0}, {v, v}, {}}; }
+  bool isExact() const { return perBatch.isExact() && fixed.isExact(); }
+  bool isBatch() const {
+    return isExact() && perBatch.lo == 1 && fixed.lo == 0;
+  }
 };
 
 /// The operand giving dynamic dimension `dim` of `type` among `sizes`.
@@ -52,15 +78,45 @@ int64_t roundUp(int64_t v) {
   return (v + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
 }
 
-/// Expresses index values as affine functions of the batch size, where every
-/// dynamic dimension of a function argument is the batch.
+FailureOr<Range> addRanges(Range a, Range b, bool subtract = false) {
+  Range r;
+  if (subtract ? (llvm::SubOverflow(a.lo, b.hi, r.lo) ||
+                  llvm::SubOverflow(a.hi, b.lo, r.hi))
+               : (llvm::AddOverflow(a.lo, b.lo, r.lo) ||
+                  llvm::AddOverflow(a.hi, b.hi, r.hi)))
+    return failure();
+  return r;
+}
+
+FailureOr<Range> multiplyRanges(Range a, Range b) {
+  int64_t products[4];
+  if (llvm::MulOverflow(a.lo, b.lo, products[0]) ||
+      llvm::MulOverflow(a.lo, b.hi, products[1]) ||
+      llvm::MulOverflow(a.hi, b.lo, products[2]) ||
+      llvm::MulOverflow(a.hi, b.hi, products[3]))
+    return failure();
+  return Range{*std::min_element(products, products + 4),
+               *std::max_element(products, products + 4)};
+}
+
+/// Expresses index values as affine functions of the batch size. A dynamic
+/// dimension of a function argument is the batch, or, where its
+/// kDimNamesAttr entry names a dimension with a bound in the module's
+/// kDimBoundsAttr, a value in [1, bound].
 class BatchAffineAnalysis {
 public:
+  explicit BatchAffineAnalysis(func::FuncOp func) : func(func) {
+    auto module = func->getParentOfType<ModuleOp>();
+    bounds = module ? module->getAttrOfType<DictionaryAttr>(
+                          graph::kDimBoundsAttr)
+                    : DictionaryAttr();
+  }
+
   FailureOr<BatchAffine> evaluate(Value value, int depth = 0) {
     if (depth > 64)
       return failure();
     if (auto constant = getConstantIntValue(value))
-      return BatchAffine{0, *constant};
+      return BatchAffine::constant(*constant);
     Operation *def = value.getDefiningOp();
     if (!def)
       return failure();
@@ -79,39 +135,24 @@ public:
       AffineMap map = apply.getAffineMap();
       return evaluateExpr(map.getResult(0), operands, map.getNumDims());
     }
-    auto binary = [&](Value a, Value b) -> FailureOr<std::pair<BatchAffine, BatchAffine>> {
-      auto ea = evaluate(a, depth + 1), eb = evaluate(b, depth + 1);
-      if (failed(ea) || failed(eb))
-        return failure();
-      return std::make_pair(*ea, *eb);
-    };
-    if (auto add = dyn_cast<arith::AddIOp>(def)) {
-      auto r = binary(add.getLhs(), add.getRhs());
-      if (failed(r))
-        return failure();
-      return BatchAffine{r->first.perBatch + r->second.perBatch,
-                         r->first.fixed + r->second.fixed};
-    }
-    if (auto sub = dyn_cast<arith::SubIOp>(def)) {
-      auto r = binary(sub.getLhs(), sub.getRhs());
-      if (failed(r))
-        return failure();
-      return BatchAffine{r->first.perBatch - r->second.perBatch,
-                         r->first.fixed - r->second.fixed};
-    }
-    if (auto mul = dyn_cast<arith::MulIOp>(def)) {
-      auto r = binary(mul.getLhs(), mul.getRhs());
-      if (failed(r))
-        return failure();
-      return multiply(r->first, r->second);
-    }
-    if (isa<arith::DivUIOp, arith::DivSIOp, arith::CeilDivSIOp,
-            arith::CeilDivUIOp, arith::FloorDivSIOp>(def)) {
-      auto r = binary(def->getOperand(0), def->getOperand(1));
-      if (failed(r))
-        return failure();
-      return divide(r->first, r->second);
-    }
+    if (def->getNumOperands() != 2)
+      return failure();
+    auto a = evaluate(def->getOperand(0), depth + 1);
+    auto b = evaluate(def->getOperand(1), depth + 1);
+    if (failed(a) || failed(b))
+      return failure();
+    if (isa<arith::AddIOp>(def))
+      return add(*a, *b, /*subtract=*/false);
+    if (isa<arith::SubIOp>(def))
+      return add(*a, *b, /*subtract=*/true);
+    if (isa<arith::MulIOp>(def))
+      return multiply(*a, *b);
+    if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def))
+      return divide(*a, *b, /*ceil=*/false);
+    if (isa<arith::CeilDivSIOp, arith::CeilDivUIOp>(def))
+      return divide(*a, *b, /*ceil=*/true);
+    if (isa<arith::MaxSIOp, arith::MinSIOp>(def))
+      return extremum(*a, *b, isa<arith::MaxSIOp>(def));
     return failure();
   }
 
@@ -120,15 +161,35 @@ public:
   }
 
 private:
+  func::FuncOp func;
+  DictionaryAttr bounds;
+
+  /// Dimension `index` of entry argument `arg`: the batch, or a bounded
+  /// dimension beyond it.
+  FailureOr<BatchAffine> evaluateArgumentDim(BlockArgument arg,
+                                             int64_t index) {
+    if (arg.getOwner()->getParentOp() != func.getOperation() || !bounds)
+      return BatchAffine{{1, 1}, {0, 0}, {}};
+    auto names = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(),
+                                                  graph::kDimNamesAttr);
+    if (!names || index >= static_cast<int64_t>(names.size()))
+      return BatchAffine{{1, 1}, {0, 0}, {}};
+    auto name = dyn_cast<StringAttr>(names[index]);
+    auto bound = name ? bounds.getAs<IntegerAttr>(name) : IntegerAttr();
+    if (!bound)
+      return BatchAffine{{1, 1}, {0, 0}, {}};
+    return BatchAffine{{0, 0}, {1, bound.getInt()}, name.str()};
+  }
+
   FailureOr<BatchAffine> evaluateDim(Value source, std::optional<int64_t> index,
                                      int depth) {
     auto type = dyn_cast<MemRefType>(source.getType());
     if (!type || !index || *index < 0 || *index >= type.getRank())
       return failure();
     if (!type.isDynamicDim(*index))
-      return BatchAffine{0, type.getDimSize(*index)};
-    if (isa<BlockArgument>(source))
-      return BatchAffine{1, 0};
+      return BatchAffine::constant(type.getDimSize(*index));
+    if (auto arg = dyn_cast<BlockArgument>(source))
+      return evaluateArgumentDim(arg, *index);
     if (auto alloc = source.getDefiningOp<memref::AllocOp>())
       return evaluate(dynamicSize(alloc.getDynamicSizes(), type, *index),
                       depth + 1);
@@ -144,14 +205,14 @@ private:
         if (dropped.test(i) || ++resultDim != *index)
           continue;
         if (auto attr = dyn_cast<Attribute>(size))
-          return BatchAffine{0, cast<IntegerAttr>(attr).getInt()};
+          return BatchAffine::constant(cast<IntegerAttr>(attr).getInt());
         return evaluate(cast<Value>(size), depth + 1);
       }
       return failure();
     }
     if (auto collapse = source.getDefiningOp<memref::CollapseShapeOp>()) {
       // A collapsed dim is the product of its source dims.
-      BatchAffine product{0, 1};
+      BatchAffine product = BatchAffine::constant(1);
       SmallVector<ReassociationIndices, 4> groups =
           collapse.getReassociationIndices();
       for (int64_t d : groups[*index]) {
@@ -171,25 +232,87 @@ private:
     return failure();
   }
 
-  static FailureOr<BatchAffine> multiply(BatchAffine a, BatchAffine b) {
-    if (a.perBatch != 0 && b.perBatch != 0)
-      return failure(); // quadratic in the batch
-    return BatchAffine{a.perBatch * b.fixed + b.perBatch * a.fixed,
-                       a.fixed * b.fixed};
+public:
+  static FailureOr<BatchAffine> add(const BatchAffine &a, const BatchAffine &b,
+                                    bool subtract) {
+    auto per = addRanges(a.perBatch, b.perBatch, subtract);
+    auto fixed = addRanges(a.fixed, b.fixed, subtract);
+    if (failed(per) || failed(fixed))
+      return failure();
+    return BatchAffine{*per, *fixed, {}};
   }
 
-  static FailureOr<BatchAffine> divide(BatchAffine a, BatchAffine b) {
-    if (b.perBatch != 0 || b.fixed <= 0 || a.perBatch % b.fixed != 0 ||
-        a.fixed % b.fixed != 0)
+  static FailureOr<BatchAffine> multiply(const BatchAffine &a,
+                                         const BatchAffine &b) {
+    if ((a.perBatch.lo != 0 || a.perBatch.hi != 0) &&
+        (b.perBatch.lo != 0 || b.perBatch.hi != 0))
+      return failure(); // quadratic in the batch
+    auto perA = multiplyRanges(a.perBatch, b.fixed);
+    auto perB = multiplyRanges(b.perBatch, a.fixed);
+    auto fixed = multiplyRanges(a.fixed, b.fixed);
+    if (failed(perA) || failed(perB) || failed(fixed))
       return failure();
-    return BatchAffine{a.perBatch / b.fixed, a.fixed / b.fixed};
+    auto per = addRanges(*perA, *perB);
+    if (failed(per))
+      return failure();
+    return BatchAffine{*per, *fixed, {}};
+  }
+
+  /// Division by a positive constant: exact where it divides every
+  /// coefficient. Otherwise (only with dimensions beyond the batch) bounds:
+  /// a dividend without a batch part divides its range (rounding as the op
+  /// does: `ceil` for ceiling division, truncation below zero counted as
+  /// such); with one, floor(p / d) and ceil(p / d) bound the batch part and
+  /// the fixed part gets one more of slack each way.
+  static FailureOr<BatchAffine> divide(const BatchAffine &a,
+                                       const BatchAffine &b, bool ceil) {
+    if (!b.isExact() || b.perBatch.lo != 0 || b.fixed.lo <= 0)
+      return failure();
+    int64_t d = b.fixed.lo;
+    if (a.isExact() && a.perBatch.lo % d == 0 && a.fixed.lo % d == 0)
+      return BatchAffine{{a.perBatch.lo / d, a.perBatch.lo / d},
+                         {a.fixed.lo / d, a.fixed.lo / d},
+                         {}};
+    if (a.isExact() && a.perBatch.lo != 0)
+      return failure(); // not affine in the batch
+    auto down = [&](int64_t v) { return llvm::divideFloorSigned(v, d); };
+    auto up = [&](int64_t v) { return llvm::divideCeilSigned(v, d); };
+    if (a.perBatch.lo == 0 && a.perBatch.hi == 0)
+      return BatchAffine{{0, 0},
+                         {ceil ? up(a.fixed.lo) : down(a.fixed.lo),
+                          ceil || a.fixed.hi < 0 ? up(a.fixed.hi)
+                                                 : down(a.fixed.hi)},
+                         {}};
+    return BatchAffine{{down(a.perBatch.lo), up(a.perBatch.hi)},
+                       {down(a.fixed.lo) - 1, up(a.fixed.hi) + 1},
+                       {}};
+  }
+
+  /// max/min: bounds that hold for every batch >= 1 (each coefficient's
+  /// extremes); exact when both sides are the same exact value.
+  static FailureOr<BatchAffine> extremum(const BatchAffine &a,
+                                         const BatchAffine &b, bool isMax) {
+    if (a.isExact() && b.isExact() && a.perBatch.lo == b.perBatch.lo &&
+        a.fixed.lo == b.fixed.lo)
+      return BatchAffine{a.perBatch, a.fixed, {}};
+    if (isMax)
+      return BatchAffine{{std::min(a.perBatch.lo, b.perBatch.lo),
+                          std::max(a.perBatch.hi, b.perBatch.hi)},
+                         {std::min(a.fixed.lo, b.fixed.lo),
+                          std::max(a.fixed.hi, b.fixed.hi)},
+                         {}};
+    return BatchAffine{{std::min(a.perBatch.lo, b.perBatch.lo),
+                        std::min(a.perBatch.hi, b.perBatch.hi)},
+                       {std::min(a.fixed.lo, b.fixed.lo),
+                        std::min(a.fixed.hi, b.fixed.hi)},
+                       {}};
   }
 
   static FailureOr<BatchAffine> evaluateExpr(AffineExpr expr,
                                              ArrayRef<BatchAffine> operands,
                                              unsigned numDims) {
     if (auto c = dyn_cast<AffineConstantExpr>(expr))
-      return BatchAffine{0, c.getValue()};
+      return BatchAffine::constant(c.getValue());
     if (auto d = dyn_cast<AffineDimExpr>(expr))
       return operands[d.getPosition()];
     if (auto s = dyn_cast<AffineSymbolExpr>(expr))
@@ -203,22 +326,25 @@ private:
       return failure();
     switch (expr.getKind()) {
     case AffineExprKind::Add:
-      return BatchAffine{l->perBatch + r->perBatch, l->fixed + r->fixed};
+      return add(*l, *r, /*subtract=*/false);
     case AffineExprKind::Mul:
       return multiply(*l, *r);
     case AffineExprKind::FloorDiv:
+      return divide(*l, *r, /*ceil=*/false);
     case AffineExprKind::CeilDiv:
-      return divide(*l, *r);
+      return divide(*l, *r, /*ceil=*/true);
     default:
       return failure();
     }
   }
 };
 
-/// At the C interface every dynamic dimension of an argument is the batch
-/// size, and the caller sizes output buffers that way: an output computed with
-/// another size (a concat along the batch, say) would be written out of
-/// bounds, so it is a compile-time error.
+/// At the C interface every dynamic dimension of an output is the batch or
+/// one named dimension beyond it, and the caller sizes output buffers that
+/// way: an output computed with another size (a concat along the batch, say)
+/// would be written out of bounds, so it is a compile-time error. Records
+/// each output's dimension names (kDimNamesAttr on the output arguments:
+/// the name, "" for the batch and static dims).
 LogicalResult verifyOutputSizes(func::FuncOp func,
                                 BatchAffineAnalysis &analysis) {
   WalkResult result = func.walk([&](memref::CopyOp copy) {
@@ -226,23 +352,35 @@ LogicalResult verifyOutputSizes(func::FuncOp func,
     if (!target || target.getOwner()->getParentOp() != func)
       return WalkResult::advance();
     auto type = cast<MemRefType>(target.getType());
+    SmallVector<Attribute> names;
+    Builder b(func.getContext());
     for (int64_t i = 0; i < type.getRank(); ++i) {
+      names.push_back(b.getStringAttr(""));
       if (!type.isDynamicDim(i))
         continue;
       auto size = analysis.evaluateDimOf(copy.getSource(), i);
-      if (succeeded(size) && size->perBatch == 1 && size->fixed == 0)
+      if (succeeded(size) && size->isBatch())
         continue;
+      if (succeeded(size) && !size->symbol.empty()) {
+        names.back() = b.getStringAttr(size->symbol);
+        continue;
+      }
       InFlightDiagnostic diag =
           copy.emitError("tfcc-arena-allocation: dynamic dimension ")
           << i << " of output " << type;
-      if (succeeded(size))
-        diag << " is " << size->perBatch << " * batch + " << size->fixed;
+      if (succeeded(size) && size->isExact())
+        diag << " is " << size->perBatch.lo << " * batch + " << size->fixed.lo;
       else
-        diag << " is not provably the batch size";
-      diag << "; the C interface needs every dynamic dimension of an entry "
-              "point to equal the batch size";
+        diag << " is not provably the batch size or one dimension beyond it";
+      diag << "; the C interface needs every dynamic dimension of an output "
+              "to equal the batch size or one named dimension of an input";
       return WalkResult::interrupt();
     }
+    if (llvm::any_of(names, [](Attribute a) {
+          return !cast<StringAttr>(a).getValue().empty();
+        }))
+      func.setArgAttr(target.getArgNumber(), graph::kDimNamesAttr,
+                      b.getArrayAttr(names));
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
@@ -423,7 +561,7 @@ std::pair<std::string, std::string> describe(Location loc) {
 LogicalResult allocateInArena(func::FuncOp func) {
   SmallVector<memref::AllocOp> allocs;
   func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
-  BatchAffineAnalysis analysis;
+  BatchAffineAnalysis analysis(func);
   if (failed(verifyOutputSizes(func, analysis)))
     return failure();
   std::vector<memplan::Buffer> buffers;
@@ -437,30 +575,35 @@ LogicalResult allocateInArena(func::FuncOp func) {
       return alloc.emitError("tfcc-arena-allocation: buffer ")
              << type << " has a non-identity layout";
     unsigned bits = type.getElementTypeBitWidth();
-    BatchAffine bytes{0, bits < 8 ? 1 : int64_t(bits / 8)};
+    // Planned at the upper bound of each coefficient.
+    BatchAffine bytes = BatchAffine::constant(bits < 8 ? 1 : int64_t(bits / 8));
     for (int64_t i = 0; i < type.getRank(); ++i) {
-      BatchAffine dim{0, type.getDimSize(i)};
+      BatchAffine dim = BatchAffine::constant(type.getDimSize(i));
       if (type.isDynamicDim(i)) {
         auto e = analysis.evaluate(
             dynamicSize(alloc.getDynamicSizes(), type, i));
         if (failed(e))
           return alloc.emitError("tfcc-arena-allocation: the size of buffer ")
-                 << type << " is not an affine function of the batch size";
+                 << type
+                 << " is not an affine function of the batch size: every "
+                 << kUnboundedAdvice;
         dim = *e;
       }
-      auto product = BatchAffine{bytes.perBatch * dim.fixed +
-                                     dim.perBatch * bytes.fixed,
-                                 bytes.fixed * dim.fixed};
-      if (bytes.perBatch != 0 && dim.perBatch != 0)
+      auto product = BatchAffineAnalysis::multiply(bytes, dim);
+      if (failed(product))
         return alloc.emitError("tfcc-arena-allocation: the size of buffer ")
-               << type << " grows faster than linearly with the batch size";
-      bytes = product;
+               << type << " grows faster than linearly with the batch size "
+                          "or overflows: every "
+               << kUnboundedAdvice;
+      bytes = *product;
     }
-    if (bytes.perBatch < 0 || bytes.fixed < 0)
+    if (bytes.perBatch.hi < 0 || bytes.fixed.hi < 0 ||
+        bytes.perBatch.hi > (int64_t(1) << 52) ||
+        bytes.fixed.hi > (int64_t(1) << 52))
       return alloc.emitError("tfcc-arena-allocation: the size of buffer ")
-             << type << " is negative for some batch size";
+             << type << " is negative or above 2^52 bytes for some batch size";
     memplan::Buffer buffer = liveness.rangeOf(alloc);
-    buffer.size = {roundUp(bytes.fixed), roundUp(bytes.perBatch)};
+    buffer.size = {roundUp(bytes.fixed.hi), roundUp(bytes.perBatch.hi)};
     buffers.push_back(buffer);
   }
 

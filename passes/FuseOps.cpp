@@ -122,14 +122,19 @@ LogicalResult rewriteConvolution(ConvOp op, bool depthwise,
   if (!isF32(op.getX()) || xType.getRank() != 4 ||
       !kernelType.hasStaticShape())
     return rewriter.notifyMatchFailure(op, "not a float32 NHWC convolution");
-  for (int64_t dim = 1; dim < 4; ++dim)
-    if (xType.isDynamicDim(dim) || resultType.isDynamicDim(dim))
-      return rewriter.notifyMatchFailure(op, "dynamic spatial or channel dim");
+  if (xType.isDynamicDim(3) || resultType.isDynamicDim(3))
+    return rewriter.notifyMatchFailure(op, "dynamic channels");
+  // The kernels take H and W at run time; SAME padding would need its pads
+  // at run time too (fused_conv2d's are attributes).
+  bool same = op.getPadding() == "same";
+  for (int64_t dim = 1; dim < 3; ++dim)
+    if (same && (xType.isDynamicDim(dim) || resultType.isDynamicDim(dim)))
+      return rewriter.notifyMatchFailure(op, "same padding of a dynamic dim");
   SmallVector<int64_t> strides = tfcc::getIntegers(op.getStrides());
   SmallVector<int64_t> dilations = tfcc::getIntegers(op.getDilations());
   tfcc::WindowPadding padding = tfcc::getWindowPadding(
       xType.getShape().slice(1, 2), kernelType.getShape().take_front(2),
-      strides, dilations, op.getPadding() == "same");
+      strides, dilations, same);
   ArrayAttr pads = rewriter.getI64ArrayAttr(
       {padding.before[0], padding.after[0], padding.before[1],
        padding.after[1]});

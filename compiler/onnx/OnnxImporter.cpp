@@ -16,6 +16,7 @@
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
 
+#include "dialects/graph/IR/DimNames.h"
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Limits.h"
 #include "dialects/graph/IR/TensorSize.h"
@@ -1417,6 +1418,9 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
 
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  // The dim_params of dynamic dims beyond the first (the batch's), for
+  // tfcc --dim-bound (kDimNamesAttr); empty when there are none.
+  SmallVector<ArrayAttr> argDimNames;
   for (const onnx::ValueInfoProto &in : graph.input()) {
     if (values.count(in.name()))
       continue;
@@ -1440,6 +1444,15 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
     }
     argTypes.push_back(typeFromProto(&mlirContext, type));
     argNames.push_back(in.name());
+    SmallVector<Attribute> dimNames;
+    bool named = false;
+    for (auto [i, dim] : llvm::enumerate(type.tensor_type().shape().dim())) {
+      bool dynamic = !(dim.has_dim_value() && dim.dim_value() >= 0);
+      std::string param = dynamic && i > 0 ? dim.dim_param() : "";
+      named |= !param.empty();
+      dimNames.push_back(b.getStringAttr(param));
+    }
+    argDimNames.push_back(named ? b.getArrayAttr(dimNames) : ArrayAttr());
   }
 
   b.setInsertionPointToEnd(module.getBody());
@@ -1448,6 +1461,8 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   Block *body = entry.addEntryBlock();
   for (auto [i, argName] : llvm::enumerate(argNames)) {
     entry.setArgAttr(i, "tfcc.name", b.getStringAttr(argName));
+    if (argDimNames[i])
+      entry.setArgAttr(i, graph::kDimNamesAttr, argDimNames[i]);
     values[argName].value = body->getArgument(i);
   }
   b.setInsertionPointToEnd(body);

@@ -238,7 +238,11 @@ Value lowerDirectConv(FusedConv2DOp op, PatternRewriter &rewriter) {
     weights = packGemmWeights(rewriter, loc, weights,
                               kernelShape[0] * kernelShape[1] * channels,
                               kernelShape[3]);
-  Value output = allocResultLike(rewriter, loc, resultType, x);
+  int64_t padTotals[2] = {pads[0] + pads[1], pads[2] + pads[3]};
+  WindowExtents extents = buildWindowExtents(
+      rewriter, loc, op, x, resultType, padTotals, kernelShape.take_front(2),
+      strides, dilations);
+  Value output = extents.output;
   Value batch = getDimValue(rewriter, loc, x, 0);
   float alpha = op.getAlpha().convertToFloat();
   float beta = op.getBeta().convertToFloat();
@@ -248,8 +252,8 @@ Value lowerDirectConv(FusedConv2DOp op, PatternRewriter &rewriter) {
                    kernels::tfcc_rt_depthwise_conv2d_f32{
                        .x = x,
                        .n = batch,
-                       .h = xType.getDimSize(1),
-                       .w = xType.getDimSize(2),
+                       .h = extents.h,
+                       .w = extents.w,
                        .c = channels,
                        .weights = weights,
                        .m = kernelShape[3],
@@ -261,8 +265,8 @@ Value lowerDirectConv(FusedConv2DOp op, PatternRewriter &rewriter) {
                        .dil_w = dilations[1],
                        .pad_top = pads[0],
                        .pad_left = pads[2],
-                       .oh = resultType.getDimSize(1),
-                       .ow = resultType.getDimSize(2),
+                       .oh = extents.oh,
+                       .ow = extents.ow,
                        .bias = op.getBias(),
                        .residual = op.getResidual(),
                        .activation = activation,
@@ -275,8 +279,8 @@ Value lowerDirectConv(FusedConv2DOp op, PatternRewriter &rewriter) {
                  kernels::tfcc_rt_conv2d_f32{
                      .x = x,
                      .n = batch,
-                     .h = xType.getDimSize(1),
-                     .w = xType.getDimSize(2),
+                     .h = extents.h,
+                     .w = extents.w,
                      .c = channels,
                      .packed_weights = weights,
                      .oc = kernelShape[3],
@@ -288,8 +292,8 @@ Value lowerDirectConv(FusedConv2DOp op, PatternRewriter &rewriter) {
                      .dil_w = dilations[1],
                      .pad_top = pads[0],
                      .pad_left = pads[2],
-                     .oh = resultType.getDimSize(1),
-                     .ow = resultType.getDimSize(2),
+                     .oh = extents.oh,
+                     .ow = extents.ow,
                      .bias = op.getBias(),
                      .residual = op.getResidual(),
                      .activation = activation,

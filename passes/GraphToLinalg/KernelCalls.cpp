@@ -181,6 +181,35 @@ Value mlir::tfcc::allocResultLike(OpBuilder &b, Location loc,
   return allocResult(b, loc, type, sizes);
 }
 
+WindowExtents mlir::tfcc::buildWindowExtents(
+    OpBuilder &b, Location loc, Operation *op, Value x,
+    RankedTensorType resultType, ArrayRef<int64_t> padTotals,
+    ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> dilations) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  WindowExtents extents;
+  extents.h = getDimValue(b, loc, x, 1);
+  extents.w = getDimValue(b, loc, x, 2);
+  Value in[2] = {extents.h, extents.w};
+  Value *out[2] = {&extents.oh, &extents.ow};
+  SmallVector<Value> dynamicSizes;
+  if (resultType.isDynamicDim(0))
+    dynamicSizes.push_back(getDimValue(b, loc, x, 0));
+  for (int64_t i = 0; i < 2; ++i) {
+    if (!xType.isDynamicDim(1 + i) && !resultType.isDynamicDim(1 + i))
+      *out[i] =
+          b.create<arith::ConstantIndexOp>(loc, resultType.getDimSize(1 + i));
+    else
+      *out[i] = buildWindowOutputSize(b, loc, op, in[i], padTotals[i],
+                                      window[i], strides[i], dilations[i],
+                                      resultType.getDimSize(1 + i));
+    if (resultType.isDynamicDim(1 + i))
+      dynamicSizes.push_back(*out[i]);
+  }
+  extents.output = allocResult(b, loc, resultType, dynamicSizes);
+  return extents;
+}
+
 Value mlir::tfcc::toResultTensor(OpBuilder &b, Location loc,
                                  RankedTensorType type, Value buffer) {
   return b.create<bufferization::ToTensorOp>(loc, type, buffer,
@@ -201,6 +230,14 @@ int32_t mlir::tfcc::getActivationCode(StringRef name) {
 bool mlir::tfcc::isStaticF32Nhwc(Type type) {
   return isNhwcWithStaticHwc(type) &&
          cast<RankedTensorType>(type).getElementType().isF32();
+}
+
+bool mlir::tfcc::isNhwcF32WithStaticC(Type type, bool staticHW) {
+  if (staticHW)
+    return isStaticF32Nhwc(type);
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  return ranked && ranked.getRank() == 4 && !ranked.isDynamicDim(3) &&
+         ranked.getElementType().isF32();
 }
 
 FailureOr<std::pair<Value, int64_t>>

@@ -140,6 +140,21 @@ Value allocResult(OpBuilder &b, Location loc, RankedTensorType type,
 /// (the batch of the kernel's input).
 Value allocResultLike(OpBuilder &b, Location loc, RankedTensorType type,
                       Value source);
+/// The H and W a 2-D window kernel (convolution, pooling) over the NHWC `x`
+/// takes, of x and of the result: constants where the types are static,
+/// computed at run time where dynamic (buildWindowOutputSize, with
+/// `padTotals` the pads of H and of W), and the result buffer of those sizes
+/// (its batch that of x).
+struct WindowExtents {
+  Value h, w, oh, ow, output;
+};
+WindowExtents buildWindowExtents(OpBuilder &b, Location loc, Operation *op,
+                                 Value x, RankedTensorType resultType,
+                                 ArrayRef<int64_t> padTotals,
+                                 ArrayRef<int64_t> window,
+                                 ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> dilations);
+
 /// The result tensor of a kernel that wrote `buffer`.
 Value toResultTensor(OpBuilder &b, Location loc, RankedTensorType type,
                      Value buffer);
@@ -150,6 +165,9 @@ int32_t getActivationCode(StringRef name);
 /// A float32 NHWC tensor type with static H, W and C (what the NHWC kernels
 /// take).
 bool isStaticF32Nhwc(Type type);
+/// A float32 NHWC tensor type with a static C (and static H and W when
+/// `staticHW`): what the NHWC kernels taking H and W at run time accept.
+bool isNhwcF32WithStaticC(Type type, bool staticHW);
 
 /// The [rows, cols] view of a float32 tensor whose trailing dims from `axis`
 /// on are static (cols, their product) under dynamic leading ones (rows, an

@@ -164,15 +164,18 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
                                 PatternRewriter &rewriter) const override {
     auto xType = cast<RankedTensorType>(op.getX().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (!isStaticF32Nhwc(xType) || !isStaticF32Nhwc(resultType))
-      return rewriter.notifyMatchFailure(op, "not a static float32 NHWC pool");
+    bool same = op.getPadding() == "same";
+    if (!isNhwcF32WithStaticC(xType, /*staticHW=*/same) ||
+        !isNhwcF32WithStaticC(resultType, /*staticHW=*/same))
+      return rewriter.notifyMatchFailure(
+          op, "not a float32 NHWC pool (static C; static H, W if same)");
     SmallVector<int64_t> window = getIntegers(op.getWindow());
     SmallVector<int64_t> strides = getIntegers(op.getEffectiveStrides());
-    WindowPadding padding =
-        getWindowPadding(xType.getShape().slice(1, 2), window, strides,
-                         {1, 1}, op.getPadding() == "same");
+    WindowPadding padding = getWindowPadding(
+        xType.getShape().slice(1, 2), window, strides, {1, 1}, same);
     int32_t mode = isMax ? TFCC_POOL_MAX : TFCC_POOL_AVG;
     Value x = op.getX();
+    int64_t absorbedAfter[2] = {0, 0};
     if (auto pad = x.template getDefiningOp<PadOp>()) {
       SmallVector<int64_t> pads = getIntegers(pad.getPads());
       float value = pad.getValue().convertToFloat();
@@ -185,18 +188,26 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
         xType = cast<RankedTensorType>(x.getType());
         padding.before[0] += pads[2];
         padding.before[1] += pads[4];
+        absorbedAfter[0] = pads[3];
+        absorbedAfter[1] = pads[5];
         if (!isMax)
           mode = TFCC_POOL_AVG_WINDOW;
       }
     }
     Location loc = op.getLoc();
-    Value output = allocResultLike(rewriter, loc, resultType, x);
+    // An absorbed pad's rows and columns count in the output's extents.
+    int64_t padTotals[2] = {
+        padding.before[0] + padding.after[0] + absorbedAfter[0],
+        padding.before[1] + padding.after[1] + absorbedAfter[1]};
+    WindowExtents extents = buildWindowExtents(
+        rewriter, loc, op, x, resultType, padTotals, window, strides, {1, 1});
+    Value output = extents.output;
     emitKernelCall(rewriter, loc,
                    kernels::tfcc_rt_pool2d_f32{
                        .x = x,
                        .n = getDimValue(rewriter, loc, x, 0),
-                       .h = xType.getDimSize(1),
-                       .w = xType.getDimSize(2),
+                       .h = extents.h,
+                       .w = extents.w,
                        .c = xType.getDimSize(3),
                        .kh = window[0],
                        .kw = window[1],
@@ -204,8 +215,8 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
                        .stride_w = strides[1],
                        .pad_top = padding.before[0],
                        .pad_left = padding.before[1],
-                       .oh = resultType.getDimSize(1),
-                       .ow = resultType.getDimSize(2),
+                       .oh = extents.oh,
+                       .ow = extents.ow,
                        .mode = mode,
                        .y = output});
     rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));

@@ -350,6 +350,34 @@ WindowPadding mlir::tfcc::getWindowPadding(ArrayRef<int64_t> inHW,
   return padding;
 }
 
+Value mlir::tfcc::buildWindowOutputSize(OpBuilder &b, Location loc,
+                                       Operation *anchor, Value in,
+                                       int64_t padTotal, int64_t window,
+                                       int64_t stride, int64_t dilation,
+                                       int64_t declared) {
+  auto constant = [&](int64_t v) -> Value {
+    return b.create<arith::ConstantIndexOp>(loc, v);
+  };
+  // floor(p / s) + 1 = (p + s) / s where that is >= 1 (p + s >= s > 0), and
+  // the truncating division stays below 1 exactly where the floor does (the
+  // LLVM lowering has no floordivsi).
+  int64_t span = (window - 1) * dilation + 1;
+  Value shifted =
+      b.create<arith::AddIOp>(loc, in, constant(padTotal - span + stride));
+  Value out = b.create<arith::DivSIOp>(loc, shifted, constant(stride));
+  Value bad = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, out,
+                                      constant(1));
+  if (!ShapedType::isDynamic(declared))
+    bad = b.create<arith::OrIOp>(
+        loc, bad,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, out,
+                                constant(declared)));
+  buildErrorReport(b, loc, anchor, bad, kErrorOutOfRange);
+  if (!ShapedType::isDynamic(declared))
+    return constant(declared);
+  return b.create<arith::MaxSIOp>(loc, out, constant(0));
+}
+
 Value mlir::tfcc::padSpatial(OpBuilder &b, Location loc, Value x,
                              const WindowPadding &padding, Value padValue) {
   if (padding.isZero())

@@ -169,6 +169,18 @@ Value createWindowCounts(OpBuilder &b, Location loc, Type elementType,
                          ArrayRef<int64_t> window, ArrayRef<int64_t> strides,
                          const WindowPadding &padding, int64_t minimum);
 
+/// The output extent of one spatial dim of a window op (convolution,
+/// pooling) over an input extent `in` known at run time:
+/// floor((in + padTotal - span) / stride) + 1, span = (window - 1) *
+/// dilation + 1, at least 0. Reports kErrorOutOfRange at run time where it is
+/// below 1 (an input smaller than the window) or differs from a static
+/// `declared` extent; the result is then `declared` itself, so a kernel never
+/// writes past the buffer of the declared type.
+Value buildWindowOutputSize(OpBuilder &b, Location loc, Operation *anchor,
+                            Value in, int64_t padTotal, int64_t window,
+                            int64_t stride, int64_t dilation,
+                            int64_t declared);
+
 /// The integers of an array attribute of integers.
 SmallVector<int64_t> getIntegers(ArrayAttr attr);
 

@@ -391,14 +391,60 @@ tfcc_status_t tfcc_rt_reset_state(const tfcc_model_info* m,
  * Invocation
  *===----------------------------------------------------------------------===*/
 
+/* Which named dimensions (1..num_dims) the arguments of `e` use: used[k] = 1.
+ * Returns 0, or 1 when a dim names a dimension the model does not have. */
+static int tfcc_rt_named_dims_used(const tfcc_model_info* m,
+                                   const tfcc_entry_info* e, uint8_t* used) {
+  int32_t group, i, j;
+  for (group = 0; group < 2; ++group) {
+    const tfcc_arg_info* args = group ? e->outputs : e->inputs;
+    int32_t count = group ? e->num_outputs : e->num_inputs;
+    for (i = 0; i < count; ++i) {
+      if (!args || args[i].rank < 0 || (args[i].rank > 0 && !args[i].dims))
+        return 1;
+      for (j = 0; j < args[i].rank; ++j) {
+        int64_t d = args[i].dims[j];
+        if (d >= TFCC_DIM_DYNAMIC) continue;
+        if (-1 - d > m->num_dims) return 1;
+        used[-1 - d] = 1;
+      }
+    }
+  }
+  return 0;
+}
+
 tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
                              tfcc_context* ctx, int64_t batch,
                              const void* const* inputs, void* const* outputs) {
+  tfcc_status_t status = tfcc_rt_check_context(m, ctx);
+  if (status != TFCC_OK) return status;
+  if (entry_index >= 0 && entry_index < m->num_entries &&
+      m->entries[entry_index].has_named_dims) {
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "entry %s_%s has dimensions beyond the batch: call "
+                        "%s_invoke_dims (or the entry's function) with their "
+                        "values",
+                        tfcc_rt_model_name(m),
+                        tfcc_rt_entry_name(&m->entries[entry_index]),
+                        tfcc_rt_model_name(m));
+    return TFCC_INVALID_ARGUMENT;
+  }
+  return tfcc_rt_invoke_dims(m, entry_index, ctx, &batch, inputs, outputs);
+}
+
+tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
+                                  int32_t entry_index, tfcc_context* ctx,
+                                  const int64_t* dims,
+                                  const void* const* inputs,
+                                  void* const* outputs) {
   void* buffers[TFCC_RT_MAX_ARGS];
+  int64_t values[1 + TFCC_RT_MAX_DIMS];
+  uint8_t used[1 + TFCC_RT_MAX_DIMS];
   const tfcc_entry_info* e;
   tfcc_rt_pool* previous_pool;
   uint64_t need;
-  int32_t i;
+  int64_t batch;
+  int32_t i, any_used;
   tfcc_status_t status = tfcc_rt_check_context(m, ctx);
   if (status != TFCC_OK) return status;
   if (entry_index < 0 || entry_index >= m->num_entries) {
@@ -458,6 +504,43 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
     buffers[e->num_inputs + i] = outputs[i];
   }
 
+  if (m->num_dims < 0 || m->num_dims > TFCC_RT_MAX_DIMS ||
+      (m->num_dims > 0 && (!m->dim_names || !m->dim_bounds))) {
+    TFCC_RT_SET_MESSAGE(ctx, "model %s has a malformed table (%" PRId32
+                        " named dimensions)",
+                        tfcc_rt_model_name(m), m->num_dims);
+    return TFCC_INTERNAL;
+  }
+  memset(used, 0, sizeof(used));
+  if (tfcc_rt_named_dims_used(m, e, used)) {
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "entry %s_%s has a malformed table (an argument's "
+                        "dims)",
+                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+    return TFCC_INTERNAL;
+  }
+  any_used = e->has_dynamic_batch || e->has_named_dims;
+  for (i = 1; i <= m->num_dims; ++i) any_used |= used[i];
+  if (!dims && any_used) {
+    TFCC_RT_SET_MESSAGE(ctx, "the dims array of %s_%s is NULL",
+                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+    return TFCC_INVALID_ARGUMENT;
+  }
+  for (i = 1; i <= m->num_dims; ++i) {
+    values[i] = 1;
+    if (!used[i]) continue;
+    if (dims[i] < 1 || dims[i] > m->dim_bounds[i - 1]) {
+      TFCC_RT_SET_MESSAGE(
+          ctx,
+          "dimension %s = %" PRId64 " is out of range for %s_%s: it must "
+          "be in [1, %" PRId64 "] (its bound at compile time)",
+          m->dim_names[i - 1] ? m->dim_names[i - 1] : "(unnamed)", dims[i],
+          tfcc_rt_model_name(m), tfcc_rt_entry_name(e), m->dim_bounds[i - 1]);
+      return TFCC_OUT_OF_RANGE;
+    }
+    values[i] = dims[i];
+  }
+  batch = e->has_dynamic_batch ? dims[0] : 1;
   if (e->has_dynamic_batch) {
     if (batch < 1) {
       TFCC_RT_SET_MESSAGE(ctx,
@@ -475,9 +558,8 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
           batch, ctx->max_batch, tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
       return TFCC_OUT_OF_RANGE;
     }
-  } else {
-    batch = 1;
   }
+  values[0] = batch;
   need = tfcc_rt_entry_arena_bytes(e, batch);
   if (need > ctx->arena_bytes || (need > 0 && !ctx->arena)) {
     TFCC_RT_SET_MESSAGE(ctx,
@@ -496,13 +578,14 @@ tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
   previous_pool = tfcc_rt_get_current_pool();
   tfcc_rt_set_current_pool((tfcc_rt_pool*)ctx->pool);
   tfcc_rt_kernel_error = TFCC_OK;
-  e->kernel(buffers, batch, ctx->arena, ctx->state);
+  e->kernel(buffers, values, ctx->arena, ctx->state);
   tfcc_rt_set_current_pool(previous_pool);
   if (tfcc_rt_kernel_error != TFCC_OK) {
     tfcc_status_t error = (tfcc_status_t)tfcc_rt_kernel_error;
     tfcc_rt_kernel_error = TFCC_OK;
-    TFCC_RT_SET_MESSAGE(ctx, "%s_%s: an index or label is out of range "
-                        "(the outputs are not valid)",
+    TFCC_RT_SET_MESSAGE(ctx, "%s_%s: an index or label is out of range, or "
+                        "a dynamic dimension too small for a window or "
+                        "pad (the outputs are not valid)",
                         tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
     return error;
   }

@@ -153,3 +153,53 @@ func.func @pool_with_taps(%x: tensor<?x4x4x3xf32>, %dy: tensor<?x2x2x3xf32>) -> 
   %dx = graph.max_pool2d_grad_indices %t, %dy {input_size = [4, 4], strides = [2, 2], window = [2, 2]} : (tensor<?x2x2x3xi8>, tensor<?x2x2x3xf32>) -> tensor<?x4x4x3xf32>
   return %y, %dx : tensor<?x2x2x3xf32>, tensor<?x4x4x3xf32>
 }
+
+// -----
+
+// H and W known only at run time: the kernel takes them from the input and
+// the output's from (in + pads - span) floordiv stride + 1 (here H: pads 1 + 1,
+// stride 2; W: no pads, stride 1; computed as (in + pads - span + stride)
+// divsi stride, which is the floor wherever it is >= 1), an input smaller
+// than the window reported
+// (code 2, out of range) and the extent clamped at 0; the result buffer has
+// those extents.
+// CHECK-LABEL: func.func @conv_dynamic_hw
+// CHECK-DAG: %[[H:.*]] = tensor.dim %arg0, %c1
+// CHECK-DAG: %[[W:.*]] = tensor.dim %arg0, %c2
+// CHECK-DAG: %[[N:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[HP:.*]] = arith.addi %[[H]], %c1 : index
+// CHECK: %[[OH:.*]] = arith.divsi %[[HP]], %c2 : index
+// CHECK: %[[SMALL:.*]] = arith.cmpi slt, %[[OH]], %c1 : index
+// CHECK: scf.if %[[SMALL]] {
+// CHECK: func.call @tfcc_rt_report_error(%c2_i32)
+// CHECK: %[[OHC:.*]] = arith.maxsi %[[OH]], %c0 : index
+// CHECK: %[[WP:.*]] = arith.addi %[[W]], %c-2 : index
+// CHECK: %[[OWC:.*]] = arith.maxsi
+// CHECK: memref.alloc(%[[N]], %[[OHC]], %[[OWC]]) {alignment = 64 : i64} : memref<?x?x?x5xf32>
+// CHECK-DAG: %[[H64:.*]] = arith.index_cast %[[H]] : index to i64
+// CHECK-DAG: %[[W64:.*]] = arith.index_cast %[[W]] : index to i64
+// CHECK-DAG: %[[OH64:.*]] = arith.index_cast %[[OHC]] : index to i64
+// CHECK-DAG: %[[OW64:.*]] = arith.index_cast %[[OWC]] : index to i64
+// CHECK: call @tfcc_rt_conv2d_f32(%{{.*}}, %{{.*}}, %[[H64]], %[[W64]], %c4_i64, %{{.*}}, %c5_i64, %c3_i64, %c3_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i64, %[[OH64]], %[[OW64]],
+func.func @conv_dynamic_hw(%x: tensor<?x?x?x4xf32>, %k: tensor<3x3x4x5xf32>) -> tensor<?x?x?x5xf32> {
+  %0 = graph.fused_conv2d %x, %k {dilations = [1, 1], pads = [1, 1, 0, 0], strides = [2, 1]} : (tensor<?x?x?x4xf32>, tensor<3x3x4x5xf32>) -> tensor<?x?x?x5xf32>
+  return %0 : tensor<?x?x?x5xf32>
+}
+
+// -----
+
+// A dynamic H with a static declared output height: a run-time height that
+// gives another output height is reported, and the kernel writes the
+// declared 4 rows (never past the buffer).
+// CHECK-LABEL: func.func @conv_dynamic_h_static_oh
+// CHECK: %[[OH:.*]] = arith.divsi %{{.*}}, %c2 : index
+// CHECK: %[[SMALL:.*]] = arith.cmpi slt, %[[OH]], %c1 : index
+// CHECK: %[[OTHER:.*]] = arith.cmpi ne, %[[OH]], %c4 : index
+// CHECK: %[[BAD:.*]] = arith.ori %[[SMALL]], %[[OTHER]] : i1
+// CHECK: scf.if %[[BAD]] {
+// CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x4x6x5xf32>
+// CHECK: call @tfcc_rt_conv2d_f32({{.*}}, %c4_i64, %c6_i64,
+func.func @conv_dynamic_h_static_oh(%x: tensor<?x?x8x4xf32>, %k: tensor<3x3x4x5xf32>) -> tensor<?x4x6x5xf32> {
+  %0 = graph.fused_conv2d %x, %k {dilations = [1, 1], pads = [0, 0, 0, 0], strides = [2, 1]} : (tensor<?x?x8x4xf32>, tensor<3x3x4x5xf32>) -> tensor<?x4x6x5xf32>
+  return %0 : tensor<?x4x6x5xf32>
+}

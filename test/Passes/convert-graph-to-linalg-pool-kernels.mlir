@@ -38,3 +38,25 @@ func.func @max_pool_finite_pad(%x: tensor<1x4x4x1xf32>) -> tensor<1x3x3x1xf32> {
   %0 = graph.max_pool2d %p {window = [2, 2]} : (tensor<1x6x6x1xf32>) -> tensor<1x3x3x1xf32>
   return %0 : tensor<1x3x3x1xf32>
 }
+
+// -----
+
+// H and W known only at run time: the kernel takes them from the input (the
+// absorbed -inf pad counts 1 + 1 each way) and the output's are computed,
+// an input smaller than the window reported (code 2).
+// CHECK-LABEL: func.func @max_pool_dynamic_hw
+// CHECK-DAG: %[[H:.*]] = tensor.dim %arg0, %c1
+// CHECK-DAG: %[[W:.*]] = tensor.dim %arg0, %c2
+// CHECK: %[[HP:.*]] = arith.addi %[[H]], %c1 : index
+// CHECK: %[[OH:.*]] = arith.divsi %[[HP]], %c2 : index
+// CHECK: scf.if
+// CHECK: func.call @tfcc_rt_report_error(%c2_i32)
+// CHECK: %[[OHC:.*]] = arith.maxsi %[[OH]], %c0 : index
+// CHECK: %[[OWC:.*]] = arith.maxsi
+// CHECK: memref.alloc(%{{.*}}, %[[OHC]], %[[OWC]]) {alignment = 64 : i64} : memref<?x?x?x4xf32>
+// CHECK: call @tfcc_rt_pool2d_f32(
+func.func @max_pool_dynamic_hw(%x: tensor<?x?x?x4xf32>) -> tensor<?x?x?x4xf32> {
+  %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0], value = 0xFF800000 : f32} : (tensor<?x?x?x4xf32>) -> tensor<?x?x?x4xf32>
+  %0 = graph.max_pool2d %p {window = [3, 3], strides = [2, 2]} : (tensor<?x?x?x4xf32>) -> tensor<?x?x?x4xf32>
+  return %0 : tensor<?x?x?x4xf32>
+}

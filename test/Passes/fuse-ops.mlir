@@ -182,3 +182,18 @@ func.func @int8_gemm(%x: tensor<?x3xf32>) -> tensor<?x2xf32> {
   %y = graph.add %m, %b : (tensor<?x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
   return %y : tensor<?x2xf32>
 }
+
+// -----
+
+// Convolutions over a dynamic H and W fuse when their padding is explicit
+// (VALID, a pad op folded in): the kernel takes H and W at run time. SAME
+// padding over a dynamic dim would need its pads at run time: not fused.
+// CHECK-LABEL: func.func @conv_dynamic_hw
+// CHECK: graph.fused_conv2d %arg0, %arg1 {{.*}}pads = [1, 1, 1, 1]{{.*}} : (tensor<?x?x?x3xf32>, tensor<3x3x3x8xf32>) -> tensor<?x?x?x8xf32>
+// CHECK: graph.conv2d {{.*}}padding = "same"
+func.func @conv_dynamic_hw(%x: tensor<?x?x?x3xf32>, %k: tensor<3x3x3x8xf32>) -> (tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>) {
+  %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0]} : (tensor<?x?x?x3xf32>) -> tensor<?x?x?x3xf32>
+  %0 = graph.conv2d %p, %k {strides = [2, 2]} : (tensor<?x?x?x3xf32>, tensor<3x3x3x8xf32>) -> tensor<?x?x?x8xf32>
+  %1 = graph.conv2d %x, %k {padding = "same"} : (tensor<?x?x?x3xf32>, tensor<3x3x3x8xf32>) -> tensor<?x?x?x8xf32>
+  return %0, %1 : tensor<?x?x?x8xf32>, tensor<?x?x?x8xf32>
+}

@@ -338,7 +338,7 @@ TEST(HeaderEmitterTest, ArenaMacrosMatchRuntime) {
                 "};\n"
                 "static const tfcc_model_info model = {TFCC_ABI_VERSION, " +
                 std::to_string(sizes.size()) +
-                ", \"lines\", entries, 0, 0, 0, 0, 0, 0};\n"
+                ", \"lines\", entries, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};\n"
                 "int main(void) {\n"
                 "  int64_t b; int bad = 0;\n"
                 "  for (b = 1; b <= 2000; ++b) {\n"

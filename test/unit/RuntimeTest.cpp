@@ -51,8 +51,9 @@ const tfcc_arg_info kSumInputs[] = {{"a", TFCC_DTYPE_F32, 1, kSumDims},
                                     {"b", TFCC_DTYPE_F32, 1, kSumDims}};
 const tfcc_arg_info kSumOutputs[] = {{"s", TFCC_DTYPE_F32, 1, kSumDims}};
 
-void scaleKernel(void *const *buffers, int64_t batch, void *arena,
+void scaleKernel(void *const *buffers, const int64_t *dims, void *arena,
                  void * /*state*/) {
+  int64_t batch = dims[0];
   checkArena(batch, arena, 100 + 50 * static_cast<uint64_t>(batch));
   const float *x = static_cast<const float *>(buffers[0]);
   float *y = static_cast<float *>(buffers[1]);
@@ -60,8 +61,9 @@ void scaleKernel(void *const *buffers, int64_t batch, void *arena,
     y[i] = 2 * x[i];
 }
 
-void sumKernel(void *const *buffers, int64_t batch, void *arena,
+void sumKernel(void *const *buffers, const int64_t *dims, void *arena,
                  void * /*state*/) {
+  int64_t batch = dims[0];
   checkArena(batch, arena, 64);
   const float *a = static_cast<const float *>(buffers[0]);
   const float *b = static_cast<const float *>(buffers[1]);
@@ -201,10 +203,14 @@ TEST(RuntimeLayoutTest, MatchesTheCompilersConstants) {
   EXPECT_EQ(sizeof(tfcc_entry_info), 64u);
   EXPECT_EQ(offsetof(tfcc_entry_info, inputs), 16u);
   EXPECT_EQ(offsetof(tfcc_entry_info, has_dynamic_batch), 32u);
+  EXPECT_EQ(offsetof(tfcc_entry_info, has_named_dims), 36u);
   EXPECT_EQ(offsetof(tfcc_entry_info, arena_bytes_fixed), 40u);
   EXPECT_EQ(offsetof(tfcc_entry_info, arena_bytes_per_batch), 48u);
   EXPECT_EQ(offsetof(tfcc_entry_info, kernel), 56u);
-  EXPECT_EQ(sizeof(tfcc_model_info), 64u);
+  EXPECT_EQ(sizeof(tfcc_model_info), 88u);
+  EXPECT_EQ(offsetof(tfcc_model_info, num_dims), 64u);
+  EXPECT_EQ(offsetof(tfcc_model_info, dim_names), 72u);
+  EXPECT_EQ(offsetof(tfcc_model_info, dim_bounds), 80u);
   EXPECT_EQ(offsetof(tfcc_model_info, name), 8u);
   EXPECT_EQ(offsetof(tfcc_model_info, weight_bytes), 24u);
   EXPECT_EQ(offsetof(tfcc_model_info, state_bytes), 32u);
@@ -683,15 +689,120 @@ TEST(RuntimeStatusTest, MessageOfNullContextIsEmpty) {
 } // namespace
 
 //===----------------------------------------------------------------------===//
+// Named dimensions (beyond the batch)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// An entry x [batch, W] -> y [batch, W] with W named dimension 1 (bound 5);
+// the kernel records the dims it got.
+int64_t seenDims[2];
+void widthKernel(void *const * /*buffers*/, const int64_t *dims,
+                 void * /*arena*/, void * /*state*/) {
+  seenDims[0] = dims[0];
+  seenDims[1] = dims[1];
+}
+const int64_t kWidthDims[] = {TFCC_DIM_DYNAMIC, TFCC_DIM_NAMED(1)};
+const tfcc_arg_info kWidthArgs[] = {{"x", TFCC_DTYPE_F32, 2, kWidthDims}};
+const tfcc_arg_info kWidthOutputs[] = {{"y", TFCC_DTYPE_F32, 2, kWidthDims}};
+const tfcc_entry_info kWidthEntries[] = {
+    {"widths", 1, 1, kWidthArgs, kWidthOutputs, 1, 1, 0, 64, widthKernel}};
+const char *const kWidthNames[] = {"W"};
+const int64_t kWidthBounds[] = {5};
+const tfcc_model_info kWidthModel = {
+    TFCC_ABI_VERSION, 1, "named", kWidthEntries, 0, 0, 0, 0, nullptr,
+    nullptr,          1, 0,       kWidthNames,   kWidthBounds};
+
+class NamedDimsTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::memset(&ctx, 0, sizeof(ctx));
+    ASSERT_EQ(tfcc_rt_context_init(&kWidthModel, &ctx, arena, sizeof(arena), 4),
+              TFCC_OK)
+        << message(ctx);
+    seenDims[0] = seenDims[1] = -7;
+  }
+  tfcc_status_t call(const int64_t *dims) {
+    const void *inputs[] = {x};
+    void *outputs[] = {y};
+    return tfcc_rt_invoke_dims(&kWidthModel, 0, &ctx, dims, inputs, outputs);
+  }
+  alignas(64) uint8_t arena[1024];
+  tfcc_context ctx;
+  float x[20] = {}, y[20] = {};
+};
+
+TEST_F(NamedDimsTest, TheKernelGetsTheBatchAndEachDimension) {
+  const int64_t dims[] = {4, 5};
+  ASSERT_EQ(call(dims), TFCC_OK) << message(ctx);
+  EXPECT_EQ(seenDims[0], 4);
+  EXPECT_EQ(seenDims[1], 5);
+}
+
+TEST_F(NamedDimsTest, ADimensionOutsideItsBoundIsRefusedByName) {
+  for (int64_t w : {int64_t(0), int64_t(6), int64_t(-1)}) {
+    const int64_t dims[] = {1, w};
+    EXPECT_EQ(call(dims), TFCC_OUT_OF_RANGE) << w;
+    EXPECT_NE(message(ctx).find("dimension W = " + std::to_string(w) +
+                                " is out of range for named_widths: it must "
+                                "be in [1, 5]"),
+              std::string::npos)
+        << message(ctx);
+    EXPECT_EQ(seenDims[0], -7) << "the kernel ran";
+  }
+  const int64_t bigBatch[] = {5, 2};
+  EXPECT_EQ(call(bigBatch), TFCC_OUT_OF_RANGE);
+  EXPECT_NE(message(ctx).find("batch 5 exceeds the declared maximum 4"),
+            std::string::npos)
+      << message(ctx);
+}
+
+TEST_F(NamedDimsTest, TheBatchOnlyCallAndNullDimsAreRefused) {
+  const void *inputs[] = {x};
+  void *outputs[] = {y};
+  EXPECT_EQ(tfcc_rt_invoke(&kWidthModel, 0, &ctx, 1, inputs, outputs),
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(message(ctx).find("entry named_widths has dimensions beyond the "
+                              "batch: call named_invoke_dims"),
+            std::string::npos)
+      << message(ctx);
+  EXPECT_EQ(call(nullptr), TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(message(ctx).find("the dims array of named_widths is NULL"),
+            std::string::npos)
+      << message(ctx);
+  EXPECT_EQ(seenDims[0], -7) << "the kernel ran";
+}
+
+TEST_F(NamedDimsTest, ADimBeyondTheTableIsAMalformedTable) {
+  const int64_t badDims[] = {TFCC_DIM_DYNAMIC, TFCC_DIM_NAMED(2)};
+  const tfcc_arg_info args[] = {{"x", TFCC_DTYPE_F32, 2, badDims}};
+  const tfcc_entry_info entries[] = {
+      {"bad", 1, 0, args, nullptr, 1, 1, 0, 64, widthKernel}};
+  tfcc_model_info model = kWidthModel;
+  model.entries = entries;
+  tfcc_context other;
+  std::memset(&other, 0, sizeof(other));
+  ASSERT_EQ(tfcc_rt_context_init(&model, &other, arena, sizeof(arena), 4),
+            TFCC_OK);
+  const int64_t dims[] = {1, 1, 1};
+  const void *inputs[] = {x};
+  EXPECT_EQ(tfcc_rt_invoke_dims(&model, 0, &other, dims, inputs, nullptr),
+            TFCC_INTERNAL);
+  EXPECT_EQ(seenDims[0], -7) << "the kernel ran";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
 // Support for generated code
 //===----------------------------------------------------------------------===//
 
 namespace {
 
-void outOfRangeKernel(void *const *buffers, int64_t batch, void *arena,
-                 void * /*state*/) {
+void outOfRangeKernel(void *const *buffers, const int64_t *dims,
+                      void *arena, void * /*state*/) {
   (void)buffers;
-  (void)batch;
+  (void)dims;
   (void)arena;
   tfcc_rt_report_error(TFCC_OUT_OF_RANGE);
   tfcc_rt_report_error(TFCC_INTERNAL); // the first report wins

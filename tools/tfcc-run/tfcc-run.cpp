@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <random>
 
@@ -93,6 +94,16 @@ static cl::list<std::string> inputShapeSpecs(
     cl::desc("Pin the dims of an ONNX graph input, e.g. x=1x3x48x192 ('?' "
              "keeps a dim dynamic); repeatable"),
     cl::value_desc("NAME=DIMS"), cl::cat(category));
+static cl::list<std::string> dimBoundSpecs(
+    "dim-bound",
+    cl::desc("Compile the named dynamic dimension NAME as a dimension of its "
+             "own of at most N, as tfcc --dim-bound; repeatable"),
+    cl::value_desc("NAME=N"), cl::cat(category));
+static cl::list<std::string> dimValueSpecs(
+    "dim",
+    cl::desc("Value of named dimension NAME in random inputs (default: its "
+             "bound); repeatable"),
+    cl::value_desc("NAME=N"), cl::cat(category));
 static cl::opt<std::string> runtimeLib("runtime-lib",
                                        cl::desc("Runtime archive for compiling"),
                                        cl::value_desc("PATH"), cl::cat(category));
@@ -172,16 +183,16 @@ bool batchFits(mlir::func::FuncOp func, const tfcc_entry_info *table,
 
 /// Random inputs from the reflective table (a .so given without its .mlir).
 std::vector<NpyArray> randomInputsFromTable(const tfcc_entry_info &e,
-                                            int64_t batch, uint64_t seed) {
+                                            int64_t batch,
+                                            const std::vector<int64_t> &named,
+                                            uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> real(-1, 1);
   std::vector<NpyArray> inputs;
   for (int i = 0; i < e.num_inputs; ++i) {
     NpyArray a;
     a.dtype = DType(e.inputs[i].dtype);
-    for (int d = 0; d < e.inputs[i].rank; ++d)
-      a.shape.push_back(e.inputs[i].dims[d] == TFCC_DIM_DYNAMIC ? batch
-                                                                : e.inputs[i].dims[d]);
+    a.shape = argShape(e.inputs[i], batch, named);
     a.data.assign(a.numElements() * byteSize(a.dtype), 0);
     if (a.dtype == DType::F32)
       for (int64_t k = 0; k < a.numElements(); ++k) {
@@ -389,6 +400,22 @@ int main(int argc, char **argv) {
     if (!parseInputShape(spec, inputShapes, error))
       return fail(error);
   }
+  std::map<std::string, int64_t> dimBounds, dimValues;
+  for (const std::string &spec : dimBoundSpecs) {
+    std::string error;
+    if (!parseDimBound(spec, dimBounds, error))
+      return fail(error);
+  }
+  for (const std::string &spec : dimValueSpecs) {
+    std::string error;
+    if (!parseDimBound(spec, dimValues, error))
+      return fail(llvm::StringRef(error).starts_with("--dim-bound")
+                      ? "--dim" + error.substr(strlen("--dim-bound"))
+                      : error);
+  }
+  if (!dimValues.empty() && !inputFiles.empty())
+    return fail("--dim sets dimensions of random inputs: the --input files "
+                "have theirs");
   // A model the tools can parse or import (else a tfcc-built .so).
   bool isOnnx = isOnnxPath(modelPath);
   bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir") || isOnnx;
@@ -484,6 +511,7 @@ int main(int argc, char **argv) {
       options.runtimeLibrary = runtimeLib;
       options.cpu = cpu;
       options.inputShapes = inputShapes;
+      options.dimBounds = dimBounds;
       options.train = !noTrain;
       auto start = Clock::now();
       CompileStatus status = compile(options);
@@ -543,7 +571,7 @@ int main(int argc, char **argv) {
       inputs.push_back(std::move(a));
     }
     // The batch is the size of the first dynamic input dimension.
-    if (func) {
+    if (func && !compiled) {
       for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
         auto tensor = llvm::cast<mlir::RankedTensorType>(type);
         for (int64_t d = 0; d < tensor.getRank() && i < inputs.size(); ++d)
@@ -567,10 +595,37 @@ int main(int argc, char **argv) {
       return fail("--batch " + std::to_string(batchSize) +
                   " differs from the batch of the --input files (" +
                   std::to_string(batch) + ")");
+  } else if (compiled) {
+    // Shapes from the compiled table: named dimensions at --dim or their
+    // bounds.
+    const tfcc_model_info &info = compiled->info();
+    std::vector<int64_t> named;
+    for (int k = 0; k < info.num_dims; ++k) {
+      auto it = dimValues.find(info.dim_names[k]);
+      named.push_back(it != dimValues.end() ? it->second : info.dim_bounds[k]);
+    }
+    for (const auto &[name, value] : dimValues) {
+      (void)value;
+      bool known = false;
+      for (int k = 0; k < info.num_dims; ++k)
+        known |= name == info.dim_names[k];
+      if (!known)
+        return fail("--dim " + name + " cannot take effect: the model has no "
+                    "named dimension '" + name + "' (--dim-bound makes one)");
+    }
+    const tfcc_entry_info &e = info.entries[entryIndex];
+    if (func) {
+      std::vector<std::vector<int64_t>> shapes;
+      for (int i = 0; i < e.num_inputs; ++i)
+        shapes.push_back(argShape(e.inputs[i], batch, named));
+      inputs = makeRandomInputs(func, shapes, seed);
+    } else {
+      inputs = randomInputsFromTable(e, batch, named, seed);
+    }
   } else {
-    inputs = func ? makeRandomInputs(func, batch, seed)
-                  : randomInputsFromTable(compiled->info().entries[entryIndex], batch,
-                                          seed);
+    if (!dimValues.empty())
+      return fail("--dim applies to compiled runs (with --dim-bound)");
+    inputs = makeRandomInputs(func, batch, seed);
   }
 
   // --reference: the other build, on the same entry's signature.

@@ -58,6 +58,14 @@ static cl::list<std::string> inputShapes(
     cl::desc("Pin the dims of an ONNX graph input, e.g. x=1x3x48x192 ('?' "
              "keeps a dim dynamic); repeatable"),
     cl::value_desc("NAME=DIMS"), cl::cat(category));
+static cl::list<std::string> dimBounds(
+    "dim-bound",
+    cl::desc("Make the named dynamic dimension NAME of the inputs (an ONNX "
+             "dim_param beyond the batch, or a name in the graph IR's "
+             "tfcc.dim_names) a dimension of its own, given per call, of at "
+             "most N (the arena is planned for N); without it, a named "
+             "dimension takes the batch's value; repeatable"),
+    cl::value_desc("NAME=N"), cl::cat(category));
 static cl::opt<std::string> report(
     "report",
     cl::desc("Print the weight bytes by dtype (the model's variables, before "
@@ -251,6 +259,13 @@ int main(int argc, char **argv) {
   for (const std::string &spec : inputShapes) {
     std::string error;
     if (!tfcc::parseInputShape(spec, options.inputShapes, error)) {
+      llvm::errs() << "tfcc: error: " << error << "\n";
+      return 1;
+    }
+  }
+  for (const std::string &spec : dimBounds) {
+    std::string error;
+    if (!tfcc::parseDimBound(spec, options.dimBounds, error)) {
       llvm::errs() << "tfcc: error: " << error << "\n";
       return 1;
     }

@@ -32,6 +32,8 @@ extern "C" {
 /* Most inputs + outputs one entry point may have (tfcc_rt_invoke builds its
  * argument array on the stack). */
 #define TFCC_RT_MAX_ARGS 256
+/* Most named dimensions (beyond the batch) a model may have. */
+#define TFCC_RT_MAX_DIMS 64
 
 /* Returns the arena bytes entry `e` needs at `batch`: arena_bytes_fixed +
  * arena_bytes_per_batch * batch (the latter only when e->has_dynamic_batch),
@@ -137,12 +139,26 @@ TFCC_RT_API void tfcc_rt_context_destroy(tfcc_context* ctx);
  *                            the entry has more than TFCC_RT_MAX_ARGS
  *                            arguments;
  *   TFCC_INTERNAL            the entry has no kernel or negative argument
- *                            counts. */
+ *                            counts.
+ * An entry with dimensions beyond the batch (has_named_dims) is refused with
+ * TFCC_INVALID_ARGUMENT: it takes their values (tfcc_rt_invoke_dims). */
 TFCC_RT_API tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m,
                                          int32_t entry_index, tfcc_context* ctx,
                                          int64_t batch,
                                          const void* const* inputs,
                                          void* const* outputs);
+
+/* tfcc_rt_invoke with the values of the model's dimensions: dims[0] is the
+ * batch, dims[k] named dimension k (1 <= k <= m->num_dims). Each dimension
+ * the entry uses must be in [1, its bound] (the batch: [1, ctx->max_batch]),
+ * else TFCC_OUT_OF_RANGE naming it; the others are not read. dims may be
+ * NULL for an entry without dynamic dimensions. */
+TFCC_RT_API tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
+                                              int32_t entry_index,
+                                              tfcc_context* ctx,
+                                              const int64_t* dims,
+                                              const void* const* inputs,
+                                              void* const* outputs);
 
 /* Copies variable `name` of the state memory of `ctx` (a model with a
  * training step) to `out`, which holds `bytes` bytes: exactly the variable's

@@ -64,8 +64,12 @@ typedef enum tfcc_dtype_t {
 
 /* A dynamic (batch) dimension in tfcc_arg_info.dims. */
 #define TFCC_DIM_DYNAMIC (-1)
+/* Named dimension k (1 <= k <= tfcc_model_info.num_dims: a dynamic dimension
+ * beyond the batch, tfcc_model_info.dim_names[k - 1]) in tfcc_arg_info.dims;
+ * TFCC_DIM_NAMED(0) is the batch. */
+#define TFCC_DIM_NAMED(k) (-1 - (int64_t)(k))
 /* Version of the structs below; tfcc_model_info.abi_version must equal it. */
-#define TFCC_ABI_VERSION 3
+#define TFCC_ABI_VERSION 4
 /* Alignment of the arena a kernel receives (and of each buffer the compiler
  * places in it and of the state memory). */
 #define TFCC_ARENA_ALIGNMENT 64
@@ -76,19 +80,21 @@ typedef struct tfcc_arg_info {
   const char* name;    /* the argument's name in the model */
   int32_t dtype;       /* a tfcc_dtype_t */
   int32_t rank;        /* number of dims; 0 for a scalar */
-  const int64_t* dims; /* rank dims; TFCC_DIM_DYNAMIC for the batch */
+  const int64_t* dims; /* rank dims; TFCC_DIM_DYNAMIC for the batch,
+                          TFCC_DIM_NAMED(k) for named dimension k */
 } tfcc_arg_info;
 
 typedef struct tfcc_context tfcc_context;
 
 /* Uniform signature of the compiled kernel of one entry point: buffers = inputs
- * then outputs (data pointers, row-major, dense), batch = value of every
- * dynamic dim, arena = scratch memory of at least the entry's arena bytes for
- * that batch, 64-byte aligned, state = the context's state memory
- * (tfcc_model_info.state_bytes, 64-byte aligned; NULL when 0): the variables
- * of a model with a training step, which its entries read and its train
- * entry updates. */
-typedef void (*tfcc_kernel_fn)(void* const* buffers, int64_t batch,
+ * then outputs (data pointers, row-major, dense), dims = the values of the
+ * model's dimensions (dims[0] the batch, dims[k] named dimension k; 1 + num_dims
+ * values, each checked against its bound), arena = scratch memory of at least
+ * the entry's arena bytes for that batch, 64-byte aligned, state = the
+ * context's state memory (tfcc_model_info.state_bytes, 64-byte aligned; NULL
+ * when 0): the variables of a model with a training step, which its entries
+ * read and its train entry updates. */
+typedef void (*tfcc_kernel_fn)(void* const* buffers, const int64_t* dims,
                                void* arena, void* state);
 
 /* One entry point (a public function of the model). */
@@ -100,7 +106,9 @@ typedef struct tfcc_entry_info {
   const tfcc_arg_info* outputs; /* num_outputs elements */
   /* 1 when some input/output dim is TFCC_DIM_DYNAMIC. */
   int32_t has_dynamic_batch;
-  int32_t reserved;
+  /* 1 when some input/output dim is a named dimension (TFCC_DIM_NAMED(k),
+   * k >= 1): the entry is called with the dims' values (tfcc_rt_invoke_dims). */
+  int32_t has_named_dims;
   /* Arena bytes needed = fixed + per_batch * batch, rounded up to 64 (per_batch
    * counts only when has_dynamic_batch is 1). */
   uint64_t arena_bytes_fixed;
@@ -136,6 +144,13 @@ typedef struct tfcc_model_info {
   int32_t reserved;
   const tfcc_variable_info* variables; /* num_variables elements */
   const void* state_init;
+  /* Dynamic dimensions beyond the batch (docs/c-api.md, "Dimensions"): their
+   * names and largest values, fixed at compile time (the arena is planned
+   * for them); num_dims elements each, NULL when 0. */
+  int32_t num_dims;
+  int32_t reserved2;
+  const char* const* dim_names;
+  const int64_t* dim_bounds;
 } tfcc_model_info;
 
 /* A context: the caller-provided arena, the declared maximum batch and the

@@ -97,3 +97,34 @@ def conv3d_model():
 
 
 conv3d_model()
+
+
+def named_dims_model():
+    """Batch, height and width dynamic (dim_params N, H, W): a strided Conv
+    with pads, Relu, a padded MaxPool, GlobalAveragePool and Flatten to
+    [N, 4], and Relu of the input as a second output [N, 3, H, W]. Built
+    once with tfcc --dim-bound H=.. --dim-bound W=.. (docs/c-api.md,
+    "Dimensions")."""
+    r = np.random.default_rng(4)
+    w = numpy_helper.from_array(r.standard_normal((4, 3, 3, 3)).astype(np.float32), "conv.w")
+    b = numpy_helper.from_array(r.standard_normal(4).astype(np.float32), "conv.b")
+    nodes = [
+        helper.make_node("Conv", ["x", "conv.w", "conv.b"], ["c"], name="conv",
+                         strides=[2, 1], pads=[1, 0, 1, 2]),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("MaxPool", ["r"], ["m"], name="pool", kernel_shape=[2, 3],
+                         strides=[2, 2], pads=[0, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["m"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["y"], name="flatten"),
+        helper.make_node("Relu", ["x"], ["features"], name="features"),
+    ]
+    graph = helper.make_graph(
+        nodes, "named_dims",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4]),
+         helper.make_tensor_value_info("features", TensorProto.FLOAT, ["N", 3, "H", "W"])],
+        [w, b])
+    save(graph, "named_dims.onnx")
+
+
+named_dims_model()

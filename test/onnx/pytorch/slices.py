@@ -414,10 +414,10 @@ def main():
                has_slice(starts=1, ends=INT64_MAX, axes=0), run=[x3_3], dynamic=dyn_x,
                note="x[1:, 2:].sum(0): the dynamic batch and a static dim, x [N,6,4]")
     # An output of batch - 1 rows: tfcc's C interface gives every dynamic output dim the
-    # batch size (docs/onnx.md), so it refuses this one at compile time.
+    # batch size or a named dimension's (docs/c-api.md), so it refuses this one at compile time.
     torch_case(out, "dyn-batch", Fn(lambda x: x[1:]), [x3_2], [11, 13],
                has_slice(starts=1, ends=INT64_MAX, axes=0), run=[x3_3], dynamic=dyn_x,
-               expect="refuse=needs.every.dynamic.dimension.of.an.entry.point.to.equal.the.batch",
+               expect="refuse=needs.every.dynamic.dimension.of.an.output.to.equal.the.batch",
                note="x[1:] as an output, on the dynamic batch, x [N,6,4]")
     # A negative bound on a dynamic dim: docs/onnx.md allows tfcc to refuse it.
     torch_case(out, "dyn-batch-droplast", Fn(lambda x: x[:-1]), [x3_2], [13],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real-model check (issue 3, "6. Real models"): BlazeFace, PP-OCR cls and ResNet-18 compile
-# with tfcc and match ONNX Runtime 1.30 (CPU, 1 thread) within 1e-4 relative on every output,
-# and ResNet-18's graph IR has no transpose between two convolutions.
+# with tfcc and match ONNX Runtime 1.30 (CPU, 1 thread) within 1e-4 relative on every output
+# (PP-OCR cls: one build with its dynamic H and W, at three sizes; issue 18), and
+# ResNet-18's graph IR has no transpose between two convolutions.
 #
 #   test/onnx/real/check.sh [BUILD_DIR]        (default: build)
 #
@@ -10,7 +11,7 @@
 #   ONNX_REAL_DIR     where models, ONNX Runtime and outputs go (default BUILD_DIR/onnx-real)
 #   ONNX_REAL_RTOL    relative tolerance (default 1e-4)
 #   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls resnet18 suite-cnn
-#                     suite-conv3d": the last two are test/onnx/Inputs models)
+#                     suite-conv3d suite-named": the last three are test/onnx/Inputs models)
 #   TFCC_LAYOUT_DUMP  shell command printing the graph IR of the .onnx model "$1" after the
 #                     layout pass, e.g. '"$TFCC_BIN"/tfcc-import "$1" -o - | tfcc-opt ...'
 #                     (default: tfcc --emit=graph)
@@ -25,7 +26,7 @@ BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd) || { echo "check.sh: no build di
 TFCC_BIN=${TFCC_BIN:-$BUILD_DIR/bin}
 WORK=${ONNX_REAL_DIR:-$BUILD_DIR/onnx-real}
 RTOL=${ONNX_REAL_RTOL:-1e-4}
-MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls resnet18 suite-cnn suite-conv3d}
+MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls resnet18 suite-cnn suite-conv3d suite-named}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ORT_RUN="$HERE/ort_run.js"
 
@@ -51,6 +52,7 @@ model_path() {
     # --compare, which cannot see an import bug (issue 13).
     suite-cnn) echo "$HERE/../Inputs/cnn.onnx" ;;
     suite-conv3d) echo "$HERE/../Inputs/conv3d.onnx" ;;
+    suite-named) echo "$HERE/../Inputs/named_dims.onnx" ;;
     *) die "unknown model $1" ;;
   esac
 }
@@ -66,14 +68,27 @@ input_opts() {
     # Dynamic batch: 3.
     suite-cnn) echo "--seed 4 --range -1,1 --dim N=3" ;;
     suite-conv3d) echo "--seed 5 --range -1,1" ;;
+    # Dynamic N, H, W.
+    suite-named) echo "--seed 6 --range -1,1 --shape x=2x3x13x10" ;;
   esac
 }
 
-# Options for tfcc: PP-OCR cls has dynamic N, H and W; tfcc pins H and W to the size the
-# inputs above have (every dynamic dim of a tfcc model is the batch at run time).
+# Options for tfcc: PP-OCR cls has dynamic N, H and W (dim_params p2o.DynamicDimension.0,
+# .1, .2): H and W become named dimensions of at most 64 and 640 (docs/c-api.md,
+# "Dimensions"), so one build runs every size below.
 tfcc_opts() {
   case $1 in
-    ppocr-cls) echo "--input-shape x=?x3x48x192" ;;
+    ppocr-cls) echo "--dim-bound p2o.DynamicDimension.1=64 --dim-bound p2o.DynamicDimension.2=640" ;;
+    suite-named) echo "--dim-bound H=32 --dim-bound W=32" ;;
+  esac
+}
+
+# More input shapes each model's one build runs, checked against ONNX Runtime as the
+# first (ONNX Runtime and random inputs at each).
+more_shapes() {
+  case $1 in
+    ppocr-cls) echo "x=2x3x48x160 x=1x3x48x320" ;;
+    suite-named) echo "x=1x3x32x32 x=3x3x2x3" ;;
   esac
 }
 
@@ -95,37 +110,56 @@ check_model() {
   mkdir -p "$dir"
   [ -s "$model" ] || { summary+=("$name: FAIL (no model $model)"); return 1; }
 
-  # shellcheck disable=SC2046
-  node "$ORT_RUN" --random-inputs "$model" "$dir/in" $(input_opts "$name") >"$dir/inputs.log" 2>&1 \
-    || { cat "$dir/inputs.log"; summary+=("$name: FAIL (random inputs)"); return 1; }
-  local inputs=("$dir"/in/input_*.npy)
-
-  node "$ORT_RUN" "$model" "$dir/ort" "${inputs[@]}" >"$dir/ort.log" 2>&1 \
-    || { cat "$dir/ort.log"; summary+=("$name: FAIL (ONNX Runtime)"); return 1; }
-
-  local t0 t1 t2
+  local t0 t1
   t0=$(now)
   # shellcheck disable=SC2046
   "$TFCC_BIN/tfcc" "$model" $(tfcc_opts "$name") -o "$dir/$name.so" >"$dir/tfcc.log" 2>&1 \
     || { tail -n 30 "$dir/tfcc.log"; summary+=("$name: FAIL (tfcc could not compile it)"); return 1; }
   t1=$(now)
+  local ok=0 shape
+  # shellcheck disable=SC2046
+  check_inputs "$name" "$model" "$dir" "$name" "$(secs "$t0" "$t1")" $(input_opts "$name") || ok=1
+  for shape in $(more_shapes "$name"); do
+    # shellcheck disable=SC2046
+    check_inputs "$name" "$model" "$dir/$shape" "$name $shape" "$(secs "$t0" "$t1")" \
+      $(input_opts "$name" | sed 's/--shape [^ ]*//') --shape "$shape" || ok=1
+  done
+  return $ok
+}
+
+# Random inputs (options after the fifth argument), ONNX Runtime and the build in
+# $dir/$name.so on them, compared output by output.
+check_inputs() {
+  local name=$1 model=$2 dir=$3 label=$4 compile_s=$5 so
+  shift 5
+  so="$WORK/out/$name/$name.so"
+  mkdir -p "$dir"
+  node "$ORT_RUN" --random-inputs "$model" "$dir/in" "$@" >"$dir/inputs.log" 2>&1 \
+    || { cat "$dir/inputs.log"; summary+=("$label: FAIL (random inputs)"); return 1; }
+  local inputs=("$dir"/in/input_*.npy)
+
+  node "$ORT_RUN" "$model" "$dir/ort" "${inputs[@]}" >"$dir/ort.log" 2>&1 \
+    || { cat "$dir/ort.log"; summary+=("$label: FAIL (ONNX Runtime)"); return 1; }
+
+  local t1 t2
+  t1=$(now)
   local in_args=()
   for f in "${inputs[@]}"; do in_args+=("--input=$f"); done
-  "$TFCC_BIN/tfcc-run" "$dir/$name.so" "${in_args[@]}" --output-dir="$dir/tfcc" >"$dir/run.log" 2>&1 \
-    || { tail -n 30 "$dir/run.log"; summary+=("$name: FAIL (tfcc-run)"); return 1; }
+  "$TFCC_BIN/tfcc-run" "$so" "${in_args[@]}" --output-dir="$dir/tfcc" >"$dir/run.log" 2>&1 \
+    || { tail -n 30 "$dir/run.log"; summary+=("$label: FAIL (tfcc-run)"); return 1; }
   t2=$(now)
 
   local n_ort n_tfcc worst="" ok=1 i line err
   n_ort=$(ls "$dir"/ort/output_*.npy | wc -l)
   n_tfcc=$(ls "$dir"/tfcc/output_*.npy 2>/dev/null | wc -l)
   if [ "$n_ort" != "$n_tfcc" ]; then
-    summary+=("$name: FAIL ($n_tfcc outputs from tfcc, $n_ort from ONNX Runtime)")
+    summary+=("$label: FAIL ($n_tfcc outputs from tfcc, $n_ort from ONNX Runtime)")
     return 1
   fi
   for ((i = 0; i < n_ort; ++i)); do
     line=$(node "$ORT_RUN" --compare "$dir/tfcc/output_$i.npy" "$dir/ort/output_$i.npy" --rtol "$RTOL")
     [ $? -eq 0 ] || ok=0
-    echo "  $name output_$i: $line" | head -n 1
+    echo "  $label output_$i: $line" | head -n 1
     err=$(echo "$line" | sed -n 's/^max relative error \([^:]*\):.*/\1/p')
     [ -n "$err" ] || err=inf
     worst=$(awk -v a="$worst" -v b="$err" 'BEGIN { print (a == "" || b == "inf" || (a != "inf" && b + 0 > a + 0)) ? b : a }')
@@ -133,7 +167,7 @@ check_model() {
   local verdict=ok
   [ $ok = 1 ] || verdict=FAIL
   summary+=("$(printf '%s: %s, max relative error %s over %d outputs (rtol %s); tfcc compile %s s, run %s s' \
-    "$name" "$verdict" "$worst" "$n_ort" "$RTOL" "$(secs "$t0" "$t1")" "$(secs "$t1" "$t2")")")
+    "$label" "$verdict" "$worst" "$n_ort" "$RTOL" "$compile_s" "$(secs "$t1" "$t2")")")
   [ $ok = 1 ]
 }
 

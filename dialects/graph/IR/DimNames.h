@@ -1,0 +1,22 @@
+//===- DimNames.h - the attributes naming dynamic dims (no MLIR) -*- C++ -*-===//
+//
+// Dimensions beyond the batch (docs/c-api.md, "Dimensions", also the graph-IR
+// notation). An entry argument's kDimNamesAttr (an array
+// of strings, one per dim: "" for static dims and the batch) names its
+// dynamic dims; the module's kDimBoundsAttr (a dictionary name -> largest
+// value, from tfcc --dim-bound) bounds named dimensions. A dynamic dim without
+// a bounded name takes the batch's value.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFCC_DIALECTS_GRAPH_IR_DIMNAMES_H
+#define TFCC_DIALECTS_GRAPH_IR_DIMNAMES_H
+
+namespace mlir::graph {
+
+inline constexpr const char *kDimNamesAttr = "tfcc.dim_names";
+inline constexpr const char *kDimBoundsAttr = "tfcc.dim_bounds";
+
+} // namespace mlir::graph
+
+#endif // TFCC_DIALECTS_GRAPH_IR_DIMNAMES_H
