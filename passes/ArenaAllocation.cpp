@@ -233,8 +233,18 @@ private:
   }
 
 public:
+  /// Whether `v` is the exact constant `c`.
+  static bool isConstant(const BatchAffine &v, int64_t c) {
+    return v.isExact() && v.perBatch.lo == 0 && v.fixed.lo == c;
+  }
+
   static FailureOr<BatchAffine> add(const BatchAffine &a, const BatchAffine &b,
                                     bool subtract) {
+    // x + 0 keeps x's name (a dimension through a view's arithmetic).
+    if (isConstant(b, 0))
+      return a;
+    if (isConstant(a, 0) && !subtract)
+      return b;
     auto per = addRanges(a.perBatch, b.perBatch, subtract);
     auto fixed = addRanges(a.fixed, b.fixed, subtract);
     if (failed(per) || failed(fixed))
@@ -244,6 +254,10 @@ public:
 
   static FailureOr<BatchAffine> multiply(const BatchAffine &a,
                                          const BatchAffine &b) {
+    if (isConstant(b, 1))
+      return a;
+    if (isConstant(a, 1))
+      return b;
     if ((a.perBatch.lo != 0 || a.perBatch.hi != 0) &&
         (b.perBatch.lo != 0 || b.perBatch.hi != 0))
       return failure(); // quadratic in the batch
@@ -269,6 +283,8 @@ public:
     if (!b.isExact() || b.perBatch.lo != 0 || b.fixed.lo <= 0)
       return failure();
     int64_t d = b.fixed.lo;
+    if (d == 1)
+      return a;
     if (a.isExact() && a.perBatch.lo % d == 0 && a.fixed.lo % d == 0)
       return BatchAffine{{a.perBatch.lo / d, a.perBatch.lo / d},
                          {a.fixed.lo / d, a.fixed.lo / d},

@@ -19,6 +19,7 @@
 #include "dialects/graph/IR/DimNames.h"
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Limits.h"
+#include "dialects/graph/IR/ShapeInference.h"
 #include "dialects/graph/IR/TensorSize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1145,12 +1146,29 @@ FailureOr<Value> Importer::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
   SmallVector<int64_t> result;
   int64_t known = 1;
   int dynamicIndex = -1;
+  // Several unknown dims: each carries one of the input's dynamic dims, in
+  // order (an unsqueeze or squeeze around them; the graph IR's rule).
+  SmallVector<int64_t> withUnknowns;
+  for (int64_t d : shape)
+    withUnknowns.push_back(d == -1 ? ShapedType::kDynamic : d);
+  if (graph::isOrderPreservingReshape(inType.getShape(), withUnknowns)) {
+    auto op = b.create<graph::ReshapeOp>(
+        currentLoc, RankedTensorType::get(withUnknowns, inType.getElementType()),
+        value);
+    if (failed(verify(op))) {
+      op->erase();
+      return failure();
+    }
+    return op.getResult();
+  }
   for (auto [i, d] : llvm::enumerate(shape)) {
     if (d == -1 || ShapedType::isDynamic(d)) {
       if (dynamicIndex >= 0) {
         emitError(currentLoc) << "cannot reshape " << inType
                               << " to a shape with more than one unknown "
-                                 "dimension";
+                                 "dimension (unless the input has as many, "
+                                 "with the static dimensions around them "
+                                 "agreeing)";
         return failure();
       }
       dynamicIndex = static_cast<int>(i);

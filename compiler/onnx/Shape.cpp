@@ -13,6 +13,7 @@
 
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
+#include "dialects/graph/IR/ShapeInference.h"
 
 #include <cmath>
 #include <limits>
@@ -118,9 +119,21 @@ LogicalResult convertReshape(ImportContext &ctx) {
   bool allowZero = ctx.attrInt("allowzero", 0) != 0;
 
   // Positions that copy the input dim: 0 (unless allowzero) and unknowns.
+  // One unknown elsewhere, with no -1 in the shape, is what the element
+  // count leaves, as a -1 would be (the checks below then need it to carry
+  // one dynamic input dim, in order).
   SmallVector<bool> copies;
+  bool hasInferred = false;
+  for (auto [i, t] : llvm::enumerate(*target))
+    hasInferred |= t == -1 && !shapeInput->isUnknown(i);
   for (auto [i, t] : llvm::enumerate(*target)) {
     bool unknown = shapeInput->isUnknown(i);
+    if (unknown && (i >= in.size() || in[i] != kDyn) && !hasInferred) {
+      (*target)[i] = -1;
+      hasInferred = true;
+      copies.push_back(false);
+      continue;
+    }
     if (unknown && (i >= in.size() || in[i] != kDyn))
       return ctx.unsupported(
           "'shape' = " + formatPartialInts(*shapeInput) +
@@ -171,10 +184,13 @@ LogicalResult convertReshape(ImportContext &ctx) {
       out[inferred] = inKnown / outKnown;
     }
   }
-  if (llvm::count(out, kDyn) > 1)
+  if (llvm::count(out, kDyn) > 1 &&
+      !graph::isOrderPreservingReshape(in, out))
     return ctx.unsupported("reshape of " + formatShape(in) + " to " +
                            formatShape(out) +
-                           " (more than one dynamic dimension)");
+                           " (more than one dynamic dimension, not the "
+                           "input's in order with the static dimensions "
+                           "around them agreeing)");
   return reshapeInput(ctx, out);
 }
 

@@ -1,7 +1,8 @@
 //===- Shape.cpp - graph shape ops to tensor and linalg -------------------===//
 //
 // reshape: collapse to 1-D, then expand to the result (views, no copy; the
-// one dynamic result dim is the element count over the static ones).
+// one dynamic result dim is the element count over the static ones); with
+// several dynamic dims kept in order, collapse and expand around each.
 // transpose: linalg.transpose. concat: tensor.insert_slice of each operand
 // into a tensor.empty. slice: tensor.extract_slice. pad: tensor.pad (constant
 // mode). reflect and edge pad, resize and gather: a linalg.generic over the
@@ -45,6 +46,52 @@ Value flatten(OpBuilder &b, Location loc, Value value,
   return flat;
 }
 
+/// Groups of consecutive dims of `shape` holding one dynamic dim each: the
+/// static dims before the first dynamic one and after each join its group.
+SmallVector<ReassociationIndices> dynamicGroups(ArrayRef<int64_t> shape) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices leading;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
+    if (ShapedType::isDynamic(shape[i])) {
+      groups.push_back(leading);
+      leading.clear();
+      groups.back().push_back(i);
+    } else if (groups.empty()) {
+      leading.push_back(i);
+    } else {
+      groups.back().push_back(i);
+    }
+  }
+  return groups;
+}
+
+/// A reshape keeping several dynamic dims in order (isOrderPreservingReshape):
+/// both shapes collapse, one dynamic dim per group, to the same [?, ..., ?]
+/// (the static products around each dynamic dim agree), then expand to the
+/// result with the input's dynamic sizes.
+Value lowerOrderPreservingReshape(OpBuilder &b, Location loc, Value x,
+                                  RankedTensorType resultType) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<ReassociationIndices> inGroups = dynamicGroups(type.getShape());
+  SmallVector<ReassociationIndices> outGroups =
+      dynamicGroups(resultType.getShape());
+  Value collapsed = b.create<tensor::CollapseShapeOp>(loc, x, inGroups);
+  SmallVector<OpFoldResult> sizes;
+  int64_t carried = 0;
+  SmallVector<int64_t> dynamicDims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamicDims.push_back(d);
+  for (int64_t size : resultType.getShape())
+    sizes.push_back(ShapedType::isDynamic(size)
+                        ? OpFoldResult(b.create<tensor::DimOp>(
+                                            loc, x, dynamicDims[carried++])
+                                           .getResult())
+                        : OpFoldResult(b.getIndexAttr(size)));
+  return b.create<tensor::ExpandShapeOp>(loc, resultType, collapsed, outGroups,
+                                         sizes);
+}
+
 struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -54,9 +101,14 @@ struct ReshapeLowering : OpRewritePattern<ReshapeOp> {
     Value x = op.getX();
     auto type = cast<RankedTensorType>(x.getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (resultType.getNumDynamicDims() > 1)
-      return rewriter.notifyMatchFailure(op,
-                                         "more than one dynamic result dim");
+    if (resultType.getNumDynamicDims() > 1) {
+      if (!isOrderPreservingReshape(type.getShape(), resultType.getShape()))
+        return rewriter.notifyMatchFailure(op,
+                                           "more than one dynamic result dim");
+      rewriter.replaceOp(
+          op, lowerOrderPreservingReshape(rewriter, loc, x, resultType));
+      return success();
+    }
     int64_t flatSize = resultType.hasStaticShape() ? resultType.getNumElements()
                                                    : ShapedType::kDynamic;
     auto flatType = RankedTensorType::get({flatSize}, type.getElementType());

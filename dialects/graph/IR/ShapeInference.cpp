@@ -296,6 +296,19 @@ FailureOr<RankedTensorType> inferLayerNorm(LayerNormOp op) {
   return x;
 }
 
+/// The products of the static dims of `shape` between its dynamic ones
+/// (before the first, between each pair, after the last).
+SmallVector<int64_t> staticSegments(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> segments = {1};
+  for (int64_t d : shape) {
+    if (d == kDyn)
+      segments.push_back(1);
+    else
+      segments.back() *= d;
+  }
+  return segments;
+}
+
 FailureOr<RankedTensorType> inferReshape(ReshapeOp op) {
   RankedTensorType in = typeOf(op.getX());
   RankedTensorType out = typeOf(op.getY());
@@ -304,9 +317,16 @@ FailureOr<RankedTensorType> inferReshape(ReshapeOp op) {
                             << in.getElementType() << " to "
                             << out.getElementType() << "; use graph.cast";
   int64_t numDynamic = out.getNumDynamicDims();
-  if (numDynamic > 1)
-    return op.emitOpError() << "result type " << out
-                            << " may have at most one dynamic dimension";
+  if (numDynamic > 1) {
+    if (!isOrderPreservingReshape(in.getShape(), out.getShape()))
+      return op.emitOpError()
+             << "result type " << out
+             << " may have more than one dynamic dimension only when " << in
+             << " has as many and the static dimensions before, between and "
+                "after them agree in product (each then carries the input's, "
+                "in order)";
+    return out;
+  }
   int64_t outKnown = 1;
   for (int64_t d : out.getShape())
     if (d != kDyn)
@@ -554,6 +574,11 @@ FailureOr<RankedTensorType> inferLoss(Operation *op, Value logits, Value other,
 }
 
 } // namespace
+
+bool mlir::graph::isOrderPreservingReshape(ArrayRef<int64_t> in,
+                                          ArrayRef<int64_t> out) {
+  return llvm::count(out, kDyn) > 1 && staticSegments(in) == staticSegments(out);
+}
 
 std::optional<int64_t> mlir::graph::normalizeAxis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)

@@ -33,6 +33,14 @@ int64_t windowedOutputSize(int64_t in, int64_t window, int64_t stride,
 int64_t samePaddingBefore(int64_t in, int64_t window, int64_t stride,
                           int64_t dilation);
 
+/// Whether a reshape of `in` to `out` with two or more dynamic dims in `out`
+/// keeps the dynamic dims in order: `in` has as many, and the products of the
+/// static dims before the first dynamic dim, between consecutive ones and
+/// after the last agree. Result dynamic dim j then carries input dynamic dim
+/// j (an unsqueeze, a squeeze, merging or splitting static dims around
+/// them): the graph IR's rule for a reshape with several dynamic dims.
+bool isOrderPreservingReshape(ArrayRef<int64_t> in, ArrayRef<int64_t> out);
+
 /// Normalizes a possibly negative axis against a rank; nullopt if invalid.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/Reference/Evaluators.h"
+#include "dialects/graph/IR/ShapeInference.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -22,6 +23,22 @@ FailureOr<Tensor> evaluate(ReshapeOp op, Operands operands, Report &report) {
   const Tensor &x = *operands[0];
   auto type = llvm::cast<RankedTensorType>(op.getY().getType());
   std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  // Several dynamic dims (isOrderPreservingReshape): each carries the
+  // input's dynamic dims, in order.
+  auto inType = llvm::cast<RankedTensorType>(op.getX().getType());
+  if (isOrderPreservingReshape(inType.getShape(), type.getShape())) {
+    std::vector<int64_t> carried;
+    for (int64_t d = 0; d < inType.getRank(); ++d)
+      if (inType.isDynamicDim(d))
+        carried.push_back(x.shape[d]);
+    size_t next = 0;
+    for (int64_t &d : shape)
+      if (ShapedType::isDynamic(d))
+        d = carried[next++];
+    Tensor y = x;
+    y.shape = shape;
+    return y;
+  }
   int64_t known = 1, dynamicIndex = -1;
   for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i) {
     if (!ShapedType::isDynamic(shape[i])) {

@@ -702,8 +702,18 @@ graph.variable @v : tensor<2xf32> = #graph.init<"glorot_uniform", seed = 1, seed
 // -----
 
 func.func @reshape_too_many_dynamic(%x: tensor<?x6xf32>) {
-  // expected-error @+1 {{'graph.reshape' op result type 'tensor<?x?xf32>' may have at most one dynamic dimension}}
+  // expected-error @+1 {{'graph.reshape' op result type 'tensor<?x?xf32>' may have more than one dynamic dimension only when 'tensor<?x6xf32>' has as many and the static dimensions before, between and after them agree in product (each then carries the input's, in order)}}
   %0 = graph.reshape %x : (tensor<?x6xf32>) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// Two dynamic dims each way, but 6 between them in the input and 3 in the
+// result: the dynamic dims cannot carry over in order.
+func.func @reshape_dynamic_regrouped(%x: tensor<?x6x?xf32>) {
+  // expected-error @+1 {{'graph.reshape' op result type 'tensor<?x3x?x2xf32>' may have more than one dynamic dimension only when}}
+  %0 = graph.reshape %x : (tensor<?x6x?xf32>) -> tensor<?x3x?x2xf32>
   return
 }
 

@@ -382,6 +382,19 @@ func.func @reshape(%x: tensor<?x2x3xf32>, %i: tensor<2x3xi32>, %s: tensor<1xf32>
   return %0 : tensor<?x6xf32>
 }
 
+// Several dynamic dims that carry the input's in order (an unsqueeze, a
+// squeeze, static dims regrouped between them).
+// CHECK-LABEL: func.func @reshape_dynamic_dims
+// CHECK: graph.reshape %{{.*}} : (tensor<?x?xf32>) -> tensor<?x1x?xf32>
+// CHECK: graph.reshape %{{.*}} : (tensor<?x120x1x?xf32>) -> tensor<?x120x?xf32>
+// CHECK: graph.reshape %{{.*}} : (tensor<2x?x6x?xf32>) -> tensor<2x?x2x3x?x1xf32>
+func.func @reshape_dynamic_dims(%x: tensor<?x?xf32>, %y: tensor<?x120x1x?xf32>, %z: tensor<2x?x6x?xf32>) -> tensor<?x1x?xf32> {
+  %0 = graph.reshape %x : (tensor<?x?xf32>) -> tensor<?x1x?xf32>
+  %1 = graph.reshape %y : (tensor<?x120x1x?xf32>) -> tensor<?x120x?xf32>
+  %2 = graph.reshape %z : (tensor<2x?x6x?xf32>) -> tensor<2x?x2x3x?x1xf32>
+  return %0 : tensor<?x1x?xf32>
+}
+
 // CHECK-LABEL: func.func @transpose
 // CHECK: graph.transpose %{{.*}} {perm = [2, 0, 1]} : (tensor<?x3x4xf32>) -> tensor<4x?x3xf32>
 // CHECK: graph.transpose %{{.*}} {perm = [0, 1, 2]} : (tensor<?x3x4xf32>) -> tensor<?x3x4xf32>

@@ -128,3 +128,29 @@ def named_dims_model():
 
 
 named_dims_model()
+
+
+def named_reshape_model():
+    """Reshapes with several dynamic dims (N, W), as PP-OCR's recognizer and
+    openWakeWord's front end have them: a squeeze written as Reshape to
+    Concat(Shape(x)[0], 4, Shape(x)[3]), then Unsqueeze."""
+    i64 = TensorProto.INT64
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Gather", ["s", "i0"], ["n"], name="gather_n", axis=0),
+        helper.make_node("Gather", ["s", "i3"], ["w"], name="gather_w", axis=0),
+        helper.make_node("Concat", ["n", "four", "w"], ["target"], name="concat", axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["r"], name="squeeze"),
+        helper.make_node("Exp", ["r"], ["e"], name="exp"),
+        helper.make_node("Unsqueeze", ["e", "axes"], ["y"], name="unsqueeze"),
+    ]
+    inits = [helper.make_tensor("i0", i64, [1], [0]), helper.make_tensor("i3", i64, [1], [3]),
+             helper.make_tensor("four", i64, [1], [4]), helper.make_tensor("axes", i64, [1], [1])]
+    graph = helper.make_graph(
+        nodes, "named_reshape",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4, 1, "W"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 1, 4, "W"])], inits)
+    save(graph, "named_reshape.onnx")
+
+
+named_reshape_model()

@@ -11,7 +11,8 @@
 #   ONNX_REAL_DIR     where models, ONNX Runtime and outputs go (default BUILD_DIR/onnx-real)
 #   ONNX_REAL_RTOL    relative tolerance (default 1e-4)
 #   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls resnet18 suite-cnn
-#                     suite-conv3d suite-named": the last three are test/onnx/Inputs models)
+#                     suite-conv3d suite-named suite-reshape": the last four are
+#                     test/onnx/Inputs models)
 #   TFCC_LAYOUT_DUMP  shell command printing the graph IR of the .onnx model "$1" after the
 #                     layout pass, e.g. '"$TFCC_BIN"/tfcc-import "$1" -o - | tfcc-opt ...'
 #                     (default: tfcc --emit=graph)
@@ -26,7 +27,7 @@ BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd) || { echo "check.sh: no build di
 TFCC_BIN=${TFCC_BIN:-$BUILD_DIR/bin}
 WORK=${ONNX_REAL_DIR:-$BUILD_DIR/onnx-real}
 RTOL=${ONNX_REAL_RTOL:-1e-4}
-MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls resnet18 suite-cnn suite-conv3d suite-named}
+MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls resnet18 suite-cnn suite-conv3d suite-named suite-reshape}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ORT_RUN="$HERE/ort_run.js"
 
@@ -53,6 +54,7 @@ model_path() {
     suite-cnn) echo "$HERE/../Inputs/cnn.onnx" ;;
     suite-conv3d) echo "$HERE/../Inputs/conv3d.onnx" ;;
     suite-named) echo "$HERE/../Inputs/named_dims.onnx" ;;
+    suite-reshape) echo "$HERE/../Inputs/named_reshape.onnx" ;;
     *) die "unknown model $1" ;;
   esac
 }
@@ -70,6 +72,7 @@ input_opts() {
     suite-conv3d) echo "--seed 5 --range -1,1" ;;
     # Dynamic N, H, W.
     suite-named) echo "--seed 6 --range -1,1 --shape x=2x3x13x10" ;;
+    suite-reshape) echo "--seed 7 --range -1,1 --shape x=2x4x1x9" ;;
   esac
 }
 
@@ -80,6 +83,7 @@ tfcc_opts() {
   case $1 in
     ppocr-cls) echo "--dim-bound p2o.DynamicDimension.1=64 --dim-bound p2o.DynamicDimension.2=640" ;;
     suite-named) echo "--dim-bound H=32 --dim-bound W=32" ;;
+    suite-reshape) echo "--dim-bound W=50" ;;
   esac
 }
 
@@ -89,6 +93,7 @@ more_shapes() {
   case $1 in
     ppocr-cls) echo "x=2x3x48x160 x=1x3x48x320" ;;
     suite-named) echo "x=1x3x32x32 x=3x3x2x3" ;;
+    suite-reshape) echo "x=1x4x1x50 x=3x4x1x1" ;;
   esac
 }
 
