@@ -13,6 +13,7 @@
 #include "compiler/AbiEmitter.h"
 
 #include "compiler/HeaderEmitter.h"
+#include "dialects/graph/IR/DimNames.h"
 #include "runtime/include/tfcc/tfcc_types.h"
 
 #include "llvm/IR/IRBuilder.h"
@@ -38,7 +39,9 @@ public:
     argInfoTy = StructType::create(ctx, {ptrTy, i32Ty, i32Ty, ptrTy},
                                    "tfcc_arg_info");
     entryInfoTy = StructType::create(
-        ctx, {ptrTy, i32Ty, i32Ty, ptrTy, ptrTy, i32Ty, i32Ty, i64Ty, i64Ty, ptrTy},
+        ctx,
+        {ptrTy, i32Ty, i32Ty, ptrTy, ptrTy, i32Ty, i32Ty, i64Ty, i64Ty, ptrTy,
+         ptrTy},
         "tfcc_entry_info");
     variableInfoTy = StructType::create(
         ctx, {ptrTy, i32Ty, i32Ty, ptrTy, i64Ty, i64Ty, i32Ty, i32Ty},
@@ -46,7 +49,7 @@ public:
     modelInfoTy = StructType::create(
         ctx,
         {i32Ty, i32Ty, ptrTy, ptrTy, i64Ty, i64Ty, i32Ty, i32Ty, ptrTy, ptrTy,
-         i32Ty, i32Ty, ptrTy, ptrTy},
+         i32Ty, i32Ty, ptrTy, ptrTy, ptrTy},
         "tfcc_model_info");
   }
 
@@ -60,6 +63,7 @@ public:
                                      "' is missing");
       impl->setLinkage(GlobalValue::InternalLinkage);
       kernels.push_back(emitKernel(entry, impl));
+      resolvers.push_back(emitResolver(entry, implName));
     }
     GlobalVariable *info = emitModelInfo(kernels);
     emitExportedFunctions(info);
@@ -86,6 +90,27 @@ private:
       stride = b.CreateMul(stride, sizes[i]);
     }
     args.append(strides.begin(), strides.end());
+  }
+
+  /// `void(int64_t* dims)` calling the entry's shape function (the memory
+  /// planner's, for its derived dimensions) on dims as a memref; null when
+  /// the entry has none.
+  Constant *emitResolver(const EntrySignature &entry, StringRef implName) {
+    Function *shape =
+        module.getFunction((Twine(mlir::graph::kShapeFunctionPrefix) + implName).str());
+    if (!shape)
+      return ConstantPointerNull::get(ptrTy);
+    shape->setLinkage(GlobalValue::InternalLinkage);
+    auto *fnTy = FunctionType::get(Type::getVoidTy(ctx), {ptrTy}, false);
+    Function *resolver =
+        Function::Create(fnTy, GlobalValue::InternalLinkage,
+                         "__tfcc_resolve_" + entry.name, module);
+    IRBuilder<> b(BasicBlock::Create(ctx, "entry", resolver));
+    Value *dims = resolver->getArg(0);
+    b.CreateCall(shape, {dims, dims, b.getInt64(0),
+                         b.getInt64(sig.dims.size() + 1), b.getInt64(1)});
+    b.CreateRetVoid();
+    return resolver;
   }
 
   Function *emitKernel(const EntrySignature &entry, Function *impl) {
@@ -171,7 +196,8 @@ private:
 
   GlobalVariable *emitModelInfo(ArrayRef<Function *> kernels) {
     SmallVector<Constant *> entries;
-    for (auto [entry, kernel] : llvm::zip(sig.entries, kernels)) {
+    for (auto [entry, kernel, resolver] :
+         llvm::zip(sig.entries, kernels, resolvers)) {
       std::string base = ".tfcc." + entry.name;
       entries.push_back(ConstantStruct::get(
           entryInfoTy,
@@ -182,7 +208,8 @@ private:
            ConstantInt::get(i32Ty, entry.hasDynamicBatch() ? 1 : 0),
            ConstantInt::get(i32Ty, entry.hasNamedDims() ? 1 : 0),
            ConstantInt::get(i64Ty, entry.arenaBytesFixed),
-           ConstantInt::get(i64Ty, entry.arenaBytesPerBatch), kernel}));
+           ConstantInt::get(i64Ty, entry.arenaBytesPerBatch), kernel,
+           resolver}));
     }
     auto *entriesTy = ArrayType::get(entryInfoTy, entries.size());
     auto *entriesVar = new GlobalVariable(
@@ -224,13 +251,20 @@ private:
     }
     Constant *dimNames = ConstantPointerNull::get(ptrTy);
     Constant *dimBounds = ConstantPointerNull::get(ptrTy);
+    Constant *dimFlags = ConstantPointerNull::get(ptrTy);
     if (!sig.dims.empty()) {
       SmallVector<Constant *> nameConstants;
       SmallVector<int64_t> bounds;
+      SmallVector<int32_t> flags;
       for (const DimSignature &dim : sig.dims) {
         nameConstants.push_back(string(dim.name));
         bounds.push_back(dim.bound);
+        flags.push_back(dim.derived ? TFCC_DIM_DERIVED : 0);
       }
+      auto *flagsInit = ConstantDataArray::get(ctx, ArrayRef<int32_t>(flags));
+      dimFlags = new GlobalVariable(module, flagsInit->getType(), true,
+                                    GlobalValue::PrivateLinkage, flagsInit,
+                                    ".tfcc.dim_flags");
       auto *namesTy = ArrayType::get(ptrTy, nameConstants.size());
       dimNames = new GlobalVariable(module, namesTy, true,
                                     GlobalValue::PrivateLinkage,
@@ -250,7 +284,7 @@ private:
          ConstantInt::get(i32Ty, sig.variables.size()),
          ConstantInt::get(i32Ty, 0), variables, stateInit,
          ConstantInt::get(i32Ty, sig.dims.size()), ConstantInt::get(i32Ty, 0),
-         dimNames, dimBounds});
+         dimNames, dimBounds, dimFlags});
     return new GlobalVariable(module, modelInfoTy, true,
                               GlobalValue::InternalLinkage, model,
                               ".tfcc.model_info");
@@ -358,6 +392,7 @@ private:
   IntegerType *i32Ty, *i64Ty;
   StructType *argInfoTy, *entryInfoTy, *variableInfoTy, *modelInfoTy;
   std::map<std::string, Constant *> strings;
+  SmallVector<Constant *> resolvers; // parallel to sig.entries
 };
 
 } // namespace

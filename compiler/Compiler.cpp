@@ -366,6 +366,16 @@ void reportPlan(llvm::raw_ostream &os, const EntrySignature &entry,
 /// prints the memory plans to `report` when there is one.
 void recordArenaSizes(ModuleOp module, ArrayRef<std::string> implNames,
                       ModelSignature &sig, llvm::raw_ostream *report) {
+  // Derived dimensions follow the named ones, under the planner's names
+  // until the outputs below have taken them.
+  size_t firstDerived = sig.dims.size();
+  if (auto derived = module->getAttrOfType<ArrayAttr>(graph::kDerivedDimsAttr))
+    for (Attribute record : derived) {
+      auto dict = cast<DictionaryAttr>(record);
+      sig.dims.push_back({dict.getAs<StringAttr>("name").str(),
+                          dict.getAs<IntegerAttr>("bound").getInt(),
+                          /*derived=*/true});
+    }
   for (auto [name, entry] : llvm::zip(implNames, sig.entries)) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (!func)
@@ -390,6 +400,13 @@ void recordArenaSizes(ModuleOp module, ArrayRef<std::string> implNames,
     if (report)
       reportPlan(*report, entry, plan);
   }
+  // The names users see: "<output name>.<dim>".
+  for (const EntrySignature &entry : sig.entries)
+    for (const ArgSignature &output : entry.outputs)
+      for (auto [d, dim] : llvm::enumerate(output.dims))
+        if (dim < kDynamicDim && namedDimIndex(dim) > firstDerived)
+          sig.dims[namedDimIndex(dim) - 1].name =
+              output.name + "." + std::to_string(d);
 }
 
 /// Checks --max-arena: the planned arena of every entry at batch 1.

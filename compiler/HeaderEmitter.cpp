@@ -116,6 +116,16 @@ uint64_t roundUp(uint64_t n) {
 
 std::string ull(uint64_t n) { return std::to_string(n) + "ULL"; }
 
+// Whether an argument of `entry` has named dimension k.
+bool entryUsesDim(const EntrySignature &entry, size_t k) {
+  for (const std::vector<ArgSignature> *args : {&entry.inputs, &entry.outputs})
+    for (const ArgSignature &arg : *args)
+      for (int64_t dim : arg.dims)
+        if (dim == namedDim(k))
+          return true;
+  return false;
+}
+
 // "batch", a named dimension's name (comment-safe), or the size.
 std::string dimText(const ModelSignature &sig, int64_t dim) {
   if (dim >= 0)
@@ -309,11 +319,17 @@ void emitEntry(std::string &out, const ModelSignature &sig, const CNames &names,
     out += " * dims: the values of the model's " + names.macroPrefix +
            "_NUM_DIMS dimensions:\n *   dims[0] = the batch";
     out += dynamic ? " (1 <= batch <= the context's max_batch)" : " (unused)";
-    for (size_t k = 0; k < sig.dims.size(); ++k)
+    for (size_t k = 0; k < sig.dims.size(); ++k) {
+      if (!entryUsesDim(entry, k + 1))
+        continue;
       out += ",\n *   dims[" + names.dimMacros[k] + "] = " +
-             commentSafe(sig.dims[k].name) + " (1 <= " +
-             commentSafe(sig.dims[k].name) + " <= " + names.dimMacros[k] +
-             "_MAX)";
+             commentSafe(sig.dims[k].name);
+      out += sig.dims[k].derived
+                 ? " (derived: " + names.prefix + "_resolve_dims sets it; <= " +
+                       names.dimMacros[k] + "_MAX)"
+                 : " (1 <= " + commentSafe(sig.dims[k].name) + " <= " +
+                       names.dimMacros[k] + "_MAX)";
+    }
     out += ".\n";
   } else if (dynamic) {
     out += " * batch: the size of every dynamic dimension, 1 <= batch <= the "
@@ -424,6 +440,15 @@ const std::vector<ModelFunction> kModelFunctions = {
  * `inputs`/`outputs` in argument order. Same checks and statuses. An entry with
  * dimensions beyond the batch returns TFCC_INVALID_ARGUMENT: call
  * $p_invoke_dims. */)",
+     true},
+    {"resolve_dims", "tfcc_status_t",
+     "int32_t entry_index, tfcc_context* ctx, int64_t* dims",
+     "tfcc_rt_resolve_dims", true, false,
+     R"(/* Fills the derived dimensions of entry `entry_index` in dims (output sizes
+ * computed from the inputs', e.g. a convolution's output width; marked "derived"
+ * below) from dims[0] and the named dimensions the caller set, so that it can size
+ * the outputs. Checks the given dimensions as the entry does (TFCC_OUT_OF_RANGE),
+ * and TFCC_OUT_OF_RANGE when the inputs are too small for an output. */)",
      true},
     {"invoke_dims", "tfcc_status_t",
      "int32_t entry_index, tfcc_context* ctx, const int64_t* dims, "
@@ -654,7 +679,8 @@ std::string emitHeader(const ModelSignature &sig,
            "\n";
     for (size_t k = 0; k < sig.dims.size(); ++k) {
       out += "#define " + names.dimMacros[k] + " " + std::to_string(k + 1) +
-             " /* '" + commentSafe(sig.dims[k].name) + "' */\n";
+             " /* '" + commentSafe(sig.dims[k].name) +
+             (sig.dims[k].derived ? "', derived" : "'") + " */\n";
       out += "#define " + names.dimMacros[k] + "_MAX " +
              std::to_string(sig.dims[k].bound) + "\n";
     }

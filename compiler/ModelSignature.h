@@ -52,6 +52,9 @@ struct ArgSignature {
 struct DimSignature {
   std::string name;
   int64_t bound = 0;
+  /// An output dimension computed from the input's (the entry's shape
+  /// function gives its value; "<output name>.<dim>").
+  bool derived = false;
 };
 
 /// One entry point (public function) of the model.

@@ -82,8 +82,10 @@ std::unique_ptr<CompiledModel> CompiledModel::open(const std::string &path,
   model->create_ = reinterpret_cast<CreateFn>(sym("_create_with_threads"));
   model->destroy_ = reinterpret_cast<DestroyFn>(sym("_destroy"));
   model->invoke_ = reinterpret_cast<InvokeFn>(sym("_invoke_dims"));
+  model->resolve_ = reinterpret_cast<ResolveFn>(sym("_resolve_dims"));
   model->statusString_ = reinterpret_cast<StatusStringFn>(sym("_status_string"));
   if (!infoFn || !model->create_ || !model->destroy_ || !model->invoke_ ||
+      !model->resolve_ ||
       !model->statusString_) {
     error = "'" + path + "' lacks some of the functions of the tfcc C API";
     return nullptr;
@@ -231,9 +233,14 @@ bool CompiledModel::run(int entry, int64_t batch,
       value = inputs[i].shape[d];
     }
   }
-  std::vector<int64_t> named(dims.begin() + 1, dims.end());
   if (!reserve(batch, error))
     return false;
+  // The derived dimensions (output sizes computed from the inputs').
+  if (tfcc_status_t status = resolve_(entry, context_, dims.data())) {
+    error = std::string(statusString_(status)) + ": " + context_->message;
+    return false;
+  }
+  std::vector<int64_t> named(dims.begin() + 1, dims.end());
   outputs.assign(e.num_outputs, NpyArray());
   std::vector<const void *> in;
   std::vector<void *> out;

@@ -77,6 +77,8 @@ private:
   using InvokeFn = tfcc_status_t (*)(int32_t, tfcc_context *, const int64_t *,
                                      const void *const *, void *const *);
   using StatusStringFn = const char *(*)(tfcc_status_t);
+  using ResolveFn = tfcc_status_t (*)(int32_t, tfcc_context *, int64_t *);
+  ResolveFn resolve_ = nullptr;
   CreateFn create_ = nullptr;
   DestroyFn destroy_ = nullptr;
   InvokeFn invoke_ = nullptr;

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -355,6 +356,204 @@ public:
   }
 };
 
+/// Output dimensions computed from the input's (a convolution's output
+/// width): each becomes a derived dimension of the model, k = 1 + (named
+/// dimensions) + its index, recorded in the module's kDerivedDimsAttr
+/// ({name, bound}) and computed by the entry's shape function
+/// `@__tfcc_dims_<entry>(%dims: memref<?xi64>)`, which reads the batch and
+/// the named dimensions from %dims and writes the derived ones. The function
+/// is the entry's own index arithmetic, rebuilt on the values in %dims.
+class DerivedDims {
+public:
+  explicit DerivedDims(ModuleOp module) : module(module) {
+    bounds = module->getAttrOfType<DictionaryAttr>(graph::kDimBoundsAttr);
+    if (auto existing = module->getAttrOfType<ArrayAttr>(graph::kDerivedDimsAttr))
+      records.assign(existing.begin(), existing.end());
+  }
+
+  /// Makes dimension `dim` of `output` (an argument of `func`, copied from
+  /// `source`) a derived dimension of at most `bound`; returns its name, or
+  /// failure when its size is not arithmetic on the input dims.
+  FailureOr<std::string> add(func::FuncOp func, BlockArgument output,
+                             int64_t dim, Value source, int64_t bound) {
+    if (!bounds)
+      return failure();
+    if (!shapeFunction || entry != func)
+      startShapeFunction(func);
+    OpBuilder b(shapeFunction.getBody().front().getTerminator());
+    cache.clear();
+    FailureOr<Value> size = rebuildDim(b, source, dim, 0);
+    if (failed(size))
+      return failure();
+    // "<entry>.<output argument>.<dim>" (the argument counts the inputs).
+    StringRef entryName = func.getSymName();
+    entryName.consume_front(tfcc::kEntryImplPrefix);
+    std::string name = (entryName + "." + Twine(output.getArgNumber()) + "." +
+                        Twine(dim))
+                           .str();
+    Location loc = func.getLoc();
+    int64_t k = 1 + bounds.size() + records.size();
+    Value value = b.create<arith::IndexCastOp>(loc, b.getI64Type(), *size);
+    Value slot = b.create<arith::ConstantIndexOp>(loc, k);
+    b.create<memref::StoreOp>(loc, value, shapeFunction.getArgument(0), slot);
+    Builder attrs(module.getContext());
+    records.push_back(attrs.getDictionaryAttr(
+        {attrs.getNamedAttr("name", attrs.getStringAttr(name)),
+         attrs.getNamedAttr("bound", attrs.getI64IntegerAttr(bound))}));
+    module->setAttr(graph::kDerivedDimsAttr, attrs.getArrayAttr(records));
+    return name;
+  }
+
+private:
+  ModuleOp module;
+  DictionaryAttr bounds;
+  SmallVector<Attribute> records;
+  func::FuncOp entry, shapeFunction;
+  /// Loads of %dims by index k.
+  DenseMap<int64_t, Value> cache;
+
+  void startShapeFunction(func::FuncOp func) {
+    entry = func;
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    MLIRContext *ctx = module.getContext();
+    auto dimsType = MemRefType::get({ShapedType::kDynamic},
+                                    IntegerType::get(ctx, 64));
+    shapeFunction = b.create<func::FuncOp>(
+        func.getLoc(), (Twine(graph::kShapeFunctionPrefix) + func.getSymName()).str(),
+        b.getFunctionType({dimsType}, {}));
+    Block *body = shapeFunction.addEntryBlock();
+    b.setInsertionPointToEnd(body);
+    b.create<func::ReturnOp>(func.getLoc());
+  }
+
+  /// %dims[k] as an index value (loaded once per derived dim).
+  Value loadDim(OpBuilder &b, int64_t k) {
+    auto it = cache.find(k);
+    if (it != cache.end())
+      return it->second;
+    Location loc = shapeFunction.getLoc();
+    Value slot = b.create<arith::ConstantIndexOp>(loc, k);
+    Value raw =
+        b.create<memref::LoadOp>(loc, shapeFunction.getArgument(0), slot);
+    Value index = b.create<arith::IndexCastOp>(loc, b.getIndexType(), raw);
+    cache[k] = index;
+    return index;
+  }
+
+  /// k of dimension `dim` of the entry's argument `arg`: 0 (the batch) or
+  /// that of its bounded name.
+  int64_t argumentDimIndex(BlockArgument arg, int64_t dim) {
+    auto names =
+        entry.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), graph::kDimNamesAttr);
+    if (!names || dim >= static_cast<int64_t>(names.size()))
+      return 0;
+    auto name = dyn_cast<StringAttr>(names[dim]);
+    if (!name)
+      return 0;
+    for (auto [i, bound] : llvm::enumerate(bounds))
+      if (bound.getName() == name)
+        return 1 + i;
+    return 0;
+  }
+
+  FailureOr<Value> rebuild(OpBuilder &b, Value value, int depth) {
+    if (depth > 64)
+      return failure();
+    Location loc = shapeFunction.getLoc();
+    if (auto constant = getConstantIntValue(value))
+      return b.create<arith::ConstantIndexOp>(loc, *constant).getResult();
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return failure();
+    if (auto dim = dyn_cast<memref::DimOp>(def)) {
+      std::optional<int64_t> index = dim.getConstantIndex();
+      if (!index)
+        return failure();
+      return rebuildDim(b, dim.getSource(), *index, depth + 1);
+    }
+    if (auto cast = dyn_cast<arith::IndexCastOp>(def))
+      return rebuild(b, cast.getIn(), depth + 1);
+    if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
+      SmallVector<Value> operands;
+      for (Value v : apply.getMapOperands()) {
+        FailureOr<Value> r = rebuild(b, v, depth + 1);
+        if (failed(r))
+          return failure();
+        operands.push_back(*r);
+      }
+      return b.create<affine::AffineApplyOp>(loc, apply.getAffineMap(),
+                                             operands)
+          .getResult();
+    }
+    // Index arithmetic the LLVM lowering handles (no floordivsi/ceildivsi).
+    if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp, arith::DivSIOp,
+             arith::DivUIOp, arith::MaxSIOp, arith::MinSIOp>(def) ||
+        !def->getResult(0).getType().isIndex())
+      return failure();
+    IRMapping mapping;
+    for (Value operand : def->getOperands()) {
+      FailureOr<Value> r = rebuild(b, operand, depth + 1);
+      if (failed(r))
+        return failure();
+      mapping.map(operand, *r);
+    }
+    return b.clone(*def, mapping)->getResult(0);
+  }
+
+  FailureOr<Value> rebuildDim(OpBuilder &b, Value source, int64_t index,
+                              int depth) {
+    auto type = dyn_cast<MemRefType>(source.getType());
+    if (!type || index < 0 || index >= type.getRank() || depth > 64)
+      return failure();
+    Location loc = shapeFunction.getLoc();
+    if (!type.isDynamicDim(index))
+      return b.create<arith::ConstantIndexOp>(loc, type.getDimSize(index))
+          .getResult();
+    if (auto arg = dyn_cast<BlockArgument>(source)) {
+      if (arg.getOwner()->getParentOp() != entry.getOperation())
+        return failure();
+      return loadDim(b, argumentDimIndex(arg, index));
+    }
+    if (auto alloc = source.getDefiningOp<memref::AllocOp>())
+      return rebuild(b, dynamicSize(alloc.getDynamicSizes(), type, index),
+                     depth + 1);
+    if (auto view = source.getDefiningOp<memref::ViewOp>())
+      return rebuild(b, dynamicSize(view.getSizes(), type, index), depth + 1);
+    if (auto cast = source.getDefiningOp<memref::CastOp>())
+      return rebuildDim(b, cast.getSource(), index, depth + 1);
+    if (auto subview = source.getDefiningOp<memref::SubViewOp>()) {
+      llvm::SmallBitVector dropped = subview.getDroppedDims();
+      int64_t resultDim = -1;
+      for (auto [i, size] : llvm::enumerate(subview.getMixedSizes())) {
+        if (dropped.test(i) || ++resultDim != index)
+          continue;
+        if (auto attr = dyn_cast<Attribute>(size))
+          return b
+              .create<arith::ConstantIndexOp>(loc,
+                                              cast<IntegerAttr>(attr).getInt())
+              .getResult();
+        return rebuild(b, cast<Value>(size), depth + 1);
+      }
+      return failure();
+    }
+    if (auto collapse = source.getDefiningOp<memref::CollapseShapeOp>()) {
+      Value product = b.create<arith::ConstantIndexOp>(loc, 1);
+      for (int64_t d : collapse.getReassociationIndices()[index]) {
+        FailureOr<Value> e = rebuildDim(b, collapse.getSrc(), d, depth + 1);
+        if (failed(e))
+          return failure();
+        product = b.create<arith::MulIOp>(loc, product, *e);
+      }
+      return product;
+    }
+    if (auto expand = source.getDefiningOp<memref::ExpandShapeOp>())
+      return rebuild(b, dynamicSize(expand.getOutputShape(), type, index),
+                     depth + 1);
+    return failure();
+  }
+};
+
 /// At the C interface every dynamic dimension of an output is the batch or
 /// one named dimension beyond it, and the caller sizes output buffers that
 /// way: an output computed with another size (a concat along the batch, say)
@@ -362,7 +561,8 @@ public:
 /// each output's dimension names (kDimNamesAttr on the output arguments:
 /// the name, "" for the batch and static dims).
 LogicalResult verifyOutputSizes(func::FuncOp func,
-                                BatchAffineAnalysis &analysis) {
+                                BatchAffineAnalysis &analysis,
+                                DerivedDims &derived) {
   WalkResult result = func.walk([&](memref::CopyOp copy) {
     auto target = dyn_cast<BlockArgument>(copy.getTarget());
     if (!target || target.getOwner()->getParentOp() != func)
@@ -381,15 +581,28 @@ LogicalResult verifyOutputSizes(func::FuncOp func,
         names.back() = b.getStringAttr(size->symbol);
         continue;
       }
+      // Computed from the named dimensions alone (not the batch): a derived
+      // dimension, given back to the caller by the entry's shape function.
+      if (succeeded(size) && size->perBatch.lo == 0 && size->perBatch.hi == 0 &&
+          size->fixed.hi >= 1) {
+        FailureOr<std::string> name =
+            derived.add(func, target, i, copy.getSource(), size->fixed.hi);
+        if (succeeded(name)) {
+          names.back() = b.getStringAttr(*name);
+          continue;
+        }
+      }
       InFlightDiagnostic diag =
           copy.emitError("tfcc-arena-allocation: dynamic dimension ")
           << i << " of output " << type;
       if (succeeded(size) && size->isExact())
         diag << " is " << size->perBatch.lo << " * batch + " << size->fixed.lo;
       else
-        diag << " is not provably the batch size or one dimension beyond it";
+        diag << " is not provably the batch size, one dimension beyond it, "
+                "or computed from those beyond it";
       diag << "; the C interface needs every dynamic dimension of an output "
-              "to equal the batch size or one named dimension of an input";
+              "to equal the batch size or one named dimension of an input, or "
+              "to be computed from the named dimensions alone";
       return WalkResult::interrupt();
     }
     if (llvm::any_of(names, [](Attribute a) {
@@ -574,11 +787,11 @@ std::pair<std::string, std::string> describe(Location loc) {
 
 /// Rewrites the allocations of one function; records the arena size and the
 /// plan.
-LogicalResult allocateInArena(func::FuncOp func) {
+LogicalResult allocateInArena(func::FuncOp func, DerivedDims &derived) {
   SmallVector<memref::AllocOp> allocs;
   func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
   BatchAffineAnalysis analysis(func);
-  if (failed(verifyOutputSizes(func, analysis)))
+  if (failed(verifyOutputSizes(func, analysis, derived)))
     return failure();
   std::vector<memplan::Buffer> buffers;
   BufferLiveness liveness(func);
@@ -721,10 +934,13 @@ void materializeViewAddresses(func::FuncOp func) {
 struct ArenaAllocationPass
     : tfcc::impl::ArenaAllocationBase<ArenaAllocationPass> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
+    // The shape functions DerivedDims adds are not planned.
+    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    DerivedDims derived(getOperation());
+    for (auto func : funcs) {
       if (func.isExternal())
         continue;
-      if (failed(allocateInArena(func)))
+      if (failed(allocateInArena(func, derived)))
         return signalPassFailure();
       materializeViewAddresses(func);
     }

@@ -413,6 +413,134 @@ static int tfcc_rt_named_dims_used(const tfcc_model_info* m,
   return 0;
 }
 
+/* The entry `entry_index` of `m`, after the context check. */
+static tfcc_status_t tfcc_rt_find_entry(const tfcc_model_info* m,
+                                        int32_t entry_index, tfcc_context* ctx,
+                                        const tfcc_entry_info** e) {
+  tfcc_status_t status = tfcc_rt_check_context(m, ctx);
+  if (status != TFCC_OK) return status;
+  if (entry_index < 0 || entry_index >= m->num_entries) {
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "entry index %" PRId32
+                        " is out of range: model %s has %" PRId32 " entries",
+                        entry_index, tfcc_rt_model_name(m), m->num_entries);
+    return TFCC_INVALID_ARGUMENT;
+  }
+  *e = &m->entries[entry_index];
+  return TFCC_OK;
+}
+
+static int tfcc_rt_dim_is_derived(const tfcc_model_info* m, int32_t k) {
+  return m->dim_flags && (m->dim_flags[k - 1] & TFCC_DIM_DERIVED) != 0;
+}
+
+static int tfcc_rt_entry_uses_dim(const tfcc_model_info* m,
+                                  const tfcc_entry_info* e, int32_t k) {
+  uint8_t used[1 + TFCC_RT_MAX_DIMS];
+  memset(used, 0, sizeof(used));
+  return !tfcc_rt_named_dims_used(m, e, used) && used[k];
+}
+
+/* The values the kernel of `e` gets (values[0] the batch, 1 when the entry
+ * has none; values[k] named dimension k, 1 when unused; derived dimensions
+ * computed): each dimension the entry uses checked against its bound. */
+static tfcc_status_t tfcc_rt_entry_dims(const tfcc_model_info* m,
+                                        const tfcc_entry_info* e,
+                                        tfcc_context* ctx, const int64_t* dims,
+                                        int64_t* values) {
+  uint8_t used[1 + TFCC_RT_MAX_DIMS];
+  int64_t batch;
+  int32_t i, any_used;
+  if (m->num_dims < 0 || m->num_dims > TFCC_RT_MAX_DIMS ||
+      (m->num_dims > 0 && (!m->dim_names || !m->dim_bounds))) {
+    TFCC_RT_SET_MESSAGE(ctx, "model %s has a malformed table (%" PRId32
+                        " named dimensions)",
+                        tfcc_rt_model_name(m), m->num_dims);
+    return TFCC_INTERNAL;
+  }
+  memset(used, 0, sizeof(used));
+  if (tfcc_rt_named_dims_used(m, e, used)) {
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "entry %s_%s has a malformed table (an argument's "
+                        "dims)",
+                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+    return TFCC_INTERNAL;
+  }
+  any_used = e->has_dynamic_batch || e->has_named_dims;
+  for (i = 1; i <= m->num_dims; ++i) any_used |= used[i];
+  if (!dims && any_used) {
+    TFCC_RT_SET_MESSAGE(ctx, "the dims array of %s_%s is NULL",
+                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+    return TFCC_INVALID_ARGUMENT;
+  }
+  for (i = 1; i <= m->num_dims; ++i) {
+    values[i] = 1;
+    if (!used[i] || tfcc_rt_dim_is_derived(m, i)) continue;
+    if (dims[i] < 1 || dims[i] > m->dim_bounds[i - 1]) {
+      TFCC_RT_SET_MESSAGE(
+          ctx,
+          "dimension %s = %" PRId64 " is out of range for %s_%s: it must "
+          "be in [1, %" PRId64 "] (its bound at compile time)",
+          m->dim_names[i - 1] ? m->dim_names[i - 1] : "(unnamed)", dims[i],
+          tfcc_rt_model_name(m), tfcc_rt_entry_name(e), m->dim_bounds[i - 1]);
+      return TFCC_OUT_OF_RANGE;
+    }
+    values[i] = dims[i];
+  }
+  batch = e->has_dynamic_batch ? dims[0] : 1;
+  if (e->has_dynamic_batch) {
+    if (batch < 1) {
+      TFCC_RT_SET_MESSAGE(ctx,
+                          "batch %" PRId64
+                          " is out of range for %s_%s: it must be at "
+                          "least 1",
+                          batch, tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+      return TFCC_OUT_OF_RANGE;
+    }
+    if (batch > ctx->max_batch) {
+      TFCC_RT_SET_MESSAGE(
+          ctx,
+          "batch %" PRId64 " exceeds the declared maximum %" PRId64
+          " of the context (%s_%s)",
+          batch, ctx->max_batch, tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
+      return TFCC_OUT_OF_RANGE;
+    }
+  }
+  values[0] = batch;
+  if (e->resolve_dims) {
+    e->resolve_dims(values);
+    for (i = 1; i <= m->num_dims; ++i) {
+      if (!used[i] || !tfcc_rt_dim_is_derived(m, i) || values[i] >= 1)
+        continue;
+      TFCC_RT_SET_MESSAGE(
+          ctx,
+          "the inputs of %s_%s are too small: they make output dimension %s "
+          "= %" PRId64,
+          tfcc_rt_model_name(m), tfcc_rt_entry_name(e),
+          m->dim_names[i - 1] ? m->dim_names[i - 1] : "(unnamed)", values[i]);
+      return TFCC_OUT_OF_RANGE;
+    }
+  }
+  return TFCC_OK;
+}
+
+tfcc_status_t tfcc_rt_resolve_dims(const tfcc_model_info* m,
+                                   int32_t entry_index, tfcc_context* ctx,
+                                   int64_t* dims) {
+  int64_t values[1 + TFCC_RT_MAX_DIMS];
+  const tfcc_entry_info* e;
+  int32_t i;
+  tfcc_status_t status = tfcc_rt_find_entry(m, entry_index, ctx, &e);
+  if (status != TFCC_OK) return status;
+  status = tfcc_rt_entry_dims(m, e, ctx, dims, values);
+  if (status != TFCC_OK) return status;
+  for (i = 1; i <= m->num_dims; ++i)
+    if (tfcc_rt_dim_is_derived(m, i) && tfcc_rt_entry_uses_dim(m, e, i))
+      dims[i] = values[i];
+  tfcc_rt_clear_message(ctx);
+  return TFCC_OK;
+}
+
 tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m, int32_t entry_index,
                              tfcc_context* ctx, int64_t batch,
                              const void* const* inputs, void* const* outputs) {
@@ -439,22 +567,13 @@ tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
                                   void* const* outputs) {
   void* buffers[TFCC_RT_MAX_ARGS];
   int64_t values[1 + TFCC_RT_MAX_DIMS];
-  uint8_t used[1 + TFCC_RT_MAX_DIMS];
   const tfcc_entry_info* e;
   tfcc_rt_pool* previous_pool;
   uint64_t need;
   int64_t batch;
-  int32_t i, any_used;
-  tfcc_status_t status = tfcc_rt_check_context(m, ctx);
+  int32_t i;
+  tfcc_status_t status = tfcc_rt_find_entry(m, entry_index, ctx, &e);
   if (status != TFCC_OK) return status;
-  if (entry_index < 0 || entry_index >= m->num_entries) {
-    TFCC_RT_SET_MESSAGE(ctx,
-                        "entry index %" PRId32
-                        " is out of range: model %s has %" PRId32 " entries",
-                        entry_index, tfcc_rt_model_name(m), m->num_entries);
-    return TFCC_INVALID_ARGUMENT;
-  }
-  e = &m->entries[entry_index];
   if (!e->kernel || e->num_inputs < 0 || e->num_outputs < 0) {
     TFCC_RT_SET_MESSAGE(ctx,
                         "entry %s_%s has a malformed table (kernel %s, %" PRId32
@@ -504,62 +623,25 @@ tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
     buffers[e->num_inputs + i] = outputs[i];
   }
 
-  if (m->num_dims < 0 || m->num_dims > TFCC_RT_MAX_DIMS ||
-      (m->num_dims > 0 && (!m->dim_names || !m->dim_bounds))) {
-    TFCC_RT_SET_MESSAGE(ctx, "model %s has a malformed table (%" PRId32
-                        " named dimensions)",
-                        tfcc_rt_model_name(m), m->num_dims);
-    return TFCC_INTERNAL;
-  }
-  memset(used, 0, sizeof(used));
-  if (tfcc_rt_named_dims_used(m, e, used)) {
-    TFCC_RT_SET_MESSAGE(ctx,
-                        "entry %s_%s has a malformed table (an argument's "
-                        "dims)",
-                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
-    return TFCC_INTERNAL;
-  }
-  any_used = e->has_dynamic_batch || e->has_named_dims;
-  for (i = 1; i <= m->num_dims; ++i) any_used |= used[i];
-  if (!dims && any_used) {
-    TFCC_RT_SET_MESSAGE(ctx, "the dims array of %s_%s is NULL",
-                        tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
-    return TFCC_INVALID_ARGUMENT;
-  }
+  status = tfcc_rt_entry_dims(m, e, ctx, dims, values);
+  if (status != TFCC_OK) return status;
+  /* A derived dimension the caller gives must be what the inputs make it:
+   * the outputs were sized with it. */
   for (i = 1; i <= m->num_dims; ++i) {
-    values[i] = 1;
-    if (!used[i]) continue;
-    if (dims[i] < 1 || dims[i] > m->dim_bounds[i - 1]) {
+    if (!tfcc_rt_dim_is_derived(m, i) || !tfcc_rt_entry_uses_dim(m, e, i))
+      continue;
+    if (dims[i] != values[i]) {
       TFCC_RT_SET_MESSAGE(
           ctx,
-          "dimension %s = %" PRId64 " is out of range for %s_%s: it must "
-          "be in [1, %" PRId64 "] (its bound at compile time)",
+          "dimension %s = %" PRId64 " is not what the inputs of %s_%s make it "
+          "(%" PRId64 "): %s_resolve_dims gives the derived dimensions",
           m->dim_names[i - 1] ? m->dim_names[i - 1] : "(unnamed)", dims[i],
-          tfcc_rt_model_name(m), tfcc_rt_entry_name(e), m->dim_bounds[i - 1]);
-      return TFCC_OUT_OF_RANGE;
-    }
-    values[i] = dims[i];
-  }
-  batch = e->has_dynamic_batch ? dims[0] : 1;
-  if (e->has_dynamic_batch) {
-    if (batch < 1) {
-      TFCC_RT_SET_MESSAGE(ctx,
-                          "batch %" PRId64
-                          " is out of range for %s_%s: it must be at "
-                          "least 1",
-                          batch, tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
-      return TFCC_OUT_OF_RANGE;
-    }
-    if (batch > ctx->max_batch) {
-      TFCC_RT_SET_MESSAGE(
-          ctx,
-          "batch %" PRId64 " exceeds the declared maximum %" PRId64
-          " of the context (%s_%s)",
-          batch, ctx->max_batch, tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
-      return TFCC_OUT_OF_RANGE;
+          tfcc_rt_model_name(m), tfcc_rt_entry_name(e), values[i],
+          tfcc_rt_model_name(m));
+      return TFCC_INVALID_ARGUMENT;
     }
   }
-  values[0] = batch;
+  batch = values[0];
   need = tfcc_rt_entry_arena_bytes(e, batch);
   if (need > ctx->arena_bytes || (need > 0 && !ctx->arena)) {
     TFCC_RT_SET_MESSAGE(ctx,

@@ -90,8 +90,19 @@ module attributes {tfcc.dim_bounds = {W = 640 : i64}} {
 
 // -----
 
-// An output width computed from W (W - 2) is neither the batch nor a named
-// dimension: the caller could not size its buffer.
+// An output width computed from W (W - 2, at most 638) is a derived dimension:
+// k = 2 (after the one bound), recorded on the module and on the output, and
+// computed by the entry's shape function from the dims array.
+// CHECK: module attributes {tfcc.derived_dims = [{bound = 638 : i64, name = "output_derived.1.1"}]
+// CHECK-LABEL: func.func @output_derived
+// CHECK-SAME: %{{[a-z0-9]+}}: memref<?x?xf32> {tfcc.dim_names = ["", "output_derived.1.1"]}
+// CHECK-LABEL: func.func @__tfcc_dims_output_derived(
+// CHECK-SAME: %[[DIMS:[a-z0-9]+]]: memref<?xi64>)
+// CHECK: %[[W64:.*]] = memref.load %[[DIMS]][%c1] : memref<?xi64>
+// CHECK: %[[W:.*]] = arith.index_cast %[[W64]] : i64 to index
+// CHECK: %[[V:.*]] = arith.addi %[[W]], %{{.*}} : index
+// CHECK: %[[V64:.*]] = arith.index_cast %[[V]] : index to i64
+// CHECK: memref.store %[[V64]], %[[DIMS]][%c2] : memref<?xi64>
 module attributes {tfcc.dim_bounds = {W = 640 : i64}} {
   func.func @output_derived(%in: memref<?x?xf32> {tfcc.dim_names = ["", "W"]}, %out: memref<?x?xf32>) {
     %c0 = arith.constant 0 : index
@@ -101,8 +112,25 @@ module attributes {tfcc.dim_bounds = {W = 640 : i64}} {
     %w = memref.dim %in, %c1 : memref<?x?xf32>
     %v = arith.addi %w, %cm2 : index
     %a = memref.alloc(%n, %v) : memref<?x?xf32>
-    // expected-error @+1 {{tfcc-arena-allocation: dynamic dimension 1 of output 'memref<?x?xf32>' is not provably the batch size or one dimension beyond it; the C interface needs every dynamic dimension of an output to equal the batch size or one named dimension of an input}}
     memref.copy %a, %out : memref<?x?xf32> to memref<?x?xf32>
+    return
+  }
+}
+
+// -----
+
+// An output dimension that grows with the batch (batch + W) has no bound the
+// header could state: refused.
+module attributes {tfcc.dim_bounds = {W = 640 : i64}} {
+  func.func @output_with_batch(%in: memref<?x?xf32> {tfcc.dim_names = ["", "W"]}, %out: memref<?xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = memref.dim %in, %c0 : memref<?x?xf32>
+    %w = memref.dim %in, %c1 : memref<?x?xf32>
+    %v = arith.addi %w, %n : index
+    %a = memref.alloc(%v) : memref<?xf32>
+    // expected-error @+1 {{tfcc-arena-allocation: dynamic dimension 0 of output 'memref<?xf32>' is not provably the batch size, one dimension beyond it, or computed from those beyond it}}
+    memref.copy %a, %out : memref<?xf32> to memref<?xf32>
     return
   }
 }

@@ -324,7 +324,7 @@ TEST(HeaderEmitterTest, ArenaMacrosMatchRuntime) {
     table += "  {\"e" + std::to_string(i) + "\", 0, 1, 0, &arg, " +
              (sizes[i].dynamic ? "1" : "0") + ", 0, " +
              std::to_string(sizes[i].fixed) + "u, " +
-             std::to_string(sizes[i].perBatch) + "u, 0},\n";
+             std::to_string(sizes[i].perBatch) + "u, 0, 0},\n";
   }
   std::string dir = makeTempDir();
   ASSERT_FALSE(dir.empty());
@@ -338,7 +338,7 @@ TEST(HeaderEmitterTest, ArenaMacrosMatchRuntime) {
                 "};\n"
                 "static const tfcc_model_info model = {TFCC_ABI_VERSION, " +
                 std::to_string(sizes.size()) +
-                ", \"lines\", entries, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};\n"
+                ", \"lines\", entries, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};\n"
                 "int main(void) {\n"
                 "  int64_t b; int bad = 0;\n"
                 "  for (b = 1; b <= 2000; ++b) {\n"

@@ -200,14 +200,16 @@ TEST(RuntimeLayoutTest, MatchesTheCompilersConstants) {
     GTEST_SKIP() << "layout checked for 64-bit targets";
   EXPECT_EQ(sizeof(tfcc_arg_info), 24u);
   EXPECT_EQ(offsetof(tfcc_arg_info, dims), 16u);
-  EXPECT_EQ(sizeof(tfcc_entry_info), 64u);
+  EXPECT_EQ(sizeof(tfcc_entry_info), 72u);
+  EXPECT_EQ(offsetof(tfcc_entry_info, resolve_dims), 64u);
   EXPECT_EQ(offsetof(tfcc_entry_info, inputs), 16u);
   EXPECT_EQ(offsetof(tfcc_entry_info, has_dynamic_batch), 32u);
   EXPECT_EQ(offsetof(tfcc_entry_info, has_named_dims), 36u);
   EXPECT_EQ(offsetof(tfcc_entry_info, arena_bytes_fixed), 40u);
   EXPECT_EQ(offsetof(tfcc_entry_info, arena_bytes_per_batch), 48u);
   EXPECT_EQ(offsetof(tfcc_entry_info, kernel), 56u);
-  EXPECT_EQ(sizeof(tfcc_model_info), 88u);
+  EXPECT_EQ(sizeof(tfcc_model_info), 96u);
+  EXPECT_EQ(offsetof(tfcc_model_info, dim_flags), 88u);
   EXPECT_EQ(offsetof(tfcc_model_info, num_dims), 64u);
   EXPECT_EQ(offsetof(tfcc_model_info, dim_names), 72u);
   EXPECT_EQ(offsetof(tfcc_model_info, dim_bounds), 80u);

@@ -16,6 +16,12 @@ namespace mlir::graph {
 
 inline constexpr const char *kDimNamesAttr = "tfcc.dim_names";
 inline constexpr const char *kDimBoundsAttr = "tfcc.dim_bounds";
+/// Output dimensions computed from the named ones (the memory planner's
+/// record, on the module: an array of {name, bound}, k = 1 + the number of
+/// bounds + the position), and the prefix of the entries' shape functions
+/// that compute them (`<prefix><entry function>(memref<?xi64> dims)`).
+inline constexpr const char *kDerivedDimsAttr = "tfcc.derived_dims";
+inline constexpr const char *kShapeFunctionPrefix = "__tfcc_dims_";
 
 } // namespace mlir::graph
 

@@ -152,7 +152,18 @@ TFCC_RT_API tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m,
  * batch, dims[k] named dimension k (1 <= k <= m->num_dims). Each dimension
  * the entry uses must be in [1, its bound] (the batch: [1, ctx->max_batch]),
  * else TFCC_OUT_OF_RANGE naming it; the others are not read. dims may be
- * NULL for an entry without dynamic dimensions. */
+ * NULL for an entry without dynamic dimensions. A derived dimension must hold
+ * what tfcc_rt_resolve_dims gives (TFCC_INVALID_ARGUMENT otherwise). */
+/* Fills the derived dimensions of entry `entry_index` (TFCC_DIM_DERIVED: an
+ * output's size computed from the others) in dims from dims[0] and the named
+ * dimensions, checked as tfcc_rt_invoke_dims checks them; the caller then
+ * sizes the outputs. TFCC_OUT_OF_RANGE also when the inputs are too small for
+ * an output (a derived dimension below 1). */
+TFCC_RT_API tfcc_status_t tfcc_rt_resolve_dims(const tfcc_model_info* m,
+                                               int32_t entry_index,
+                                               tfcc_context* ctx,
+                                               int64_t* dims);
+
 TFCC_RT_API tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
                                               int32_t entry_index,
                                               tfcc_context* ctx,

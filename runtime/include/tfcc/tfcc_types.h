@@ -97,6 +97,15 @@ typedef struct tfcc_context tfcc_context;
 typedef void (*tfcc_kernel_fn)(void* const* buffers, const int64_t* dims,
                                void* arena, void* state);
 
+/* The shape function of an entry whose outputs have derived dimensions
+ * (TFCC_DIM_DERIVED in tfcc_model_info.dim_flags): reads the batch and the
+ * named dimensions from dims and writes each derived one. */
+typedef void (*tfcc_resolve_dims_fn)(int64_t* dims);
+
+/* tfcc_model_info.dim_flags: an output dimension computed from the others
+ * (a convolution's output width), not given by the caller. */
+#define TFCC_DIM_DERIVED 1
+
 /* One entry point (a public function of the model). */
 typedef struct tfcc_entry_info {
   const char* name; /* entry name in the model, e.g. "predict" */
@@ -114,6 +123,8 @@ typedef struct tfcc_entry_info {
   uint64_t arena_bytes_fixed;
   uint64_t arena_bytes_per_batch;
   tfcc_kernel_fn kernel;
+  /* Computes the entry's derived dimensions; NULL when it has none. */
+  tfcc_resolve_dims_fn resolve_dims;
 } tfcc_entry_info;
 
 /* One variable in the state memory of a model with a training step
@@ -145,12 +156,13 @@ typedef struct tfcc_model_info {
   const tfcc_variable_info* variables; /* num_variables elements */
   const void* state_init;
   /* Dynamic dimensions beyond the batch (docs/c-api.md, "Dimensions"): their
-   * names and largest values, fixed at compile time (the arena is planned
-   * for them); num_dims elements each, NULL when 0. */
+   * names, largest values (fixed at compile time: the arena is planned for
+   * them) and flags (TFCC_DIM_DERIVED); num_dims elements each, NULL when 0. */
   int32_t num_dims;
   int32_t reserved2;
   const char* const* dim_names;
   const int64_t* dim_bounds;
+  const int32_t* dim_flags;
 } tfcc_model_info;
 
 /* A context: the caller-provided arena, the declared maximum batch and the

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Real-model check (issue 3, "6. Real models"): BlazeFace, PP-OCR cls and ResNet-18 compile
 # with tfcc and match ONNX Runtime 1.30 (CPU, 1 thread) within 1e-4 relative on every output
-# (PP-OCR cls: one build with its dynamic H and W, at three sizes; issue 18), and
-# ResNet-18's graph IR has no transpose between two convolutions.
+# (issue 18: PP-OCR cls, PP-OCRv4 rec and openWakeWord's mel-spectrogram as shipped, with
+# their dynamic dimensions, one build each at three sizes), and ResNet-18's graph IR has no
+# transpose between two convolutions.
 #
 #   test/onnx/real/check.sh [BUILD_DIR]        (default: build)
 #
@@ -10,9 +11,9 @@
 #   TFCC_BIN          tfcc, tfcc-run, tfcc-import, tfcc-opt (default BUILD_DIR/bin)
 #   ONNX_REAL_DIR     where models, ONNX Runtime and outputs go (default BUILD_DIR/onnx-real)
 #   ONNX_REAL_RTOL    relative tolerance (default 1e-4)
-#   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls resnet18 suite-cnn
-#                     suite-conv3d suite-named suite-reshape": the last four are
-#                     test/onnx/Inputs models)
+#   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls ppocr-rec oww-mel
+#                     resnet18 suite-cnn suite-conv3d suite-named suite-reshape": the
+#                     last four are test/onnx/Inputs models)
 #   TFCC_LAYOUT_DUMP  shell command printing the graph IR of the .onnx model "$1" after the
 #                     layout pass, e.g. '"$TFCC_BIN"/tfcc-import "$1" -o - | tfcc-opt ...'
 #                     (default: tfcc --emit=graph)
@@ -27,7 +28,7 @@ BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd) || { echo "check.sh: no build di
 TFCC_BIN=${TFCC_BIN:-$BUILD_DIR/bin}
 WORK=${ONNX_REAL_DIR:-$BUILD_DIR/onnx-real}
 RTOL=${ONNX_REAL_RTOL:-1e-4}
-MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls resnet18 suite-cnn suite-conv3d suite-named suite-reshape}
+MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls ppocr-rec oww-mel resnet18 suite-cnn suite-conv3d suite-named suite-reshape}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ORT_RUN="$HERE/ort_run.js"
 
@@ -48,6 +49,8 @@ model_path() {
   case $1 in
     blazeface) echo "$WORK/blazeface/package/ONNX/face_detection_front_128x128_barracuda.onnx" ;;
     ppocr-cls) echo "$WORK/ocr-models/package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx" ;;
+    ppocr-rec) echo "$WORK/ocr-models/package/assets/ch_PP-OCRv4_rec_infer.onnx" ;;
+    oww-mel) echo "$WORK/openwakeword/package/models/melspectrogram.onnx" ;;
     resnet18)  echo "$WORK/resnet18/resnet18.onnx" ;;
     # The suite's own ONNX models (test/onnx/Inputs): elsewhere checked only by
     # --compare, which cannot see an import bug (issue 13).
@@ -65,6 +68,10 @@ input_opts() {
     # NCHW, dynamic N/H/W: the PaddleOCR direction classifier runs on 3x48x192 crops scaled
     # to [-1,1].
     ppocr-cls) echo "--seed 2 --range -1,1 --shape x=1x3x48x192" ;;
+    # NCHW [N, 3, 48, W] text-line crops in [-1,1]; output [N, W/8, 6625].
+    ppocr-rec) echo "--seed 8 --range -1,1 --shape x=1x3x48x160" ;;
+    # [batch, samples] 16 kHz audio as int16-range floats; output [?, 1, frames, 32].
+    oww-mel) echo "--seed 9 --range -3000,3000 --shape input=1x16000" ;;
     # NCHW [1,3,224,224].
     resnet18)  echo "--seed 3 --range -1,1" ;;
     # Dynamic batch: 3.
@@ -82,6 +89,8 @@ input_opts() {
 tfcc_opts() {
   case $1 in
     ppocr-cls) echo "--dim-bound p2o.DynamicDimension.1=64 --dim-bound p2o.DynamicDimension.2=640" ;;
+    ppocr-rec) echo "--dim-bound p2o.DynamicDimension.1=640" ;;
+    oww-mel) echo "--dim-bound samples=32000" ;;
     suite-named) echo "--dim-bound H=32 --dim-bound W=32" ;;
     suite-reshape) echo "--dim-bound W=50" ;;
   esac
@@ -92,6 +101,8 @@ tfcc_opts() {
 more_shapes() {
   case $1 in
     ppocr-cls) echo "x=2x3x48x160 x=1x3x48x320" ;;
+    ppocr-rec) echo "x=1x3x48x320 x=1x3x48x640" ;;
+    oww-mel) echo "input=1x1280 input=1x32000" ;;
     suite-named) echo "x=1x3x32x32 x=3x3x2x3" ;;
     suite-reshape) echo "x=1x4x1x50 x=3x4x1x1" ;;
   esac

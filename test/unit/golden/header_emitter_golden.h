@@ -120,6 +120,15 @@ typedef struct tfcc_context tfcc_context;
 typedef void (*tfcc_kernel_fn)(void* const* buffers, const int64_t* dims,
                                void* arena, void* state);
 
+/* The shape function of an entry whose outputs have derived dimensions
+ * (TFCC_DIM_DERIVED in tfcc_model_info.dim_flags): reads the batch and the
+ * named dimensions from dims and writes each derived one. */
+typedef void (*tfcc_resolve_dims_fn)(int64_t* dims);
+
+/* tfcc_model_info.dim_flags: an output dimension computed from the others
+ * (a convolution's output width), not given by the caller. */
+#define TFCC_DIM_DERIVED 1
+
 /* One entry point (a public function of the model). */
 typedef struct tfcc_entry_info {
   const char* name; /* entry name in the model, e.g. "predict" */
@@ -137,6 +146,8 @@ typedef struct tfcc_entry_info {
   uint64_t arena_bytes_fixed;
   uint64_t arena_bytes_per_batch;
   tfcc_kernel_fn kernel;
+  /* Computes the entry's derived dimensions; NULL when it has none. */
+  tfcc_resolve_dims_fn resolve_dims;
 } tfcc_entry_info;
 
 /* One variable in the state memory of a model with a training step
@@ -168,12 +179,13 @@ typedef struct tfcc_model_info {
   const tfcc_variable_info* variables; /* num_variables elements */
   const void* state_init;
   /* Dynamic dimensions beyond the batch (docs/c-api.md, "Dimensions"): their
-   * names and largest values, fixed at compile time (the arena is planned
-   * for them); num_dims elements each, NULL when 0. */
+   * names, largest values (fixed at compile time: the arena is planned for
+   * them) and flags (TFCC_DIM_DERIVED); num_dims elements each, NULL when 0. */
   int32_t num_dims;
   int32_t reserved2;
   const char* const* dim_names;
   const int64_t* dim_bounds;
+  const int32_t* dim_flags;
 } tfcc_model_info;
 
 /* A context: the caller-provided arena, the declared maximum batch and the
@@ -281,6 +293,14 @@ const char* mnist_cnn_kernels_isa(void);
  * mnist_cnn_invoke_dims. */
 tfcc_status_t mnist_cnn_invoke(int32_t entry_index, tfcc_context* ctx, int64_t batch,
                                const void* const* inputs, void* const* outputs);
+
+/* Fills the derived dimensions of entry `entry_index` in dims (output sizes
+ * computed from the inputs', e.g. a convolution's output width; marked "derived"
+ * below) from dims[0] and the named dimensions the caller set, so that it can size
+ * the outputs. Checks the given dimensions as the entry does (TFCC_OUT_OF_RANGE),
+ * and TFCC_OUT_OF_RANGE when the inputs are too small for an output. */
+tfcc_status_t mnist_cnn_resolve_dims(int32_t entry_index, tfcc_context* ctx,
+                                     int64_t* dims);
 
 /* mnist_cnn_invoke for any entry, with the values of the model's dimensions: dims[0]
  * the batch, dims[k] named dimension k (tfcc_model_info.dim_names[k - 1],
