@@ -311,7 +311,11 @@ public:
                                          const BatchAffine &b, bool isMax) {
     if (a.isExact() && b.isExact() && a.perBatch.lo == b.perBatch.lo &&
         a.fixed.lo == b.fixed.lo)
-      return BatchAffine{a.perBatch, a.fixed, {}};
+      return BatchAffine{a.perBatch, a.fixed,
+                         a.symbol == b.symbol ? a.symbol : std::string()};
+    // min/max of a dimension with itself (a run-time agreement check).
+    if (!a.symbol.empty() && a.symbol == b.symbol)
+      return a;
     if (isMax)
       return BatchAffine{{std::min(a.perBatch.lo, b.perBatch.lo),
                           std::max(a.perBatch.hi, b.perBatch.hi)},

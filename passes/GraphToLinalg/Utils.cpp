@@ -1,6 +1,7 @@
 //===- Utils.cpp - helpers shared by the graph-to-linalg patterns ---------===//
 
 #include "passes/GraphToLinalg/Utils.h"
+#include "dialects/graph/IR/DimNames.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -150,6 +151,10 @@ SmallVector<OpFoldResult> mlir::tfcc::getBroadcastSizes(OpBuilder &b,
                                                         ValueRange operands) {
   int64_t rank = type.getRank();
   SmallVector<OpFoldResult> sizes;
+  // Without named dimensions every dynamic dim is the batch: equal.
+  Operation *anchor = b.getInsertionBlock()->getParentOp();
+  auto module = anchor->getParentOfType<ModuleOp>();
+  bool mayDiffer = module && module->hasAttr(graph::kDimBoundsAttr);
   for (int64_t dim = 0; dim < rank; ++dim) {
     if (!type.isDynamicDim(dim)) {
       sizes.push_back(b.getIndexAttr(type.getDimSize(dim)));
@@ -159,10 +164,21 @@ SmallVector<OpFoldResult> mlir::tfcc::getBroadcastSizes(OpBuilder &b,
     for (Value operand : operands) {
       auto operandType = cast<RankedTensorType>(operand.getType());
       int64_t operandDim = dim - (rank - operandType.getRank());
-      if (operandDim >= 0 && operandType.isDynamicDim(operandDim)) {
-        size = b.create<tensor::DimOp>(loc, operand, operandDim);
-        break;
+      if (operandDim < 0 || !operandType.isDynamicDim(operandDim))
+        continue;
+      Value other = b.create<tensor::DimOp>(loc, operand, operandDim);
+      if (!size) {
+        size = other;
+        if (!mayDiffer)
+          break;
+        continue;
       }
+      // Named dimensions may differ at run time where the graph needs them
+      // equal: reported, and the loops kept within both operands.
+      Value differs =
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, size, other);
+      buildErrorReport(b, loc, anchor, differs, kErrorOutOfRange);
+      size = b.create<arith::MinSIOp>(loc, size, other);
     }
     assert(size && "a dynamic result dim needs a dynamic operand dim");
     sizes.push_back(size);

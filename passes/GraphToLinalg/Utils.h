@@ -75,7 +75,9 @@ Value castIndexTo(OpBuilder &b, Location loc, Value index, Type type);
 
 /// Sizes of a result of `type` whose dynamic dims are the (right-aligned)
 /// dims of the first operand having a dynamic dim there (NumPy broadcasting:
-/// a dynamic dim is assumed not to broadcast).
+/// a dynamic dim is assumed not to broadcast). In a model with named
+/// dimensions, where two operands' dynamic dims could differ at run time, a
+/// difference is reported (kErrorOutOfRange) and the size is their minimum.
 SmallVector<OpFoldResult> getBroadcastSizes(OpBuilder &b, Location loc,
                                             RankedTensorType type,
                                             ValueRange operands);

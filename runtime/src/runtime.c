@@ -667,7 +667,8 @@ tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
     tfcc_rt_kernel_error = TFCC_OK;
     TFCC_RT_SET_MESSAGE(ctx, "%s_%s: an index or label is out of range, or "
                         "a dynamic dimension too small for a window or "
-                        "pad (the outputs are not valid)",
+                        "pad, or two that must agree differ (the outputs "
+                        "are not valid)",
                         tfcc_rt_model_name(m), tfcc_rt_entry_name(e));
     return error;
   }
