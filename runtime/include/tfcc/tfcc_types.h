@@ -10,8 +10,8 @@
  * tfcc_arg_info as constants with natural C alignment (x86-64, aarch64). Change
  * a struct only together with TFCC_ABI_VERSION and the compiler's emitter.
  */
-#ifndef TFCC_TYPES_H_V3
-#define TFCC_TYPES_H_V3
+#ifndef TFCC_TYPES_H_V4
+#define TFCC_TYPES_H_V4
 
 #include <stdint.h>
 
@@ -195,4 +195,4 @@ struct tfcc_context {
 } /* extern "C" */
 #endif
 
-#endif /* TFCC_TYPES_H_V3 */
+#endif /* TFCC_TYPES_H_V4 */
