@@ -712,6 +712,12 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
       *report << "), before any packing for the kernels\n";
     }
     recordArenaSizes(*module, implNames, *sig, report);
+    if (sig->dims.size() > TFCC_RT_MAX_DIMS) {
+      errors << "tfcc: error: the model has " << sig->dims.size()
+             << " named and derived dimensions: a compiled model has at most "
+             << TFCC_RT_MAX_DIMS << " (TFCC_RT_MAX_DIMS)\n";
+      return false;
+    }
     if (reportFile)
       reportFile->keep();
     if (report)

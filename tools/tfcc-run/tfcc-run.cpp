@@ -22,8 +22,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 namespace cl = llvm::cl;
