@@ -835,21 +835,21 @@ CompileStatus compile(const CompileOptions &o) {
 } // namespace tfcc
 
 bool ::tfcc::parseDimBound(const std::string &spec,
-                           std::map<std::string, int64_t> &bounds,
-                           std::string &error) {
+                           std::map<std::string, int64_t> &values,
+                           std::string &error, const std::string &flag) {
   auto [name, value] = llvm::StringRef(spec).rsplit('=');
-  int64_t bound;
+  int64_t n;
   if (name.empty() || value.empty() || name.size() == spec.size()) {
-    error = "--dim-bound '" + spec + "' is not NAME=N (e.g. W=640)";
+    error = flag + " '" + spec + "' is not NAME=N (e.g. W=640)";
     return false;
   }
-  if (value.getAsInteger(10, bound) || bound < 1 || bound > (int64_t(1) << 31)) {
-    error = "--dim-bound '" + spec + "': the bound '" + value.str() +
+  if (value.getAsInteger(10, n) || n < 1 || n > (int64_t(1) << 31)) {
+    error = flag + " '" + spec + "': '" + value.str() +
             "' is not an integer in [1, 2^31]";
     return false;
   }
-  if (!bounds.emplace(name.str(), bound).second) {
-    error = "--dim-bound names '" + name.str() + "' twice";
+  if (!values.emplace(name.str(), n).second) {
+    error = flag + " names '" + name.str() + "' twice";
     return false;
   }
   return true;

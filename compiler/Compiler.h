@@ -96,10 +96,12 @@ bool parseInputShape(const std::string &spec,
                      std::map<std::string, std::vector<int64_t>> &shapes,
                      std::string &error);
 
-/// Parses one --dim-bound value, "NAME=N" (N >= 1), into `bounds`. Returns
-/// false with `error` set when it is malformed or names a dimension twice.
+/// Parses one `flag` value ("--dim-bound", tfcc-run's "--dim"), "NAME=N"
+/// (1 <= N <= 2^31), into `values`. Returns false with `error` set when it is
+/// malformed or names a dimension twice.
 bool parseDimBound(const std::string &spec,
-                   std::map<std::string, int64_t> &bounds, std::string &error);
+                   std::map<std::string, int64_t> &values, std::string &error,
+                   const std::string &flag = "--dim-bound");
 
 /// What compile() ends with.
 struct CompileStatus {

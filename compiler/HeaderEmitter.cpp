@@ -353,7 +353,14 @@ void emitEntry(std::string &out, const ModelSignature &sig, const CNames &names,
   out += " * Returns TFCC_OK, or, with ctx->message saying why:\n";
   out += " *   TFCC_INVALID_ARGUMENT   ctx, an input or an output is NULL, or "
          "ctx was\n"
-         " *                           initialized for another model;\n";
+         " *                           initialized for another model";
+  bool derivedOutputs = false;
+  for (size_t k = 0; k < sig.dims.size(); ++k)
+    derivedOutputs |= sig.dims[k].derived && entryUsesDim(entry, k + 1);
+  out += derivedOutputs ? ", or a derived\n"
+                          " *                           dimension is not what "
+                          "the inputs make it;\n"
+                        : ";\n";
   if (named)
     out += " *   TFCC_OUT_OF_RANGE       a dimension the entry uses is below 1 "
            "or above its\n"

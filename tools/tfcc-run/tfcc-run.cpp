@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <random>
 
 namespace cl = llvm::cl;
@@ -408,10 +407,8 @@ int main(int argc, char **argv) {
   }
   for (const std::string &spec : dimValueSpecs) {
     std::string error;
-    if (!parseDimBound(spec, dimValues, error))
-      return fail(llvm::StringRef(error).starts_with("--dim-bound")
-                      ? "--dim" + error.substr(strlen("--dim-bound"))
-                      : error);
+    if (!parseDimBound(spec, dimValues, error, "--dim"))
+      return fail(error);
   }
   if (!dimValues.empty() && !inputFiles.empty())
     return fail("--dim sets dimensions of random inputs: the --input files "
