@@ -162,6 +162,12 @@ private:
     return kernel;
   }
 
+  /// A private read-only global holding `init` (the table's arrays).
+  GlobalVariable *readOnlyGlobal(Constant *init, const Twine &name) {
+    return new GlobalVariable(module, init->getType(), /*isConstant=*/true,
+                              GlobalValue::PrivateLinkage, init, name);
+  }
+
   Constant *string(const std::string &s) {
     auto it = strings.find(s);
     if (it != strings.end())
@@ -179,9 +185,7 @@ private:
       Constant *dims = ConstantPointerNull::get(ptrTy);
       if (!arg.dims.empty()) {
         auto *dimsInit = ConstantDataArray::get(ctx, ArrayRef<int64_t>(arg.dims));
-        dims = new GlobalVariable(module, dimsInit->getType(), true,
-                                  GlobalValue::PrivateLinkage, dimsInit,
-                                  name + ".dims");
+        dims = readOnlyGlobal(dimsInit, name + ".dims");
       }
       infos.push_back(ConstantStruct::get(
           argInfoTy, {string(arg.name), ConstantInt::get(i32Ty, int(arg.dtype)),
@@ -190,8 +194,7 @@ private:
     if (infos.empty())
       return ConstantPointerNull::get(ptrTy);
     auto *arrayTy = ArrayType::get(argInfoTy, infos.size());
-    return new GlobalVariable(module, arrayTy, true, GlobalValue::PrivateLinkage,
-                              ConstantArray::get(arrayTy, infos), name);
+    return readOnlyGlobal(ConstantArray::get(arrayTy, infos), name);
   }
 
   GlobalVariable *emitModelInfo(ArrayRef<Function *> kernels) {
@@ -212,9 +215,8 @@ private:
            resolver}));
     }
     auto *entriesTy = ArrayType::get(entryInfoTy, entries.size());
-    auto *entriesVar = new GlobalVariable(
-        module, entriesTy, true, GlobalValue::PrivateLinkage,
-        ConstantArray::get(entriesTy, entries), ".tfcc.entries");
+    GlobalVariable *entriesVar =
+        readOnlyGlobal(ConstantArray::get(entriesTy, entries), ".tfcc.entries");
     Constant *variables = ConstantPointerNull::get(ptrTy);
     Constant *stateInit = ConstantPointerNull::get(ptrTy);
     if (!sig.variables.empty()) {
@@ -224,9 +226,7 @@ private:
         Constant *dims = ConstantPointerNull::get(ptrTy);
         if (!v.dims.empty()) {
           auto *dimsInit = ConstantDataArray::get(ctx, ArrayRef<int64_t>(v.dims));
-          dims = new GlobalVariable(module, dimsInit->getType(), true,
-                                    GlobalValue::PrivateLinkage, dimsInit,
-                                    ".tfcc.var.dims");
+          dims = readOnlyGlobal(dimsInit, ".tfcc.var.dims");
         }
         infos.push_back(ConstantStruct::get(
             variableInfoTy,
@@ -238,14 +238,10 @@ private:
         std::copy(v.init.begin(), v.init.end(), image.begin() + v.offset);
       }
       auto *arrayTy = ArrayType::get(variableInfoTy, infos.size());
-      variables = new GlobalVariable(module, arrayTy, true,
-                                     GlobalValue::PrivateLinkage,
-                                     ConstantArray::get(arrayTy, infos),
-                                     ".tfcc.variables");
+      variables =
+          readOnlyGlobal(ConstantArray::get(arrayTy, infos), ".tfcc.variables");
       auto *imageInit = ConstantDataArray::get(ctx, ArrayRef<uint8_t>(image));
-      auto *imageVar = new GlobalVariable(module, imageInit->getType(), true,
-                                          GlobalValue::PrivateLinkage,
-                                          imageInit, ".tfcc.state_init");
+      GlobalVariable *imageVar = readOnlyGlobal(imageInit, ".tfcc.state_init");
       imageVar->setAlignment(Align(TFCC_ARENA_ALIGNMENT));
       stateInit = imageVar;
     }
@@ -261,19 +257,15 @@ private:
         bounds.push_back(dim.bound);
         flags.push_back(dim.derived ? TFCC_DIM_DERIVED : 0);
       }
-      auto *flagsInit = ConstantDataArray::get(ctx, ArrayRef<int32_t>(flags));
-      dimFlags = new GlobalVariable(module, flagsInit->getType(), true,
-                                    GlobalValue::PrivateLinkage, flagsInit,
-                                    ".tfcc.dim_flags");
       auto *namesTy = ArrayType::get(ptrTy, nameConstants.size());
-      dimNames = new GlobalVariable(module, namesTy, true,
-                                    GlobalValue::PrivateLinkage,
-                                    ConstantArray::get(namesTy, nameConstants),
-                                    ".tfcc.dim_names");
-      auto *boundsInit = ConstantDataArray::get(ctx, ArrayRef<int64_t>(bounds));
-      dimBounds = new GlobalVariable(module, boundsInit->getType(), true,
-                                     GlobalValue::PrivateLinkage, boundsInit,
-                                     ".tfcc.dim_bounds");
+      dimNames = readOnlyGlobal(ConstantArray::get(namesTy, nameConstants),
+                                ".tfcc.dim_names");
+      dimBounds = readOnlyGlobal(
+          ConstantDataArray::get(ctx, ArrayRef<int64_t>(bounds)),
+          ".tfcc.dim_bounds");
+      dimFlags = readOnlyGlobal(
+          ConstantDataArray::get(ctx, ArrayRef<int32_t>(flags)),
+          ".tfcc.dim_flags");
     }
     Constant *model = ConstantStruct::get(
         modelInfoTy,

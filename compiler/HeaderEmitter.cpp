@@ -118,12 +118,7 @@ std::string ull(uint64_t n) { return std::to_string(n) + "ULL"; }
 
 // Whether an argument of `entry` has named dimension k.
 bool entryUsesDim(const EntrySignature &entry, size_t k) {
-  for (const std::vector<ArgSignature> *args : {&entry.inputs, &entry.outputs})
-    for (const ArgSignature &arg : *args)
-      for (int64_t dim : arg.dims)
-        if (dim == namedDim(k))
-          return true;
-  return false;
+  return entry.anyDim([k](int64_t dim) { return dim == namedDim(k); });
 }
 
 // "batch", a named dimension's name (comment-safe), or the size.

@@ -68,24 +68,22 @@ struct EntrySignature {
   /// plan places); zero when unknown.
   uint64_t arenaNaiveFixed = 0, arenaNaivePerBatch = 0;
 
-  /// True when some input or output dimension is dynamic.
-  bool hasDynamicBatch() const {
+  /// True when some input or output dimension satisfies `pred`.
+  template <typename Pred> bool anyDim(Pred pred) const {
     for (const std::vector<ArgSignature> *args : {&inputs, &outputs})
       for (const ArgSignature &arg : *args)
         for (int64_t dim : arg.dims)
-          if (dim == kDynamicDim)
+          if (pred(dim))
             return true;
     return false;
   }
-
+  /// True when some input or output dimension is the batch.
+  bool hasDynamicBatch() const {
+    return anyDim([](int64_t dim) { return dim == kDynamicDim; });
+  }
   /// True when some input or output dimension is a named dimension.
   bool hasNamedDims() const {
-    for (const std::vector<ArgSignature> *args : {&inputs, &outputs})
-      for (const ArgSignature &arg : *args)
-        for (int64_t dim : arg.dims)
-          if (dim < kDynamicDim)
-            return true;
-    return false;
+    return anyDim([](int64_t dim) { return dim < kDynamicDim; });
   }
 };
 

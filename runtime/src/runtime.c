@@ -434,21 +434,14 @@ static int tfcc_rt_dim_is_derived(const tfcc_model_info* m, int32_t k) {
   return m->dim_flags && (m->dim_flags[k - 1] & TFCC_DIM_DERIVED) != 0;
 }
 
-static int tfcc_rt_entry_uses_dim(const tfcc_model_info* m,
-                                  const tfcc_entry_info* e, int32_t k) {
-  uint8_t used[1 + TFCC_RT_MAX_DIMS];
-  memset(used, 0, sizeof(used));
-  return !tfcc_rt_named_dims_used(m, e, used) && used[k];
-}
-
 /* The values the kernel of `e` gets (values[0] the batch, 1 when the entry
  * has none; values[k] named dimension k, 1 when unused; derived dimensions
- * computed): each dimension the entry uses checked against its bound. */
+ * computed): each dimension the entry uses checked against its bound.
+ * used[k] = 1 for the named dimensions the entry uses. */
 static tfcc_status_t tfcc_rt_entry_dims(const tfcc_model_info* m,
                                         const tfcc_entry_info* e,
                                         tfcc_context* ctx, const int64_t* dims,
-                                        int64_t* values) {
-  uint8_t used[1 + TFCC_RT_MAX_DIMS];
+                                        int64_t* values, uint8_t* used) {
   int64_t batch;
   int32_t i, any_used;
   if (m->num_dims < 0 || m->num_dims > TFCC_RT_MAX_DIMS ||
@@ -458,7 +451,7 @@ static tfcc_status_t tfcc_rt_entry_dims(const tfcc_model_info* m,
                         tfcc_rt_model_name(m), m->num_dims);
     return TFCC_INTERNAL;
   }
-  memset(used, 0, sizeof(used));
+  memset(used, 0, 1 + TFCC_RT_MAX_DIMS);
   if (tfcc_rt_named_dims_used(m, e, used)) {
     TFCC_RT_SET_MESSAGE(ctx,
                         "entry %s_%s has a malformed table (an argument's "
@@ -528,14 +521,15 @@ tfcc_status_t tfcc_rt_resolve_dims(const tfcc_model_info* m,
                                    int32_t entry_index, tfcc_context* ctx,
                                    int64_t* dims) {
   int64_t values[1 + TFCC_RT_MAX_DIMS];
+  uint8_t used[1 + TFCC_RT_MAX_DIMS];
   const tfcc_entry_info* e;
   int32_t i;
   tfcc_status_t status = tfcc_rt_find_entry(m, entry_index, ctx, &e);
   if (status != TFCC_OK) return status;
-  status = tfcc_rt_entry_dims(m, e, ctx, dims, values);
+  status = tfcc_rt_entry_dims(m, e, ctx, dims, values, used);
   if (status != TFCC_OK) return status;
   for (i = 1; i <= m->num_dims; ++i)
-    if (tfcc_rt_dim_is_derived(m, i) && tfcc_rt_entry_uses_dim(m, e, i))
+    if (tfcc_rt_dim_is_derived(m, i) && used[i])
       dims[i] = values[i];
   tfcc_rt_clear_message(ctx);
   return TFCC_OK;
@@ -567,6 +561,7 @@ tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
                                   void* const* outputs) {
   void* buffers[TFCC_RT_MAX_ARGS];
   int64_t values[1 + TFCC_RT_MAX_DIMS];
+  uint8_t used[1 + TFCC_RT_MAX_DIMS];
   const tfcc_entry_info* e;
   tfcc_rt_pool* previous_pool;
   uint64_t need;
@@ -623,12 +618,12 @@ tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
     buffers[e->num_inputs + i] = outputs[i];
   }
 
-  status = tfcc_rt_entry_dims(m, e, ctx, dims, values);
+  status = tfcc_rt_entry_dims(m, e, ctx, dims, values, used);
   if (status != TFCC_OK) return status;
   /* A derived dimension the caller gives must be what the inputs make it:
    * the outputs were sized with it. */
   for (i = 1; i <= m->num_dims; ++i) {
-    if (!tfcc_rt_dim_is_derived(m, i) || !tfcc_rt_entry_uses_dim(m, e, i))
+    if (!tfcc_rt_dim_is_derived(m, i) || !used[i])
       continue;
     if (dims[i] != values[i]) {
       TFCC_RT_SET_MESSAGE(
