@@ -616,6 +616,7 @@ void mlir::tfcc::populateLayoutPropagationPatterns(
       SinkTransposeThroughElementwise<Relu6Op>,
       SinkTransposeThroughElementwise<ErfOp>,
       SinkTransposeThroughElementwise<FloorOp>,
+      SinkTransposeThroughElementwise<MathOp>,
       SinkTransposeThroughElementwise<CeilOp>,
       SinkTransposeThroughElementwise<HardSigmoidOp>,
       SinkTransposeThroughElementwise<HardSwishOp>,

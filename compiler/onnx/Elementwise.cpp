@@ -107,6 +107,44 @@ LogicalResult convertNumericUnary(ImportContext &ctx) {
   return success();
 }
 
+/// The math-library functions of graph.math (MathFunctions.def), on floats.
+template <MathFunction Fn>
+LogicalResult convertMath(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x) || failed(requireFloat(ctx, *x)))
+    return failure();
+  ctx.setOutput(0, ctx.builder().create<MathOp>(
+                       ctx.loc(), *x, mathFunctionName(Fn)));
+  return success();
+}
+
+/// IsNaN: x != x, the one comparison NaN satisfies with itself.
+LogicalResult convertIsNaN(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x) || failed(requireFloat(ctx, *x)))
+    return failure();
+  return setResult(ctx, ctx.create<CompareOp>(
+                            *x, *x, ctx.builder().getStringAttr("ne")));
+}
+
+/// IsInf: x == +inf, x == -inf, |x| == +inf when both signs count, and
+/// x < -inf (false everywhere) when neither does.
+LogicalResult convertIsInf(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x) || failed(requireFloat(ctx, *x)))
+    return failure();
+  bool positive = ctx.attrInt("detect_positive", 1) != 0;
+  bool negative = ctx.attrInt("detect_negative", 1) != 0;
+  double inf = std::numeric_limits<double>::infinity();
+  Value probe = *x;
+  if (positive && negative)
+    probe = ctx.builder().create<AbsOp>(ctx.loc(), *x);
+  Value target = floatConstant(ctx, elementOf(*x), positive ? inf : -inf);
+  StringRef predicate = positive || negative ? "eq" : "lt";
+  return setResult(ctx, ctx.create<CompareOp>(
+                            probe, target, ctx.builder().getStringAttr(predicate)));
+}
+
 LogicalResult convertRelu(ImportContext &ctx) {
   if (foldUnaryInput(ctx, HostUnary::Relu))
     return success();
@@ -561,20 +599,14 @@ LogicalResult convertWhere(ImportContext &ctx) {
 
 //===--- type conversion and identities -----------------------------------===//
 
-LogicalResult convertCast(ImportContext &ctx) {
-  if (!ctx.hasAttr("to"))
-    return ctx.unsupported("missing attribute 'to'");
-  int64_t to = ctx.attrInt("to", 0);
-  Type type = elementTypeOf(ctx.context(), static_cast<int32_t>(to));
-  if (!type || !(type.isF32() || type.isF64() || type.isSignlessInteger(1) ||
-                 type.isSignlessInteger(32) || type.isSignlessInteger(64) ||
-                 type.isInteger(8))) {
-    std::string name = onnx::TensorProto_DataType_IsValid(to)
-                           ? onnx::TensorProto_DataType_Name(
-                                 static_cast<onnx::TensorProto_DataType>(to))
-                           : std::to_string(to);
-    return ctx.unsupported("attribute 'to' = " + name);
-  }
+bool isCastTarget(Type type) {
+  return type && (type.isF32() || type.isF64() || type.isSignlessInteger(1) ||
+                  type.isSignlessInteger(32) || type.isSignlessInteger(64) ||
+                  type.isInteger(8));
+}
+
+/// Input 0 cast to `type` (one isCastTarget accepts), folded when small.
+LogicalResult castInputTo(ImportContext &ctx, Type type) {
   // Unknown entries survive integer casts only (in f32 NaN is a value).
   if (const HostTensor *c = ctx.partialConstantInput(0);
       c && c->numElements() <= kMaxFoldedElements &&
@@ -588,6 +620,33 @@ LogicalResult convertCast(ImportContext &ctx) {
     return failure();
   ctx.setOutput(0, elementOf(*x) == type ? *x : ctx.cast(*x, type));
   return success();
+}
+
+LogicalResult convertCast(ImportContext &ctx) {
+  if (!ctx.hasAttr("to"))
+    return ctx.unsupported("missing attribute 'to'");
+  int64_t to = ctx.attrInt("to", 0);
+  Type type = elementTypeOf(ctx.context(), static_cast<int32_t>(to));
+  if (!isCastTarget(type)) {
+    std::string name = onnx::TensorProto_DataType_IsValid(to)
+                           ? onnx::TensorProto_DataType_Name(
+                                 static_cast<onnx::TensorProto_DataType>(to))
+                           : std::to_string(to);
+    return ctx.unsupported("attribute 'to' = " + name);
+  }
+  return castInputTo(ctx, type);
+}
+
+/// CastLike: Cast to the element type of input 1 (only its type is read).
+LogicalResult convertCastLike(ImportContext &ctx) {
+  FailureOr<Value> like = ctx.input(1);
+  if (failed(like))
+    return failure();
+  Type type = elementOf(*like);
+  if (!isCastTarget(type))
+    return ctx.unsupported("target element type " + typeName(type) +
+                           " (of input 'target_type')");
+  return castInputTo(ctx, type);
 }
 
 LogicalResult convertIdentity(ImportContext &ctx) {
@@ -652,6 +711,11 @@ void registerElementwiseConverters(ConverterTable &table) {
   table["HardSigmoid"] = convertHardSigmoid;
   table["HardSwish"] = convertFloatUnary<HardSwishOp>;
   table["Erf"] = convertFloatUnary<ErfOp>;
+#define TFCC_MATH_FUNCTION(Name, fn, onnx, reference, lowering)                \
+  table[onnx] = convertMath<MathFunction::Name>;
+#include "dialects/graph/IR/MathFunctions.def"
+  table["IsNaN"] = convertIsNaN;
+  table["IsInf"] = convertIsInf;
 
   table["Add"] = convertBinary<AddOp, HostBinary::Add>;
   table["Sub"] = convertBinary<SubOp, HostBinary::Sub>;
@@ -675,6 +739,7 @@ void registerElementwiseConverters(ConverterTable &table) {
   table["Where"] = convertWhere;
 
   table["Cast"] = convertCast;
+  table["CastLike"] = convertCastLike;
   table["Identity"] = convertIdentity;
   table["Dropout"] = convertDropout;
 }

@@ -170,6 +170,32 @@ Value computeScalar(FloorOp, OpBuilder &b, Location loc, ValueRange args,
 Value computeScalar(CeilOp, OpBuilder &b, Location loc, ValueRange args, Type) {
   return b.create<math::CeilOp>(loc, args[0]);
 }
+template <typename MathOpTy>
+Value unaryMath(OpBuilder &b, Location loc, Value x) {
+  return b.create<MathOpTy>(loc, x);
+}
+/// sign(x): x itself where it is zero or NaN.
+Value buildSign(OpBuilder &b, Location loc, Value x) {
+  Value zero = constant(b, loc, x, 0.0);
+  Value positive =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, zero);
+  Value negative =
+      b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, zero);
+  Value orMinusOne = b.create<arith::SelectOp>(
+      loc, negative, constant(b, loc, x, -1.0), x);
+  return b.create<arith::SelectOp>(loc, positive, constant(b, loc, x, 1.0),
+                                   orMinusOne);
+}
+Value computeScalar(MathOp op, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  switch (op.getFunction()) {
+#define TFCC_MATH_FUNCTION(Name, fn, onnx, reference, lowering)                \
+  case MathFunction::Name:                                                     \
+    return lowering(b, loc, args[0]);
+#include "dialects/graph/IR/MathFunctions.def"
+  }
+  llvm_unreachable("graph.math verifies its function");
+}
 Value computeScalar(SigmoidOp, OpBuilder &b, Location loc, ValueRange args,
                     Type) {
   Value x = args[0], one = constant(b, loc, x, 1.0);
@@ -377,7 +403,7 @@ template <typename... Ops> struct OpList {};
 using ElementwiseOps =
     OpList<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, // binary
            NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SquareOp, TanhOp,
-           SigmoidOp, ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, HardSigmoidOp,
+           SigmoidOp, ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, MathOp, HardSigmoidOp,
            HardSwishOp, GeluOp, LeakyReluOp, ClipOp, // unary
            CastOp, CompareOp, SelectOp>;
 

@@ -82,3 +82,24 @@ func.func @dropout(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %r = graph.dropout %x {rate = 5.0e-01 : f32} : tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
+
+// -----
+
+// graph.math: the math dialect's op of each function (libm calls after
+// convert-math-to-libm); sign as two compares and selects that keep 0 and
+// NaN.
+// CHECK-LABEL: func.func @math_functions
+// CHECK: math.sin
+// CHECK: math.acosh
+// CHECK: math.roundeven
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %[[V:.*]], %[[ZERO:.*]] : f32
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %[[V]], %[[ZERO]] : f32
+// CHECK: %[[NEG:.*]] = arith.select %[[LT]], %{{.*}}, %[[V]] : f32
+// CHECK: arith.select %[[GT]], %{{.*}}, %[[NEG]] : f32
+func.func @math_functions(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = graph.math "sin" %x : tensor<4xf32>
+  %1 = graph.math "acosh" %x : tensor<4xf32>
+  %2 = graph.math "round" %x : tensor<4xf32>
+  %3 = graph.math "sign" %x : tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

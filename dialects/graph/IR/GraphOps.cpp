@@ -86,6 +86,33 @@ TFCC_INFERRED_VERIFIER(MeanSquaredErrorOp)
 // Unary ops with attributes
 //===----------------------------------------------------------------------===//
 
+std::optional<MathFunction> mlir::graph::mathFunctionNamed(StringRef name) {
+#define TFCC_MATH_FUNCTION(Name, fn, onnx, reference, lowering)                \
+  if (name == fn)                                                              \
+    return MathFunction::Name;
+#include "dialects/graph/IR/MathFunctions.def"
+  return std::nullopt;
+}
+
+StringRef mlir::graph::mathFunctionName(MathFunction function) {
+  switch (function) {
+#define TFCC_MATH_FUNCTION(Name, fn, onnx, reference, lowering)                \
+  case MathFunction::Name:                                                     \
+    return fn;
+#include "dialects/graph/IR/MathFunctions.def"
+  }
+  llvm_unreachable("every MathFunction has a row in MathFunctions.def");
+}
+
+MathFunction MathOp::getFunction() { return *mathFunctionNamed(getFn()); }
+
+LogicalResult MathOp::verify() {
+  if (!mathFunctionNamed(getFn()))
+    return emitOpError() << "unknown function \"" << getFn()
+                         << "\" (see MathFunctions.def)";
+  return success();
+}
+
 LogicalResult GeluOp::verify() {
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitOpError() << "attribute 'approximate' must be \"none\" or "

@@ -24,6 +24,18 @@
 
 #include "dialects/graph/IR/GraphDialect.h.inc"
 
+namespace mlir::graph {
+/// graph.math's functions (MathFunctions.def).
+enum class MathFunction {
+#define TFCC_MATH_FUNCTION(Name, fn, onnx, reference, lowering) Name,
+#include "dialects/graph/IR/MathFunctions.def"
+};
+/// The function whose `fn` attribute is `name`, if any.
+std::optional<MathFunction> mathFunctionNamed(llvm::StringRef name);
+/// The `fn` attribute of `function`.
+llvm::StringRef mathFunctionName(MathFunction function);
+} // namespace mlir::graph
+
 #define GET_ATTRDEF_CLASSES
 #include "dialects/graph/IR/GraphAttrs.h.inc"
 

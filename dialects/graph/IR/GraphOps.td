@@ -522,6 +522,32 @@ def Graph_CeilOp : Graph_FloatUnaryOp<"ceil", "round toward +inf"> {
   }];
 }
 
+def Graph_MathOp : Graph_FloatUnaryOp<"math", "elementwise function of the math library"> {
+  let description = [{
+    Elementwise `fn(x)` of a float tensor; the result has the operand's type.
+    `fn` is one of the functions in `dialects/graph/IR/MathFunctions.def`:
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+    "acosh", "atanh", "round" (halves to even) and "sign" (-1, 0 or 1;
+    NaN stays NaN). Values outside a function's domain give NaN, as in C's
+    libm. It has no gradient (tfcc-autodiff refuses it). ONNX `Sin`, `Cos`,
+    `Tan`, `Asin`, `Acos`, `Atan`, `Sinh`, `Cosh`, `Asinh`, `Acosh`,
+    `Atanh`, `Round`, `Sign` on floats; TF `tf.math.sin`, ...
+
+    Example:
+
+    ```mlir
+    %y = graph.math "sin" %x : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, StrAttr:$fn);
+  let assemblyFormat = "$fn $x attr-dict `:` type($y)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The function `fn` names (the verifier guarantees there is one).
+    MathFunction getFunction();
+  }];
+}
+
 def Graph_HardSigmoidOp : Graph_FloatUnaryOp<"hard_sigmoid", "relu6(x + 3) / 6"> {
   let description = [{
     Elementwise relu6(x + 3) / 6, i.e. clip(x / 6 + 0.5, 0, 1), of a float

@@ -250,6 +250,16 @@ FailureOr<Tensor> evaluate(CeilOp op, Operands operands, Report &report) {
   return mapFloat(op, operands, report, [](double x) { return std::ceil(x); });
 }
 
+FailureOr<Tensor> evaluate(MathOp op, Operands operands, Report &report) {
+  switch (op.getFunction()) {
+#define TFCC_MATH_FUNCTION(Name, fn, onnx, reference, lowering)                \
+  case MathFunction::Name:                                                     \
+    return mapFloat(op, operands, report, [](double x) { return reference; });
+#include "dialects/graph/IR/MathFunctions.def"
+  }
+  llvm_unreachable("graph.math verifies its function");
+}
+
 //===----------------------------------------------------------------------===//
 // Activations
 //===----------------------------------------------------------------------===//

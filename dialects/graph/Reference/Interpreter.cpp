@@ -159,7 +159,7 @@ dispatch(Operation *op, detail::Operands operands, detail::Report &report) {
   return llvm::TypeSwitch<Operation *, Result>(op)
       .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, NegOp,
             AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SquareOp, TanhOp, SigmoidOp,
-            ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, HardSigmoidOp, HardSwishOp,
+            ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, MathOp, HardSigmoidOp, HardSwishOp,
             GeluOp, LeakyReluOp, ClipOp, DropoutOp, CastOp, QuantizeOp, DequantizeOp,
             CompareOp, SelectOp,
             // Convolution.cpp

@@ -157,6 +157,22 @@ func.func @unsupported_element_type(%a: tensor<2xi16>) {
 
 // -----
 
+func.func @math_unknown_function(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'graph.math' op unknown function "sec" (see MathFunctions.def)}}
+  %0 = graph.math "sec" %x : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @math_integer(%x: tensor<2xi32>) {
+  // expected-error @+1 {{'graph.math' op operand #0 must be ranked tensor of 32-bit float or 64-bit float or 16-bit float or bfloat16 type values, but got 'tensor<2xi32>'}}
+  %0 = graph.math "sign" %x : tensor<2xi32>
+  return
+}
+
+// -----
+
 func.func @gelu_approximate(%x: tensor<2xf32>) {
   // expected-error @+1 {{'graph.gelu' op attribute 'approximate' must be "none" or "tanh", got "erf"}}
   %0 = graph.gelu %x {approximate = "erf"} : tensor<2xf32>

@@ -142,6 +142,7 @@ func.func @binary_broadcast(%a: tensor<4x1x3xf32>, %b: tensor<2x1xf32>, %i: tens
 // CHECK: graph.neg %[[I]] : tensor<2xi32>
 // CHECK: graph.abs %{{.*}} : tensor<2xi32>
 // CHECK: graph.square %{{.*}} : tensor<2xi32>
+// CHECK: graph.math "sin" %{{.*}} : tensor<?x3xf32>
 func.func @unary(%x: tensor<?x3xf32>, %i: tensor<2xi32>) -> (tensor<?x3xf32>, tensor<2xi32>) {
   %0 = graph.neg %x : tensor<?x3xf32>
   %1 = graph.abs %0 : tensor<?x3xf32>
@@ -162,7 +163,8 @@ func.func @unary(%x: tensor<?x3xf32>, %i: tensor<2xi32>) -> (tensor<?x3xf32>, te
   %16 = graph.neg %i : tensor<2xi32>
   %17 = graph.abs %16 : tensor<2xi32>
   %18 = graph.square %17 : tensor<2xi32>
-  return %15, %18 : tensor<?x3xf32>, tensor<2xi32>
+  %19 = graph.math "sin" %15 : tensor<?x3xf32>
+  return %19, %18 : tensor<?x3xf32>, tensor<2xi32>
 }
 
 // Unary ops with attributes: defaults are left out of the printed form,
