@@ -790,6 +790,47 @@ LogicalResult convertPad(ImportContext &ctx) {
                                           b.getStringAttr(mode)));
 }
 
+/// Input 1 of Gather or GatherElements with negative indices into
+/// dimension `axis` (of size `dim`) wrapped: folded when `indices` are
+/// constant, select(i < 0, i + dim, i) otherwise.
+FailureOr<Value> wrappedIndices(ImportContext &ctx, const HostTensor *indices,
+                                int64_t dim, int64_t axis) {
+  OpBuilder &b = ctx.builder();
+  if (indices) {
+    HostTensor normalized = *indices;
+    for (int64_t &v : normalized.ints) {
+      if (v >= 0)
+        continue;
+      if (dim == kDyn)
+        return ctx.unsupported("negative index " + llvm::Twine(v) +
+                               " into the dynamic dimension " +
+                               llvm::Twine(axis));
+      v += dim;
+    }
+    return ctx.constant(normalized);
+  }
+  FailureOr<Value> idx = ctx.input(1);
+  if (failed(idx))
+    return failure();
+  Type type = typeOf(*idx).getElementType();
+  if (!type.isSignlessInteger(32) && !type.isSignlessInteger(64))
+    return ctx.unsupported("indices of element type " + typeName(type));
+  if (dim == kDyn)
+    return ctx.unsupported("non-constant indices into the dynamic "
+                           "dimension " +
+                           llvm::Twine(axis));
+  Value zero = ctx.constant(makeFilled(type, {}, 0));
+  Value size = ctx.constant(makeFilled(type, {}, dim));
+  FailureOr<Value> negative =
+      ctx.create<CompareOp>(*idx, zero, b.getStringAttr("lt"));
+  if (failed(negative))
+    return failure();
+  FailureOr<Value> wrapped = ctx.create<AddOp>(*idx, size);
+  if (failed(wrapped))
+    return failure();
+  return ctx.create<SelectOp>(*negative, *wrapped, *idx);
+}
+
 LogicalResult convertGather(ImportContext &ctx) {
   FailureOr<RankedTensorType> tableType = inputTypeOf(ctx, 0);
   if (failed(tableType))
@@ -826,49 +867,51 @@ LogicalResult convertGather(ImportContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x))
     return failure();
+  FailureOr<Value> index = wrappedIndices(ctx, indices, dim, *axis);
+  if (failed(index))
+    return failure();
   OpBuilder &b = ctx.builder();
-  Value index;
-  if (indices) {
-    // Constant indices: normalize negative ones here.
-    HostTensor normalized = *indices;
-    for (int64_t &v : normalized.ints) {
-      if (v >= 0)
-        continue;
-      if (dim == kDyn)
-        return ctx.unsupported("negative index " + llvm::Twine(v) +
-                               " into the dynamic dimension " +
-                               llvm::Twine(*axis));
-      v += dim;
-    }
-    index = ctx.constant(normalized);
-  } else {
-    FailureOr<Value> idx = ctx.input(1);
-    if (failed(idx))
-      return failure();
-    Type type = typeOf(*idx).getElementType();
-    if (!type.isSignlessInteger(32) && !type.isSignlessInteger(64))
-      return ctx.unsupported("indices of element type " + typeName(type));
-    if (dim == kDyn)
-      return ctx.unsupported("non-constant indices into the dynamic "
-                             "dimension " +
-                             llvm::Twine(*axis));
-    // select(idx < 0, idx + dim, idx)
-    Value zero = ctx.constant(makeFilled(type, {}, 0));
-    Value size = ctx.constant(makeFilled(type, {}, dim));
-    FailureOr<Value> negative =
-        ctx.create<CompareOp>(*idx, zero, b.getStringAttr("lt"));
-    if (failed(negative))
-      return failure();
-    FailureOr<Value> wrapped = ctx.create<AddOp>(*idx, size);
-    if (failed(wrapped))
-      return failure();
-    FailureOr<Value> selected = ctx.create<SelectOp>(*negative, *wrapped, *idx);
-    if (failed(selected))
-      return failure();
-    index = *selected;
-  }
-  return setResult(ctx, ctx.create<GatherOp>(*x, index,
+  return setResult(ctx, ctx.create<GatherOp>(*x, *index,
                                              b.getI64IntegerAttr(*axis)));
+}
+
+/// GatherElements: graph.gather_elements after negative indices are
+/// wrapped (constant indices out of range are refused here).
+LogicalResult convertGatherElements(ImportContext &ctx) {
+  FailureOr<RankedTensorType> dataType = inputTypeOf(ctx, 0);
+  if (failed(dataType))
+    return failure();
+  FailureOr<int64_t> axis =
+      normalizedAxis(ctx, "attribute 'axis'", ctx.attrInt("axis", 0),
+                     dataType->getRank());
+  if (failed(axis))
+    return failure();
+  int64_t dim = dataType->getDimSize(*axis);
+  const HostTensor *indices = ctx.constantInput(1);
+  if (indices && indices->isFloat())
+    return ctx.unsupported("indices of element type " +
+                           typeName(indices->elementType));
+  if (indices && dim != kDyn)
+    for (int64_t i : indices->ints)
+      if (i < -dim || i >= dim)
+        return ctx.unsupported("index " + llvm::Twine(i) +
+                               " out of range for dimension " +
+                               llvm::Twine(*axis) + " of size " +
+                               llvm::Twine(dim));
+  FailureOr<Value> data = ctx.input(0);
+  if (failed(data))
+    return failure();
+  FailureOr<Value> index = wrappedIndices(ctx, indices, dim, *axis);
+  if (failed(index))
+    return failure();
+  if (typeOf(*index).getRank() != dataType->getRank())
+    return ctx.unsupported("indices of rank " +
+                           llvm::Twine(typeOf(*index).getRank()) +
+                           " for data of rank " +
+                           llvm::Twine(dataType->getRank()));
+  return setResult(ctx, ctx.create<GatherElementsOp>(
+                            *data, *index,
+                            ctx.builder().getI64IntegerAttr(*axis)));
 }
 
 LogicalResult convertExpand(ImportContext &ctx) {
@@ -1110,6 +1153,7 @@ void registerShapeConverters(ConverterTable &table) {
   table["Slice"] = convertSlice;
   table["Pad"] = convertPad;
   table["Gather"] = convertGather;
+  table["GatherElements"] = convertGatherElements;
   table["Expand"] = convertExpand;
   table["Constant"] = convertConstant;
   table["ConstantOfShape"] = convertConstantOfShape;

@@ -67,7 +67,8 @@ bool lowersUnsigned(Operation *op) {
              graph::DivOp, graph::MaximumOp, graph::MinimumOp, graph::PowOp,
              graph::NegOp, graph::AbsOp, graph::SquareOp, graph::ReshapeOp,
              graph::TransposeOp, graph::ConcatOp, graph::SliceOp,
-             graph::PadOp, graph::GatherOp, graph::FusedConv2DInt8Op,
+             graph::PadOp, graph::GatherOp, graph::GatherElementsOp,
+             graph::FusedConv2DInt8Op,
              graph::FusedDenseInt8Op>(op);
 }
 

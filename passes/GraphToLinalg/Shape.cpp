@@ -545,11 +545,73 @@ struct GatherLowering : OpRewritePattern<GatherOp> {
   }
 };
 
+/// result[p] = data[p with p[axis] = indices[p]]: one generic over the
+/// indices' shape. Indices out of [0, data.shape[axis]) call the runtime's
+/// error report (code 2) and are clamped, so the read stays in bounds.
+struct GatherElementsLowering : OpRewritePattern<GatherElementsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GatherElementsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value data = op.getData(), indices = op.getIndices();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    int64_t rank = resultType.getRank();
+    std::optional<int64_t> axis = normalizeAxis(op.getAxis(), rank);
+    if (!axis)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+
+    Value limit = getDimValue(rewriter, loc, data, *axis);
+    Value outOfRange = buildAnyOutOfRange(rewriter, loc, indices, limit);
+    buildErrorReport(rewriter, loc, op, outOfRange, kErrorOutOfRange);
+    // The verifier checks static dimensions; a dynamic dimension of indices
+    // larger than data's is reported, and its positions are clamped.
+    auto dataType = cast<RankedTensorType>(data.getType());
+    SmallVector<Value> lastOf(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == *axis || (!dataType.isDynamicDim(d) && !resultType.isDynamicDim(d)))
+        continue;
+      Value dataDim = getDimValue(rewriter, loc, data, d);
+      Value larger = rewriter.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::sgt,
+          getDimValue(rewriter, loc, indices, d), dataDim);
+      buildErrorReport(rewriter, loc, op, larger, kErrorOutOfRange);
+      lastOf[d] = rewriter.create<arith::SubIOp>(
+          loc, dataDim, rewriter.create<arith::ConstantIndexOp>(loc, 1));
+    }
+
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(tensor::getMixedSize(rewriter, loc, indices, d));
+    Value init = createEmpty(rewriter, loc, resultType, sizes);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    Value result = buildGeneric(
+        rewriter, loc, indices, identity, init, identity, getIterators(rank),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          SmallVector<Value> position;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (d == *axis) {
+              position.push_back(buildClampedIndex(b, l, args[0], limit));
+              continue;
+            }
+            Value at = b.create<linalg::IndexOp>(l, d);
+            if (lastOf[d])
+              at = b.create<arith::MinSIOp>(l, at, lastOf[d]);
+            position.push_back(at);
+          }
+          return b.create<tensor::ExtractOp>(l, data, position);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::populateGraphShapeToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<ReshapeLowering, TransposeLowering, ConcatLowering,
-               SliceLowering, PadLowering, ResizeLowering, GatherLowering>(
+               SliceLowering, PadLowering, ResizeLowering, GatherLowering,
+               GatherElementsLowering>(
       patterns.getContext());
 }

@@ -93,6 +93,26 @@ func.func @gather(%t: tensor<10x4xf32>, %i: tensor<2x3xi32>) -> tensor<2x3x4xf32
 
 // -----
 
+// gather_elements: one generic over the indices' shape; out-of-range
+// indices are reported (code 2) and clamped; the other dimensions read
+// their own index.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-SAME: (%[[D:.*]]: tensor<3x4xf32>, %[[I:.*]]: tensor<3x2xi64>)
+// CHECK: scf.if
+// CHECK-NEXT: %[[CODE:.*]] = arith.constant 2 : i32
+// CHECK-NEXT: func.call @tfcc_rt_report_error(%[[CODE]]) : (i32) -> ()
+// CHECK: linalg.generic {{.*}} ins(%[[I]] : tensor<3x2xi64>) outs(%{{.*}} : tensor<3x2xf32>)
+// CHECK: %[[ROW:.*]] = linalg.index 0 : index
+// CHECK: arith.maxsi
+// CHECK: %[[COL:.*]] = arith.minsi
+// CHECK: tensor.extract %[[D]][%[[ROW]], %[[COL]]]
+func.func @gather_elements(%d: tensor<3x4xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
+  %r = graph.gather_elements %d, %i {axis = 1} : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
 // Reflect and edge pads read the input at a mirrored or clamped index: a
 // linalg.generic over the result with one tensor.extract; the unpadded
 // dimension 0 reads its own index.

@@ -493,6 +493,91 @@ TEST(OnnxConverters, PadReflectKeepsTheMode) {
   EXPECT_EQ(count(ir, "mode = \"reflect\", pads = [0, 0, 1, 1, 2, 2]"), 1) << ir;
 }
 
+TEST(OnnxConverters, GatherElementsWrapsNegativeConstantIndices) {
+  Model m(13);
+  m.input("x", kF32, {2, 3});
+  m.initializer("i", {-1, 0, 2, -3}, {2, 2});
+  setInt(m.node("GatherElements", {"x", "i"}, {"y"}), "axis", 1);
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "dense<[[2, 0], [2, 0]]> : tensor<2x2xi64>"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.gather_elements"), 1) << ir;
+}
+
+TEST(OnnxConverters, GatherElementsRefusesOutOfRangeAndRankMismatch) {
+  {
+    Model m(13);
+    m.input("x", kF32, {2, 3});
+    m.initializer("i", {0, 3}, {2, 1});
+    setInt(m.node("GatherElements", {"x", "i"}, {"y"}), "axis", 1);
+    m.output("y", kF32);
+    std::string diagnostics;
+    EXPECT_TRUE(m.import(diagnostics).empty());
+    EXPECT_NE(diagnostics.find("unsupported index 3 out of range for "
+                               "dimension 1 of size 3 in GatherElements"),
+              std::string::npos)
+        << diagnostics;
+  }
+  Model m(13);
+  m.input("x", kF32, {2, 3});
+  m.input("i", kI64, {2});
+  m.node("GatherElements", {"x", "i"}, {"y"});
+  m.output("y", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("unsupported indices of rank 1 for data of rank 2 "
+                             "in GatherElements"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(OnnxConverters, IsInfAndIsNaNAreComparisons) {
+  Model m(20);
+  m.input("x", kF32, {4});
+  m.node("IsInf", {"x"}, {"both"});
+  setInt(m.node("IsInf", {"x"}, {"negative"}), "detect_positive", 0);
+  auto &neither = m.node("IsInf", {"x"}, {"neither"});
+  setInt(neither, "detect_positive", 0);
+  setInt(neither, "detect_negative", 0);
+  m.node("IsNaN", {"x"}, {"nan"});
+  for (const char *name : {"both", "negative", "neither", "nan"})
+    m.output(name, kBool);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.abs"), 1) << ir;
+  EXPECT_EQ(count(ir, "0x7F800000"), 1) << ir; // |x| == +inf
+  EXPECT_EQ(count(ir, "0xFF800000"), 2) << ir; // x == -inf, x < -inf
+  EXPECT_EQ(count(ir, "predicate = \"eq\""), 2) << ir;
+  EXPECT_EQ(count(ir, "predicate = \"lt\""), 1) << ir;
+  EXPECT_EQ(count(ir, "predicate = \"ne\""), 1) << ir;
+}
+
+TEST(OnnxConverters, MathFunctionsTakeFloatsOnly) {
+  Model m(13);
+  m.input("x", kI64, {4});
+  m.node("Sign", {"x"}, {"y"});
+  m.output("y", kI64);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("unsupported input element type i64 in Sign"),
+            std::string::npos)
+      << diagnostics;
+}
+
+TEST(OnnxConverters, CastLikeToFloat16IsRefused) {
+  Model m(15);
+  m.input("x", kF32, {4});
+  m.input("like", onnx::TensorProto::FLOAT16, {1});
+  m.node("CastLike", {"x", "like"}, {"y"});
+  m.output("y", onnx::TensorProto::FLOAT16);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  EXPECT_NE(diagnostics.find("FLOAT16"), std::string::npos) << diagnostics;
+}
+
 TEST(OnnxConverters, SplitProducesSlices) {
   Model m(13);
   m.input("x", kF32, {6, 4});

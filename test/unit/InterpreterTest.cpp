@@ -40,6 +40,9 @@ Tensor f32(std::vector<int64_t> shape, std::vector<double> data) {
 Tensor i32(std::vector<int64_t> shape, std::vector<double> data) {
   return makeTensor(ElementKind::I32, std::move(shape), std::move(data));
 }
+Tensor i64(std::vector<int64_t> shape, std::vector<double> data) {
+  return makeTensor(ElementKind::I64, std::move(shape), std::move(data));
+}
 Tensor i1(std::vector<int64_t> shape, std::vector<double> data) {
   return makeTensor(ElementKind::I1, std::move(shape), std::move(data));
 }
@@ -632,6 +635,38 @@ TEST_F(InterpreterTest, GatherOutOfRangeIsAnError) {
   EXPECT_NE(error.find("gather index -1 out of range [0, 4)"),
             std::string::npos)
       << error;
+}
+
+constexpr const char *kGatherElementsModule = R"mlir(
+  func.func @pick(%d: tensor<2x3xf32>, %i: tensor<2x2xi64>) -> tensor<2x2xf32> {
+    %r = graph.gather_elements %d, %i {axis = 1} : (tensor<2x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32> loc("pick")
+    return %r : tensor<2x2xf32>
+  }
+  func.func @rows(%d: tensor<3x2xf32>, %i: tensor<2x2xi32>) -> tensor<2x2xf32> {
+    %r = graph.gather_elements %d, %i : (tensor<3x2xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+    return %r : tensor<2x2xf32>
+  }
+)mlir";
+
+TEST_F(InterpreterTest, GatherElements) {
+  // d = [[1, 2, 3], [4, 5, 6]]; along axis 1 row r picks d[r][i[r][c]].
+  std::vector<Tensor> r = run(
+      kGatherElementsModule, "pick",
+      {f32({2, 3}, {1, 2, 3, 4, 5, 6}), i64({2, 2}, {2, 0, 1, 1})});
+  ASSERT_EQ(r.size(), 1u);
+  expectNear(r[0], {2, 2}, {3, 1, 5, 5});
+  // Along axis 0 (a 2x2 corner of a 3x2 table): column c picks d[i[r][c]][c].
+  r = run(kGatherElementsModule, "rows",
+          {f32({3, 2}, {10, 11, 20, 21, 30, 31}), i32({2, 2}, {2, 0, 1, 2})});
+  ASSERT_EQ(r.size(), 1u);
+  expectNear(r[0], {2, 2}, {30, 11, 20, 31});
+}
+
+TEST_F(InterpreterTest, GatherElementsOutOfRangeIsAnError) {
+  std::string error = runError(
+      kGatherElementsModule, "pick",
+      {f32({2, 3}, std::vector<double>(6, 0)), i64({2, 2}, {0, 3, 1, 1})});
+  EXPECT_EQ(error, "gather index 3 out of range [0, 3) at loc(\"pick\")");
 }
 
 //===----------------------------------------------------------------------===//

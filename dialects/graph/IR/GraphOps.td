@@ -1203,6 +1203,30 @@ def Graph_GatherOp : Graph_InferredOp<"gather"> {
   let results = (outs Graph_AnyTensor:$result);
 }
 
+def Graph_GatherElementsOp : Graph_InferredOp<"gather_elements"> {
+  let summary = "picks one element of data along axis per index; out-of-range is a runtime error";
+  let description = [{
+    `result[p] = data[p with p[axis] replaced by indices[p]]` for every
+    position `p` of `indices`: `data` and the i32 or i64 `indices` have the
+    same rank, each dimension of `indices` but `axis` is at most `data`'s,
+    and the result has the shape of `indices` and the element type of
+    `data`. An index outside [0, data.shape[axis]) (negative ones included)
+    is a run-time error, never a wild read. ONNX `GatherElements` (negative
+    indices are wrapped before it), PyTorch `torch.gather`, TF
+    `tf.gather(..., batch_dims=axis)` on one axis.
+
+    Example:
+
+    ```mlir
+    %r = graph.gather_elements %d, %i {axis = 1}
+        : (tensor<3x4xf32>, tensor<3x2xi64>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = (ins Graph_AnyTensor:$data, Graph_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Graph_AnyTensor:$result);
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

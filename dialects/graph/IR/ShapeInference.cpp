@@ -513,6 +513,26 @@ FailureOr<RankedTensorType> inferGather(GatherOp op) {
   return RankedTensorType::get(shape, table.getElementType());
 }
 
+FailureOr<RankedTensorType> inferGatherElements(GatherElementsOp op) {
+  RankedTensorType data = typeOf(op.getData());
+  RankedTensorType indices = typeOf(op.getIndices());
+  if (indices.getRank() != data.getRank())
+    return op.emitOpError() << "indices " << indices
+                            << " must have the rank of data " << data;
+  auto axis = normalizeAxis(op.getAxis(), data.getRank());
+  if (!axis)
+    return op.emitOpError() << "attribute 'axis' = "
+                            << static_cast<int64_t>(op.getAxis())
+                            << " is out of range for " << data;
+  for (int64_t d = 0; d < data.getRank(); ++d)
+    if (d != *axis && !data.isDynamicDim(d) && !indices.isDynamicDim(d) &&
+        indices.getDimSize(d) > data.getDimSize(d))
+      return op.emitOpError()
+             << "dimension " << d << " of indices " << indices
+             << " exceeds that of data " << data;
+  return RankedTensorType::get(indices.getShape(), data.getElementType());
+}
+
 template <typename ReduceOp>
 FailureOr<RankedTensorType> inferReduce(ReduceOp op) {
   RankedTensorType x = typeOf(op.getX());
@@ -742,6 +762,7 @@ FailureOr<RankedTensorType> mlir::graph::inferResultType(Operation *op) {
       .Case([&](PadOp op) { return inferPad(op); })
       .Case([&](ResizeOp op) { return inferResize(op); })
       .Case([&](GatherOp op) { return inferGather(op); })
+      .Case([&](GatherElementsOp op) { return inferGatherElements(op); })
       .Case([&](ReduceSumOp op) { return inferReduce(op); })
       .Case([&](ReduceMeanOp op) { return inferReduce(op); })
       .Case([&](ReduceMaxOp op) { return inferReduce(op); })

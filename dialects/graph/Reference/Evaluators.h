@@ -194,6 +194,7 @@ TFCC_DECLARE_EVALUATOR(SliceOp)
 TFCC_DECLARE_EVALUATOR(PadOp)
 TFCC_DECLARE_EVALUATOR(ResizeOp)
 TFCC_DECLARE_EVALUATOR(GatherOp)
+TFCC_DECLARE_EVALUATOR(GatherElementsOp)
 
 //===----------------------------------------------------------------------===//
 // Training.cpp: compiler-internal ops of training entry points

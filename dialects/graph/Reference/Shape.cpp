@@ -330,4 +330,30 @@ FailureOr<Tensor> evaluate(GatherOp op, Operands operands, Report &report) {
   return y;
 }
 
+FailureOr<Tensor> evaluate(GatherElementsOp op, Operands operands,
+                           Report &report) {
+  // result[p] = data[p with p[axis] = indices[p]].
+  const Tensor &data = *operands[0], &indices = *operands[1];
+  FailureOr<int64_t> axis =
+      normalizeAxis(static_cast<int64_t>(op.getAxis()), data.rank(), report);
+  if (failed(axis))
+    return failure();
+  if (failed(checkGatherIndices(indices, data.shape[*axis], report)))
+    return failure();
+  for (int64_t d = 0; d < data.rank(); ++d)
+    if (d != *axis && indices.shape[d] > data.shape[d])
+      return report.fail("gather_elements indices dimension " +
+                         llvm::Twine(d) + " exceeds data's");
+  Tensor y = Tensor::zeros(data.kind, indices.shape);
+  for (int64_t i = 0, n = indices.numElements(); i < n; ++i) {
+    std::vector<int64_t> position = unravel(i, indices.shape);
+    position[*axis] = static_cast<int64_t>(indices.data[i]);
+    int64_t linear = 0;
+    for (int64_t d = 0; d < data.rank(); ++d)
+      linear = linear * data.shape[d] + position[d];
+    y.data[i] = data.data[linear];
+  }
+  return y;
+}
+
 } // namespace tfcc::ref::detail

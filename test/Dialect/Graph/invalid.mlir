@@ -998,6 +998,30 @@ func.func @gather_result(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
   return
 }
 
+// -----
+
+func.func @gather_elements_rank(%d: tensor<3x4xf32>, %i: tensor<3xi32>) {
+  // expected-error @+1 {{'graph.gather_elements' op indices 'tensor<3xi32>' must have the rank of data 'tensor<3x4xf32>'}}
+  %0 = graph.gather_elements %d, %i : (tensor<3x4xf32>, tensor<3xi32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_axis(%d: tensor<3x4xf32>, %i: tensor<3x4xi32>) {
+  // expected-error @+1 {{'graph.gather_elements' op attribute 'axis' = -3 is out of range for 'tensor<3x4xf32>'}}
+  %0 = graph.gather_elements %d, %i {axis = -3} : (tensor<3x4xf32>, tensor<3x4xi32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_larger(%d: tensor<3x4xf32>, %i: tensor<3x5xi32>) {
+  // expected-error @+1 {{'graph.gather_elements' op dimension 1 of indices 'tensor<3x5xi32>' exceeds that of data 'tensor<3x4xf32>'}}
+  %0 = graph.gather_elements %d, %i {axis = 0} : (tensor<3x4xf32>, tensor<3x5xi32>) -> tensor<3x5xf32>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

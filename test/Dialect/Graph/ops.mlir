@@ -471,6 +471,15 @@ func.func @gather(%t: tensor<10x4xf32>, %i: tensor<?x3xi32>, %j: tensor<5xi64>) 
   return %0 : tensor<?x3x4xf32>
 }
 
+// CHECK-LABEL: func.func @gather_elements
+// CHECK: graph.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<?x4xf32>, tensor<?x2xi64>) -> tensor<?x2xf32>
+// CHECK: graph.gather_elements %{{.*}}, %{{.*}} : (tensor<?x4xf32>, tensor<1x4xi32>) -> tensor<1x4xf32>
+func.func @gather_elements(%d: tensor<?x4xf32>, %i: tensor<?x2xi64>, %j: tensor<1x4xi32>) -> (tensor<?x2xf32>, tensor<1x4xf32>) {
+  %0 = graph.gather_elements %d, %i {axis = 1} : (tensor<?x4xf32>, tensor<?x2xi64>) -> tensor<?x2xf32>
+  %1 = graph.gather_elements %d, %j {axis = 0} : (tensor<?x4xf32>, tensor<1x4xi32>) -> tensor<1x4xf32>
+  return %0, %1 : tensor<?x2xf32>, tensor<1x4xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
