@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/onnx/ComposedOps.h"
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
 
@@ -42,53 +43,8 @@ LogicalResult requireFinite(ImportContext &ctx, StringRef name, float value) {
                          std::to_string(value));
 }
 
-/// Builds chains of graph ops on f32 values; the first failure sticks.
-struct Builder {
-  ImportContext &ctx;
-  bool failed = false;
-
-  Value scalar(double value) {
-    return ctx.constant(
-        makeFilledFloat(ctx.builder().getF32Type(), {}, value));
-  }
-  Value check(FailureOr<Value> v) {
-    if (mlir::failed(v)) {
-      failed = true;
-      return {};
-    }
-    return *v;
-  }
-  template <typename OpTy> Value binary(Value a, Value b) {
-    if (failed)
-      return {};
-    return check(ctx.create<OpTy>(a, b));
-  }
-  template <typename OpTy> Value unary(Value x) {
-    if (failed)
-      return {};
-    return ctx.builder().create<OpTy>(ctx.loc(), x).getResult();
-  }
-  Value compare(Value a, Value b, StringRef predicate) {
-    if (failed)
-      return {};
-    return check(
-        ctx.create<CompareOp>(a, b, ctx.builder().getStringAttr(predicate)));
-  }
-  Value select(Value cond, Value a, Value b) {
-    if (failed)
-      return {};
-    return check(ctx.create<SelectOp>(cond, a, b));
-  }
-  LogicalResult finish(Value result) {
-    if (failed)
-      return failure();
-    ctx.setOutput(0, result);
-    return success();
-  }
-};
-
 /// x > 0 ? x : alpha * (exp(x) - 1), as ONNX Elu (and Selu before gamma).
-Value elu(Builder &b, Value x, double alpha) {
+Value elu(OpChain &b, Value x, double alpha) {
   Value zero = b.scalar(0.0);
   Value negative = b.binary<MulOp>(
       b.binary<SubOp>(b.unary<ExpOp>(x), b.scalar(1.0)), b.scalar(alpha));
@@ -102,7 +58,7 @@ LogicalResult convertElu(ImportContext &ctx) {
   float alpha = ctx.attrFloat("alpha", 1.0f);
   if (failed(requireFinite(ctx, "alpha", alpha)))
     return failure();
-  Builder b{ctx};
+  OpChain b{ctx};
   return b.finish(elu(b, *x, alpha));
 }
 
@@ -115,7 +71,7 @@ LogicalResult convertSelu(ImportContext &ctx) {
   if (failed(requireFinite(ctx, "alpha", alpha)) ||
       failed(requireFinite(ctx, "gamma", gamma)))
     return failure();
-  Builder b{ctx};
+  OpChain b{ctx};
   return b.finish(b.binary<MulOp>(elu(b, *x, alpha), b.scalar(gamma)));
 }
 
@@ -129,7 +85,7 @@ LogicalResult convertCelu(ImportContext &ctx) {
     return failure();
   if (alpha == 0.0f)
     return ctx.unsupported("attribute 'alpha' = 0");
-  Builder b{ctx};
+  OpChain b{ctx};
   Value zero = b.scalar(0.0);
   Value scaled = b.binary<DivOp>(*x, b.scalar(alpha));
   Value negative = b.binary<MulOp>(
@@ -141,7 +97,7 @@ LogicalResult convertCelu(ImportContext &ctx) {
 
 /// log(exp(x) + 1), computed as max(x, 0) + log(1 + exp(-|x|)) so that
 /// large inputs do not overflow.
-Value softplus(Builder &b, Value x) {
+Value softplus(OpChain &b, Value x) {
   Value decay = b.unary<ExpOp>(b.unary<NegOp>(b.unary<AbsOp>(x)));
   Value tail = b.unary<LogOp>(b.binary<AddOp>(decay, b.scalar(1.0)));
   return b.binary<AddOp>(b.binary<MaximumOp>(x, b.scalar(0.0)), tail);
@@ -151,7 +107,7 @@ LogicalResult convertSoftplus(ImportContext &ctx) {
   FailureOr<Value> x = floatInput(ctx, 0);
   if (failed(x))
     return failure();
-  Builder b{ctx};
+  OpChain b{ctx};
   return b.finish(softplus(b, *x));
 }
 
@@ -160,7 +116,7 @@ LogicalResult convertMish(ImportContext &ctx) {
   FailureOr<Value> x = floatInput(ctx, 0);
   if (failed(x))
     return failure();
-  Builder b{ctx};
+  OpChain b{ctx};
   return b.finish(b.binary<MulOp>(*x, b.unary<TanhOp>(softplus(b, *x))));
 }
 
@@ -186,7 +142,7 @@ LogicalResult convertSoftsign(ImportContext &ctx) {
   FailureOr<Value> x = floatInput(ctx, 0);
   if (failed(x))
     return failure();
-  Builder b{ctx};
+  OpChain b{ctx};
   return b.finish(b.binary<DivOp>(
       *x, b.binary<AddOp>(b.unary<AbsOp>(*x), b.scalar(1.0))));
 }
@@ -201,7 +157,7 @@ LogicalResult convertThresholdedRelu(ImportContext &ctx) {
   float alpha = ctx.attrFloat("alpha", 1.0f);
   if (std::isnan(alpha))
     return ctx.unsupported("attribute 'alpha' = nan");
-  Builder b{ctx};
+  OpChain b{ctx};
   return b.finish(
       b.select(b.compare(*x, b.scalar(alpha), "gt"), *x, b.scalar(0.0)));
 }
@@ -244,7 +200,7 @@ LogicalResult convertPRelu(ImportContext &ctx) {
     return ctx.unsupported("'slope' shape " + formatInts(sShape) +
                            " not broadcastable to input shape " +
                            formatInts(xShape));
-  Builder b{ctx};
+  OpChain b{ctx};
   Value negative = b.compare(*x, b.scalar(0.0), "lt");
   return b.finish(b.select(negative, b.binary<MulOp>(*x, *slope), *x));
 }
@@ -326,7 +282,7 @@ LogicalResult convertTile(ImportContext &ctx) {
 }
 
 /// (x - mean) / sqrt(var + epsilon), mean and (biased) variance over `axes`.
-Value standardize(Builder &b, Value x, ArrayRef<int64_t> axes, float epsilon) {
+Value standardize(OpChain &b, Value x, ArrayRef<int64_t> axes, float epsilon) {
   if (b.failed)
     return {};
   ImportContext &ctx = b.ctx;
@@ -409,7 +365,7 @@ LogicalResult convertInstanceNormalization(ImportContext &ctx) {
   SmallVector<int64_t> axes;
   for (int64_t d = 2; d < rank; ++d)
     axes.push_back(d);
-  Builder b{ctx};
+  OpChain b{ctx};
   Value normalized = standardize(b, x, axes, epsilon);
   return b.finish(
       b.binary<AddOp>(b.binary<MulOp>(normalized, *scaleC), *biasC));
@@ -453,7 +409,7 @@ LogicalResult convertGroupNormalization(ImportContext &ctx) {
   FailureOr<Value> grouped = ctx.reshape(x, {shape[0], groups, perGroup});
   if (failed(grouped))
     return failure();
-  Builder b{ctx};
+  OpChain b{ctx};
   Value normalized = standardize(b, *grouped, {2}, epsilon);
   if (b.failed)
     return failure();

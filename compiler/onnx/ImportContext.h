@@ -221,6 +221,8 @@ void registerReductionConverters(ConverterTable &table);
 void registerActivationConverters(ConverterTable &table);
 /// If Loop
 void registerControlFlowConverters(ConverterTable &table);
+/// NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
+void registerLossConverters(ConverterTable &table);
 /// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
 /// QLinearMatMul ConvInteger QLinearConv
 void registerQuantizationConverters(ConverterTable &table);

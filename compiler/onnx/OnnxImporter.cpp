@@ -1413,6 +1413,7 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   registerShapeConverters(converters);
   registerReductionConverters(converters);
   registerActivationConverters(converters);
+  registerLossConverters(converters);
   registerQuantizationConverters(converters);
   registerControlFlowConverters(converters);
   // Unsupported ops are refused before ONNX's shape inference sees them: it

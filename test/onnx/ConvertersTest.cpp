@@ -578,6 +578,68 @@ TEST(OnnxConverters, CastLikeToFloat16IsRefused) {
   EXPECT_NE(diagnostics.find("FLOAT16"), std::string::npos) << diagnostics;
 }
 
+/// Imports one NegativeLogLikelihoodLoss node and returns the diagnostics.
+std::string nllLossDiagnostics(std::vector<int64_t> inputDims, int targetType,
+                               std::vector<int64_t> targetDims,
+                               std::optional<std::vector<int64_t>> weightDims,
+                               const std::string &reduction) {
+  Model m(13);
+  m.input("x", kF32, inputDims);
+  m.input("t", targetType, targetDims);
+  std::vector<std::string> inputs = {"x", "t"};
+  if (weightDims) {
+    m.input("w", kF32, *weightDims);
+    inputs.push_back("w");
+  }
+  setString(m.node("NegativeLogLikelihoodLoss", inputs, {"loss"}),
+            "reduction", reduction);
+  m.output("loss", kF32);
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  return diagnostics;
+}
+
+TEST(OnnxConverters, LossesRefuseMismatchedInputs) {
+  EXPECT_NE(nllLossDiagnostics({3, 4}, kI64, {3}, std::nullopt, "avg")
+                .find("invalid attribute 'reduction' = \"avg\" (none, sum or "
+                      "mean) in NegativeLogLikelihoodLoss"),
+            std::string::npos);
+  EXPECT_NE(nllLossDiagnostics({3, 4, 5}, kI64, {3, 4}, std::nullopt, "sum")
+                .find("invalid target tensor<3x4xi64> for input "
+                      "tensor<3x4x5xf32> (it must be [N, d1, ...] of input "
+                      "[N, C, d1, ...])"),
+            std::string::npos);
+  EXPECT_NE(nllLossDiagnostics({3, 4}, kI64, {3}, std::vector<int64_t>{5},
+                               "mean")
+                .find("invalid weight tensor<5xf32> for input "
+                      "tensor<3x4xf32> (it must be [C] of its type)"),
+            std::string::npos);
+  EXPECT_NE(nllLossDiagnostics({4}, kI64, {}, std::nullopt, "mean")
+                .find("invalid input of rank 1 (it must be [N, C, d1, ...])"),
+            std::string::npos);
+  EXPECT_NE(nllLossDiagnostics({3, 4}, kF32, {3}, std::nullopt, "mean")
+                .find("unsupported target element type f32"),
+            std::string::npos);
+}
+
+TEST(OnnxConverters, SoftmaxCrossEntropyLossIsLogSoftmaxAndAPick) {
+  Model m(13);
+  m.input("x", kF32, {-1, 5, 2});
+  m.input("t", kI64, {-1, 2});
+  auto &node = m.node("SoftmaxCrossEntropyLoss", {"x", "t"}, {"loss", "logp"});
+  setInt(node, "ignore_index", -1);
+  m.output("loss", kF32);
+  m.output("logp", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.log_softmax"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.gather_elements"), 1) << ir;
+  // Mean over the kept elements: the loss sum divided by the mask's sum.
+  EXPECT_EQ(count(ir, "graph.reduce_sum"), 2) << ir;
+  EXPECT_EQ(count(ir, "graph.div"), 1) << ir;
+}
+
 TEST(OnnxConverters, SplitProducesSlices) {
   Model m(13);
   m.input("x", kF32, {6, 4});
