@@ -223,6 +223,8 @@ void registerActivationConverters(ConverterTable &table);
 void registerControlFlowConverters(ConverterTable &table);
 /// NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 void registerLossConverters(ConverterTable &table);
+/// Trilu Hardmax OneHot EyeLike
+void registerMaskConverters(ConverterTable &table);
 /// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
 /// QLinearMatMul ConvInteger QLinearConv
 void registerQuantizationConverters(ConverterTable &table);

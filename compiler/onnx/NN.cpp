@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/onnx/ComposedOps.h"
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
 #include "compiler/onnx/NN3D.h"
@@ -530,10 +531,12 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
   if (ctx.opset() < 17)
     return ctx.unsupported("LayerNormalization before opset 17 (it is an ONNX "
                            "function from opset 17 on)");
-  for (int i = 1; i < ctx.numOutputs(); ++i)
-    if (ctx.hasOutput(i))
-      return ctx.unsupported("output " + llvm::Twine(i) +
-                             " (mean or inverse standard deviation)");
+  int64_t stashType = ctx.attrInt("stash_type", onnx::TensorProto::FLOAT);
+  if ((ctx.hasOutput(1) || ctx.hasOutput(2)) &&
+      stashType != onnx::TensorProto::FLOAT)
+    return ctx.unsupported("attribute 'stash_type' = " +
+                           llvm::Twine(stashType) +
+                           " with the Mean or InvStdDev output");
   FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
   if (failed(xType))
     return failure();
@@ -600,12 +603,37 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
   if (failed(beta))
     return failure();
   OpBuilder &b = ctx.builder();
+  float epsilon = ctx.attrFloat("epsilon", 1e-5f);
   FailureOr<Value> y = ctx.create<graph::LayerNormOp>(
-      *x, *gamma, *beta, b.getI64IntegerAttr(axis),
-      b.getF32FloatAttr(ctx.attrFloat("epsilon", 1e-5f)));
+      *x, *gamma, *beta, b.getI64IntegerAttr(axis), b.getF32FloatAttr(epsilon));
   if (failed(y))
     return failure();
   ctx.setOutput(0, *y);
+  if (!ctx.hasOutput(1) && !ctx.hasOutput(2))
+    return success();
+  // Mean and InvStdDev (f32, the stash type), as ONNX's function body
+  // computes them; the normalized output keeps the fused kernel.
+  OpChain chain{ctx};
+  Type f32 = b.getF32Type();
+  Value stashed = xType->getElementType() == f32 ? *x : ctx.cast(*x, f32);
+  auto normAxes = llvm::to_vector(llvm::seq<int64_t>(axis, rank));
+  auto reduceMean = [&](Value v) {
+    return chain.failed ? Value()
+                        : chain.check(ctx.create<graph::ReduceMeanOp>(
+                              v, b.getI64ArrayAttr(normAxes),
+                              b.getBoolAttr(true)));
+  };
+  Value mean = reduceMean(stashed);
+  Value centered = chain.binary<graph::SubOp>(stashed, mean);
+  Value variance = reduceMean(chain.binary<graph::MulOp>(centered, centered));
+  Value inverse = chain.unary<graph::RsqrtOp>(
+      chain.binary<graph::AddOp>(variance, chain.scalar(epsilon, f32)));
+  if (chain.failed)
+    return failure();
+  if (ctx.hasOutput(1))
+    ctx.setOutput(1, mean);
+  if (ctx.hasOutput(2))
+    ctx.setOutput(2, inverse);
   return success();
 }
 

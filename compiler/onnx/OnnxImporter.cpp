@@ -1414,6 +1414,7 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   registerReductionConverters(converters);
   registerActivationConverters(converters);
   registerLossConverters(converters);
+  registerMaskConverters(converters);
   registerQuantizationConverters(converters);
   registerControlFlowConverters(converters);
   // Unsupported ops are refused before ONNX's shape inference sees them: it

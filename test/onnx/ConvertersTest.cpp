@@ -640,6 +640,151 @@ TEST(OnnxConverters, SoftmaxCrossEntropyLossIsLogSoftmaxAndAPick) {
   EXPECT_EQ(count(ir, "graph.div"), 1) << ir;
 }
 
+/// The diagnostics of a model that must not import.
+std::string refusal(Model &m) {
+  std::string diagnostics;
+  EXPECT_TRUE(m.import(diagnostics).empty());
+  return diagnostics;
+}
+
+TEST(OnnxConverters, PositionalMasksRefuseWhatTheyCannotBuild) {
+  {
+    Model m(14);
+    m.input("x", kF32, {4});
+    m.node("Trilu", {"x"}, {"y"});
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("invalid input of rank 1 (Trilu takes rank 2 or "
+                              "more) in Trilu"),
+              std::string::npos);
+  }
+  {
+    Model m(14);
+    m.input("x", kF32, {3, -1});
+    m.node("Trilu", {"x"}, {"y"});
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("unsupported dynamic matrix dimensions in "
+                              "tensor<3x?xf32>"),
+              std::string::npos);
+  }
+  {
+    Model m(14);
+    m.input("x", kF32, {3, 3});
+    m.initializer("k", {1, 2});
+    m.node("Trilu", {"x", "k"}, {"y"});
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("invalid 'k' input of 2 elements (it is a "
+                              "scalar)"),
+              std::string::npos);
+  }
+  {
+    Model m(13);
+    m.input("x", kI64, {2, 3});
+    m.node("Hardmax", {"x"}, {"y"});
+    m.output("y", kI64);
+    EXPECT_NE(refusal(m).find("unsupported input element type i64 in Hardmax"),
+              std::string::npos);
+  }
+  {
+    Model m(13);
+    m.input("x", kF32, {2, 3});
+    setInt(m.node("Hardmax", {"x"}, {"y"}), "axis", 2);
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("invalid attribute 'axis' = 2 out of range for "
+                              "rank 2"),
+              std::string::npos);
+  }
+  {
+    Model m(11);
+    m.input("i", kI64, {3});
+    m.input("depth", kI64, {});
+    m.floatInitializer("values", {0, 1}, {2});
+    m.node("OneHot", {"i", "depth", "values"}, {"y"});
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("unsupported non-constant 'depth' input in "
+                              "OneHot"),
+              std::string::npos);
+  }
+  {
+    Model m(11);
+    m.input("i", kI64, {3});
+    m.initializer("depth", {0}, {});
+    m.floatInitializer("values", {0, 1}, {2});
+    m.node("OneHot", {"i", "depth", "values"}, {"y"});
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("unsupported 'depth' = 0"), std::string::npos);
+  }
+  {
+    Model m(11);
+    m.input("i", kI64, {3});
+    m.initializer("depth", {4}, {});
+    m.floatInitializer("values", {0, 1, 2}, {3});
+    m.node("OneHot", {"i", "depth", "values"}, {"y"});
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("invalid 'values' input tensor<3xf32> (it is "
+                              "[off, on])"),
+              std::string::npos);
+  }
+  {
+    Model m(9);
+    m.input("x", kF32, {-1, 3});
+    m.node("EyeLike", {"x"}, {"y"});
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("unsupported dynamic input tensor<?x3xf32>"),
+              std::string::npos);
+  }
+  Model m(9);
+  m.input("x", kF32, {2, 3, 4});
+  m.node("EyeLike", {"x"}, {"y"});
+  m.output("y", kF32);
+  EXPECT_NE(refusal(m).find("invalid input of rank 3 (EyeLike takes rank 2)"),
+            std::string::npos);
+}
+
+TEST(OnnxConverters, TriluWithAHugeKKeepsNothingOrEverything) {
+  // k far beyond the matrix: no overflow in j - i >= k.
+  Model m(14);
+  m.input("x", kF32, {2, 3});
+  m.initializer("k", {std::numeric_limits<int64_t>::min()}, {});
+  m.node("Trilu", {"x", "k"}, {"upper"});
+  setInt(m.node("Trilu", {"x", "k"}, {"lower"}), "upper", 0);
+  m.output("upper", kF32);
+  m.output("lower", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "dense<true> : tensor<2x3xi1>"), 1) << ir;
+  EXPECT_EQ(count(ir, "dense<false> : tensor<2x3xi1>"), 1) << ir;
+}
+
+TEST(OnnxConverters, LayerNormalizationStatisticsAreF32) {
+  {
+    Model m(17);
+    m.input("x", kF32, {2, 3});
+    m.floatInitializer("g", {1, 1, 1}, {3});
+    auto &node = m.node("LayerNormalization", {"x", "g"}, {"y", "mean", "inv"});
+    setInt(node, "stash_type", onnx::TensorProto::DOUBLE);
+    m.output("y", kF32);
+    m.output("mean", kF32);
+    m.output("inv", kF32);
+    EXPECT_NE(refusal(m).find("unsupported attribute 'stash_type' = 11 with "
+                              "the Mean or InvStdDev output"),
+              std::string::npos);
+  }
+  Model m(17);
+  m.input("x", kF32, {2, 3});
+  m.floatInitializer("g", {1, 1, 1}, {3});
+  m.node("LayerNormalization", {"x", "g"}, {"y", "", "inv"});
+  m.output("y", kF32);
+  m.output("inv", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  // The fused op for y, and the statistics beside it, kept dims.
+  EXPECT_EQ(count(ir, "graph.layer_norm"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.rsqrt"), 1) << ir;
+  EXPECT_EQ(count(ir, "keep_dims = true"), 2) << ir;
+}
+
 TEST(OnnxConverters, SplitProducesSlices) {
   Model m(13);
   m.input("x", kF32, {6, 4});
