@@ -315,6 +315,207 @@ LogicalResult convertConv(ImportContext &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
+// ConvTranspose
+//===----------------------------------------------------------------------===//
+
+/// The spatial padding of a ConvTranspose: `begin` rows/columns of the full
+/// output are dropped before the result starts and the result has `out`
+/// of them (output_padding included); ONNX's auto_pad and output_shape rules.
+struct TransposedWindow {
+  int64_t kernel[2], stride[2], dilation[2], full[2], begin[2], out[2];
+};
+
+FailureOr<TransposedWindow> readTransposedWindow(ImportContext &ctx,
+                                                 RankedTensorType x4Type,
+                                                 ArrayRef<int64_t> kernel,
+                                                 bool is1D) {
+  TransposedWindow w;
+  std::vector<int64_t> strides = windowAttr(ctx, "strides", {1, 1}, is1D);
+  std::vector<int64_t> dilations = windowAttr(ctx, "dilations", {1, 1}, is1D);
+  if (strides.size() != 2 || strides[0] < 1 || strides[1] < 1)
+    return ctx.unsupported("attribute 'strides' = " + listString(strides));
+  if (dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1)
+    return ctx.unsupported("attribute 'dilations' = " + listString(dilations));
+  std::vector<int64_t> outputPadding = ctx.attrInts("output_padding");
+  if (outputPadding.empty())
+    outputPadding = {0, 0};
+  else if (is1D && outputPadding.size() == 1)
+    outputPadding.insert(outputPadding.begin(), 0);
+  if (outputPadding.size() != 2 ||
+      llvm::any_of(outputPadding, [](int64_t p) { return p < 0; }))
+    return ctx.unsupported("attribute 'output_padding' = " +
+                           listString(outputPadding));
+  int64_t in[2] = {x4Type.getDimSize(2), x4Type.getDimSize(3)};
+  if (ShapedType::isDynamic(in[0]) || ShapedType::isDynamic(in[1]))
+    return ctx.unsupported("ConvTranspose over the dynamic height or width "
+                           "of " + typeName(x4Type));
+  for (int i = 0; i < 2; ++i) {
+    w.kernel[i] = kernel[i];
+    w.stride[i] = strides[i];
+    w.dilation[i] = dilations[i];
+    w.full[i] = (in[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1;
+  }
+  std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
+  std::vector<int64_t> outputShape = ctx.attrInts("output_shape");
+  size_t spatialRank = is1D ? 1 : 2;
+  if (outputShape.size() == spatialRank + 2) // [N, C, spatial...]
+    outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
+  if (is1D && outputShape.size() == 1)
+    outputShape.insert(outputShape.begin(), 1);
+  if (!outputShape.empty() && outputShape.size() != 2)
+    return ctx.unsupported("attribute 'output_shape' = " +
+                           listString(outputShape));
+  if (outputShape.empty() && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"))
+    outputShape = {in[0] * strides[0], in[1] * strides[1]};
+  if (!outputShape.empty()) {
+    // ONNX: total = full + output_padding - output_shape, halved rounding
+    // down (a negative total, an output larger than the full one, adds
+    // zeros); SAME_UPPER puts the smaller half first.
+    for (int i = 0; i < 2; ++i) {
+      int64_t total = w.full[i] + outputPadding[i] - outputShape[i];
+      int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+      w.begin[i] = autoPad == "SAME_UPPER" ? half : total - half;
+      w.out[i] = outputShape[i];
+    }
+    return w;
+  }
+  if (autoPad != "NOTSET" && autoPad != "VALID")
+    return ctx.unsupported("attribute 'auto_pad' = \"" + autoPad + "\"");
+  std::vector<int64_t> pads = autoPad == "VALID"
+                                  ? std::vector<int64_t>{0, 0, 0, 0}
+                                  : windowAttr(ctx, "pads", {0, 0, 0, 0}, is1D);
+  if (pads.size() != 4 || llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return ctx.unsupported("attribute 'pads' = " + listString(pads));
+  for (int i = 0; i < 2; ++i) {
+    w.begin[i] = pads[i];
+    w.out[i] = w.full[i] - pads[i] - pads[i + 2] + outputPadding[i];
+  }
+  return w;
+}
+
+/// ConvTranspose (1-D and 2-D): the input gradient of the forward
+/// convolution whose HWIO kernel is W [C_in, C_out / group, kh, kw]
+/// transposed to [kh, kw, C_out / group, C_in], i.e.
+/// graph.conv2d_backprop_input over the full output
+/// (in - 1) * stride + (k - 1) * dilation + 1 (the convolution kernels do the
+/// work), cropped by the pads and extended with zeros (output_padding) where
+/// no input reaches, then the bias.
+LogicalResult convertConvTranspose(ImportContext &ctx) {
+  FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
+  if (failed(xType))
+    return failure();
+  bool is1D = xType->getRank() == 3;
+  if (xType->getRank() != 4 && !is1D)
+    return ctx.unsupported(llvm::formatv("{0}-D ConvTranspose (input {1}); only "
+                                         "1-D and 2-D ones are",
+                                         xType->getRank() - 2, *xType)
+                               .str());
+  if (!xType->getElementType().isF32())
+    return ctx.unsupported("input element type " +
+                           typeName(xType->getElementType()));
+  FailureOr<RankedTensorType> wType =
+      typeOfRank(ctx, 1, xType->getRank(), "weight");
+  if (failed(wType))
+    return failure();
+  if (!wType->hasStaticShape())
+    return ctx.unsupported("weight of dynamic type " + typeName(*wType));
+  RankedTensorType x4Type = is1D ? liftTo2D(*xType) : *xType;
+  RankedTensorType w4Type = is1D ? liftTo2D(*wType) : *wType;
+  ArrayRef<int64_t> iohw = w4Type.getShape(); // [C_in, C_out / g, kh, kw]
+  std::vector<int64_t> kernelShape =
+      windowAttr(ctx, "kernel_shape", {iohw[2], iohw[3]}, is1D);
+  if (kernelShape != std::vector<int64_t>{iohw[2], iohw[3]})
+    return ctx.unsupported("attribute 'kernel_shape' = " +
+                           listString(kernelShape) + " that differs from the "
+                           "weight's " + listString({iohw[2], iohw[3]}));
+  int64_t group = ctx.attrInt("group", 1);
+  int64_t channels = x4Type.getDimSize(1);
+  if (group < 1 || iohw[0] % group != 0 ||
+      (!ShapedType::isDynamic(channels) && channels != iohw[0]))
+    return ctx.invalid("attribute 'group' = " + llvm::Twine(group) +
+                       " with input " + typeName(*xType) + " and weight " +
+                       typeName(*wType));
+  FailureOr<TransposedWindow> w =
+      readTransposedWindow(ctx, x4Type, {iohw[2], iohw[3]}, is1D);
+  if (failed(w))
+    return failure();
+  int64_t lo[2], hi[2];
+  for (int i = 0; i < 2; ++i) {
+    lo[i] = std::clamp<int64_t>(w->begin[i], 0, w->full[i]);
+    hi[i] = std::clamp<int64_t>(w->begin[i] + w->out[i], 0, w->full[i]);
+    if (w->out[i] < 1 || hi[i] <= lo[i])
+      return ctx.unsupported(llvm::formatv("output of size {0} in spatial "
+                                           "dimension {1} that no input "
+                                           "reaches (pads and output_shape)",
+                                           w->out[i], i)
+                                 .str());
+  }
+
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  OpChain chain{ctx};
+  Value x4 = is1D ? chain.reshape(*x, x4Type.getShape()) : *x;
+  if (chain.failed)
+    return failure();
+  Value nhwc = ctx.transpose(x4, kToNHWC);
+  constexpr int64_t kToKernel[] = {2, 3, 1, 0}; // -> [kh, kw, C_out / g, C_in]
+  Value kernel;
+  if (const HostTensor *host = ctx.constantInput(1);
+      host && host->elementType.isF32()) {
+    HostTensor weight4 = *host;
+    weight4.shape.assign(iohw.begin(), iohw.end());
+    kernel = ctx.constant(foldTranspose(weight4, kToKernel));
+  } else {
+    FailureOr<Value> weight = ctx.input(1);
+    if (failed(weight))
+      return failure();
+    Value weight4 = is1D ? chain.reshape(*weight, iohw) : *weight;
+    if (chain.failed)
+      return failure();
+    kernel = ctx.transpose(weight4, kToKernel);
+  }
+  int64_t outChannels = iohw[1] * group;
+  OpBuilder &b = ctx.builder();
+  auto fullType = RankedTensorType::get(
+      {x4Type.getDimSize(0), w->full[0], w->full[1], outChannels},
+      b.getF32Type());
+  Value y = b.create<graph::Conv2DBackpropInputOp>(
+      ctx.loc(), fullType, nhwc, kernel,
+      b.getI64ArrayAttr({w->full[0], w->full[1]}),
+      b.getI64ArrayAttr({w->stride[0], w->stride[1]}),
+      b.getI64ArrayAttr({w->dilation[0], w->dilation[1]}),
+      b.getStringAttr("valid"), b.getI64IntegerAttr(group));
+  if (lo[0] != 0 || lo[1] != 0 || hi[0] != w->full[0] || hi[1] != w->full[1])
+    y = chain.check(ctx.create<graph::SliceOp>(
+        y, b.getI64ArrayAttr({0, lo[0], lo[1], 0}),
+        b.getI64ArrayAttr({-1, hi[0], hi[1], -1}), ArrayAttr()));
+  int64_t before[2] = {lo[0] - w->begin[0], lo[1] - w->begin[1]};
+  int64_t after[2] = {w->begin[0] + w->out[0] - hi[0],
+                      w->begin[1] + w->out[1] - hi[1]};
+  if (!chain.failed && (before[0] || before[1] || after[0] || after[1]))
+    y = chain.check(ctx.create<graph::PadOp>(
+        y,
+        b.getI64ArrayAttr(
+            {0, 0, before[0], after[0], before[1], after[1], 0, 0}),
+        b.getF32FloatAttr(0.0f)));
+  if (ctx.hasInput(2)) {
+    FailureOr<Value> bias = ctx.input(2);
+    if (failed(bias))
+      return failure();
+    auto biasType = cast<RankedTensorType>(bias->getType());
+    if (biasType.getRank() != 1 || biasType.getElementType() != b.getF32Type() ||
+        (!biasType.isDynamicDim(0) && biasType.getDimSize(0) != outChannels))
+      return ctx.invalid("bias " + typeName(biasType) + " for " +
+                         llvm::Twine(outChannels) + " output channels");
+    y = chain.binary<graph::AddOp>(y, *bias);
+  }
+  if (chain.failed)
+    return failure();
+  return setNCHWOutput(ctx, ctx.transpose(y, kToNCHW), is1D);
+}
+
+//===----------------------------------------------------------------------===//
 // Gemm and MatMul
 //===----------------------------------------------------------------------===//
 
@@ -1457,6 +1658,7 @@ void tfcc::onnx_import::registerNNConverters(ConverterTable &table) {
   table["MatMul"] = convertMatMul;
   table["BatchNormalization"] = convertBatchNormalization;
   table["LayerNormalization"] = convertLayerNormalization;
+  table["ConvTranspose"] = convertConvTranspose;
   table["MaxPool"] = convertMaxPool;
   table["AveragePool"] = convertAveragePool;
   table["GlobalAveragePool"] = [](ImportContext &ctx) {

@@ -785,6 +785,68 @@ TEST(OnnxConverters, LayerNormalizationStatisticsAreF32) {
   EXPECT_EQ(count(ir, "keep_dims = true"), 2) << ir;
 }
 
+/// The diagnostics of a ConvTranspose of x [1, 4, H, W] by a constant
+/// weight [4, 2, 3, 3] with `configure` setting attributes.
+std::string convTransposeRefusal(std::vector<int64_t> xDims,
+                                 void (*configure)(onnx::NodeProto &)) {
+  Model m(13);
+  m.input("x", kF32, xDims);
+  m.floatInitializer("w", std::vector<float>(4 * 2 * 9, 0.5f), {4, 2, 3, 3});
+  configure(m.node("ConvTranspose", {"x", "w"}, {"y"}));
+  m.output("y", kF32);
+  return refusal(m);
+}
+
+TEST(OnnxConverters, ConvTransposeRefusesWhatItCannotBuild) {
+  auto none = [](onnx::NodeProto &) {};
+  EXPECT_NE(convTransposeRefusal({1, 4, -1, 5}, none)
+                .find("unsupported ConvTranspose over the dynamic height or "
+                      "width of tensor<1x4x?x5xf32>"),
+            std::string::npos);
+  EXPECT_NE(convTransposeRefusal({1, 4, 5, 5},
+                                 [](onnx::NodeProto &n) {
+                                   setInt(n, "group", 3);
+                                 })
+                .find("invalid attribute 'group' = 3 with input "
+                      "tensor<1x4x5x5xf32> and weight tensor<4x2x3x3xf32>"),
+            std::string::npos);
+  EXPECT_NE(convTransposeRefusal({1, 4, 2, 2},
+                                 [](onnx::NodeProto &n) {
+                                   setInts(n, "pads", {0, 0, 4, 0});
+                                 })
+                .find("unsupported output of size 0 in spatial dimension 0 "
+                      "that no input reaches"),
+            std::string::npos);
+  EXPECT_NE(convTransposeRefusal({1, 4, 2, 2},
+                                 [](onnx::NodeProto &n) {
+                                   setInts(n, "output_padding", {-1, 0});
+                                 })
+                .find("unsupported attribute 'output_padding' = [-1, 0]"),
+            std::string::npos);
+  EXPECT_NE(convTransposeRefusal({1, 4, 2, 2, 2}, none)
+                .find("unsupported 3-D ConvTranspose"),
+            std::string::npos);
+}
+
+TEST(OnnxConverters, ConvTransposeIsABackpropInputCroppedAndPadded) {
+  // output_shape 9 x 9 from a full 7 x 7 (3x3 input, stride 2, 3x3 kernel):
+  // total -2, begin -1: one zero row and column before and after.
+  Model m(13);
+  m.input("x", kF32, {-1, 4, 3, 3});
+  m.floatInitializer("w", std::vector<float>(4 * 2 * 9, 0.5f), {4, 2, 3, 3});
+  auto &node = m.node("ConvTranspose", {"x", "w"}, {"y"});
+  setInts(node, "strides", {2, 2});
+  setInts(node, "output_shape", {9, 9});
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.conv2d_backprop_input"), 1) << ir;
+  EXPECT_EQ(count(ir, "input_size = [7, 7]"), 1) << ir;
+  EXPECT_EQ(count(ir, "pads = [0, 0, 1, 1, 1, 1, 0, 0]"), 1) << ir;
+  EXPECT_EQ(count(ir, "-> tensor<?x2x9x9xf32>"), 1) << ir;
+}
+
 TEST(OnnxConverters, SplitProducesSlices) {
   Model m(13);
   m.input("x", kF32, {6, 4});

@@ -53,9 +53,11 @@ export ORT_NODE_MODULES="$ORT_DIR/node_modules"
 
 # --- Export (always afresh: the cases are cheap and must follow slices.py) -----------------
 rm -rf "$WORK/cases"
-OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "$PYTHON" "$HERE/slices.py" "$WORK/cases" \
-  >"$WORK/export.log" 2>&1 || { cat "$WORK/export.log"; die "slices.py failed"; }
-log "$(tail -n 1 "$WORK/export.log") ($(secs "$t_start" "$(now)") s with the fetch)"
+for script in slices.py layers.py; do  # slices.py writes cases.txt, layers.py appends
+  OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 "$PYTHON" "$HERE/$script" "$WORK/cases" \
+    >"$WORK/export.log" 2>&1 || { cat "$WORK/export.log"; die "$script failed"; }
+  log "$(tail -n 1 "$WORK/export.log") ($(secs "$t_start" "$(now)") s with the fetch)"
+done
 
 # --- Self-test: --compare must reject a shape mismatch, even one with equal values ----------
 st="$WORK/cases/compare-selftest"

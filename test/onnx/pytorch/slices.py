@@ -194,7 +194,8 @@ def write_case(out, case, model_bytes, inputs, refs, expect, note):
 def failed_case(case, err):
     msg = " ".join(str(err).split())[:300]
     CASES.append(f"{case} export-failed {msg}")
-    print(f"slices.py: {case}: export failed: {msg}", file=sys.stderr)
+    print(f"{os.path.basename(sys.argv[0])}: {case}: export failed: {msg}",
+          file=sys.stderr)
 
 
 class Fn(torch.nn.Module):
@@ -213,7 +214,8 @@ def torch_case(out, name, module, example, opsets, want=None, run=None, dynamic=
     run = example if run is None else run
     names = ["x", "y", "z"][:len(example)]
     try:
-        refs = module(*[torch.from_numpy(a) for a in run])
+        with torch.no_grad():
+            refs = module(*[torch.from_numpy(a) for a in run])
         refs = [r.numpy() for r in (refs if isinstance(refs, tuple) else (refs,))]
     except Exception as e:
         for opset in opsets:
