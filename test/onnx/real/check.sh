@@ -2,8 +2,9 @@
 # Real-model check (issue 3, "6. Real models"): BlazeFace, PP-OCR cls and ResNet-18 compile
 # with tfcc and match ONNX Runtime 1.30 (CPU, 1 thread) within 1e-4 relative on every output
 # (issue 18: PP-OCR cls, PP-OCRv4 rec and openWakeWord's mel-spectrogram as shipped, with
-# their dynamic dimensions, one build each at three sizes), and ResNet-18's graph IR has no
-# transpose between two convolutions.
+# their dynamic dimensions, one build each at three sizes; issue 19: the PP-OCRv4 detector
+# at 320x320, 480x640 and 736x960), and ResNet-18's graph IR has no transpose between two
+# convolutions.
 #
 #   test/onnx/real/check.sh [BUILD_DIR]        (default: build)
 #
@@ -11,7 +12,8 @@
 #   TFCC_BIN          tfcc, tfcc-run, tfcc-import, tfcc-opt (default BUILD_DIR/bin)
 #   ONNX_REAL_DIR     where models, ONNX Runtime and outputs go (default BUILD_DIR/onnx-real)
 #   ONNX_REAL_RTOL    relative tolerance (default 1e-4)
-#   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls ppocr-rec oww-mel
+#   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls ppocr-rec
+#                     ppocr-det-320x320 ppocr-det-480x640 ppocr-det-736x960 oww-mel
 #                     resnet18 suite-cnn suite-conv3d suite-named suite-reshape": the
 #                     last four are test/onnx/Inputs models)
 #   TFCC_LAYOUT_DUMP  shell command printing the graph IR of the .onnx model "$1" after the
@@ -28,7 +30,7 @@ BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd) || { echo "check.sh: no build di
 TFCC_BIN=${TFCC_BIN:-$BUILD_DIR/bin}
 WORK=${ONNX_REAL_DIR:-$BUILD_DIR/onnx-real}
 RTOL=${ONNX_REAL_RTOL:-1e-4}
-MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls ppocr-rec oww-mel resnet18 suite-cnn suite-conv3d suite-named suite-reshape}
+MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls ppocr-rec ppocr-det-320x320 ppocr-det-480x640 ppocr-det-736x960 oww-mel resnet18 suite-cnn suite-conv3d suite-named suite-reshape}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ORT_RUN="$HERE/ort_run.js"
 
@@ -50,6 +52,7 @@ model_path() {
     blazeface) echo "$WORK/blazeface/package/ONNX/face_detection_front_128x128_barracuda.onnx" ;;
     ppocr-cls) echo "$WORK/ocr-models/package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx" ;;
     ppocr-rec) echo "$WORK/ocr-models/package/assets/ch_PP-OCRv4_rec_infer.onnx" ;;
+    ppocr-det-*) echo "$WORK/ocr-models/package/assets/ch_PP-OCRv4_det_infer.onnx" ;;
     oww-mel) echo "$WORK/openwakeword/package/models/melspectrogram.onnx" ;;
     resnet18)  echo "$WORK/resnet18/resnet18.onnx" ;;
     # The suite's own ONNX models (test/onnx/Inputs): elsewhere checked only by
@@ -70,6 +73,11 @@ input_opts() {
     ppocr-cls) echo "--seed 2 --range -1,1 --shape x=1x3x48x192" ;;
     # NCHW [N, 3, 48, W] text-line crops in [-1,1]; output [N, W/8, 6625].
     ppocr-rec) echo "--seed 8 --range -1,1 --shape x=1x3x48x160" ;;
+    # NCHW [1, 3, H, W] pages (H, W multiples of 32): lines of glyph-like strokes at -2
+    # on a background at 2 (ort_run.js --text; on noise the map stays near 0 and the
+    # check would compare nothing); output the text probability map [1, 1, H, W], about
+    # 19% of it above 0.3 here (two ConvTranspose upsamplings at the end).
+    ppocr-det-*) echo "--seed 10 --range -2,2 --text --shape x=1x3x$(det_size "$1")" ;;
     # [batch, samples] 16 kHz audio as int16-range floats; output [?, 1, frames, 32].
     oww-mel) echo "--seed 9 --range -3000,3000 --shape input=1x16000" ;;
     # NCHW [1,3,224,224].
@@ -86,8 +94,12 @@ input_opts() {
 # Options for tfcc: PP-OCR cls has dynamic N, H and W (dim_params p2o.DynamicDimension.0,
 # .1, .2): H and W become named dimensions of at most 64 and 640 (docs/c-api.md,
 # "Dimensions"), so one build runs every size below.
+# PP-OCRv4 det at one size per build: ppocr-det-HxW (its Resize and ConvTranspose
+# layers over named H and W are not supported yet; docs/onnx-real-models.md).
+det_size() { echo "${1#ppocr-det-}"; }
 tfcc_opts() {
   case $1 in
+    ppocr-det-*) echo "--input-shape x=1x3x$(det_size "$1")" ;;
     ppocr-cls) echo "--dim-bound p2o.DynamicDimension.1=64 --dim-bound p2o.DynamicDimension.2=640" ;;
     ppocr-rec) echo "--dim-bound p2o.DynamicDimension.1=640" ;;
     oww-mel) echo "--dim-bound samples=32000" ;;

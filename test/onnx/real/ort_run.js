@@ -7,11 +7,12 @@
 //   node ort_run.js --compare A.npy B.npy [--rtol R]
 //       Prints the max relative error max|a-b| / max|b| (max|a-b| when b is all zeros) and
 //       exits 1 when it is above R (default 1e-4), 2 when shapes or sizes differ.
-//   node ort_run.js --random-inputs MODEL.onnx DIR [--seed S] [--range LO,HI]
+//   node ort_run.js --random-inputs MODEL.onnx DIR [--seed S] [--range LO,HI] [--text]
 //                   [--dim NAME=VALUE ...] [--shape INPUT=D0xD1x... ...]
 //       Writes DIR/input_N.npy for every graph input, from its metadata: float inputs
-//       uniform in [LO,HI) (default [0,1)), integer inputs 0, bool false. Dynamic dims are
-//       taken from --dim (symbolic name) or --shape (whole shape of one input), else 1.
+//       uniform in [LO,HI) (default [0,1)), or with --text lines of glyph-like strokes at
+//       LO on a page at HI over the last two dims; integer inputs 0, bool false. Dynamic dims are taken from --dim (symbolic name) or --shape (whole shape of
+//       one input), else 1.
 //   node ort_run.js --info MODEL.onnx
 //       Prints the inputs and outputs (name, type, shape).
 //
@@ -264,7 +265,32 @@ async function randomInputs(model, dir, opts) {
     if (type === 'float32' || type === 'float64') {
       data = new DTYPES[type].array(count);
       const [lo, hi] = opts.range;
-      for (let k = 0; k < count; ++k) data[k] = lo + (hi - lo) * next();
+      if (opts.text && dims.length >= 2) {
+        // Lines of "glyphs" (2 to 4 strokes, 2 px wide, in 10 x 16 cells) at LO on a HI
+        // page, the same image in every plane: a text detector responds to it (it does
+        // not to noise, whose probability map stays near 0 and compares nothing).
+        const rows = dims[dims.length - 2], cols = dims[dims.length - 1];
+        const page = new Float64Array(rows * cols).fill(hi);
+        const stroke = (r0, r1, c0, c1) => {
+          for (let r = r0; r < Math.min(r1, rows); ++r)
+            for (let c = c0; c < Math.min(c1, cols); ++c) page[r * cols + c] = lo;
+        };
+        const below = (n) => Math.floor(next() * n);
+        for (let y = 8; y + 20 < rows; y += 32)
+          for (let x = 8; x + 20 < cols; x += 12)
+            for (let s = 2 + below(3); s > 0; --s) {
+              if (next() < 0.5) {
+                const c = x + below(9);
+                stroke(y, y + 16, c, c + 2);
+              } else {
+                const r = y + below(15);
+                stroke(r, r + 2, x, x + 10);
+              }
+            }
+        for (let k = 0; k < count; ++k) data[k] = page[k % (rows * cols)];
+      } else {
+        for (let k = 0; k < count; ++k) data[k] = lo + (hi - lo) * next();
+      }
     } else if (DTYPES[type]) {
       data = new DTYPES[type].array(count);  // zeros
     } else {
@@ -290,7 +316,7 @@ function usage() {
   fail('usage:\n' +
        '  node ort_run.js MODEL.onnx OUT_DIR IN0.npy [IN1.npy ...]\n' +
        '  node ort_run.js --compare A.npy B.npy [--rtol R]\n' +
-       '  node ort_run.js --random-inputs MODEL.onnx DIR [--seed S] [--range LO,HI] ' +
+       '  node ort_run.js --random-inputs MODEL.onnx DIR [--seed S] [--range LO,HI] [--text] ' +
        '[--dim NAME=V ...] [--shape INPUT=D0xD1x... ...]\n' +
        '  node ort_run.js --info MODEL.onnx');
 }
@@ -309,7 +335,7 @@ async function main(argv) {
     return compare(files[0], files[1], rtol);
   }
   if (argv[0] === '--random-inputs') {
-    const opts = {seed: 0, range: [0, 1], dims: {}, shapes: {}};
+    const opts = {seed: 0, range: [0, 1], text: false, dims: {}, shapes: {}};
     const pos = [];
     for (let i = 1; i < argv.length; ++i) {
       const a = argv[i];
@@ -319,6 +345,7 @@ async function main(argv) {
         return argv[++i];
       };
       if (a === '--seed' || a.startsWith('--seed=')) opts.seed = parseInt(val(), 10);
+      else if (a === '--text') opts.text = true;
       else if (a === '--range' || a.startsWith('--range=')) {
         opts.range = val().split(',').map(parseFloat);
         if (opts.range.length !== 2 || !opts.range.every(Number.isFinite)) usage();
