@@ -225,6 +225,8 @@ void registerControlFlowConverters(ConverterTable &table);
 void registerLossConverters(ConverterTable &table);
 /// Trilu Hardmax OneHot EyeLike
 void registerMaskConverters(ConverterTable &table);
+/// LSTM GRU RNN
+void registerRecurrentConverters(ConverterTable &table);
 /// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
 /// QLinearMatMul ConvInteger QLinearConv
 void registerQuantizationConverters(ConverterTable &table);

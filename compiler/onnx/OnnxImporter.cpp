@@ -1415,6 +1415,7 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   registerActivationConverters(converters);
   registerLossConverters(converters);
   registerMaskConverters(converters);
+  registerRecurrentConverters(converters);
   registerQuantizationConverters(converters);
   registerControlFlowConverters(converters);
   // Unsupported ops are refused before ONNX's shape inference sees them: it

@@ -847,6 +847,102 @@ TEST(OnnxConverters, ConvTransposeIsABackpropInputCroppedAndPadded) {
   EXPECT_EQ(count(ir, "-> tensor<?x2x9x9xf32>"), 1) << ir;
 }
 
+/// An LSTM over x [T = 3, B = 2, I = 4] of hidden size 5 (W [1, 20, 4],
+/// R [1, 20, 5] initializers), changed by `configure`; returns the
+/// diagnostics of its refusal.
+std::string lstmRefusal(std::vector<int64_t> xDims,
+                        void (*configure)(Model &, onnx::NodeProto &)) {
+  Model m(14);
+  m.input("x", kF32, xDims);
+  m.floatInitializer("w", std::vector<float>(20 * 4, 0.1f), {1, 20, 4});
+  m.floatInitializer("r", std::vector<float>(20 * 5, 0.1f), {1, 20, 5});
+  configure(m, m.node("LSTM", {"x", "w", "r"}, {"y"}));
+  m.output("y", kF32);
+  return refusal(m);
+}
+
+TEST(OnnxConverters, RecurrentLayersRefuseWhatTheyCannotUnroll) {
+  auto none = [](Model &, onnx::NodeProto &) {};
+  EXPECT_NE(lstmRefusal({-1, 2, 4}, none)
+                .find("unsupported dynamic sequence length of tensor<?x2x4xf32> "
+                      "(the layer is unrolled over a static one) in LSTM"),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2, 4},
+                        [](Model &, onnx::NodeProto &n) {
+                          setString(n, "direction", "sideways");
+                        })
+                .find("invalid attribute 'direction' = \"sideways\""),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2, 4},
+                        [](Model &, onnx::NodeProto &n) {
+                          setInt(n, "input_forget", 1);
+                        })
+                .find("unsupported attribute 'input_forget' = 1"),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2, 4},
+                        [](Model &, onnx::NodeProto &n) {
+                          auto *a = n.add_attribute();
+                          a->set_name("activations");
+                          a->set_type(onnx::AttributeProto::STRINGS);
+                          for (const char *f : {"Sigmoid", "Softsign", "Tanh"})
+                            a->add_strings(f);
+                        })
+                .find("unsupported activation 'Softsign'"),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2, 4},
+                        [](Model &, onnx::NodeProto &n) {
+                          auto *a = n.add_attribute();
+                          a->set_name("activations");
+                          a->set_type(onnx::AttributeProto::STRINGS);
+                          a->add_strings("Tanh");
+                        })
+                .find("invalid attribute 'activations' of 1 functions (3 per "
+                      "direction)"),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2, 4},
+                        [](Model &, onnx::NodeProto &n) {
+                          setFloat(n, "clip", -1.0f);
+                        })
+                .find("invalid attribute 'clip' = -1"),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2, 6}, none)
+                .find("invalid weights W tensor<1x20x4xf32> and R "
+                      "tensor<1x20x5xf32> for input tensor<3x2x6xf32>, 1 "
+                      "direction(s) and hidden size 5"),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2, 4},
+                        [](Model &m, onnx::NodeProto &n) {
+                          m.floatInitializer("b", std::vector<float>(20, 0),
+                                             {1, 20});
+                          n.add_input("b");
+                        })
+                .find("invalid bias tensor<1x20xf32> (it is [1, 40])"),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2, 4},
+                        [](Model &m, onnx::NodeProto &n) {
+                          m.floatInitializer("h0", std::vector<float>(10, 0),
+                                             {2, 1, 5});
+                          for (const char *in : {"", "", "h0"})
+                            n.add_input(in);
+                        })
+                .find("invalid initial state tensor<2x1x5xf32> for 1 "
+                      "direction(s) of hidden size 5"),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2, 4},
+                        [](Model &m, onnx::NodeProto &n) {
+                          m.floatInitializer("p", std::vector<float>(5, 0),
+                                             {1, 5});
+                          for (const char *in : {"", "", "", "", "p"})
+                            n.add_input(in);
+                        })
+                .find("invalid peepholes tensor<1x5xf32> (it is [1, 15])"),
+            std::string::npos);
+  EXPECT_NE(lstmRefusal({3, 2}, none)
+                .find("invalid input tensor<3x2xf32> (it is [T, B, I], or "
+                      "[B, T, I] with layout = 1)"),
+            std::string::npos);
+}
+
 TEST(OnnxConverters, SplitProducesSlices) {
   Model m(13);
   m.input("x", kF32, {6, 4});

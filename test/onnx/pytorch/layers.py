@@ -17,7 +17,116 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import slices  # noqa: E402  (torch_case, the case format)
+from onnx_proto import (FLOAT, INT32, attribute_int, attribute_string,  # noqa: E402
+                        model_proto, node_proto, tensor_proto, value_info)
+
+
+class Flat(torch.nn.Module):
+    """`inner` with its nested outputs ((y, (h, c)) of an LSTM) as one flat tuple; the
+    layer is a submodule, so the export keeps its weights as parameters."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x):
+        flat = []
+
+        def walk(v):
+            if isinstance(v, (tuple, list)):
+                for e in v:
+                    walk(e)
+            else:
+                flat.append(v)
+        walk(self.inner(x))
+        return tuple(flat)
+
+
+def sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def recurrent_ref(cell, x, w, r, bias, lens, h0, c0, reverse, linear_before_reset=0):
+    """One direction of ONNX's LSTM / GRU ([T, B, I] input, default activations) in
+    float64 NumPy, sequence_lens included: returns Y [T, B, H], Y_h, Y_c."""
+    steps, batch, _ = x.shape
+    hidden = r.shape[1]
+    g = 4 if cell == "LSTM" else 3
+    wb, rb = bias[:g * hidden], bias[g * hidden:]
+    h, c = h0.astype(np.float64), c0.astype(np.float64)
+    y = np.zeros((steps, batch, hidden))
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    for t in order:
+        xw = x[t] @ w.T + wb
+        hr = h @ r.T + rb
+        if cell == "LSTM":
+            i, o, f, cc = (xw[:, k * hidden:(k + 1) * hidden] + hr[:, k * hidden:(k + 1) * hidden]
+                           for k in range(4))
+            c_new = sigmoid(f) * c + sigmoid(i) * np.tanh(cc)
+            h_new = sigmoid(o) * np.tanh(c_new)
+        else:
+            z = sigmoid(xw[:, :hidden] + hr[:, :hidden])
+            rr = sigmoid(xw[:, hidden:2 * hidden] + hr[:, hidden:2 * hidden])
+            rh = r[2 * hidden:]
+            if linear_before_reset:
+                cand = np.tanh(xw[:, 2 * hidden:] + rr * (h @ rh.T + rb[2 * hidden:]))
+            else:
+                cand = np.tanh(xw[:, 2 * hidden:] + (rr * h) @ rh.T + rb[2 * hidden:])
+            h_new = (1 - z) * cand + z * h
+            c_new = c
+        active = (t < lens)[:, None]
+        y[t] = np.where(active, h_new, 0)
+        h = np.where(active, h_new, h)
+        c = np.where(active, c_new, c)
+    return y, h, c
+
+
+def hand_recurrent_case(out, name, cell, rng, linear_before_reset=0):
+    """A bidirectional ONNX `cell` with sequence_lens [4, 1, 3] over T = 4 (and
+    initial states), which PyTorch's exporter never writes; the reference is NumPy."""
+    steps, batch, inputs, hidden = 4, 3, 5, 6
+    g = 4 if cell == "LSTM" else 3
+    x = rng.standard_normal((steps, batch, inputs)).astype(np.float32)
+    lens = np.array([4, 1, 3], dtype=np.int32)
+    w = (rng.standard_normal((2, g * hidden, inputs)) * 0.5).astype(np.float32)
+    r = (rng.standard_normal((2, g * hidden, hidden)) * 0.5).astype(np.float32)
+    bias = (rng.standard_normal((2, 2 * g * hidden)) * 0.5).astype(np.float32)
+    h0 = rng.standard_normal((2, batch, hidden)).astype(np.float32)
+    c0 = rng.standard_normal((2, batch, hidden)).astype(np.float32)
+    ys, hs, cs = [], [], []
+    for d in range(2):
+        y, h, c = recurrent_ref(cell, x, w[d], r[d], bias[d], lens, h0[d], c0[d],
+                                reverse=d == 1, linear_before_reset=linear_before_reset)
+        ys.append(y)
+        hs.append(h)
+        cs.append(c)
+    refs = [np.stack(ys, 1).astype(np.float32), np.stack(hs).astype(np.float32)]
+    names = ["x", "w", "r", "b", "lens", "h0"]
+    graph_inputs = [x, w, r, bias, lens, h0]
+    outs = ["y", "y_h"]
+    if cell == "LSTM":
+        names.append("c0")
+        graph_inputs.append(c0)
+        outs.append("y_c")
+        refs.append(np.stack(cs).astype(np.float32))
+    attrs = [attribute_string("direction", "bidirectional"),
+             attribute_int("hidden_size", hidden)]
+    if cell == "GRU":
+        attrs.append(attribute_int("linear_before_reset", linear_before_reset))
+    node = node_proto(cell, names, outs, f"{cell.lower()}0", attrs)
+    # The weights are initializers (as exporters write them); x, lens and the
+    # states are graph inputs.
+    inits = [tensor_proto(n, a) for n, a in zip(names, graph_inputs) if n in ("w", "r", "b")]
+    feeds = [(n, a) for n, a in zip(names, graph_inputs) if n not in ("w", "r", "b")]
+    model = model_proto(
+        [node],
+        [value_info(n, INT32 if a.dtype == np.int32 else FLOAT, list(a.shape))
+         for n, a in feeds],
+        [value_info(o, FLOAT) for o in outs], inits, 14)
+    slices.write_case(out, name, model, [a for _, a in feeds], refs, "match",
+                      f"bidirectional {cell} with sequence_lens [4,1,3]")
 
 
 def main():
@@ -55,6 +164,20 @@ def main():
                torch.nn.ConvTranspose2d(8, 4, 2, stride=2).eval(),
                [rand(2, 8, 6, 6)], [13], run=[rand(5, 8, 6, 6)], dynamic=batch,
                note="ConvTranspose2d(8,4,2,s2) over a dynamic batch, run at 5")
+
+    # -- Recurrent layers: a 2-layer bidirectional LSTM (batch first) and a GRU, with
+    # their final states; an RNN; ONNX ones with sequence_lens written by hand.
+    torch_case(out, "lstm-2layer-bidirectional",
+               Flat(torch.nn.LSTM(8, 16, num_layers=2, bidirectional=True,
+                                  batch_first=True).eval()),
+               [rand(3, 7, 8)], [13], note="nn.LSTM(8,16,2 layers,bidirectional,batch_first)")
+    torch_case(out, "gru", Flat(torch.nn.GRU(6, 10).eval()),
+               [rand(5, 2, 6)], [13], note="nn.GRU(6,10) and its final state")
+    torch_case(out, "rnn-relu",
+               Flat(torch.nn.RNN(4, 5, nonlinearity="relu", bidirectional=True).eval()),
+               [rand(6, 2, 4)], [13], note="nn.RNN(4,5,relu,bidirectional)")
+    hand_recurrent_case(out, "h-lstm-seqlens", "LSTM", rng)
+    hand_recurrent_case(out, "h-gru-seqlens-lbr", "GRU", rng, linear_before_reset=1)
 
     with open(os.path.join(out, "cases.txt"), "a") as f:
         f.write("\n".join(slices.CASES) + "\n")
