@@ -623,14 +623,17 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
       }
   }
 
-  if (o.inputText && !o.inputShapes.empty()) {
-    errors << "tfcc: error: input shapes apply to ONNX models only\n";
+  if (o.inputText && (!o.inputShapes.empty() || !o.inputValues.empty())) {
+    errors << "tfcc: error: input "
+           << (o.inputShapes.empty() ? "values" : "shapes")
+           << " apply to ONNX models only\n";
     return false;
   }
   TimingScope loadTiming = timing.nest("load model");
   OwningOpRef<ModuleOp> module =
       o.inputText ? loadModelText(*o.inputText, o.inputPath, sourceMgr, context)
-                  : loadModelFile(o.inputPath, sourceMgr, context, o.inputShapes);
+                  : loadModelFile(o.inputPath, sourceMgr, context,
+                                  o.inputShapes, o.inputValues);
   loadTiming.stop();
   if (!module)
     return false;
@@ -850,6 +853,23 @@ bool ::tfcc::parseDimBound(const std::string &spec,
   }
   if (!values.emplace(name.str(), n).second) {
     error = flag + " names '" + name.str() + "' twice";
+    return false;
+  }
+  return true;
+}
+
+bool ::tfcc::parseInputValue(const std::string &spec,
+                             std::map<std::string, std::string> &values,
+                             std::string &error) {
+  auto [name, value] = llvm::StringRef(spec).rsplit('=');
+  double number;
+  if (name.empty() || value.empty() || name.size() == spec.size() ||
+      value.getAsDouble(number)) {
+    error = "--input-value '" + spec + "' is not NAME=NUMBER (e.g. sr=16000)";
+    return false;
+  }
+  if (!values.emplace(name.str(), value.str()).second) {
+    error = "--input-value names '" + name.str() + "' twice";
     return false;
   }
   return true;

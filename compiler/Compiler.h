@@ -44,6 +44,9 @@ struct CompileOptions {
   /// ONNX graph inputs whose dims to pin (-1 keeps a dim dynamic), from
   /// --input-shape NAME=DIMS.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// ONNX graph inputs fixed to a value (they become constants), from
+  /// --input-value NAME=V.
+  std::map<std::string, std::string> inputValues;
   /// Largest values of named dynamic dimensions beyond the batch (ONNX
   /// dim_params, the graph IR's tfcc.dim_names), from --dim-bound NAME=N:
   /// each becomes a dimension of its own, given per call; a name without a
@@ -94,6 +97,14 @@ bool parseCalibrationMethod(const std::string &text, CalibrationMethod &method,
 /// malformed or names an input twice.
 bool parseInputShape(const std::string &spec,
                      std::map<std::string, std::vector<int64_t>> &shapes,
+                     std::string &error);
+
+/// Parses one --input-value value, "NAME=NUMBER", into `values` (the number
+/// kept as text: importOnnxModel reads it in the input's element type).
+/// Returns false with `error` set when it is malformed or names an input
+/// twice.
+bool parseInputValue(const std::string &spec,
+                     std::map<std::string, std::string> &values,
                      std::string &error);
 
 /// Parses one `flag` value ("--dim-bound", tfcc-run's "--dim"), "NAME=N"

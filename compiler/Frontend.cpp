@@ -185,17 +185,19 @@ bool tfcc::isOnnxPath(const std::string &path) {
 
 OwningOpRef<ModuleOp> tfcc::loadModelFile(
     const std::string &path, llvm::SourceMgr &sourceMgr, MLIRContext &context,
-    const std::map<std::string, std::vector<int64_t>> &inputShapes) {
+    const std::map<std::string, std::vector<int64_t>> &inputShapes,
+    const std::map<std::string, std::string> &inputValues) {
   if (isOnnxPath(path)) {
     OwningOpRef<ModuleOp> module =
-        importOnnxModel(path, context, "", inputShapes);
+        importOnnxModel(path, context, "", inputShapes, inputValues);
     if (module && failed(graph::verifyModelSizes(*module)))
       return nullptr;
     return module;
   }
-  if (!inputShapes.empty()) {
+  if (!inputShapes.empty() || !inputValues.empty()) {
     emitError(FileLineColLoc::get(&context, path, 0, 0))
-        << "input shapes apply to ONNX models only, not to '" << path << "'";
+        << "input " << (inputShapes.empty() ? "values" : "shapes")
+        << " apply to ONNX models only, not to '" << path << "'";
     return nullptr;
   }
   std::vector<uint8_t> text;

@@ -42,11 +42,13 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::SourceMgr &sourceMgr,
 
 /// Loads a model file: graph IR (.mlir, parsed into `sourceMgr`) or ONNX
 /// (.onnx, imported, with the graph inputs named in `inputShapes` pinned to
-/// those dims; -1 keeps a dim). Diagnostics go to the context's handler.
+/// those dims, -1 keeping a dim, and those in `inputValues` fixed to a value:
+/// importOnnxModel). Diagnostics go to the context's handler.
 mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(
     const std::string &path, llvm::SourceMgr &sourceMgr,
     mlir::MLIRContext &context,
-    const std::map<std::string, std::vector<int64_t>> &inputShapes = {});
+    const std::map<std::string, std::vector<int64_t>> &inputShapes = {},
+    const std::map<std::string, std::string> &inputValues = {});
 
 /// Parses and verifies graph-IR `text` (copied into `sourceMgr`), named
 /// `name` in diagnostics.

@@ -405,6 +405,9 @@ LogicalResult convertConvTranspose(ImportContext &ctx) {
   if (failed(xType))
     return failure();
   bool is1D = xType->getRank() == 3;
+  if (xType->getRank() < 3)
+    return ctx.invalid("input " + typeName(*xType) + " (ConvTranspose takes "
+                       "[N, C, spatial...])");
   if (xType->getRank() != 4 && !is1D)
     return ctx.unsupported(llvm::formatv("{0}-D ConvTranspose (input {1}); only "
                                          "1-D and 2-D ones are",

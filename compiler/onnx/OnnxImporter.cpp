@@ -370,9 +370,10 @@ public:
   /// messages) when given.
   Importer(MLIRContext &context, std::string path,
            const std::map<std::string, std::vector<int64_t>> &inputShapes,
+           const std::map<std::string, std::string> &inputValues,
            const std::vector<uint8_t> *bytes = nullptr)
       : mlirContext(context), b(&context), path(std::move(path)),
-        inputShapes(inputShapes), givenBytes(bytes) {
+        inputShapes(inputShapes), inputValues(inputValues), givenBytes(bytes) {
     fileLoc = FileLineColLoc::get(&context, this->path, 0, 0);
   }
 
@@ -421,6 +422,7 @@ private:
                               llvm::StringSet<> &defined,
                               llvm::StringRef subgraphOf);
   LogicalResult applyInputShapes();
+  LogicalResult applyInputValues();
   void runShapeInference();
   FailureOr<ValueEntry *> lookup(const std::string &name);
   FailureOr<const HostTensor *> hostValue(ValueEntry &entry,
@@ -439,6 +441,7 @@ private:
   OpBuilder b;
   std::string path;
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  std::map<std::string, std::string> inputValues;
   const std::vector<uint8_t> *givenBytes; // the model when not read from path
   Location fileLoc = UnknownLoc::get(&mlirContext);
   Location currentLoc = UnknownLoc::get(&mlirContext);
@@ -692,12 +695,13 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
   for (int index = 0; index < graph.node_size(); ++index) {
     const onnx::NodeProto &node = graph.node(index);
     // ONNX's shape inference indexes the weight's dims by the input's rank:
-    // a Conv (and a ConvInteger) whose weight has another rank crashed
-    // inside libonnx (found by fuzz/onnx_import).
+    // a Conv (and a ConvInteger, a ConvTranspose) whose weight has another
+    // rank crashed inside libonnx (found by fuzz/onnx_import).
     const std::string &op = node.op_type();
-    int weightInput = op == "Conv" || op == "ConvInteger" ? 1
-                      : op == "QLinearConv"               ? 3
-                                                          : -1;
+    int weightInput =
+        op == "Conv" || op == "ConvInteger" || op == "ConvTranspose" ? 1
+        : op == "QLinearConv"                                        ? 3
+                                                                     : -1;
     if (weightInput > 0 && node.input_size() > weightInput) {
       auto x = knownRank.find(node.input(0));
       auto w = knownRank.find(node.input(weightInput));
@@ -830,6 +834,74 @@ LogicalResult Importer::applyInputShapes() {
                      llvm::Twine(dim->dim_value()) + " there");
       dim->set_dim_value(d);
     }
+  }
+  return success();
+}
+
+/// Turns the graph inputs named in `inputValues` into initializers filled
+/// with that value (after applyInputShapes, so the shape may come from it).
+LogicalResult Importer::applyInputValues() {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  llvm::StringSet<> initializers;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializers.insert(init.name());
+  for (const auto &[name, text] : inputValues) {
+    std::string what = "input value " + name + "=" + text;
+    const onnx::ValueInfoProto *input = nullptr;
+    for (const onnx::ValueInfoProto &in : graph.input())
+      if (in.name() == name && !initializers.contains(name))
+        input = &in;
+    if (!input || !input->type().has_tensor_type())
+      return error(what + ": the model has no tensor graph input '" + name + "'");
+    const onnx::TypeProto_Tensor &tensor = input->type().tensor_type();
+    onnx::TensorProto value;
+    value.set_name(name);
+    value.set_data_type(tensor.elem_type());
+    int64_t count = 1;
+    for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
+      if (!dim.has_dim_value())
+        return error(what + ": graph input '" + name + "' has a dynamic "
+                     "dimension (pin it with --input-shape)");
+      value.add_dims(dim.dim_value());
+      count *= dim.dim_value();
+    }
+    if (count > kMaxFoldedElements)
+      return error(what + ": graph input '" + name + "' has more than " +
+                   llvm::Twine(kMaxFoldedElements) + " elements");
+    llvm::StringRef number(text);
+    int64_t integer;
+    double real;
+    switch (tensor.elem_type()) {
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::INT32:
+      if (number.getAsInteger(10, integer) ||
+          (tensor.elem_type() == onnx::TensorProto::INT32 &&
+           integer != static_cast<int32_t>(integer)))
+        return error(what + ": not an integer of graph input '" + name +
+                     "''s type");
+      for (int64_t i = 0; i < count; ++i) {
+        if (tensor.elem_type() == onnx::TensorProto::INT64)
+          value.add_int64_data(integer);
+        else
+          value.add_int32_data(static_cast<int32_t>(integer));
+      }
+      break;
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::DOUBLE:
+      if (number.getAsDouble(real))
+        return error(what + ": not a number");
+      for (int64_t i = 0; i < count; ++i) {
+        if (tensor.elem_type() == onnx::TensorProto::FLOAT)
+          value.add_float_data(static_cast<float>(real));
+        else
+          value.add_double_data(real);
+      }
+      break;
+    default:
+      return error(what + ": graph input '" + name +
+                   "' is not float, double, int32 or int64");
+    }
+    *graph.add_initializer() = std::move(value);
   }
   return success();
 }
@@ -1406,7 +1478,8 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   if (failed(parseModel()) || failed(checkOpset()))
     return nullptr;
   sortNodes(*model.mutable_graph());
-  if (failed(validateGraph()) || failed(applyInputShapes()))
+  if (failed(validateGraph()) || failed(applyInputShapes()) ||
+      failed(applyInputValues()))
     return nullptr;
   registerElementwiseConverters(converters);
   registerNNConverters(converters);
@@ -1532,17 +1605,19 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
 OwningOpRef<ModuleOp> tfcc::importOnnxModel(
     const std::string &path, MLIRContext &context,
     const std::string &moduleName,
-    const std::map<std::string, std::vector<int64_t>> &inputShapes) {
+    const std::map<std::string, std::vector<int64_t>> &inputShapes,
+    const std::map<std::string, std::string> &inputValues) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
-  Importer importer(context, path, inputShapes);
+  Importer importer(context, path, inputShapes, inputValues);
   return importer.run(moduleName);
 }
 
 OwningOpRef<ModuleOp> tfcc::importOnnxModelFromBytes(
     const std::vector<uint8_t> &bytes, const std::string &sourceName,
     MLIRContext &context, const std::string &moduleName,
-    const std::map<std::string, std::vector<int64_t>> &inputShapes) {
+    const std::map<std::string, std::vector<int64_t>> &inputShapes,
+    const std::map<std::string, std::string> &inputValues) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
-  Importer importer(context, sourceName, inputShapes, &bytes);
+  Importer importer(context, sourceName, inputShapes, inputValues, &bytes);
   return importer.run(moduleName);
 }

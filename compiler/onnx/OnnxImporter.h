@@ -30,11 +30,18 @@ constexpr int64_t kMaxOnnxOpset = 21;
 /// model has it, e.g. dynamic): models exported with dynamic H and W, say,
 /// compile for one image size. Naming an input the graph lacks, a different
 /// rank, or a static dim of another size is an error.
+///
+/// `inputValues` fixes graph inputs to a value (the text of a number, every
+/// element of the input): each becomes a constant and leaves the entry's
+/// arguments, so that what depends on it folds (Silero VAD's sample rate
+/// picks one If branch). The input needs a static shape (after
+/// `inputShapes`); an integer input takes an integer.
 mlir::OwningOpRef<mlir::ModuleOp>
 importOnnxModel(const std::string &path, mlir::MLIRContext &context,
                 const std::string &moduleName = "",
                 const std::map<std::string, std::vector<int64_t>>
-                    &inputShapes = {});
+                    &inputShapes = {},
+                const std::map<std::string, std::string> &inputValues = {});
 
 /// importOnnxModel of the serialized ModelProto in `bytes` (the fuzz
 /// harness, fuzz/onnx_import.cpp); `sourceName` names it in messages and
@@ -42,7 +49,8 @@ importOnnxModel(const std::string &path, mlir::MLIRContext &context,
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxModelFromBytes(
     const std::vector<uint8_t> &bytes, const std::string &sourceName,
     mlir::MLIRContext &context, const std::string &moduleName = "",
-    const std::map<std::string, std::vector<int64_t>> &inputShapes = {});
+    const std::map<std::string, std::vector<int64_t>> &inputShapes = {},
+    const std::map<std::string, std::string> &inputValues = {});
 
 } // namespace tfcc
 

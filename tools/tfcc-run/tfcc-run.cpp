@@ -93,6 +93,11 @@ static cl::list<std::string> inputShapeSpecs(
     cl::desc("Pin the dims of an ONNX graph input, e.g. x=1x3x48x192 ('?' "
              "keeps a dim dynamic); repeatable"),
     cl::value_desc("NAME=DIMS"), cl::cat(category));
+static cl::list<std::string> inputValueSpecs(
+    "input-value",
+    cl::desc("Fix an ONNX graph input of static shape to a value, as tfcc "
+             "--input-value (it leaves the entry's arguments); repeatable"),
+    cl::value_desc("NAME=NUMBER"), cl::cat(category));
 static cl::list<std::string> dimBoundSpecs(
     "dim-bound",
     cl::desc("Compile the named dynamic dimension NAME as a dimension of its "
@@ -399,6 +404,12 @@ int main(int argc, char **argv) {
     if (!parseInputShape(spec, inputShapes, error))
       return fail(error);
   }
+  std::map<std::string, std::string> inputValues;
+  for (const std::string &spec : inputValueSpecs) {
+    std::string error;
+    if (!parseInputValue(spec, inputValues, error))
+      return fail(error);
+  }
   std::map<std::string, int64_t> dimBounds, dimValues;
   for (const std::string &spec : dimBoundSpecs) {
     std::string error;
@@ -462,6 +473,9 @@ int main(int argc, char **argv) {
   if (!inputShapeSpecs.empty() && !isOnnx)
     return fail("--input-shape cannot take effect: it pins the inputs of an "
                 ".onnx model");
+  if (!inputValueSpecs.empty() && !isOnnx)
+    return fail("--input-value cannot take effect: it fixes the inputs of an "
+                ".onnx model");
 
   mlir::DialectRegistry registry;
   registerCompilerDialects(registry);
@@ -470,7 +484,8 @@ int main(int argc, char **argv) {
   ModelDiagnosticHandler diagnostics(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (isMlir) {
-    module = loadModelFile(modelPath, sourceMgr, context, inputShapes);
+    module = loadModelFile(modelPath, sourceMgr, context, inputShapes,
+                           inputValues);
     if (!module)
       return 1;
   }
@@ -508,6 +523,7 @@ int main(int argc, char **argv) {
       options.runtimeLibrary = runtimeLib;
       options.cpu = cpu;
       options.inputShapes = inputShapes;
+      options.inputValues = inputValues;
       options.dimBounds = dimBounds;
       options.train = !noTrain;
       auto start = Clock::now();

@@ -58,6 +58,12 @@ static cl::list<std::string> inputShapes(
     cl::desc("Pin the dims of an ONNX graph input, e.g. x=1x3x48x192 ('?' "
              "keeps a dim dynamic); repeatable"),
     cl::value_desc("NAME=DIMS"), cl::cat(category));
+static cl::list<std::string> inputValues(
+    "input-value",
+    cl::desc("Fix an ONNX graph input of static shape to a value, e.g. "
+             "sr=16000: it becomes a constant and leaves the entry's "
+             "arguments; repeatable"),
+    cl::value_desc("NAME=NUMBER"), cl::cat(category));
 static cl::list<std::string> dimBounds(
     "dim-bound",
     cl::desc("Make the named dynamic dimension NAME of the inputs (an ONNX "
@@ -259,6 +265,13 @@ int main(int argc, char **argv) {
   for (const std::string &spec : inputShapes) {
     std::string error;
     if (!tfcc::parseInputShape(spec, options.inputShapes, error)) {
+      llvm::errs() << "tfcc: error: " << error << "\n";
+      return 1;
+    }
+  }
+  for (const std::string &spec : inputValues) {
+    std::string error;
+    if (!tfcc::parseInputValue(spec, options.inputValues, error)) {
       llvm::errs() << "tfcc: error: " << error << "\n";
       return 1;
     }

@@ -84,7 +84,7 @@ save([helper.make_node("Conv", ["x", "w"], ["y"], name="conv", group=0)], "zero_
 save([helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=0)],
      "zero_blocksize", [value("x", [1, 4, 2, 2])], [value("y", None)])
 
-# An op tfcc does not support, malformed (a rank-2 weight): ONNX's shape
+# A ConvTranspose with a rank-2 weight for a rank-3 input: ONNX's shape
 # inference dereferenced a null pointer on it (found by fuzz/onnx_import).
 save([helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv")], "conv_transpose",
      [value("x", [1, 1, 3]), value("w", [1, 0])], [value("y", None)], opset=11)

