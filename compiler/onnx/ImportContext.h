@@ -223,7 +223,7 @@ void registerActivationConverters(ConverterTable &table);
 void registerControlFlowConverters(ConverterTable &table);
 /// NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 void registerLossConverters(ConverterTable &table);
-/// Trilu Hardmax OneHot EyeLike
+/// Trilu Hardmax OneHot EyeLike TopK
 void registerMaskConverters(ConverterTable &table);
 /// LSTM GRU RNN
 void registerRecurrentConverters(ConverterTable &table);

@@ -4,7 +4,8 @@
 // comparison with an index ramp (an "iota" constant along one axis) or a
 // constant mask, and graph.select: Trilu (a triangular mask over the last two
 // dims), Hardmax (argmax compared with the ramp), OneHot (indices compared
-// with the ramp) and EyeLike (a constant).
+// with the ramp) and EyeLike (a constant); and TopK (graph.top_k_indices,
+// then the values picked with graph.gather_elements).
 //
 //===----------------------------------------------------------------------===//
 
@@ -229,6 +230,72 @@ LogicalResult convertEyeLike(ImportContext &ctx) {
   return success();
 }
 
+/// TopK: graph.top_k_indices along the last axis (`axis` transposed there
+/// and back), the values gathered with graph.gather_elements. K is a
+/// constant (input 1 from opset 10, attribute `k` before); `sorted` = 0
+/// leaves the order to the implementation, and tfcc's is sorted.
+LogicalResult convertTopK(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  RankedTensorType type = typeOf(*x);
+  if (!type.getElementType().isF32())
+    return ctx.unsupported("input element type " +
+                           typeName(type.getElementType()));
+  int64_t rank = type.getRank();
+  int64_t attrAxis = ctx.attrInt("axis", -1);
+  std::optional<int64_t> axis = normalizeAxis(attrAxis, rank);
+  if (!axis)
+    return ctx.invalid("attribute 'axis' = " + llvm::Twine(attrAxis) +
+                       " out of range for rank " + llvm::Twine(rank));
+  int64_t k;
+  if (ctx.opset() < 10) {
+    k = ctx.attrInt("k", -1);
+  } else {
+    FailureOr<std::vector<int64_t>> kValues = constantIntsInput(ctx, 1, "K");
+    if (failed(kValues))
+      return failure();
+    if (kValues->size() != 1)
+      return ctx.invalid("'K' input of " + llvm::Twine(kValues->size()) +
+                         " elements (it is [1])");
+    k = kValues->front();
+  }
+  int64_t size = type.getDimSize(*axis);
+  if (ShapedType::isDynamic(size))
+    return ctx.unsupported("TopK along the dynamic dimension " +
+                           llvm::Twine(*axis) + " of " + typeName(type));
+  if (k < 0 || k > size)
+    return ctx.invalid("K = " + llvm::Twine(k) + " for dimension " +
+                       llvm::Twine(*axis) + " of size " + llvm::Twine(size));
+  OpChain b{ctx};
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis)
+      perm.push_back(d);
+  perm.push_back(*axis);
+  bool moved = *axis != rank - 1;
+  Value last = moved ? ctx.transpose(*x, perm) : *x;
+  OpBuilder &ob = ctx.builder();
+  Value indices = b.check(ctx.create<TopKIndicesOp>(
+      last, ob.getI64IntegerAttr(k),
+      ob.getBoolAttr(ctx.attrInt("largest", 1) != 0)));
+  Value values = b.check(ctx.create<GatherElementsOp>(
+      last, indices, ob.getI64IntegerAttr(rank - 1)));
+  if (b.failed)
+    return failure();
+  if (moved) {
+    SmallVector<int64_t> back(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      back[perm[d]] = d;
+    values = ctx.transpose(values, back);
+    indices = ctx.transpose(indices, back);
+  }
+  ctx.setOutput(0, values);
+  if (ctx.hasOutput(1))
+    ctx.setOutput(1, indices);
+  return success();
+}
+
 } // namespace
 
 void registerMaskConverters(ConverterTable &table) {
@@ -236,6 +303,7 @@ void registerMaskConverters(ConverterTable &table) {
   table["Hardmax"] = convertHardmax;
   table["OneHot"] = convertOneHot;
   table["EyeLike"] = convertEyeLike;
+  table["TopK"] = convertTopK;
 }
 
 } // namespace tfcc::onnx_import

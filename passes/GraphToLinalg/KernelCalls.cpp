@@ -80,6 +80,7 @@ template class kernel_args::Buffer<false, 32>;
 template class kernel_args::Buffer<true, 32>;
 template class kernel_args::Buffer<false, 8>;
 template class kernel_args::Buffer<true, 8>;
+template class kernel_args::Buffer<true, 64>;
 
 //===----------------------------------------------------------------------===//
 // Calls and declarations, expanded from the table

@@ -94,6 +94,7 @@ using IN_I8 = Buffer<false, 8>;
 using OUT_I8 = Buffer<true, 8>;
 using IN_U8 = Buffer<false, 8>;
 using OUT_U8 = Buffer<true, 8>;
+using OUT_I64 = Buffer<true, 64>;
 
 } // namespace kernel_args
 

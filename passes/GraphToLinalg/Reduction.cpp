@@ -264,6 +264,33 @@ struct SoftmaxToKernel : OpRewritePattern<SoftmaxOp> {
   }
 };
 
+/// top_k_indices of float32 rows (a static last axis) through the runtime's
+/// stable selection kernel.
+struct TopKIndicesToKernel : OpRewritePattern<TopKIndicesOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TopKIndicesOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getX().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Location loc = op.getLoc();
+    FailureOr<std::pair<Value, int64_t>> shape =
+        getRowsAndCols(rewriter, loc, op.getX(), type.getRank() - 1);
+    if (failed(shape))
+      return rewriter.notifyMatchFailure(op, "not float32 with a static last axis");
+    Value output = allocResultLike(rewriter, loc, resultType, op.getX());
+    emitKernelCall(rewriter, loc,
+                   kernels::tfcc_rt_top_k_indices_f32{
+                       .x = op.getX(),
+                       .rows = shape->first,
+                       .cols = shape->second,
+                       .k = static_cast<int64_t>(op.getK()),
+                       .largest = op.getLargest() ? 1 : 0,
+                       .indices = output});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::populateGraphReductionToLinalgPatterns(
@@ -276,4 +303,5 @@ void mlir::tfcc::populateGraphReductionToLinalgPatterns(
                SoftmaxLowering<LogSoftmaxOp, true>>(patterns.getContext());
   patterns.add<SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>>(
       patterns.getContext(), /*benefit=*/2);
+  patterns.add<TopKIndicesToKernel>(patterns.getContext());
 }

@@ -31,3 +31,15 @@ func.func @not_rowwise(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
   %0 = graph.softmax %x {axis = 1} : tensor<2x3x4xf32>
   return %0 : tensor<2x3x4xf32>
 }
+
+// -----
+
+// top_k_indices: the runtime's selection kernel over [rows, cols] with the
+// batch's rows, writing the i64 indices.
+// CHECK-LABEL: func.func @top_k_indices
+// CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x3xi64>
+// CHECK: call @tfcc_rt_top_k_indices_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, i64, i32, i64) -> ()
+func.func @top_k_indices(%x: tensor<?x10xf32>) -> tensor<?x3xi64> {
+  %0 = graph.top_k_indices %x {k = 3, largest = false} : (tensor<?x10xf32>) -> tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}

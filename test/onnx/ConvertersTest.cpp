@@ -943,6 +943,54 @@ TEST(OnnxConverters, RecurrentLayersRefuseWhatTheyCannotUnroll) {
             std::string::npos);
 }
 
+/// The diagnostics of a TopK (opset 11) of x by the constant K `k` along
+/// `axis`.
+std::string topKRefusal(int elemType, std::vector<int64_t> xDims,
+                        std::vector<int64_t> k, std::vector<int64_t> kDims,
+                        int64_t axis) {
+  Model m(11);
+  m.input("x", elemType, xDims);
+  m.initializer("k", k, kDims);
+  setInt(m.node("TopK", {"x", "k"}, {"values", "indices"}), "axis", axis);
+  m.output("values", elemType);
+  m.output("indices", kI64);
+  return refusal(m);
+}
+
+TEST(OnnxConverters, TopKRefusesWhatItCannotSelect) {
+  EXPECT_NE(topKRefusal(kI64, {2, 5}, {2}, {1}, -1)
+                .find("unsupported input element type i64 in TopK"),
+            std::string::npos);
+  EXPECT_NE(topKRefusal(kF32, {2, 5}, {2}, {1}, 2)
+                .find("invalid attribute 'axis' = 2 out of range for rank 2"),
+            std::string::npos);
+  EXPECT_NE(topKRefusal(kF32, {2, 5}, {2, 3}, {2}, -1)
+                .find("invalid 'K' input of 2 elements (it is [1])"),
+            std::string::npos);
+  EXPECT_NE(topKRefusal(kF32, {2, 5}, {6}, {1}, -1)
+                .find("invalid K = 6 for dimension 1 of size 5"),
+            std::string::npos);
+  EXPECT_NE(topKRefusal(kF32, {-1, 5}, {1}, {1}, 0)
+                .find("unsupported TopK along the dynamic dimension 0 of "
+                      "tensor<?x5xf32>"),
+            std::string::npos);
+}
+
+TEST(OnnxConverters, TopKAlongAnInnerAxisTransposesItLast) {
+  Model m(11);
+  m.input("x", kF32, {4, 6, 3});
+  m.initializer("k", {2}, {1});
+  setInt(m.node("TopK", {"x", "k"}, {"values", "indices"}), "axis", 1);
+  m.output("values", kF32);
+  m.output("indices", kI64);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "graph.top_k_indices %"), 1) << ir;
+  EXPECT_EQ(count(ir, "(tensor<4x3x6xf32>) -> tensor<4x3x2xi64>"), 1) << ir;
+  EXPECT_EQ(count(ir, "graph.transpose"), 3) << ir; // x in, values and indices out
+}
+
 TEST(OnnxConverters, SplitProducesSlices) {
   Model m(13);
   m.input("x", kF32, {6, 4});

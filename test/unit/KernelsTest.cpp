@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -1576,3 +1577,73 @@ TEST(ThreadPool, NullAndSingleThread) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Top-k selection
+//===----------------------------------------------------------------------===//
+
+/// The k best indices of `row` by a stable sort (the oracle): larger or
+/// smaller first, equal values in index order, NaN after every number.
+std::vector<int64_t> topKBySort(const std::vector<float> &row, int64_t k,
+                                bool largest) {
+  std::vector<int64_t> order(row.size());
+  for (size_t j = 0; j < row.size(); ++j)
+    order[j] = static_cast<int64_t>(j);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    float va = row[a], vb = row[b];
+    if (std::isnan(va) || std::isnan(vb))
+      return !std::isnan(va) && std::isnan(vb);
+    return largest ? va > vb : va < vb;
+  });
+  order.resize(k);
+  return order;
+}
+
+TEST(TopKKernel, MatchesAStableSort) {
+  std::mt19937 rng(19);
+  // Few distinct values (many ties), ascending and descending rows (the
+  // insertion's worst and best cases) and NaN.
+  std::uniform_int_distribution<int> small(0, 4);
+  for (int64_t cols : {1, 2, 7, 64, 300}) {
+    for (int pattern = 0; pattern < 4; ++pattern) {
+      const int64_t rows = 3;
+      std::vector<float> x(rows * cols);
+      for (int64_t i = 0; i < rows * cols; ++i) {
+        int64_t j = i % cols;
+        x[i] = pattern == 0   ? static_cast<float>(small(rng))
+               : pattern == 1 ? static_cast<float>(j)
+               : pattern == 2 ? static_cast<float>(-j)
+                              : (j % 5 == 3 ? NAN : static_cast<float>(small(rng)));
+      }
+      for (int64_t k : {int64_t(1), cols / 2, cols}) {
+        if (k < 1)
+          continue;
+        for (int largest = 0; largest <= 1; ++largest) {
+          std::vector<int64_t> got(rows * k, -1);
+          tfcc_rt_top_k_indices_f32(x.data(), rows, cols, k, largest,
+                                    got.data());
+          for (int64_t r = 0; r < rows; ++r) {
+            std::vector<float> row(x.begin() + r * cols,
+                                   x.begin() + (r + 1) * cols);
+            std::vector<int64_t> want = topKBySort(row, k, largest);
+            std::vector<int64_t> gotRow(got.begin() + r * k,
+                                        got.begin() + (r + 1) * k);
+            ASSERT_EQ(gotRow, want) << "cols " << cols << " pattern "
+                                    << pattern << " k " << k << " largest "
+                                    << largest << " row " << r;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(TopKKernel, LeavesTheOutputAloneOutsideItsDomain) {
+  float x[3] = {1, 2, 3};
+  int64_t out[4] = {-7, -7, -7, -7};
+  tfcc_rt_top_k_indices_f32(x, 1, 3, 4, 1, out); // k > cols
+  tfcc_rt_top_k_indices_f32(x, 1, 3, 0, 1, out); // k = 0
+  tfcc_rt_top_k_indices_f32(x, 0, 3, 2, 1, out); // no rows
+  for (int64_t v : out)
+    EXPECT_EQ(v, -7);
+}

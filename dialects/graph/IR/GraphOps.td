@@ -1227,6 +1227,28 @@ def Graph_GatherElementsOp : Graph_InferredOp<"gather_elements"> {
   let results = (outs Graph_AnyTensor:$result);
 }
 
+def Graph_TopKIndicesOp : Graph_InferredOp<"top_k_indices"> {
+  let summary = "indices of the k largest or smallest along the last axis, best first";
+  let description = [{
+    The i64 indices of the `k` largest (`largest`, the default) or smallest
+    elements of each row along the last axis of a float tensor, best first;
+    equal values come in index order and NaN ranks below every number. The
+    result has x's shape with the last dimension `k`, 0 <= k <= its size.
+    With `graph.gather_elements` along the last axis it gives the values: ONNX
+    `TopK` (other axes transposed last), TF `tf.math.top_k`.
+
+    Example:
+
+    ```mlir
+    %i = graph.top_k_indices %x {k = 3}
+        : (tensor<?x10xf32>) -> tensor<?x3xi64>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$x, I64Attr:$k,
+                       DefaultValuedAttr<BoolAttr, "true">:$largest);
+  let results = (outs Graph_IndexTensor:$indices);
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

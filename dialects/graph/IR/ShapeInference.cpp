@@ -533,6 +533,20 @@ FailureOr<RankedTensorType> inferGatherElements(GatherElementsOp op) {
   return RankedTensorType::get(indices.getShape(), data.getElementType());
 }
 
+FailureOr<RankedTensorType> inferTopKIndices(TopKIndicesOp op) {
+  RankedTensorType x = typeOf(op.getX());
+  if (x.getRank() < 1)
+    return op.emitOpError() << "input " << x << " must have rank >= 1";
+  int64_t k = static_cast<int64_t>(op.getK());
+  int64_t size = x.getDimSize(x.getRank() - 1);
+  if (k < 0 || (!ShapedType::isDynamic(size) && k > size))
+    return op.emitOpError() << "attribute 'k' = " << k
+                            << " is outside [0, " << size << "] for " << x;
+  SmallVector<int64_t> shape(x.getShape());
+  shape.back() = k;
+  return RankedTensorType::get(shape, IntegerType::get(op.getContext(), 64));
+}
+
 template <typename ReduceOp>
 FailureOr<RankedTensorType> inferReduce(ReduceOp op) {
   RankedTensorType x = typeOf(op.getX());
@@ -763,6 +777,7 @@ FailureOr<RankedTensorType> mlir::graph::inferResultType(Operation *op) {
       .Case([&](ResizeOp op) { return inferResize(op); })
       .Case([&](GatherOp op) { return inferGather(op); })
       .Case([&](GatherElementsOp op) { return inferGatherElements(op); })
+      .Case([&](TopKIndicesOp op) { return inferTopKIndices(op); })
       .Case([&](ReduceSumOp op) { return inferReduce(op); })
       .Case([&](ReduceMeanOp op) { return inferReduce(op); })
       .Case([&](ReduceMaxOp op) { return inferReduce(op); })

@@ -195,6 +195,7 @@ TFCC_DECLARE_EVALUATOR(PadOp)
 TFCC_DECLARE_EVALUATOR(ResizeOp)
 TFCC_DECLARE_EVALUATOR(GatherOp)
 TFCC_DECLARE_EVALUATOR(GatherElementsOp)
+TFCC_DECLARE_EVALUATOR(TopKIndicesOp)
 
 //===----------------------------------------------------------------------===//
 // Training.cpp: compiler-internal ops of training entry points

@@ -172,7 +172,7 @@ dispatch(Operation *op, detail::Operands operands, detail::Report &report) {
             MeanSquaredErrorOp,
             // Shape.cpp
             ReshapeOp, TransposeOp, ConcatOp, SliceOp, PadOp, ResizeOp,
-            GatherOp, GatherElementsOp,
+            GatherOp, GatherElementsOp, TopKIndicesOp,
             // Training.cpp
             DropoutMaskOp, BroadcastLikeOp, ElementCountOp, MomentsOp,
             BatchNormTrainOp, BatchNormGradSumsOp, BatchNormTrainGradOp,

@@ -356,4 +356,30 @@ FailureOr<Tensor> evaluate(GatherElementsOp op, Operands operands,
   return y;
 }
 
+FailureOr<Tensor> evaluate(TopKIndicesOp op, Operands operands, Report &) {
+  // A stable sort of each row's indices, best first, NaN last.
+  const Tensor &x = *operands[0];
+  int64_t cols = x.shape.back(), k = static_cast<int64_t>(op.getK());
+  int64_t rows = cols ? x.numElements() / cols : 0;
+  std::vector<int64_t> shape = x.shape;
+  shape.back() = k;
+  Tensor y = Tensor::zeros(ElementKind::I64, shape);
+  bool largest = op.getLargest();
+  std::vector<int64_t> order(cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *row = x.data.data() + r * cols;
+    for (int64_t j = 0; j < cols; ++j)
+      order[j] = j;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      double va = row[a], vb = row[b];
+      if (std::isnan(va) || std::isnan(vb))
+        return !std::isnan(va) && std::isnan(vb);
+      return largest ? va > vb : va < vb;
+    });
+    for (int64_t j = 0; j < k; ++j)
+      y.data[r * k + j] = static_cast<double>(order[j]);
+  }
+  return y;
+}
+
 } // namespace tfcc::ref::detail

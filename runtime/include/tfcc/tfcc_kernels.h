@@ -123,6 +123,7 @@ enum { TFCC_POOL_MAX = 0, TFCC_POOL_AVG = 1, TFCC_POOL_AVG_WINDOW = 2 };
 #define TFCC_KERNEL_CTYPE_OUT_I8 int8_t*
 #define TFCC_KERNEL_CTYPE_IN_U8 const uint8_t*
 #define TFCC_KERNEL_CTYPE_OUT_U8 uint8_t*
+#define TFCC_KERNEL_CTYPE_OUT_I64 int64_t*
 /* Each TFCC_ARG adds ", type name"; TFCC_KERNEL_PARAMS drops the first comma
  * (the ~ placeholder takes it). */
 #define TFCC_KERNEL_TAIL_(first, ...) __VA_ARGS__

@@ -1000,6 +1000,22 @@ func.func @gather_result(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
 
 // -----
 
+func.func @top_k_indices_k(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'graph.top_k_indices' op attribute 'k' = 5 is outside [0, 4] for 'tensor<2x4xf32>'}}
+  %0 = graph.top_k_indices %x {k = 5} : (tensor<2x4xf32>) -> tensor<2x5xi64>
+  return
+}
+
+// -----
+
+func.func @top_k_indices_scalar(%x: tensor<f32>) {
+  // expected-error @+1 {{'graph.top_k_indices' op input 'tensor<f32>' must have rank >= 1}}
+  %0 = graph.top_k_indices %x {k = 1} : (tensor<f32>) -> tensor<1xi64>
+  return
+}
+
+// -----
+
 func.func @gather_elements_rank(%d: tensor<3x4xf32>, %i: tensor<3xi32>) {
   // expected-error @+1 {{'graph.gather_elements' op indices 'tensor<3xi32>' must have the rank of data 'tensor<3x4xf32>'}}
   %0 = graph.gather_elements %d, %i : (tensor<3x4xf32>, tensor<3xi32>) -> tensor<3xf32>

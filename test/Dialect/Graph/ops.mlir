@@ -480,6 +480,15 @@ func.func @gather_elements(%d: tensor<?x4xf32>, %i: tensor<?x2xi64>, %j: tensor<
   return %0, %1 : tensor<?x2xf32>, tensor<1x4xf32>
 }
 
+// CHECK-LABEL: func.func @top_k_indices
+// CHECK: graph.top_k_indices %{{.*}} {k = 3 : i64} : (tensor<?x10xf32>) -> tensor<?x3xi64>
+// CHECK: graph.top_k_indices %{{.*}} {k = 0 : i64, largest = false} : (tensor<?x10xf32>) -> tensor<?x0xi64>
+func.func @top_k_indices(%x: tensor<?x10xf32>) -> (tensor<?x3xi64>, tensor<?x0xi64>) {
+  %0 = graph.top_k_indices %x {k = 3} : (tensor<?x10xf32>) -> tensor<?x3xi64>
+  %1 = graph.top_k_indices %x {k = 0, largest = false} : (tensor<?x10xf32>) -> tensor<?x0xi64>
+  return %0, %1 : tensor<?x3xi64>, tensor<?x0xi64>
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

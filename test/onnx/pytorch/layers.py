@@ -44,6 +44,22 @@ class Flat(torch.nn.Module):
         return tuple(flat)
 
 
+class TopKHead(torch.nn.Module):
+    """A detection head's selection: per image, the 10 best of 50 anchors by
+    sigmoid score, their indices, and their boxes picked with torch.gather."""
+
+    def __init__(self):
+        super().__init__()
+        self.score = torch.nn.Linear(8, 1)
+        self.box = torch.nn.Linear(8, 4)
+
+    def forward(self, x):  # x [N, 50, 8]
+        scores = torch.sigmoid(self.score(x)).squeeze(-1)  # [N, 50]
+        best, index = torch.topk(scores, 10, dim=1)
+        boxes = torch.gather(self.box(x), 1, index.unsqueeze(-1).expand(-1, -1, 4))
+        return best, index, boxes
+
+
 def sigmoid(v):
     return 1 / (1 + np.exp(-v))
 
@@ -176,6 +192,13 @@ def main():
     torch_case(out, "rnn-relu",
                Flat(torch.nn.RNN(4, 5, nonlinearity="relu", bidirectional=True).eval()),
                [rand(6, 2, 4)], [13], note="nn.RNN(4,5,relu,bidirectional)")
+    # -- TopK: a detection head's selection (TopK, then GatherElements of the boxes),
+    # and the k smallest along the first axis.
+    torch_case(out, "topk-head", TopKHead().eval(), [rand(2, 50, 8)], [11, 13],
+               note="topk(sigmoid scores, 10) and torch.gather of the boxes")
+    torch_case(out, "topk-smallest-dim0",
+               slices.Fn(lambda v: torch.topk(v, 3, dim=0, largest=False)),
+               [rand(9, 4, 5)], [13], note="topk(x, 3, dim=0, largest=False)")
     hand_recurrent_case(out, "h-lstm-seqlens", "LSTM", rng)
     hand_recurrent_case(out, "h-gru-seqlens-lbr", "GRU", rng, linear_before_reset=1)
 
