@@ -1023,17 +1023,30 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
   int64_t in[2] = {xType->getDimSize(2), xType->getDimSize(3)};
   bool staticHW = !ShapedType::isDynamic(in[0]) && !ShapedType::isDynamic(in[1]);
 
-  // ceil_mode: accepted when it gives the same output size as floor.
+  // ceil_mode: the output size rounds up, but the last window must start
+  // inside the input or its begin padding (ONNX's and PyTorch's rule). The
+  // windows past the end read extra end padding that never counts: -inf for
+  // max, and an average's divisor counts the input and declared pads only.
+  int64_t declaredEnd[2] = {w->pads[1], w->pads[3]};
+  bool ceilExtends = false;
   if (ctx.attrInt("ceil_mode", 0) != 0 && w->padding != "same") {
-    if (!staticHW)
-      return ctx.unsupported(
-          "attribute 'ceil_mode' = 1 with a dynamic height or width");
     for (int i = 0; i < 2; ++i) {
+      if (ShapedType::isDynamic(in[i])) {
+        if (w->stride[i] == 1)
+          continue; // ceil and floor agree
+        return ctx.unsupported(
+            "attribute 'ceil_mode' = 1 with a dynamic height or width");
+      }
       int64_t total = w->pads[2 * i] + w->pads[2 * i + 1];
-      if (pooledSize(in[i], total, kernel[i], w->stride[i], true) !=
-          pooledSize(in[i], total, kernel[i], w->stride[i], false))
-        return ctx.unsupported("attribute 'ceil_mode' = 1 (it changes the "
-                               "output size here)");
+      int64_t out = pooledSize(in[i], total, kernel[i], w->stride[i], true);
+      if (out > pooledSize(in[i], total, kernel[i], w->stride[i], false) &&
+          (out - 1) * w->stride[i] >= in[i] + w->pads[2 * i])
+        --out;
+      int64_t extra = (out - 1) * w->stride[i] + kernel[i] - (in[i] + total);
+      if (extra > 0) {
+        w->pads[2 * i + 1] += extra;
+        ceilExtends = true;
+      }
     }
   }
   // AveragePool with count_include_pad = 1 averages over padded zeros too:
@@ -1049,10 +1062,12 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
     }
     w->padding = "valid";
   }
-  // AveragePool without count_include_pad and explicit pads: the mean of
-  // the real elements = avg(pad(x)) * window / count, with the count of real
-  // elements per output position computed on the host.
-  bool rescale = !isMax && !countIncludePad && w->explicitPad();
+  // AveragePool without count_include_pad and explicit pads (or with
+  // ceil_mode's extra padding): the mean of the counted elements =
+  // avg(pad(x)) * window / count, with the count per output position
+  // computed on the host.
+  bool rescale =
+      !isMax && ((!countIncludePad && w->explicitPad()) || ceilExtends);
   if (rescale && !staticHW)
     return ctx.unsupported("attribute 'pads' with count_include_pad = 0 and "
                            "a dynamic height or width");
@@ -1089,8 +1104,9 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
         return ctx.unsupported("pooling output larger than 4096");
       for (int64_t o = 0; o < out[i]; ++o) {
         int64_t start = o * w->stride[i] - w->pads[2 * i];
-        int64_t lo = std::max<int64_t>(start, 0);
-        int64_t hi = std::min<int64_t>(start + kernel[i], in[i]);
+        int64_t lo = countIncludePad ? start : std::max<int64_t>(start, 0);
+        int64_t hi = std::min<int64_t>(
+            start + kernel[i], countIncludePad ? in[i] + declaredEnd[i] : in[i]);
         count[i][o] = std::max<int64_t>(hi - lo, 1);
       }
     }

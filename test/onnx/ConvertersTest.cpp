@@ -991,6 +991,34 @@ TEST(OnnxConverters, TopKAlongAnInnerAxisTransposesItLast) {
   EXPECT_EQ(count(ir, "graph.transpose"), 3) << ir; // x in, values and indices out
 }
 
+TEST(OnnxConverters, PoolingCeilModeNeedsAStaticSizeWhereItMatters) {
+  {
+    Model m(12);
+    m.input("x", kF32, {1, 2, -1, 9});
+    auto &node = m.node("MaxPool", {"x"}, {"y"});
+    setInts(node, "kernel_shape", {3, 3});
+    setInts(node, "strides", {2, 2});
+    setInt(node, "ceil_mode", 1);
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("unsupported attribute 'ceil_mode' = 1 with a "
+                              "dynamic height or width in MaxPool"),
+              std::string::npos);
+  }
+  // Stride 1 along the dynamic height: ceil and floor agree there; the
+  // static width gets one more column (10 -> 4 windows rather than 3).
+  Model m(12);
+  m.input("x", kF32, {1, 2, -1, 10});
+  auto &node = m.node("MaxPool", {"x"}, {"y"});
+  setInts(node, "kernel_shape", {3, 3});
+  setInts(node, "strides", {1, 3});
+  setInt(node, "ceil_mode", 1);
+  m.output("y", kF32);
+  std::string diagnostics;
+  std::string ir = m.import(diagnostics);
+  ASSERT_FALSE(ir.empty()) << diagnostics;
+  EXPECT_EQ(count(ir, "-> tensor<1x2x?x4xf32>"), 1) << ir;
+}
+
 TEST(OnnxConverters, SplitProducesSlices) {
   Model m(13);
   m.input("x", kF32, {6, 4});

@@ -199,6 +199,15 @@ def main():
     torch_case(out, "topk-smallest-dim0",
                slices.Fn(lambda v: torch.topk(v, 3, dim=0, largest=False)),
                [rand(9, 4, 5)], [13], note="topk(x, 3, dim=0, largest=False)")
+    # -- Pooling with ceil_mode (an extra output row and column that reads past the end).
+    torch_case(out, "maxpool-ceil", torch.nn.MaxPool2d(3, 2, ceil_mode=True),
+               [rand(1, 3, 10, 8)], [13], note="MaxPool2d(3,2,ceil_mode)")
+    torch_case(out, "avgpool-ceil-pad",
+               torch.nn.AvgPool2d(3, 2, padding=1, ceil_mode=True, count_include_pad=False),
+               [rand(1, 3, 10, 9)], [13], note="AvgPool2d(3,2,p1,ceil_mode,exclude pad)")
+    torch_case(out, "avgpool-ceil-countpad",
+               torch.nn.AvgPool2d(3, 2, padding=1, ceil_mode=True, count_include_pad=True),
+               [rand(1, 3, 10, 9)], [13], note="AvgPool2d(3,2,p1,ceil_mode,count pad)")
     hand_recurrent_case(out, "h-lstm-seqlens", "LSTM", rng)
     hand_recurrent_case(out, "h-gru-seqlens-lbr", "GRU", rng, linear_before_reset=1)
 
