@@ -409,6 +409,29 @@ LogicalResult convertBinary(ImportContext &ctx) {
   return setResult(ctx, ctx.create<OpTy>(*lhs, *rhs));
 }
 
+/// Mod: graph.mod; `fmod` = 1 takes the dividend's sign and is required for
+/// floats (ONNX's rule).
+LogicalResult convertMod(ImportContext &ctx) {
+  BinaryInputs in(ctx);
+  if (failed(in.init()))
+    return failure();
+  FailureOr<Value> lhs = in.value(0);
+  if (failed(lhs))
+    return failure();
+  FailureOr<Value> rhs = in.value(1);
+  if (failed(rhs))
+    return failure();
+  int64_t fmod = ctx.attrInt("fmod", 0);
+  Type element = elementOf(*lhs);
+  if (element.isSignlessInteger(1))
+    return ctx.unsupported("input element type i1");
+  if (isa<FloatType>(element) && fmod == 0)
+    return ctx.invalid("attribute 'fmod' = 0 on " + typeName(element) +
+                       " inputs (ONNX requires fmod = 1 for floats)");
+  return setResult(ctx, ctx.create<ModOp>(*lhs, *rhs,
+                                          ctx.builder().getBoolAttr(fmod != 0)));
+}
+
 /// ONNX Pow allows an exponent type other than the base's: it is cast to the
 /// base's type (the result has the base's type).
 LogicalResult convertPow(ImportContext &ctx) {
@@ -722,6 +745,7 @@ void registerElementwiseConverters(ConverterTable &table) {
   table["Mul"] = convertBinary<MulOp, HostBinary::Mul>;
   table["Div"] = convertBinary<DivOp, HostBinary::Div>;
   table["Pow"] = convertPow;
+  table["Mod"] = convertMod;
   table["Max"] = convertVariadic<MaximumOp, HostBinary::Max>;
   table["Min"] = convertVariadic<MinimumOp, HostBinary::Min>;
   table["Sum"] = convertVariadic<AddOp, HostBinary::Add>;

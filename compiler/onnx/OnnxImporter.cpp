@@ -1330,7 +1330,7 @@ constexpr llvm::StringLiteral kEightBitOps[] = {
     "ConvInteger", "QLinearConv",
     "Cast", "Identity", "Reshape",
     "Flatten", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze",
-    "Gather", "Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Abs", "Equal",
+    "Gather", "Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Neg", "Abs", "Equal",
     "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Shape",
     "Size", "Expand", "Tile"};
 

@@ -73,6 +73,39 @@ Value computeScalar(DivOp op, OpBuilder &b, Location loc, ValueRange args,
     return b.create<arith::DivUIOp>(loc, args[0], args[1]);
   return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, args[0], args[1]);
 }
+Value computeScalar(ModOp op, OpBuilder &b, Location loc, ValueRange args,
+                    Type) {
+  Value lhs = args[0], rhs = args[1];
+  if (isa<FloatType>(lhs.getType()))
+    return b.create<arith::RemFOp>(loc, lhs, rhs); // fmod (the verifier's rule)
+  // A divisor of 0 or -1 becomes 1: the result 0 without remsi's traps.
+  Value zero = createScalarConstant(b, loc, rhs.getType(), 0);
+  Value one = createScalarConstant(b, loc, rhs.getType(), 1);
+  if (hasUnsignedElements(op.getLhs())) {
+    Value isZero =
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, rhs, zero);
+    return b.create<arith::RemUIOp>(
+        loc, lhs, b.create<arith::SelectOp>(loc, isZero, one, rhs));
+  }
+  Value minusOne = createScalarConstant(b, loc, rhs.getType(), -1);
+  Value trap = b.create<arith::OrIOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, rhs, zero),
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, rhs, minusOne));
+  Value r = b.create<arith::RemSIOp>(
+      loc, lhs, b.create<arith::SelectOp>(loc, trap, one, rhs));
+  if (op.getFmod())
+    return r;
+  // Python's sign: a nonzero remainder whose sign differs from the divisor's
+  // moves by the divisor.
+  Value nonzero =
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, r, zero);
+  Value signsDiffer = b.create<arith::XOrIOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, zero),
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, rhs, zero));
+  Value adjust = b.create<arith::AndIOp>(loc, nonzero, signsDiffer);
+  return b.create<arith::SelectOp>(loc, adjust,
+                                   b.create<arith::AddIOp>(loc, r, rhs), r);
+}
 Value computeScalar(MaximumOp op, OpBuilder &b, Location loc, ValueRange args,
                     Type) {
   if (hasUnsignedElements(op.getLhs()))
@@ -401,7 +434,7 @@ template <typename OpTy> struct ElementwiseLowering : OpRewritePattern<OpTy> {
 /// grouping.
 template <typename... Ops> struct OpList {};
 using ElementwiseOps =
-    OpList<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, // binary
+    OpList<AddOp, SubOp, MulOp, DivOp, ModOp, MaximumOp, MinimumOp, PowOp, // binary
            NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SquareOp, TanhOp,
            SigmoidOp, ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, MathOp, HardSigmoidOp,
            HardSwishOp, GeluOp, LeakyReluOp, ClipOp, // unary

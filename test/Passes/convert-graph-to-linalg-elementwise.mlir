@@ -103,3 +103,22 @@ func.func @math_functions(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, t
   %3 = graph.math "sign" %x : tensor<4xf32>
   return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// graph.mod on i32: remsi by the divisor, 0 and -1 replaced by 1 (no trap),
+// then Python's sign: a nonzero remainder whose sign differs from the
+// divisor's moves by it. fmod on floats is remf.
+// CHECK-LABEL: func.func @mod
+// CHECK: %[[TRAP:.*]] = arith.ori
+// CHECK: %[[SAFE:.*]] = arith.select %[[TRAP]], %{{.*}}, %[[B:.*]] : i32
+// CHECK: %[[R:.*]] = arith.remsi %{{.*}}, %[[SAFE]] : i32
+// CHECK: arith.xori
+// CHECK: %[[MOVED:.*]] = arith.addi %[[R]], %[[B]] : i32
+// CHECK: arith.select %{{.*}}, %[[MOVED]], %[[R]] : i32
+// CHECK: arith.remf
+func.func @mod(%a: tensor<4xi32>, %b: tensor<4xi32>, %x: tensor<4xf32>) -> (tensor<4xi32>, tensor<4xf32>) {
+  %0 = graph.mod %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %1 = graph.mod %x, %x {fmod = true} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xi32>, tensor<4xf32>
+}

@@ -1019,6 +1019,17 @@ TEST(OnnxConverters, PoolingCeilModeNeedsAStaticSizeWhereItMatters) {
   EXPECT_EQ(count(ir, "-> tensor<1x2x?x4xf32>"), 1) << ir;
 }
 
+TEST(OnnxConverters, ModOfFloatsNeedsFmod) {
+  Model m(13);
+  m.input("a", kF32, {4});
+  m.input("b", kF32, {4});
+  m.node("Mod", {"a", "b"}, {"y"});
+  m.output("y", kF32);
+  EXPECT_NE(refusal(m).find("invalid attribute 'fmod' = 0 on f32 inputs (ONNX "
+                            "requires fmod = 1 for floats) in Mod"),
+            std::string::npos);
+}
+
 TEST(OnnxConverters, SplitProducesSlices) {
   Model m(13);
   m.input("x", kF32, {6, 4});

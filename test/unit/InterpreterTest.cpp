@@ -287,6 +287,26 @@ TEST_F(InterpreterTest, IntegerArithmeticIsExactAndWraps) {
   EXPECT_EQ(error.rfind("integer division by zero at loc(", 0), 0u) << error;
 }
 
+TEST_F(InterpreterTest, ModTakesTheDivisorsSignOrTheDividends) {
+  constexpr const char *kModModule = R"mlir(
+    func.func @f(%a: tensor<4xi64>, %b: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>) {
+      %0 = graph.mod %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+      %1 = graph.mod %a, %b {fmod = true} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+      return %0, %1 : tensor<4xi64>, tensor<4xi64>
+    }
+  )mlir";
+  std::vector<Tensor> r = run(kModModule, "f",
+                              {i64({4}, {7, -7, 7, -7}), i64({4}, {3, 3, -3, -3})});
+  ASSERT_EQ(r.size(), 2u);
+  // Python: 7 % 3 = 1, -7 % 3 = 2, 7 % -3 = -2, -7 % -3 = -1.
+  expectExact(r[0], ElementKind::I64, {4}, {1, 2, -2, -1});
+  // C fmod: 1, -1, 1, -1.
+  expectExact(r[1], ElementKind::I64, {4}, {1, -1, 1, -1});
+  std::string error = runError(kModModule, "f",
+                               {i64({4}, {1, 2, 3, 4}), i64({4}, {1, 1, 0, 1})});
+  EXPECT_EQ(error.rfind("integer remainder by zero at loc(", 0), 0u) << error;
+}
+
 TEST_F(InterpreterTest, DenseResourceConstantsAndVariables) {
   std::vector<Tensor> r = run(R"mlir(
     module {

@@ -115,6 +115,16 @@ LogicalResult MathOp::verify() {
   return success();
 }
 
+LogicalResult ModOp::verify() {
+  Type element = cast<RankedTensorType>(getLhs().getType()).getElementType();
+  if (isa<FloatType>(element) && !getFmod())
+    return emitOpError() << "of " << element
+                         << " needs fmod = true (the sign of the dividend)";
+  if (element.isInteger(1))
+    return emitOpError() << "of i1 operands";
+  return verifyInferredResultType(*this);
+}
+
 LogicalResult GeluOp::verify() {
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitOpError() << "attribute 'approximate' must be \"none\" or "

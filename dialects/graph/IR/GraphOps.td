@@ -269,6 +269,30 @@ def Graph_DivOp : Graph_BinaryOp<"div", "elementwise quotient, NumPy broadcastin
   }];
 }
 
+def Graph_ModOp : Graph_InferredOp<"mod"> {
+  let summary = "elementwise remainder, NumPy broadcasting";
+  let description = [{
+    Elementwise remainder of `lhs / rhs` with the sign of `rhs` (Python's
+    `%`, the default) or, with `fmod`, of `lhs` (C's `fmod`: lhs - trunc(lhs /
+    rhs) * rhs). Operands and broadcasting as `graph.div`. Floats need `fmod`
+    (ONNX's rule); an integer remainder by zero is a run-time error of the
+    reference interpreter and 0 in compiled code. ONNX `Mod`; TF
+    `tf.math.floormod` / `truncatemod`.
+
+    Example:
+
+    ```mlir
+    %r = graph.mod %a, %b : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+    %f = graph.mod %x, %y {fmod = true}
+        : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Graph_AnyTensor:$lhs, Graph_AnyTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$fmod);
+  let results = (outs Graph_AnyTensor:$result);
+  let hasVerifier = 1;
+}
+
 def Graph_MaximumOp : Graph_BinaryOp<"maximum", "elementwise maximum, NumPy broadcasting"> {
   let description = [{
     Elementwise `max(lhs, rhs)`. The operands must have the same element type (a

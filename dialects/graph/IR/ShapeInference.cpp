@@ -707,7 +707,7 @@ FailureOr<RankedTensorType> mlir::graph::inferResultType(Operation *op) {
     return inferBroadcast(op, operands, resultElement);
   };
   return llvm::TypeSwitch<Operation *, FailureOr<RankedTensorType>>(op)
-      .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp>(
+      .Case<AddOp, SubOp, MulOp, DivOp, ModOp, MaximumOp, MinimumOp, PowOp>(
           [&](auto op) {
             return elementwise(op->getOperands(),
                                typeOf(op.getLhs()).getElementType());

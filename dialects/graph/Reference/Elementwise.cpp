@@ -157,6 +157,31 @@ FailureOr<Tensor> evaluate(DivOp op, Operands operands, Report &report) {
       });
 }
 
+FailureOr<Tensor> evaluate(ModOp op, Operands operands, Report &report) {
+  // fmod: the sign of the dividend (C's fmod); else that of the divisor.
+  auto truncated = [](int64_t a, int64_t b,
+                      Report &report) -> FailureOr<int64_t> {
+    if (b == 0)
+      return report.fail("integer remainder by zero");
+    if (b == -1)
+      return int64_t(0); // avoids the INT64_MIN % -1 trap
+    return a % b;
+  };
+  auto floored = [](int64_t a, int64_t b,
+                    Report &report) -> FailureOr<int64_t> {
+    if (b == 0)
+      return report.fail("integer remainder by zero");
+    if (b == -1)
+      return int64_t(0);
+    int64_t r = a % b;
+    return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+  };
+  auto floats = [](double a, double b) { return std::fmod(a, b); };
+  if (op.getFmod())
+    return broadcastBinary(op, operands, report, floats, truncated);
+  return broadcastBinary(op, operands, report, floats, floored);
+}
+
 FailureOr<Tensor> evaluate(MaximumOp op, Operands operands, Report &report) {
   return broadcastBinary(
       op, operands, report, nanMax,

@@ -157,7 +157,7 @@ std::optional<FailureOr<Tensor>>
 dispatch(Operation *op, detail::Operands operands, detail::Report &report) {
   using Result = std::optional<FailureOr<Tensor>>;
   return llvm::TypeSwitch<Operation *, Result>(op)
-      .Case<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, NegOp,
+      .Case<AddOp, SubOp, MulOp, DivOp, ModOp, MaximumOp, MinimumOp, PowOp, NegOp,
             AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SquareOp, TanhOp, SigmoidOp,
             ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, MathOp, HardSigmoidOp, HardSwishOp,
             GeluOp, LeakyReluOp, ClipOp, DropoutOp, CastOp, QuantizeOp, DequantizeOp,

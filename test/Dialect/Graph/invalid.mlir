@@ -1000,6 +1000,22 @@ func.func @gather_result(%t: tensor<10x4xf32>, %i: tensor<3xi32>) {
 
 // -----
 
+func.func @mod_float_without_fmod(%a: tensor<2xf32>) {
+  // expected-error @+1 {{'graph.mod' op of 'f32' needs fmod = true (the sign of the dividend)}}
+  %0 = graph.mod %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @mod_bool(%a: tensor<2xi1>) {
+  // expected-error @+1 {{'graph.mod' op of i1 operands}}
+  %0 = graph.mod %a, %a : (tensor<2xi1>, tensor<2xi1>) -> tensor<2xi1>
+  return
+}
+
+// -----
+
 func.func @top_k_indices_k(%x: tensor<2x4xf32>) {
   // expected-error @+1 {{'graph.top_k_indices' op attribute 'k' = 5 is outside [0, 4] for 'tensor<2x4xf32>'}}
   %0 = graph.top_k_indices %x {k = 5} : (tensor<2x4xf32>) -> tensor<2x5xi64>

@@ -480,6 +480,15 @@ func.func @gather_elements(%d: tensor<?x4xf32>, %i: tensor<?x2xi64>, %j: tensor<
   return %0, %1 : tensor<?x2xf32>, tensor<1x4xf32>
 }
 
+// CHECK-LABEL: func.func @mod
+// CHECK: graph.mod %{{.*}}, %{{.*}} : (tensor<?x4xi32>, tensor<4xi32>) -> tensor<?x4xi32>
+// CHECK: graph.mod %{{.*}}, %{{.*}} {fmod = true} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+func.func @mod(%a: tensor<?x4xi32>, %b: tensor<4xi32>, %x: tensor<3xf32>, %y: tensor<f32>) -> (tensor<?x4xi32>, tensor<3xf32>) {
+  %0 = graph.mod %a, %b : (tensor<?x4xi32>, tensor<4xi32>) -> tensor<?x4xi32>
+  %1 = graph.mod %x, %y {fmod = true} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  return %0, %1 : tensor<?x4xi32>, tensor<3xf32>
+}
+
 // CHECK-LABEL: func.func @top_k_indices
 // CHECK: graph.top_k_indices %{{.*}} {k = 3 : i64} : (tensor<?x10xf32>) -> tensor<?x3xi64>
 // CHECK: graph.top_k_indices %{{.*}} {k = 0 : i64, largest = false} : (tensor<?x10xf32>) -> tensor<?x0xi64>
