@@ -223,7 +223,7 @@ void registerActivationConverters(ConverterTable &table);
 void registerControlFlowConverters(ConverterTable &table);
 /// NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 void registerLossConverters(ConverterTable &table);
-/// Trilu Hardmax OneHot EyeLike TopK
+/// Trilu Hardmax OneHot EyeLike TopK CumSum
 void registerMaskConverters(ConverterTable &table);
 /// LSTM GRU RNN
 void registerRecurrentConverters(ConverterTable &table);

@@ -4,8 +4,9 @@
 // comparison with an index ramp (an "iota" constant along one axis) or a
 // constant mask, and graph.select: Trilu (a triangular mask over the last two
 // dims), Hardmax (argmax compared with the ramp), OneHot (indices compared
-// with the ramp) and EyeLike (a constant); and TopK (graph.top_k_indices,
-// then the values picked with graph.gather_elements).
+// with the ramp) and EyeLike (a constant); TopK (graph.top_k_indices, then
+// the values picked with graph.gather_elements); and CumSum (a product with a
+// constant triangular mask).
 //
 //===----------------------------------------------------------------------===//
 
@@ -296,6 +297,76 @@ LogicalResult convertTopK(ImportContext &ctx) {
   return success();
 }
 
+/// The longest CumSum axis: its [n, n] mask is a constant of n^2 elements.
+constexpr int64_t kMaxCumSumLength = 1024;
+
+/// CumSum: x (its `axis` moved last) times a constant triangular [n, n]
+/// mask of ones, T[i][j] = 1 when element i adds into output j (i <= j; i < j
+/// when `exclusive`; reversed with `reverse`). The products are exact; only
+/// the order of the float sums differs from a running sum. f32, f64 and i32
+/// (graph.matmul's types; i32 wraps as a running sum would).
+LogicalResult convertCumSum(ImportContext &ctx) {
+  FailureOr<Value> x = ctx.input(0);
+  if (failed(x))
+    return failure();
+  RankedTensorType type = typeOf(*x);
+  Type element = type.getElementType();
+  if (!element.isF32() && !element.isF64() && !element.isSignlessInteger(32))
+    return ctx.unsupported("input element type " + typeName(element));
+  FailureOr<std::vector<int64_t>> axisValues = constantIntsInput(ctx, 1, "axis");
+  if (failed(axisValues))
+    return failure();
+  if (axisValues->size() != 1)
+    return ctx.invalid("'axis' input of " + llvm::Twine(axisValues->size()) +
+                       " elements (it is a scalar)");
+  int64_t rank = type.getRank();
+  std::optional<int64_t> axis = normalizeAxis(axisValues->front(), rank);
+  if (!axis)
+    return ctx.invalid("'axis' = " + llvm::Twine(axisValues->front()) +
+                       " out of range for rank " + llvm::Twine(rank));
+  int64_t n = type.getDimSize(*axis);
+  if (ShapedType::isDynamic(n) || n > kMaxCumSumLength)
+    return ctx.unsupported("CumSum along dimension " + llvm::Twine(*axis) +
+                           " of " + typeName(type) + " (a static size of at most " +
+                           llvm::Twine(kMaxCumSumLength) + ")");
+  bool exclusive = ctx.attrInt("exclusive", 0) != 0;
+  bool reverse = ctx.attrInt("reverse", 0) != 0;
+  HostTensor mask = makeFilled(element, {n, n}, 0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      bool adds = reverse ? (exclusive ? i > j : i >= j)
+                          : (exclusive ? i < j : i <= j);
+      if (!adds)
+        continue;
+      if (mask.isFloat())
+        mask.floats[i * n + j] = 1.0;
+      else
+        mask.ints[i * n + j] = 1;
+    }
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis)
+      perm.push_back(d);
+  perm.push_back(*axis);
+  bool moved = *axis != rank - 1;
+  Value last = moved ? ctx.transpose(*x, perm) : *x;
+  OpChain b{ctx};
+  // A rank-1 x is a [1, n] row for graph.matmul.
+  Value rows = rank == 1 ? b.reshape(last, {1, n}) : last;
+  Value sums = b.check(ctx.create<MatmulOp>(rows, ctx.constant(mask), false, false));
+  if (rank == 1)
+    sums = b.reshape(sums, {n});
+  if (b.failed)
+    return failure();
+  if (moved) {
+    SmallVector<int64_t> back(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      back[perm[d]] = d;
+    sums = ctx.transpose(sums, back);
+  }
+  return b.finish(sums);
+}
+
 } // namespace
 
 void registerMaskConverters(ConverterTable &table) {
@@ -304,6 +375,7 @@ void registerMaskConverters(ConverterTable &table) {
   table["OneHot"] = convertOneHot;
   table["EyeLike"] = convertEyeLike;
   table["TopK"] = convertTopK;
+  table["CumSum"] = convertCumSum;
 }
 
 } // namespace tfcc::onnx_import

@@ -1030,6 +1030,30 @@ TEST(OnnxConverters, ModOfFloatsNeedsFmod) {
             std::string::npos);
 }
 
+TEST(OnnxConverters, CumSumRefusesWhatItsMaskCannotCover) {
+  auto cumsum = [](int elemType, std::vector<int64_t> dims, int64_t axis) {
+    Model m(14);
+    m.input("x", elemType, dims);
+    m.initializer("axis", {axis}, {});
+    m.node("CumSum", {"x", "axis"}, {"y"});
+    m.output("y", elemType);
+    return refusal(m);
+  };
+  EXPECT_NE(cumsum(kI64, {3}, 0).find("unsupported input element type i64 in "
+                                      "CumSum"),
+            std::string::npos);
+  EXPECT_NE(cumsum(kF32, {3, 4}, 2).find("invalid 'axis' = 2 out of range for "
+                                         "rank 2"),
+            std::string::npos);
+  EXPECT_NE(cumsum(kF32, {2, 2000}, 1)
+                .find("unsupported CumSum along dimension 1 of "
+                      "tensor<2x2000xf32> (a static size of at most 1024)"),
+            std::string::npos);
+  EXPECT_NE(cumsum(kF32, {-1, 3}, 0)
+                .find("unsupported CumSum along dimension 0 of tensor<?x3xf32>"),
+            std::string::npos);
+}
+
 TEST(OnnxConverters, SplitProducesSlices) {
   Model m(13);
   m.input("x", kF32, {6, 4});

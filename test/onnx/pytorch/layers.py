@@ -199,6 +199,11 @@ def main():
     torch_case(out, "topk-smallest-dim0",
                slices.Fn(lambda v: torch.topk(v, 3, dim=0, largest=False)),
                [rand(9, 4, 5)], [13], note="topk(x, 3, dim=0, largest=False)")
+    # -- CumSum along an inner axis (a product with a triangular mask), batch dynamic.
+    torch_case(out, "cumsum-dim1", slices.Fn(lambda v: torch.cumsum(v, dim=1)),
+               [rand(2, 40, 3)], [13], run=[rand(4, 40, 3)], dynamic=batch,
+               note="torch.cumsum(x, dim=1) over a dynamic batch, run at 4")
+
     # -- Pooling with ceil_mode (an extra output row and column that reads past the end).
     torch_case(out, "maxpool-ceil", torch.nn.MaxPool2d(3, 2, ceil_mode=True),
                [rand(1, 3, 10, 8)], [13], note="MaxPool2d(3,2,ceil_mode)")
