@@ -420,8 +420,9 @@ LogicalResult convertConvTranspose(ImportContext &ctx) {
       typeOfRank(ctx, 1, xType->getRank(), "weight");
   if (failed(wType))
     return failure();
-  if (!wType->hasStaticShape())
-    return ctx.unsupported("weight of dynamic type " + typeName(*wType));
+  if (!wType->hasStaticShape() || !wType->getElementType().isF32())
+    return ctx.unsupported("weight of type " + typeName(*wType) +
+                           " (it is a static f32 [C_in, C_out / group, ...])");
   RankedTensorType x4Type = is1D ? liftTo2D(*xType) : *xType;
   RankedTensorType w4Type = is1D ? liftTo2D(*wType) : *wType;
   ArrayRef<int64_t> iohw = w4Type.getShape(); // [C_in, C_out / g, kh, kw]

@@ -26,8 +26,7 @@ namespace {
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-/// The layers' step sizes: unrolling is bounded so that a model cannot ask
-/// for millions of ops.
+/// The longest sequence unrolled: a model cannot ask for millions of ops.
 constexpr int64_t kMaxUnrolledSteps = 4096;
 
 enum class Cell { LSTM, GRU, RNN };
@@ -42,7 +41,7 @@ struct Activation {
   float alpha = 0, beta = 0;
 };
 
-/// Builds the layer. `in` holds the node's inputs as graph values.
+/// Builds one LSTM, GRU or RNN node as graph ops.
 class RecurrentBuilder {
 public:
   RecurrentBuilder(ImportContext &ctx, Cell cell)
@@ -353,6 +352,8 @@ LogicalResult RecurrentBuilder::build() {
   if (ShapedType::isDynamic(steps))
     return ctx.unsupported("dynamic sequence length of " + typeName(inputType) +
                            " (the layer is unrolled over a static one)");
+  if (steps < 1)
+    return ctx.unsupported("empty sequence of " + typeName(inputType));
   if (steps > kMaxUnrolledSteps)
     return ctx.unsupported("sequence length " + llvm::Twine(steps) +
                            " (more than " + llvm::Twine(kMaxUnrolledSteps) +
@@ -361,9 +362,10 @@ LogicalResult RecurrentBuilder::build() {
     return ctx.unsupported("dynamic input size of " + typeName(inputType));
   for (int i : {1, 2}) {
     RankedTensorType w = ctx.inputType(i);
-    if (!w || !w.hasStaticShape() || w.getRank() != 3)
+    if (!w || !w.hasStaticShape() || w.getRank() != 3 ||
+        w.getElementType() != floatType)
       return ctx.unsupported(llvm::formatv("weight input {0} of type {1} (it "
-                                           "is a static [D, G*H, I or H])",
+                                           "is a static f32 [D, G*H, I or H])",
                                            i, w)
                                  .str());
   }
@@ -455,10 +457,7 @@ LogicalResult RecurrentBuilder::build() {
     ctx.setOutput(1, yh);
   }
   if (cell == Cell::LSTM && ctx.hasOutput(2)) {
-    for (Value &c : lastC)
-      if (!c) // no initial state and... never: every LSTM step sets c
-        return ctx.invalid("LSTM without a cell state");
-    Value yc = stacked(lastC);
+    Value yc = stacked(lastC); // every LSTM step (T >= 1) sets the cell state
     if (b.failed)
       return failure();
     ctx.setOutput(2, yc);

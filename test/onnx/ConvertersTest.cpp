@@ -823,8 +823,21 @@ TEST(OnnxConverters, ConvTransposeRefusesWhatItCannotBuild) {
                                  })
                 .find("unsupported attribute 'output_padding' = [-1, 0]"),
             std::string::npos);
-  EXPECT_NE(convTransposeRefusal({1, 4, 2, 2, 2}, none)
-                .find("unsupported 3-D ConvTranspose"),
+  {
+    Model m(13);
+    m.input("x", kF32, {1, 4, 2, 2, 2});
+    m.floatInitializer("w", std::vector<float>(4 * 2 * 8, 0.5f), {4, 2, 2, 2, 2});
+    m.node("ConvTranspose", {"x", "w"}, {"y"});
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("unsupported 3-D ConvTranspose"), std::string::npos);
+  }
+  Model m(13);
+  m.input("x", kF32, {1, 4});
+  m.floatInitializer("w", std::vector<float>(8, 0.5f), {4, 2});
+  m.node("ConvTranspose", {"x", "w"}, {"y"});
+  m.output("y", kF32);
+  EXPECT_NE(refusal(m).find("invalid input tensor<1x4xf32> (ConvTranspose "
+                            "takes [N, C, spatial...])"),
             std::string::npos);
 }
 
@@ -937,6 +950,21 @@ TEST(OnnxConverters, RecurrentLayersRefuseWhatTheyCannotUnroll) {
                         })
                 .find("invalid peepholes tensor<1x5xf32> (it is [1, 15])"),
             std::string::npos);
+  EXPECT_NE(lstmRefusal({0, 2, 4}, none)
+                .find("unsupported empty sequence of tensor<0x2x4xf32>"),
+            std::string::npos);
+  {
+    Model m(14);
+    m.input("x", kF32, {3, 2, 4});
+    m.input("w", onnx::TensorProto::DOUBLE, {1, 20, 4});
+    m.floatInitializer("r", std::vector<float>(20 * 5, 0.1f), {1, 20, 5});
+    m.node("LSTM", {"x", "w", "r"}, {"y"});
+    m.output("y", kF32);
+    EXPECT_NE(refusal(m).find("unsupported weight input 1 of type "
+                              "tensor<1x20x4xf64> (it is a static f32 [D, "
+                              "G*H, I or H])"),
+              std::string::npos);
+  }
   EXPECT_NE(lstmRefusal({3, 2}, none)
                 .find("invalid input tensor<3x2xf32> (it is [T, B, I], or "
                       "[B, T, I] with layout = 1)"),
