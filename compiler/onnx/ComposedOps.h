@@ -1,4 +1,4 @@
-//===- ComposedOps.h - chains of graph ops for composed ONNX ops -*- C++ -*-===//
+//===- ComposedOps.h - chains of graph ops for ONNX ops ------*- C++ -*-===//
 //
 // ONNX ops the graph IR has no single op for (activations, normalizations,
 // losses) are built as chains of graph ops; OpChain builds them and keeps
@@ -14,7 +14,9 @@
 
 namespace tfcc::onnx_import {
 
-/// Builds chains of graph ops; the first failure sticks.
+/// Builds chains of graph ops; the first failure sticks. Every method
+/// returns a null value only after a failure and builds nothing once one
+/// happened, so a null operand never reaches a builder.
 struct OpChain {
   ImportContext &ctx;
   bool failed = false;
@@ -32,6 +34,22 @@ struct OpChain {
     }
     return *v;
   }
+  /// ctx.create<OpTy>(args...) (result type inferred), unless failed.
+  template <typename OpTy, typename... Args> mlir::Value op(Args &&...args) {
+    if (failed)
+      return {};
+    return check(ctx.create<OpTy>(std::forward<Args>(args)...));
+  }
+  mlir::Value transpose(mlir::Value x, llvm::ArrayRef<int64_t> perm) {
+    if (failed)
+      return {};
+    return ctx.transpose(x, perm);
+  }
+  mlir::Value cast(mlir::Value x, mlir::Type elementType) {
+    if (failed)
+      return {};
+    return ctx.cast(x, elementType);
+  }
   template <typename OpTy> mlir::Value binary(mlir::Value a, mlir::Value b) {
     if (failed)
       return {};
@@ -42,8 +60,7 @@ struct OpChain {
       return {};
     return ctx.builder().create<OpTy>(ctx.loc(), x).getResult();
   }
-  mlir::Value compare(mlir::Value a, mlir::Value b,
-                      llvm::StringRef predicate) {
+  mlir::Value compare(mlir::Value a, mlir::Value b, llvm::StringRef predicate) {
     if (failed)
       return {};
     return check(ctx.create<mlir::graph::CompareOp>(

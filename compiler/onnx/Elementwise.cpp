@@ -108,13 +108,12 @@ LogicalResult convertNumericUnary(ImportContext &ctx) {
 }
 
 /// The math-library functions of graph.math (MathFunctions.def), on floats.
-template <MathFunction Fn>
-LogicalResult convertMath(ImportContext &ctx) {
+template <MathFunction Fn> LogicalResult convertMath(ImportContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x) || failed(requireFloat(ctx, *x)))
     return failure();
-  ctx.setOutput(0, ctx.builder().create<MathOp>(
-                       ctx.loc(), *x, mathFunctionName(Fn)));
+  ctx.setOutput(
+      0, ctx.builder().create<MathOp>(ctx.loc(), *x, mathFunctionName(Fn)));
   return success();
 }
 
@@ -123,8 +122,8 @@ LogicalResult convertIsNaN(ImportContext &ctx) {
   FailureOr<Value> x = ctx.input(0);
   if (failed(x) || failed(requireFloat(ctx, *x)))
     return failure();
-  return setResult(ctx, ctx.create<CompareOp>(
-                            *x, *x, ctx.builder().getStringAttr("ne")));
+  return setResult(
+      ctx, ctx.create<CompareOp>(*x, *x, ctx.builder().getStringAttr("ne")));
 }
 
 /// IsInf: x == +inf, x == -inf, |x| == +inf when both signs count, and
@@ -141,8 +140,9 @@ LogicalResult convertIsInf(ImportContext &ctx) {
     probe = ctx.builder().create<AbsOp>(ctx.loc(), *x);
   Value target = floatConstant(ctx, elementOf(*x), positive ? inf : -inf);
   StringRef predicate = positive || negative ? "eq" : "lt";
-  return setResult(ctx, ctx.create<CompareOp>(
-                            probe, target, ctx.builder().getStringAttr(predicate)));
+  return setResult(
+      ctx, ctx.create<CompareOp>(probe, target,
+                                 ctx.builder().getStringAttr(predicate)));
 }
 
 LogicalResult convertRelu(ImportContext &ctx) {
@@ -428,8 +428,8 @@ LogicalResult convertMod(ImportContext &ctx) {
   if (isa<FloatType>(element) && fmod == 0)
     return ctx.invalid("attribute 'fmod' = 0 on " + typeName(element) +
                        " inputs (ONNX requires fmod = 1 for floats)");
-  return setResult(ctx, ctx.create<ModOp>(*lhs, *rhs,
-                                          ctx.builder().getBoolAttr(fmod != 0)));
+  return setResult(
+      ctx, ctx.create<ModOp>(*lhs, *rhs, ctx.builder().getBoolAttr(fmod != 0)));
 }
 
 /// ONNX Pow allows an exponent type other than the base's: it is cast to the

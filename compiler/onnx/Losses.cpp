@@ -1,4 +1,4 @@
-//===- Losses.cpp - ONNX NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss ===//
+//===- Losses.cpp - ONNX NLL and softmax cross-entropy losses ------------===//
 //
 // Both losses are composed from graph ops as ONNX's function bodies define
 // them: the log-probability of each target class picked with
@@ -34,8 +34,7 @@ struct LossInputs {
 
 /// Reads target (input 1), weight (input 2) and the attributes; the first
 /// input, `scores`, is read by the caller.
-LogicalResult readLossInputs(ImportContext &ctx, Value scores,
-                             LossInputs &in) {
+LogicalResult readLossInputs(ImportContext &ctx, Value scores, LossInputs &in) {
   RankedTensorType scoresType = typeOf(scores);
   Type floatType = scoresType.getElementType();
   if (!floatType.isF32() && !floatType.isF64())
@@ -57,8 +56,8 @@ LogicalResult readLossInputs(ImportContext &ctx, Value scores,
                 targetType.getDimSize(d) == scoreDim;
   }
   if (!shapesFit)
-    return ctx.invalid("target " + typeName(targetType) +
-                       " for input " + typeName(scoresType) +
+    return ctx.invalid("target " + typeName(targetType) + " for input " +
+                       typeName(scoresType) +
                        " (it must be [N, d1, ...] of input [N, C, d1, ...])");
   in.logProb = scores;
   in.target = *target;
@@ -67,19 +66,18 @@ LogicalResult readLossInputs(ImportContext &ctx, Value scores,
     if (failed(weight))
       return failure();
     RankedTensorType weightType = typeOf(*weight);
-    if (weightType.getElementType() != floatType ||
-        weightType.getRank() != 1 ||
+    if (weightType.getElementType() != floatType || weightType.getRank() != 1 ||
         (!weightType.isDynamicDim(0) && !scoresType.isDynamicDim(1) &&
          weightType.getDimSize(0) != scoresType.getDimSize(1)))
       return ctx.invalid("weight " + typeName(weightType) + " for input " +
-                         typeName(scoresType) + " (it must be [C] of its type)");
+                         typeName(scoresType) +
+                         " (it must be [C] of its type)");
     in.weight = *weight;
   }
   if (ctx.hasAttr("ignore_index"))
     in.ignoreIndex = ctx.attrInt("ignore_index", 0);
   in.reduction = ctx.attrString("reduction", "mean");
-  if (in.reduction != "none" && in.reduction != "sum" &&
-      in.reduction != "mean")
+  if (in.reduction != "none" && in.reduction != "sum" && in.reduction != "mean")
     return ctx.invalid("attribute 'reduction' = \"" + in.reduction +
                        "\" (none, sum or mean)");
   return success();
@@ -104,19 +102,19 @@ Value nllLoss(OpChain &b, const LossInputs &in) {
   SmallVector<int64_t> withClassAxis(targetType.getShape());
   withClassAxis.insert(withClassAxis.begin() + 1, 1);
   Value picked = b.reshape(
-      b.check(ctx.create<GatherElementsOp>(
-          in.logProb, b.reshape(target, withClassAxis),
-          ctx.builder().getI64IntegerAttr(1))),
+      b.op<GatherElementsOp>(in.logProb, b.reshape(target, withClassAxis),
+                             ctx.builder().getI64IntegerAttr(1)),
       targetType.getShape());
 
   Value weight; // per element; null: every element weighs 1
   if (in.weight)
-    weight = b.check(ctx.create<GatherOp>(in.weight, target,
-                                          ctx.builder().getI64IntegerAttr(0)));
+    weight =
+        b.op<GatherOp>(in.weight, target, ctx.builder().getI64IntegerAttr(0));
   if (kept)
     weight = weight ? b.select(kept, weight, b.scalar(0.0, floatType))
-                    : (b.failed ? Value() : ctx.cast(kept, floatType));
-  Value loss = b.unary<NegOp>(weight ? b.binary<MulOp>(picked, weight) : picked);
+                    : b.cast(kept, floatType);
+  Value loss =
+      b.unary<NegOp>(weight ? b.binary<MulOp>(picked, weight) : picked);
   if (in.reduction == "none" || b.failed)
     return loss;
 
@@ -124,13 +122,12 @@ Value nllLoss(OpChain &b, const LossInputs &in) {
   ArrayAttr axes = ctx.builder().getI64ArrayAttr(all);
   BoolAttr keep = ctx.builder().getBoolAttr(false);
   if (in.reduction == "mean" && !weight)
-    return b.check(ctx.create<ReduceMeanOp>(loss, axes, keep));
-  Value sum = b.check(ctx.create<ReduceSumOp>(loss, axes, keep));
+    return b.op<ReduceMeanOp>(loss, axes, keep);
+  Value sum = b.op<ReduceSumOp>(loss, axes, keep);
   if (in.reduction == "sum" || b.failed)
     return sum;
   // Mean over the weights of the elements (ONNX's definition).
-  return b.binary<DivOp>(sum,
-                         b.check(ctx.create<ReduceSumOp>(weight, axes, keep)));
+  return b.binary<DivOp>(sum, b.op<ReduceSumOp>(weight, axes, keep));
 }
 
 LogicalResult convertNegativeLogLikelihoodLoss(ImportContext &ctx) {

@@ -70,8 +70,7 @@ LogicalResult convertTrilu(ImportContext &ctx) {
     k = kValues->front();
   }
   bool upper = ctx.attrInt("upper", 1) != 0;
-  HostTensor mask =
-      HostTensor::zeros(ctx.builder().getI1Type(), {rows, cols});
+  HostTensor mask = HostTensor::zeros(ctx.builder().getI1Type(), {rows, cols});
   // j - i lies in [-rows, cols]: clamping k there changes no outcome and
   // keeps the comparison free of overflow.
   k = std::clamp<int64_t>(k, -rows - 1, cols + 1);
@@ -121,8 +120,7 @@ LogicalResult convertHardmax(ImportContext &ctx) {
   SmallVector<int64_t> kept(inputType.getShape());
   kept[*axis] = 1;
   Value argmax = b.reshape(
-      b.check(ctx.create<ArgmaxOp>(input, ctx.builder().getI64IntegerAttr(*axis))),
-      kept);
+      b.op<ArgmaxOp>(input, ctx.builder().getI64IntegerAttr(*axis)), kept);
   Type i32 = ctx.builder().getI32Type();
   Value isMax = b.compare(
       argmax, rampAlong(ctx, i32, size, *axis, inputType.getRank()), "eq");
@@ -179,16 +177,17 @@ LogicalResult convertOneHot(ImportContext &ctx) {
   // Float indices truncate toward zero, as ONNX's reference casts them.
   Value index = indexType == i64 ? *indices : ctx.cast(*indices, i64);
   Value negative = b.compare(index, zeroOf(ctx, i64), "lt");
-  Value wrapped = b.binary<AddOp>(index, ctx.constant(makeFilled(i64, {}, depth)));
+  Value wrapped =
+      b.binary<AddOp>(index, ctx.constant(makeFilled(i64, {}, depth)));
   index = b.select(negative, wrapped, index);
   SmallVector<int64_t> expanded(indicesType.getShape());
   expanded.insert(expanded.begin() + *axis, 1);
   Value on = rampAlong(ctx, i64, depth, *axis, rank);
   Value isOn = b.compare(b.reshape(index, expanded), on, "eq");
   auto pick = [&](int64_t which) {
-    return b.check(ctx.create<GatherOp>(
+    return b.op<GatherOp>(
         *values, ctx.constant(makeI64Tensor(ctx.context(), {which}, true)),
-        ctx.builder().getI64IntegerAttr(0)));
+        ctx.builder().getI64IntegerAttr(0));
   };
   Value off = pick(0), onValue = pick(1);
   return b.finish(b.select(isOn, onValue, off));
@@ -207,8 +206,8 @@ LogicalResult convertEyeLike(ImportContext &ctx) {
     return ctx.unsupported("dynamic input " + typeName(type));
   Type elementType = type.getElementType();
   if (ctx.hasAttr("dtype")) {
-    elementType = elementTypeOf(
-        ctx.context(), static_cast<int32_t>(ctx.attrInt("dtype", 0)));
+    elementType = elementTypeOf(ctx.context(),
+                                static_cast<int32_t>(ctx.attrInt("dtype", 0)));
     if (!elementType)
       return ctx.unsupported("attribute 'dtype' = " +
                              llvm::Twine(ctx.attrInt("dtype", 0)));
@@ -277,11 +276,11 @@ LogicalResult convertTopK(ImportContext &ctx) {
   bool moved = *axis != rank - 1;
   Value last = moved ? ctx.transpose(*x, perm) : *x;
   OpBuilder &ob = ctx.builder();
-  Value indices = b.check(ctx.create<TopKIndicesOp>(
-      last, ob.getI64IntegerAttr(k),
-      ob.getBoolAttr(ctx.attrInt("largest", 1) != 0)));
-  Value values = b.check(ctx.create<GatherElementsOp>(
-      last, indices, ob.getI64IntegerAttr(rank - 1)));
+  Value indices =
+      b.op<TopKIndicesOp>(last, ob.getI64IntegerAttr(k),
+                          ob.getBoolAttr(ctx.attrInt("largest", 1) != 0));
+  Value values =
+      b.op<GatherElementsOp>(last, indices, ob.getI64IntegerAttr(rank - 1));
   if (b.failed)
     return failure();
   if (moved) {
@@ -313,7 +312,8 @@ LogicalResult convertCumSum(ImportContext &ctx) {
   Type element = type.getElementType();
   if (!element.isF32() && !element.isF64() && !element.isSignlessInteger(32))
     return ctx.unsupported("input element type " + typeName(element));
-  FailureOr<std::vector<int64_t>> axisValues = constantIntsInput(ctx, 1, "axis");
+  FailureOr<std::vector<int64_t>> axisValues =
+      constantIntsInput(ctx, 1, "axis");
   if (failed(axisValues))
     return failure();
   if (axisValues->size() != 1)
@@ -327,15 +327,16 @@ LogicalResult convertCumSum(ImportContext &ctx) {
   int64_t n = type.getDimSize(*axis);
   if (ShapedType::isDynamic(n) || n > kMaxCumSumLength)
     return ctx.unsupported("CumSum along dimension " + llvm::Twine(*axis) +
-                           " of " + typeName(type) + " (a static size of at most " +
+                           " of " + typeName(type) +
+                           " (a static size of at most " +
                            llvm::Twine(kMaxCumSumLength) + ")");
   bool exclusive = ctx.attrInt("exclusive", 0) != 0;
   bool reverse = ctx.attrInt("reverse", 0) != 0;
   HostTensor mask = makeFilled(element, {n, n}, 0);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      bool adds = reverse ? (exclusive ? i > j : i >= j)
-                          : (exclusive ? i < j : i <= j);
+      bool adds =
+          reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
       if (!adds)
         continue;
       if (mask.isFloat())
@@ -353,7 +354,7 @@ LogicalResult convertCumSum(ImportContext &ctx) {
   OpChain b{ctx};
   // A rank-1 x is a [1, n] row for graph.matmul.
   Value rows = rank == 1 ? b.reshape(last, {1, n}) : last;
-  Value sums = b.check(ctx.create<MatmulOp>(rows, ctx.constant(mask), false, false));
+  Value sums = b.op<MatmulOp>(rows, ctx.constant(mask), false, false);
   if (rank == 1)
     sums = b.reshape(sums, {n});
   if (b.failed)

@@ -348,7 +348,8 @@ FailureOr<TransposedWindow> readTransposedWindow(ImportContext &ctx,
   int64_t in[2] = {x4Type.getDimSize(2), x4Type.getDimSize(3)};
   if (ShapedType::isDynamic(in[0]) || ShapedType::isDynamic(in[1]))
     return ctx.unsupported("ConvTranspose over the dynamic height or width "
-                           "of " + typeName(x4Type));
+                           "of " +
+                           typeName(x4Type));
   for (int i = 0; i < 2; ++i) {
     w.kernel[i] = kernel[i];
     w.stride[i] = strides[i];
@@ -365,7 +366,8 @@ FailureOr<TransposedWindow> readTransposedWindow(ImportContext &ctx,
   if (!outputShape.empty() && outputShape.size() != 2)
     return ctx.unsupported("attribute 'output_shape' = " +
                            listString(outputShape));
-  if (outputShape.empty() && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"))
+  if (outputShape.empty() &&
+      (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"))
     outputShape = {in[0] * strides[0], in[1] * strides[1]};
   if (!outputShape.empty()) {
     // ONNX: total = full + output_padding - output_shape, halved rounding
@@ -406,13 +408,15 @@ LogicalResult convertConvTranspose(ImportContext &ctx) {
     return failure();
   bool is1D = xType->getRank() == 3;
   if (xType->getRank() < 3)
-    return ctx.invalid("input " + typeName(*xType) + " (ConvTranspose takes "
+    return ctx.invalid("input " + typeName(*xType) +
+                       " (ConvTranspose takes "
                        "[N, C, spatial...])");
   if (xType->getRank() != 4 && !is1D)
-    return ctx.unsupported(llvm::formatv("{0}-D ConvTranspose (input {1}); only "
-                                         "1-D and 2-D ones are",
-                                         xType->getRank() - 2, *xType)
-                               .str());
+    return ctx.unsupported(
+        llvm::formatv("{0}-D ConvTranspose (input {1}); only "
+                      "1-D and 2-D ones are",
+                      xType->getRank() - 2, *xType)
+            .str());
   if (!xType->getElementType().isF32())
     return ctx.unsupported("input element type " +
                            typeName(xType->getElementType()));
@@ -430,8 +434,9 @@ LogicalResult convertConvTranspose(ImportContext &ctx) {
       windowAttr(ctx, "kernel_shape", {iohw[2], iohw[3]}, is1D);
   if (kernelShape != std::vector<int64_t>{iohw[2], iohw[3]})
     return ctx.unsupported("attribute 'kernel_shape' = " +
-                           listString(kernelShape) + " that differs from the "
-                           "weight's " + listString({iohw[2], iohw[3]}));
+                           listString(kernelShape) +
+                           " that differs from the weight's " +
+                           listString({iohw[2], iohw[3]}));
   int64_t group = ctx.attrInt("group", 1);
   int64_t channels = x4Type.getDimSize(1);
   if (group < 1 || iohw[0] % group != 0 ||
@@ -498,17 +503,18 @@ LogicalResult convertConvTranspose(ImportContext &ctx) {
   int64_t after[2] = {w->begin[0] + w->out[0] - hi[0],
                       w->begin[1] + w->out[1] - hi[1]};
   if (!chain.failed && (before[0] || before[1] || after[0] || after[1]))
-    y = chain.check(ctx.create<graph::PadOp>(
-        y,
-        b.getI64ArrayAttr(
-            {0, 0, before[0], after[0], before[1], after[1], 0, 0}),
-        b.getF32FloatAttr(0.0f)));
+    y = chain.check(
+        ctx.create<graph::PadOp>(y,
+                                 b.getI64ArrayAttr({0, 0, before[0], after[0],
+                                                    before[1], after[1], 0, 0}),
+                                 b.getF32FloatAttr(0.0f)));
   if (ctx.hasInput(2)) {
     FailureOr<Value> bias = ctx.input(2);
     if (failed(bias))
       return failure();
     auto biasType = cast<RankedTensorType>(bias->getType());
-    if (biasType.getRank() != 1 || biasType.getElementType() != b.getF32Type() ||
+    if (biasType.getRank() != 1 ||
+        biasType.getElementType() != b.getF32Type() ||
         (!biasType.isDynamicDim(0) && biasType.getDimSize(0) != outChannels))
       return ctx.invalid("bias " + typeName(biasType) + " for " +
                          llvm::Twine(outChannels) + " output channels");
@@ -739,9 +745,9 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
   int64_t stashType = ctx.attrInt("stash_type", onnx::TensorProto::FLOAT);
   if ((ctx.hasOutput(1) || ctx.hasOutput(2)) &&
       stashType != onnx::TensorProto::FLOAT)
-    return ctx.unsupported("attribute 'stash_type' = " +
-                           llvm::Twine(stashType) +
-                           " with the Mean or InvStdDev output");
+    return ctx.unsupported(
+        "attribute 'stash_type' = " + llvm::Twine(stashType) +
+        " with the Mean or InvStdDev output");
   FailureOr<RankedTensorType> xType = typeOfRank(ctx, 0, -1, "input");
   if (failed(xType))
     return failure();
@@ -823,10 +829,10 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
   Value stashed = xType->getElementType() == f32 ? *x : ctx.cast(*x, f32);
   auto normAxes = llvm::to_vector(llvm::seq<int64_t>(axis, rank));
   auto reduceMean = [&](Value v) {
-    return chain.failed ? Value()
-                        : chain.check(ctx.create<graph::ReduceMeanOp>(
-                              v, b.getI64ArrayAttr(normAxes),
-                              b.getBoolAttr(true)));
+    return chain.failed
+               ? Value()
+               : chain.check(ctx.create<graph::ReduceMeanOp>(
+                     v, b.getI64ArrayAttr(normAxes), b.getBoolAttr(true)));
   };
   Value mean = reduceMean(stashed);
   Value centered = chain.binary<graph::SubOp>(stashed, mean);
@@ -1106,8 +1112,9 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
       for (int64_t o = 0; o < out[i]; ++o) {
         int64_t start = o * w->stride[i] - w->pads[2 * i];
         int64_t lo = countIncludePad ? start : std::max<int64_t>(start, 0);
-        int64_t hi = std::min<int64_t>(
-            start + kernel[i], countIncludePad ? in[i] + declaredEnd[i] : in[i]);
+        int64_t hi =
+            std::min<int64_t>(start + kernel[i],
+                              countIncludePad ? in[i] + declaredEnd[i] : in[i]);
         count[i][o] = std::max<int64_t>(hi - lo, 1);
       }
     }

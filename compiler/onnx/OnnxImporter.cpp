@@ -852,7 +852,8 @@ LogicalResult Importer::applyInputValues() {
       if (in.name() == name && !initializers.contains(name))
         input = &in;
     if (!input || !input->type().has_tensor_type())
-      return error(what + ": the model has no tensor graph input '" + name + "'");
+      return error(what + ": the model has no tensor graph input '" + name +
+                   "'");
     const onnx::TypeProto_Tensor &tensor = input->type().tensor_type();
     onnx::TensorProto value;
     value.set_name(name);
@@ -860,8 +861,8 @@ LogicalResult Importer::applyInputValues() {
     int64_t count = 1;
     for (const onnx::TensorShapeProto::Dimension &dim : tensor.shape().dim()) {
       if (!dim.has_dim_value())
-        return error(what + ": graph input '" + name + "' has a dynamic "
-                     "dimension (pin it with --input-shape)");
+        return error(what + ": graph input '" + name +
+                     "' has a dynamic dimension (pin it with --input-shape)");
       value.add_dims(dim.dim_value());
       count *= dim.dim_value();
     }
@@ -1330,9 +1331,9 @@ constexpr llvm::StringLiteral kEightBitOps[] = {
     "ConvInteger", "QLinearConv",
     "Cast", "Identity", "Reshape",
     "Flatten", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze",
-    "Gather", "Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Neg", "Abs", "Equal",
-    "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where", "Shape",
-    "Size", "Expand", "Tile"};
+    "Gather", "Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Neg", "Abs",
+    "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where",
+    "Shape", "Size", "Expand", "Tile"};
 
 LogicalResult Importer::checkEightBitInputs(const onnx::NodeProto &node) {
   if (llvm::is_contained(kEightBitOps, node.op_type()))

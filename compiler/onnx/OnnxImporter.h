@@ -36,12 +36,11 @@ constexpr int64_t kMaxOnnxOpset = 21;
 /// arguments, so that what depends on it folds (Silero VAD's sample rate
 /// picks one If branch). The input needs a static shape (after
 /// `inputShapes`); an integer input takes an integer.
-mlir::OwningOpRef<mlir::ModuleOp>
-importOnnxModel(const std::string &path, mlir::MLIRContext &context,
-                const std::string &moduleName = "",
-                const std::map<std::string, std::vector<int64_t>>
-                    &inputShapes = {},
-                const std::map<std::string, std::string> &inputValues = {});
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(
+    const std::string &path, mlir::MLIRContext &context,
+    const std::string &moduleName = "",
+    const std::map<std::string, std::vector<int64_t>> &inputShapes = {},
+    const std::map<std::string, std::string> &inputValues = {});
 
 /// importOnnxModel of the serialized ModelProto in `bytes` (the fuzz
 /// harness, fuzz/onnx_import.cpp); `sourceName` names it in messages and

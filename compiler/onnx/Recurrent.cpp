@@ -71,8 +71,8 @@ private:
   Cell cell;
   int64_t gates;
 
-  Value x;        ///< [T, B, I]
-  Value seqLens;  ///< [B] i32/i64, or null (every entry has T steps)
+  Value x;       ///< [T, B, I]
+  Value seqLens; ///< [B] i32/i64, or null (every entry has T steps)
   int64_t steps = 0, hidden = 0, directions = 1;
   bool batchFirst = false, linearBeforeReset = false;
   std::optional<float> clip;
@@ -154,8 +154,9 @@ Value RecurrentBuilder::apply(const Activation &f, Value v) {
   if (f.name == "LeakyRelu")
     return ob.create<LeakyReluOp>(ctx.loc(), v, ob.getF32FloatAttr(f.alpha));
   // HardSigmoid: clip(alpha x + beta, 0, 1).
-  Value affine = b.binary<AddOp>(b.binary<MulOp>(v, b.scalar(f.alpha, floatType)),
-                                 b.scalar(f.beta, floatType));
+  Value affine =
+      b.binary<AddOp>(b.binary<MulOp>(v, b.scalar(f.alpha, floatType)),
+                      b.scalar(f.beta, floatType));
   if (b.failed)
     return {};
   return ob.create<ClipOp>(ctx.loc(), affine, ob.getF32FloatAttr(0.0f),
@@ -171,8 +172,8 @@ Value RecurrentBuilder::slice(Value v, int64_t axis, int64_t begin,
   starts[axis] = begin;
   limits[axis] = end;
   OpBuilder &ob = ctx.builder();
-  return b.check(ctx.create<SliceOp>(v, ob.getI64ArrayAttr(starts),
-                                     ob.getI64ArrayAttr(limits), ArrayAttr()));
+  return b.op<SliceOp>(v, ob.getI64ArrayAttr(starts),
+                       ob.getI64ArrayAttr(limits), ArrayAttr());
 }
 
 Value RecurrentBuilder::kernelOf(int input, int64_t d) {
@@ -213,8 +214,8 @@ Value RecurrentBuilder::initialState(int input, int64_t d) {
   if (shape.size() != 3 || shape[axis] != directions || shape[2] != hidden) {
     b.failed = true;
     (void)ctx.invalid("initial state " + typeName(typeOf(state)) + " for " +
-                      llvm::Twine(directions) + " direction(s) of hidden size " +
-                      llvm::Twine(hidden));
+                      llvm::Twine(directions) +
+                      " direction(s) of hidden size " + llvm::Twine(hidden));
     return {};
   }
   return b.reshape(slice(state, axis, d, d + 1),
@@ -244,10 +245,10 @@ void RecurrentBuilder::runDirection(int64_t d, bool reverse) {
     resetBias = slice(recurrentBias, 0, 2 * hidden, 3 * hidden);
     Value zrBias = slice(recurrentBias, 0, 0, 2 * hidden);
     Value zeros = ctx.constant(makeFilledFloat(floatType, {hidden}, 0.0));
-    Value padded = b.failed ? Value()
-                            : b.check(ctx.create<ConcatOp>(
-                                  ValueRange{zrBias, zeros},
-                                  ctx.builder().getI64IntegerAttr(0)));
+    Value padded = b.failed
+                       ? Value()
+                       : b.op<ConcatOp>(ValueRange{zrBias, zeros},
+                                        ctx.builder().getI64IntegerAttr(0));
     projectionBias = b.binary<AddOp>(inputBias, padded);
   } else if (inputBias) {
     projectionBias = b.binary<AddOp>(inputBias, recurrentBias);
@@ -261,9 +262,9 @@ void RecurrentBuilder::runDirection(int64_t d, bool reverse) {
   if (cell == Cell::LSTM && ctx.hasInput(7)) {
     Value p = b.check(ctx.input(7));
     for (int k = 0; k < 3; ++k)
-      peephole[k] = b.reshape(slice(slice(p, 0, d, d + 1), 1, k * hidden,
-                                    (k + 1) * hidden),
-                              {hidden});
+      peephole[k] = b.reshape(
+          slice(slice(p, 0, d, d + 1), 1, k * hidden, (k + 1) * hidden),
+          {hidden});
   }
   Value h = initialState(5, d);
   Value c = cell == Cell::LSTM ? initialState(6, d) : Value();
@@ -273,23 +274,29 @@ void RecurrentBuilder::runDirection(int64_t d, bool reverse) {
   ys.assign(steps, Value());
   for (int64_t s = 0; s < steps && !b.failed; ++s) {
     int64_t t = reverse ? steps - 1 - s : s;
-    Value xt = b.reshape(slice(projected, 0, t, t + 1), {batch, gates * hidden});
+    Value xt =
+        b.reshape(slice(projected, 0, t, t + 1), {batch, gates * hidden});
     Value recurrent;
     if (h)
-      recurrent = b.check(ctx.create<DenseOp>(h, kernelR, Value()));
-    auto gate = [&](int64_t k) { return slice(xt, 1, k * hidden, (k + 1) * hidden); };
+      recurrent = b.op<DenseOp>(h, kernelR, Value());
+    auto gate = [&](int64_t k) {
+      return slice(xt, 1, k * hidden, (k + 1) * hidden);
+    };
     auto rgate = [&](int64_t k) {
-      return recurrent ? slice(recurrent, 1, k * hidden, (k + 1) * hidden) : Value();
+      return recurrent ? slice(recurrent, 1, k * hidden, (k + 1) * hidden)
+                       : Value();
     };
     auto plus = [&](Value a, Value r) { return r ? b.binary<AddOp>(a, r) : a; };
-    auto times = [&](Value a, Value r) { return r && a ? b.binary<MulOp>(a, r) : Value(); };
+    auto times = [&](Value a, Value r) {
+      return r && a ? b.binary<MulOp>(a, r) : Value();
+    };
     Value hNew, cNew;
     if (cell == Cell::LSTM) {
       // Gates in ONNX order i, o, f, c; peepholes i, o, f.
-      Value i = apply(f[0], clipped(plus(plus(gate(0), rgate(0)),
-                                         times(peephole[0], c))));
-      Value fg = apply(f[0], clipped(plus(plus(gate(2), rgate(2)),
-                                          times(peephole[2], c))));
+      Value i = apply(
+          f[0], clipped(plus(plus(gate(0), rgate(0)), times(peephole[0], c))));
+      Value fg = apply(
+          f[0], clipped(plus(plus(gate(2), rgate(2)), times(peephole[2], c))));
       Value g = apply(f[1], clipped(plus(gate(3), rgate(3))));
       cNew = plus(b.binary<MulOp>(i, g), times(fg, c));
       Value o = apply(f[0], clipped(plus(plus(gate(1), rgate(1)),
@@ -301,13 +308,15 @@ void RecurrentBuilder::runDirection(int64_t d, bool reverse) {
       Value r = apply(f[0], clipped(plus(gate(1), rgate(1))));
       Value candidate;
       if (!h) {
-        candidate = plus(gate(2), resetBias ? b.binary<MulOp>(r, resetBias) : Value());
+        candidate =
+            plus(gate(2), resetBias ? b.binary<MulOp>(r, resetBias) : Value());
       } else if (linearBeforeReset) {
-        candidate = plus(gate(2), b.binary<MulOp>(r, plus(rgate(2), resetBias)));
+        candidate =
+            plus(gate(2), b.binary<MulOp>(r, plus(rgate(2), resetBias)));
       } else {
         Value rh = b.binary<MulOp>(r, h);
         Value kernelH = slice(kernelR, 1, 2 * hidden, 3 * hidden);
-        candidate = plus(gate(2), b.check(ctx.create<DenseOp>(rh, kernelH, Value())));
+        candidate = plus(gate(2), b.op<DenseOp>(rh, kernelH, Value()));
       }
       Value hc = apply(f[1], clipped(candidate));
       hNew = plus(b.binary<MulOp>(b.binary<SubOp>(one, z), hc), times(z, h));
@@ -316,8 +325,8 @@ void RecurrentBuilder::runDirection(int64_t d, bool reverse) {
     }
     if (seqLens) {
       // Steps at or past a batch entry's length keep its state and output 0.
-      Value step = ctx.constant(
-          makeFilled(typeOf(seqLens).getElementType(), {}, t));
+      Value step =
+          ctx.constant(makeFilled(typeOf(seqLens).getElementType(), {}, t));
       Value active = b.reshape(b.compare(seqLens, step, "gt"), {batch, 1});
       ys[t] = b.select(active, hNew, zero);
       hNew = b.select(active, hNew, h ? h : zero);
@@ -344,7 +353,8 @@ LogicalResult RecurrentBuilder::build() {
   if (!floatType.isF32())
     return ctx.unsupported("input element type " + typeName(floatType));
   if (inputType.getRank() != 3)
-    return ctx.invalid("input " + typeName(inputType) + " (it is [T, B, I], "
+    return ctx.invalid("input " + typeName(inputType) +
+                       " (it is [T, B, I], "
                        "or [B, T, I] with layout = 1)");
   x = batchFirst ? ctx.transpose(*input, {1, 0, 2}) : *input;
   RankedTensorType xType = typeOf(x);
@@ -392,7 +402,8 @@ LogicalResult RecurrentBuilder::build() {
   if (ctx.hasInput(4)) {
     // Constant lengths that all equal T change nothing.
     const HostTensor *lens = ctx.constantInput(4);
-    if (!lens || llvm::any_of(lens->ints, [&](int64_t n) { return n != steps; })) {
+    if (!lens ||
+        llvm::any_of(lens->ints, [&](int64_t n) { return n != steps; })) {
       FailureOr<Value> v = ctx.input(4);
       if (failed(v))
         return failure();
@@ -424,8 +435,7 @@ LogicalResult RecurrentBuilder::build() {
       return Value();
     if (parts.size() == 1)
       return parts.front();
-    return b.check(ctx.create<ConcatOp>(ValueRange(parts),
-                                        ob.getI64IntegerAttr(axis)));
+    return b.op<ConcatOp>(ValueRange(parts), ob.getI64IntegerAttr(axis));
   };
   // A final state of a layer of zero steps never occurs: T >= 1 here.
   auto stacked = [&](std::vector<Value> &states) {

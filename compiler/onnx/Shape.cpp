@@ -871,8 +871,8 @@ LogicalResult convertGather(ImportContext &ctx) {
   if (failed(index))
     return failure();
   OpBuilder &b = ctx.builder();
-  return setResult(ctx, ctx.create<GatherOp>(*x, *index,
-                                             b.getI64IntegerAttr(*axis)));
+  return setResult(
+      ctx, ctx.create<GatherOp>(*x, *index, b.getI64IntegerAttr(*axis)));
 }
 
 /// GatherElements: graph.gather_elements after negative indices are
@@ -881,9 +881,8 @@ LogicalResult convertGatherElements(ImportContext &ctx) {
   FailureOr<RankedTensorType> dataType = inputTypeOf(ctx, 0);
   if (failed(dataType))
     return failure();
-  FailureOr<int64_t> axis =
-      normalizedAxis(ctx, "attribute 'axis'", ctx.attrInt("axis", 0),
-                     dataType->getRank());
+  FailureOr<int64_t> axis = normalizedAxis(
+      ctx, "attribute 'axis'", ctx.attrInt("axis", 0), dataType->getRank());
   if (failed(axis))
     return failure();
   int64_t dim = dataType->getDimSize(*axis);
@@ -894,10 +893,9 @@ LogicalResult convertGatherElements(ImportContext &ctx) {
   if (indices && dim != kDyn)
     for (int64_t i : indices->ints)
       if (i < -dim || i >= dim)
-        return ctx.unsupported("index " + llvm::Twine(i) +
-                               " out of range for dimension " +
-                               llvm::Twine(*axis) + " of size " +
-                               llvm::Twine(dim));
+        return ctx.unsupported(
+            "index " + llvm::Twine(i) + " out of range for dimension " +
+            llvm::Twine(*axis) + " of size " + llvm::Twine(dim));
   FailureOr<Value> data = ctx.input(0);
   if (failed(data))
     return failure();
@@ -905,13 +903,12 @@ LogicalResult convertGatherElements(ImportContext &ctx) {
   if (failed(index))
     return failure();
   if (typeOf(*index).getRank() != dataType->getRank())
-    return ctx.unsupported("indices of rank " +
-                           llvm::Twine(typeOf(*index).getRank()) +
-                           " for data of rank " +
-                           llvm::Twine(dataType->getRank()));
-  return setResult(ctx, ctx.create<GatherElementsOp>(
-                            *data, *index,
-                            ctx.builder().getI64IntegerAttr(*axis)));
+    return ctx.unsupported(
+        "indices of rank " + llvm::Twine(typeOf(*index).getRank()) +
+        " for data of rank " + llvm::Twine(dataType->getRank()));
+  return setResult(ctx,
+                   ctx.create<GatherElementsOp>(
+                       *data, *index, ctx.builder().getI64IntegerAttr(*axis)));
 }
 
 LogicalResult convertExpand(ImportContext &ctx) {

@@ -61,15 +61,13 @@ struct ConstantLowering : OpRewritePattern<graph::ConstantOp> {
 /// (de)quantization, and the int8 kernels, whose inputs are ui8 by
 /// definition). Other lowerings assume signed integers.
 bool lowersUnsigned(Operation *op) {
-  return isa<graph::ConstantOp, graph::ReadOp, graph::CastOp,
-             graph::QuantizeOp, graph::DequantizeOp, graph::CompareOp,
-             graph::SelectOp, graph::AddOp, graph::SubOp, graph::MulOp,
-             graph::DivOp, graph::ModOp, graph::MaximumOp, graph::MinimumOp,
-             graph::PowOp,
+  return isa<graph::ConstantOp, graph::ReadOp, graph::CastOp, graph::QuantizeOp,
+             graph::DequantizeOp, graph::CompareOp, graph::SelectOp,
+             graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp,
+             graph::ModOp, graph::MaximumOp, graph::MinimumOp, graph::PowOp,
              graph::NegOp, graph::AbsOp, graph::SquareOp, graph::ReshapeOp,
-             graph::TransposeOp, graph::ConcatOp, graph::SliceOp,
-             graph::PadOp, graph::GatherOp, graph::GatherElementsOp,
-             graph::FusedConv2DInt8Op,
+             graph::TransposeOp, graph::ConcatOp, graph::SliceOp, graph::PadOp,
+             graph::GatherOp, graph::GatherElementsOp, graph::FusedConv2DInt8Op,
              graph::FusedDenseInt8Op>(op);
 }
 

@@ -214,8 +214,8 @@ Value buildSign(OpBuilder &b, Location loc, Value x) {
       b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, zero);
   Value negative =
       b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, zero);
-  Value orMinusOne = b.create<arith::SelectOp>(
-      loc, negative, constant(b, loc, x, -1.0), x);
+  Value orMinusOne =
+      b.create<arith::SelectOp>(loc, negative, constant(b, loc, x, -1.0), x);
   return b.create<arith::SelectOp>(loc, positive, constant(b, loc, x, 1.0),
                                    orMinusOne);
 }
@@ -434,10 +434,11 @@ template <typename OpTy> struct ElementwiseLowering : OpRewritePattern<OpTy> {
 /// grouping.
 template <typename... Ops> struct OpList {};
 using ElementwiseOps =
-    OpList<AddOp, SubOp, MulOp, DivOp, ModOp, MaximumOp, MinimumOp, PowOp, // binary
+    OpList<AddOp, SubOp, MulOp, DivOp, ModOp, MaximumOp, MinimumOp,
+           PowOp, // binary
            NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SquareOp, TanhOp,
-           SigmoidOp, ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, MathOp, HardSigmoidOp,
-           HardSwishOp, GeluOp, LeakyReluOp, ClipOp, // unary
+           SigmoidOp, ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, MathOp,
+           HardSigmoidOp, HardSwishOp, GeluOp, LeakyReluOp, ClipOp, // unary
            CastOp, CompareOp, SelectOp>;
 
 template <typename... Ops>

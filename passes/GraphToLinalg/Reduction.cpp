@@ -276,16 +276,17 @@ struct TopKIndicesToKernel : OpRewritePattern<TopKIndicesOp> {
     FailureOr<std::pair<Value, int64_t>> shape =
         getRowsAndCols(rewriter, loc, op.getX(), type.getRank() - 1);
     if (failed(shape))
-      return rewriter.notifyMatchFailure(op, "not float32 with a static last axis");
+      return rewriter.notifyMatchFailure(op,
+                                         "not float32 with a static last axis");
     Value output = allocResultLike(rewriter, loc, resultType, op.getX());
-    emitKernelCall(rewriter, loc,
-                   kernels::tfcc_rt_top_k_indices_f32{
-                       .x = op.getX(),
-                       .rows = shape->first,
-                       .cols = shape->second,
-                       .k = static_cast<int64_t>(op.getK()),
-                       .largest = op.getLargest() ? 1 : 0,
-                       .indices = output});
+    emitKernelCall(
+        rewriter, loc,
+        kernels::tfcc_rt_top_k_indices_f32{.x = op.getX(),
+                                           .rows = shape->first,
+                                           .cols = shape->second,
+                                           .k = static_cast<int64_t>(op.getK()),
+                                           .largest = op.getLargest() ? 1 : 0,
+                                           .indices = output});
     rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
     return success();
   }

@@ -569,7 +569,8 @@ struct GatherElementsLowering : OpRewritePattern<GatherElementsOp> {
     auto dataType = cast<RankedTensorType>(data.getType());
     SmallVector<Value> lastOf(rank);
     for (int64_t d = 0; d < rank; ++d) {
-      if (d == *axis || (!dataType.isDynamicDim(d) && !resultType.isDynamicDim(d)))
+      if (d == *axis ||
+          (!dataType.isDynamicDim(d) && !resultType.isDynamicDim(d)))
         continue;
       Value dataDim = getDimValue(rewriter, loc, data, d);
       Value larger = rewriter.create<arith::CmpIOp>(
@@ -610,8 +611,8 @@ struct GatherElementsLowering : OpRewritePattern<GatherElementsOp> {
 
 void mlir::tfcc::populateGraphShapeToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ReshapeLowering, TransposeLowering, ConcatLowering,
-               SliceLowering, PadLowering, ResizeLowering, GatherLowering,
-               GatherElementsLowering>(
-      patterns.getContext());
+  patterns
+      .add<ReshapeLowering, TransposeLowering, ConcatLowering, SliceLowering,
+           PadLowering, ResizeLowering, GatherLowering, GatherElementsLowering>(
+          patterns.getContext());
 }

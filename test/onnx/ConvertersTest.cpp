@@ -591,8 +591,8 @@ std::string nllLossDiagnostics(std::vector<int64_t> inputDims, int targetType,
     m.input("w", kF32, *weightDims);
     inputs.push_back("w");
   }
-  setString(m.node("NegativeLogLikelihoodLoss", inputs, {"loss"}),
-            "reduction", reduction);
+  setString(m.node("NegativeLogLikelihoodLoss", inputs, {"loss"}), "reduction",
+            reduction);
   m.output("loss", kF32);
   std::string diagnostics;
   EXPECT_TRUE(m.import(diagnostics).empty());
@@ -609,11 +609,11 @@ TEST(OnnxConverters, LossesRefuseMismatchedInputs) {
                       "tensor<3x4x5xf32> (it must be [N, d1, ...] of input "
                       "[N, C, d1, ...])"),
             std::string::npos);
-  EXPECT_NE(nllLossDiagnostics({3, 4}, kI64, {3}, std::vector<int64_t>{5},
-                               "mean")
-                .find("invalid weight tensor<5xf32> for input "
-                      "tensor<3x4xf32> (it must be [C] of its type)"),
-            std::string::npos);
+  EXPECT_NE(
+      nllLossDiagnostics({3, 4}, kI64, {3}, std::vector<int64_t>{5}, "mean")
+          .find("invalid weight tensor<5xf32> for input "
+                "tensor<3x4xf32> (it must be [C] of its type)"),
+      std::string::npos);
   EXPECT_NE(nllLossDiagnostics({4}, kI64, {}, std::nullopt, "mean")
                 .find("invalid input of rank 1 (it must be [N, C, d1, ...])"),
             std::string::npos);
@@ -803,10 +803,8 @@ TEST(OnnxConverters, ConvTransposeRefusesWhatItCannotBuild) {
                 .find("unsupported ConvTranspose over the dynamic height or "
                       "width of tensor<1x4x?x5xf32>"),
             std::string::npos);
-  EXPECT_NE(convTransposeRefusal({1, 4, 5, 5},
-                                 [](onnx::NodeProto &n) {
-                                   setInt(n, "group", 3);
-                                 })
+  EXPECT_NE(convTransposeRefusal(
+                {1, 4, 5, 5}, [](onnx::NodeProto &n) { setInt(n, "group", 3); })
                 .find("invalid attribute 'group' = 3 with input "
                       "tensor<1x4x5x5xf32> and weight tensor<4x2x3x3xf32>"),
             std::string::npos);
@@ -826,10 +824,12 @@ TEST(OnnxConverters, ConvTransposeRefusesWhatItCannotBuild) {
   {
     Model m(13);
     m.input("x", kF32, {1, 4, 2, 2, 2});
-    m.floatInitializer("w", std::vector<float>(4 * 2 * 8, 0.5f), {4, 2, 2, 2, 2});
+    m.floatInitializer("w", std::vector<float>(4 * 2 * 8, 0.5f),
+                       {4, 2, 2, 2, 2});
     m.node("ConvTranspose", {"x", "w"}, {"y"});
     m.output("y", kF32);
-    EXPECT_NE(refusal(m).find("unsupported 3-D ConvTranspose"), std::string::npos);
+    EXPECT_NE(refusal(m).find("unsupported 3-D ConvTranspose"),
+              std::string::npos);
   }
   Model m(13);
   m.input("x", kF32, {1, 4});
@@ -876,10 +876,11 @@ std::string lstmRefusal(std::vector<int64_t> xDims,
 
 TEST(OnnxConverters, RecurrentLayersRefuseWhatTheyCannotUnroll) {
   auto none = [](Model &, onnx::NodeProto &) {};
-  EXPECT_NE(lstmRefusal({-1, 2, 4}, none)
-                .find("unsupported dynamic sequence length of tensor<?x2x4xf32> "
-                      "(the layer is unrolled over a static one) in LSTM"),
-            std::string::npos);
+  EXPECT_NE(
+      lstmRefusal({-1, 2, 4}, none)
+          .find("unsupported dynamic sequence length of tensor<?x2x4xf32> "
+                "(the layer is unrolled over a static one) in LSTM"),
+      std::string::npos);
   EXPECT_NE(lstmRefusal({3, 2, 4},
                         [](Model &, onnx::NodeProto &n) {
                           setString(n, "direction", "sideways");
@@ -912,10 +913,9 @@ TEST(OnnxConverters, RecurrentLayersRefuseWhatTheyCannotUnroll) {
                 .find("invalid attribute 'activations' of 1 functions (3 per "
                       "direction)"),
             std::string::npos);
-  EXPECT_NE(lstmRefusal({3, 2, 4},
-                        [](Model &, onnx::NodeProto &n) {
-                          setFloat(n, "clip", -1.0f);
-                        })
+  EXPECT_NE(lstmRefusal(
+                {3, 2, 4},
+                [](Model &, onnx::NodeProto &n) { setFloat(n, "clip", -1.0f); })
                 .find("invalid attribute 'clip' = -1"),
             std::string::npos);
   EXPECT_NE(lstmRefusal({3, 2, 6}, none)
@@ -923,33 +923,34 @@ TEST(OnnxConverters, RecurrentLayersRefuseWhatTheyCannotUnroll) {
                       "tensor<1x20x5xf32> for input tensor<3x2x6xf32>, 1 "
                       "direction(s) and hidden size 5"),
             std::string::npos);
-  EXPECT_NE(lstmRefusal({3, 2, 4},
-                        [](Model &m, onnx::NodeProto &n) {
-                          m.floatInitializer("b", std::vector<float>(20, 0),
-                                             {1, 20});
-                          n.add_input("b");
-                        })
-                .find("invalid bias tensor<1x20xf32> (it is [1, 40])"),
-            std::string::npos);
-  EXPECT_NE(lstmRefusal({3, 2, 4},
-                        [](Model &m, onnx::NodeProto &n) {
-                          m.floatInitializer("h0", std::vector<float>(10, 0),
-                                             {2, 1, 5});
-                          for (const char *in : {"", "", "h0"})
-                            n.add_input(in);
-                        })
-                .find("invalid initial state tensor<2x1x5xf32> for 1 "
-                      "direction(s) of hidden size 5"),
-            std::string::npos);
-  EXPECT_NE(lstmRefusal({3, 2, 4},
-                        [](Model &m, onnx::NodeProto &n) {
-                          m.floatInitializer("p", std::vector<float>(5, 0),
-                                             {1, 5});
-                          for (const char *in : {"", "", "", "", "p"})
-                            n.add_input(in);
-                        })
-                .find("invalid peepholes tensor<1x5xf32> (it is [1, 15])"),
-            std::string::npos);
+  EXPECT_NE(
+      lstmRefusal({3, 2, 4},
+                  [](Model &m, onnx::NodeProto &n) {
+                    m.floatInitializer("b", std::vector<float>(20, 0), {1, 20});
+                    n.add_input("b");
+                  })
+          .find("invalid bias tensor<1x20xf32> (it is [1, 40])"),
+      std::string::npos);
+  EXPECT_NE(
+      lstmRefusal(
+          {3, 2, 4},
+          [](Model &m, onnx::NodeProto &n) {
+            m.floatInitializer("h0", std::vector<float>(10, 0), {2, 1, 5});
+            for (const char *in : {"", "", "h0"})
+              n.add_input(in);
+          })
+          .find("invalid initial state tensor<2x1x5xf32> for 1 "
+                "direction(s) of hidden size 5"),
+      std::string::npos);
+  EXPECT_NE(
+      lstmRefusal({3, 2, 4},
+                  [](Model &m, onnx::NodeProto &n) {
+                    m.floatInitializer("p", std::vector<float>(5, 0), {1, 5});
+                    for (const char *in : {"", "", "", "", "p"})
+                      n.add_input(in);
+                  })
+          .find("invalid peepholes tensor<1x5xf32> (it is [1, 15])"),
+      std::string::npos);
   EXPECT_NE(lstmRefusal({0, 2, 4}, none)
                 .find("unsupported empty sequence of tensor<0x2x4xf32>"),
             std::string::npos);
@@ -1016,7 +1017,8 @@ TEST(OnnxConverters, TopKAlongAnInnerAxisTransposesItLast) {
   ASSERT_FALSE(ir.empty()) << diagnostics;
   EXPECT_EQ(count(ir, "graph.top_k_indices %"), 1) << ir;
   EXPECT_EQ(count(ir, "(tensor<4x3x6xf32>) -> tensor<4x3x2xi64>"), 1) << ir;
-  EXPECT_EQ(count(ir, "graph.transpose"), 3) << ir; // x in, values and indices out
+  EXPECT_EQ(count(ir, "graph.transpose"), 3)
+      << ir; // x in, values and indices out
 }
 
 TEST(OnnxConverters, PoolingCeilModeNeedsAStaticSizeWhereItMatters) {
@@ -1067,19 +1069,22 @@ TEST(OnnxConverters, CumSumRefusesWhatItsMaskCannotCover) {
     m.output("y", elemType);
     return refusal(m);
   };
-  EXPECT_NE(cumsum(kI64, {3}, 0).find("unsupported input element type i64 in "
-                                      "CumSum"),
+  EXPECT_NE(cumsum(kI64, {3}, 0)
+                .find("unsupported input element type i64 in "
+                      "CumSum"),
             std::string::npos);
-  EXPECT_NE(cumsum(kF32, {3, 4}, 2).find("invalid 'axis' = 2 out of range for "
-                                         "rank 2"),
+  EXPECT_NE(cumsum(kF32, {3, 4}, 2)
+                .find("invalid 'axis' = 2 out of range for "
+                      "rank 2"),
             std::string::npos);
   EXPECT_NE(cumsum(kF32, {2, 2000}, 1)
                 .find("unsupported CumSum along dimension 1 of "
                       "tensor<2x2000xf32> (a static size of at most 1024)"),
             std::string::npos);
-  EXPECT_NE(cumsum(kF32, {-1, 3}, 0)
-                .find("unsupported CumSum along dimension 0 of tensor<?x3xf32>"),
-            std::string::npos);
+  EXPECT_NE(
+      cumsum(kF32, {-1, 3}, 0)
+          .find("unsupported CumSum along dimension 0 of tensor<?x3xf32>"),
+      std::string::npos);
 }
 
 TEST(OnnxConverters, SplitProducesSlices) {

@@ -295,15 +295,15 @@ TEST_F(InterpreterTest, ModTakesTheDivisorsSignOrTheDividends) {
       return %0, %1 : tensor<4xi64>, tensor<4xi64>
     }
   )mlir";
-  std::vector<Tensor> r = run(kModModule, "f",
-                              {i64({4}, {7, -7, 7, -7}), i64({4}, {3, 3, -3, -3})});
+  std::vector<Tensor> r = run(
+      kModModule, "f", {i64({4}, {7, -7, 7, -7}), i64({4}, {3, 3, -3, -3})});
   ASSERT_EQ(r.size(), 2u);
   // Python: 7 % 3 = 1, -7 % 3 = 2, 7 % -3 = -2, -7 % -3 = -1.
   expectExact(r[0], ElementKind::I64, {4}, {1, 2, -2, -1});
   // C fmod: 1, -1, 1, -1.
   expectExact(r[1], ElementKind::I64, {4}, {1, -1, 1, -1});
-  std::string error = runError(kModModule, "f",
-                               {i64({4}, {1, 2, 3, 4}), i64({4}, {1, 1, 0, 1})});
+  std::string error = runError(
+      kModModule, "f", {i64({4}, {1, 2, 3, 4}), i64({4}, {1, 1, 0, 1})});
   EXPECT_EQ(error.rfind("integer remainder by zero at loc(", 0), 0u) << error;
 }
 
@@ -670,9 +670,9 @@ constexpr const char *kGatherElementsModule = R"mlir(
 
 TEST_F(InterpreterTest, GatherElements) {
   // d = [[1, 2, 3], [4, 5, 6]]; along axis 1 row r picks d[r][i[r][c]].
-  std::vector<Tensor> r = run(
-      kGatherElementsModule, "pick",
-      {f32({2, 3}, {1, 2, 3, 4, 5, 6}), i64({2, 2}, {2, 0, 1, 1})});
+  std::vector<Tensor> r =
+      run(kGatherElementsModule, "pick",
+          {f32({2, 3}, {1, 2, 3, 4, 5, 6}), i64({2, 2}, {2, 0, 1, 1})});
   ASSERT_EQ(r.size(), 1u);
   expectNear(r[0], {2, 2}, {3, 1, 5, 5});
   // Along axis 0 (a 2x2 corner of a 3x2 table): column c picks d[i[r][c]][c].

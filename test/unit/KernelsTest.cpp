@@ -1612,8 +1612,9 @@ TEST(TopKKernel, MatchesAStableSort) {
         int64_t j = i % cols;
         x[i] = pattern == 0   ? static_cast<float>(small(rng))
                : pattern == 1 ? static_cast<float>(j)
-               : pattern == 2 ? static_cast<float>(-j)
-                              : (j % 5 == 3 ? NAN : static_cast<float>(small(rng)));
+               : pattern == 2
+                   ? static_cast<float>(-j)
+                   : (j % 5 == 3 ? NAN : static_cast<float>(small(rng)));
       }
       for (int64_t k : {int64_t(1), cols / 2, cols}) {
         if (k < 1)
@@ -1628,9 +1629,9 @@ TEST(TopKKernel, MatchesAStableSort) {
             std::vector<int64_t> want = topKBySort(row, k, largest);
             std::vector<int64_t> gotRow(got.begin() + r * k,
                                         got.begin() + (r + 1) * k);
-            ASSERT_EQ(gotRow, want) << "cols " << cols << " pattern "
-                                    << pattern << " k " << k << " largest "
-                                    << largest << " row " << r;
+            ASSERT_EQ(gotRow, want)
+                << "cols " << cols << " pattern " << pattern << " k " << k
+                << " largest " << largest << " row " << r;
           }
         }
       }

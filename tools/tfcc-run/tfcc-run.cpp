@@ -484,8 +484,8 @@ int main(int argc, char **argv) {
   ModelDiagnosticHandler diagnostics(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (isMlir) {
-    module = loadModelFile(modelPath, sourceMgr, context, inputShapes,
-                           inputValues);
+    module =
+        loadModelFile(modelPath, sourceMgr, context, inputShapes, inputValues);
     if (!module)
       return 1;
   }

@@ -517,19 +517,18 @@ FailureOr<RankedTensorType> inferGatherElements(GatherElementsOp op) {
   RankedTensorType data = typeOf(op.getData());
   RankedTensorType indices = typeOf(op.getIndices());
   if (indices.getRank() != data.getRank())
-    return op.emitOpError() << "indices " << indices
-                            << " must have the rank of data " << data;
+    return op.emitOpError()
+           << "indices " << indices << " must have the rank of data " << data;
   auto axis = normalizeAxis(op.getAxis(), data.getRank());
   if (!axis)
-    return op.emitOpError() << "attribute 'axis' = "
-                            << static_cast<int64_t>(op.getAxis())
-                            << " is out of range for " << data;
+    return op.emitOpError()
+           << "attribute 'axis' = " << static_cast<int64_t>(op.getAxis())
+           << " is out of range for " << data;
   for (int64_t d = 0; d < data.getRank(); ++d)
     if (d != *axis && !data.isDynamicDim(d) && !indices.isDynamicDim(d) &&
         indices.getDimSize(d) > data.getDimSize(d))
-      return op.emitOpError()
-             << "dimension " << d << " of indices " << indices
-             << " exceeds that of data " << data;
+      return op.emitOpError() << "dimension " << d << " of indices " << indices
+                              << " exceeds that of data " << data;
   return RankedTensorType::get(indices.getShape(), data.getElementType());
 }
 
@@ -540,8 +539,8 @@ FailureOr<RankedTensorType> inferTopKIndices(TopKIndicesOp op) {
   int64_t k = static_cast<int64_t>(op.getK());
   int64_t size = x.getDimSize(x.getRank() - 1);
   if (k < 0 || (!ShapedType::isDynamic(size) && k > size))
-    return op.emitOpError() << "attribute 'k' = " << k
-                            << " is outside [0, " << size << "] for " << x;
+    return op.emitOpError() << "attribute 'k' = " << k << " is outside [0, "
+                            << size << "] for " << x;
   SmallVector<int64_t> shape(x.getShape());
   shape.back() = k;
   return RankedTensorType::get(shape, IntegerType::get(op.getContext(), 64));

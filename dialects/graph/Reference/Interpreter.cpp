@@ -157,11 +157,11 @@ std::optional<FailureOr<Tensor>>
 dispatch(Operation *op, detail::Operands operands, detail::Report &report) {
   using Result = std::optional<FailureOr<Tensor>>;
   return llvm::TypeSwitch<Operation *, Result>(op)
-      .Case<AddOp, SubOp, MulOp, DivOp, ModOp, MaximumOp, MinimumOp, PowOp, NegOp,
-            AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SquareOp, TanhOp, SigmoidOp,
-            ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, MathOp, HardSigmoidOp, HardSwishOp,
-            GeluOp, LeakyReluOp, ClipOp, DropoutOp, CastOp, QuantizeOp, DequantizeOp,
-            CompareOp, SelectOp,
+      .Case<AddOp, SubOp, MulOp, DivOp, ModOp, MaximumOp, MinimumOp, PowOp,
+            NegOp, AbsOp, ExpOp, LogOp, SqrtOp, RsqrtOp, SquareOp, TanhOp,
+            SigmoidOp, ReluOp, Relu6Op, ErfOp, FloorOp, CeilOp, MathOp,
+            HardSigmoidOp, HardSwishOp, GeluOp, LeakyReluOp, ClipOp, DropoutOp,
+            CastOp, QuantizeOp, DequantizeOp, CompareOp, SelectOp,
             // Convolution.cpp
             MatmulOp, DenseOp, Conv2DOp, DepthwiseConv2DOp, MaxPool2DOp,
             AvgPool2DOp, GlobalAvgPool2DOp, GlobalMaxPool2DOp,
@@ -177,9 +177,10 @@ dispatch(Operation *op, detail::Operands operands, detail::Report &report) {
             DropoutMaskOp, BroadcastLikeOp, ElementCountOp, MomentsOp,
             BatchNormTrainOp, BatchNormGradSumsOp, BatchNormTrainGradOp,
             Conv2DBackpropInputOp, Conv2DBackpropFilterOp, MaxPool2DGradOp,
-            AvgPool2DGradOp, ResizeGradOp, GatherGradOp>([&](auto typedOp) -> Result {
-        return detail::evaluate(typedOp, operands, report);
-      })
+            AvgPool2DGradOp, ResizeGradOp, GatherGradOp>(
+          [&](auto typedOp) -> Result {
+            return detail::evaluate(typedOp, operands, report);
+          })
       .Default([](Operation *) -> Result { return std::nullopt; });
 }
 

@@ -342,8 +342,8 @@ FailureOr<Tensor> evaluate(GatherElementsOp op, Operands operands,
     return failure();
   for (int64_t d = 0; d < data.rank(); ++d)
     if (d != *axis && indices.shape[d] > data.shape[d])
-      return report.fail("gather_elements indices dimension " +
-                         llvm::Twine(d) + " exceeds data's");
+      return report.fail("gather_elements indices dimension " + llvm::Twine(d) +
+                         " exceeds data's");
   Tensor y = Tensor::zeros(data.kind, indices.shape);
   for (int64_t i = 0, n = indices.numElements(); i < n; ++i) {
     std::vector<int64_t> position = unravel(i, indices.shape);
