@@ -37,6 +37,22 @@ Value rampAlong(ImportContext &ctx, Type type, int64_t size, int64_t axis,
   return ctx.constant(ramp);
 }
 
+/// The permutation that moves `axis` of a rank-`rank` tensor last (the rest
+/// in order), and its inverse, which moves it back: TopK and CumSum work
+/// along the last axis.
+struct AxisLast {
+  SmallVector<int64_t> toLast, back;
+  bool moved;
+  AxisLast(int64_t axis, int64_t rank) : back(rank), moved(axis != rank - 1) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        toLast.push_back(d);
+    toLast.push_back(axis);
+    for (int64_t d = 0; d < rank; ++d)
+      back[toLast[d]] = d;
+  }
+};
+
 /// A scalar 0 of `type` (false for i1).
 Value zeroOf(ImportContext &ctx, Type type) {
   return ctx.constant(makeFilled(type, {}, 0));
@@ -268,13 +284,8 @@ LogicalResult convertTopK(ImportContext &ctx) {
     return ctx.invalid("K = " + llvm::Twine(k) + " for dimension " +
                        llvm::Twine(*axis) + " of size " + llvm::Twine(size));
   OpChain b{ctx};
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != *axis)
-      perm.push_back(d);
-  perm.push_back(*axis);
-  bool moved = *axis != rank - 1;
-  Value last = moved ? ctx.transpose(*x, perm) : *x;
+  AxisLast order(*axis, rank);
+  Value last = order.moved ? ctx.transpose(*x, order.toLast) : *x;
   OpBuilder &ob = ctx.builder();
   Value indices =
       b.op<TopKIndicesOp>(last, ob.getI64IntegerAttr(k),
@@ -283,12 +294,9 @@ LogicalResult convertTopK(ImportContext &ctx) {
       b.op<GatherElementsOp>(last, indices, ob.getI64IntegerAttr(rank - 1));
   if (b.failed)
     return failure();
-  if (moved) {
-    SmallVector<int64_t> back(rank);
-    for (int64_t d = 0; d < rank; ++d)
-      back[perm[d]] = d;
-    values = ctx.transpose(values, back);
-    indices = ctx.transpose(indices, back);
+  if (order.moved) {
+    values = ctx.transpose(values, order.back);
+    indices = ctx.transpose(indices, order.back);
   }
   ctx.setOutput(0, values);
   if (ctx.hasOutput(1))
@@ -344,13 +352,8 @@ LogicalResult convertCumSum(ImportContext &ctx) {
       else
         mask.ints[i * n + j] = 1;
     }
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != *axis)
-      perm.push_back(d);
-  perm.push_back(*axis);
-  bool moved = *axis != rank - 1;
-  Value last = moved ? ctx.transpose(*x, perm) : *x;
+  AxisLast order(*axis, rank);
+  Value last = order.moved ? ctx.transpose(*x, order.toLast) : *x;
   OpChain b{ctx};
   // A rank-1 x is a [1, n] row for graph.matmul.
   Value rows = rank == 1 ? b.reshape(last, {1, n}) : last;
@@ -359,12 +362,8 @@ LogicalResult convertCumSum(ImportContext &ctx) {
     sums = b.reshape(sums, {n});
   if (b.failed)
     return failure();
-  if (moved) {
-    SmallVector<int64_t> back(rank);
-    for (int64_t d = 0; d < rank; ++d)
-      back[perm[d]] = d;
-    sums = ctx.transpose(sums, back);
-  }
+  if (order.moved)
+    sums = ctx.transpose(sums, order.back);
   return b.finish(sums);
 }
 

@@ -95,13 +95,11 @@ int64_t sameTotal(int64_t in, int64_t k, int64_t s, int64_t d) {
   return std::max<int64_t>((out - 1) * s + (k - 1) * d + 1 - in, 0);
 }
 
-/// Reads strides, dilations, pads and auto_pad for a 2-D window over the
-/// NCHW input `xType` (a 1-D window's attributes lifted: `is1D`, xType
-/// [N, C, 1, L]). Explicit pads equal to TF's SAME become "same".
-FailureOr<Window> readWindow(ImportContext &ctx, RankedTensorType xType,
-                             llvm::ArrayRef<int64_t> kernel,
-                             bool is1D = false) {
-  Window w;
+/// Reads the 2-D window's `strides` and `dilations` (each default 1, at
+/// least 1; lifted for a 1-D window), or reports the one that is not.
+LogicalResult readStridesAndDilations(ImportContext &ctx, bool is1D,
+                                      int64_t (&stride)[2],
+                                      int64_t (&dilation)[2]) {
   std::vector<int64_t> strides = windowAttr(ctx, "strides", {1, 1}, is1D);
   std::vector<int64_t> dilations = windowAttr(ctx, "dilations", {1, 1}, is1D);
   if (strides.size() != 2 || strides[0] < 1 || strides[1] < 1)
@@ -109,10 +107,23 @@ FailureOr<Window> readWindow(ImportContext &ctx, RankedTensorType xType,
   if (dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1)
     return ctx.unsupported("attribute 'dilations' = " + listString(dilations));
   for (int i = 0; i < 2; ++i) {
-    w.kernel[i] = kernel[i];
-    w.stride[i] = strides[i];
-    w.dilation[i] = dilations[i];
+    stride[i] = strides[i];
+    dilation[i] = dilations[i];
   }
+  return success();
+}
+
+/// Reads strides, dilations, pads and auto_pad for a 2-D window over the
+/// NCHW input `xType` (a 1-D window's attributes lifted: `is1D`, xType
+/// [N, C, 1, L]). Explicit pads equal to TF's SAME become "same".
+FailureOr<Window> readWindow(ImportContext &ctx, RankedTensorType xType,
+                             llvm::ArrayRef<int64_t> kernel,
+                             bool is1D = false) {
+  Window w;
+  if (failed(readStridesAndDilations(ctx, is1D, w.stride, w.dilation)))
+    return failure();
+  for (int i = 0; i < 2; ++i)
+    w.kernel[i] = kernel[i];
   int64_t in[2] = {xType.getDimSize(2), xType.getDimSize(3)};
   bool staticHW = !ShapedType::isDynamic(in[0]) && !ShapedType::isDynamic(in[1]);
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
@@ -330,12 +341,8 @@ FailureOr<TransposedWindow> readTransposedWindow(ImportContext &ctx,
                                                  ArrayRef<int64_t> kernel,
                                                  bool is1D) {
   TransposedWindow w;
-  std::vector<int64_t> strides = windowAttr(ctx, "strides", {1, 1}, is1D);
-  std::vector<int64_t> dilations = windowAttr(ctx, "dilations", {1, 1}, is1D);
-  if (strides.size() != 2 || strides[0] < 1 || strides[1] < 1)
-    return ctx.unsupported("attribute 'strides' = " + listString(strides));
-  if (dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1)
-    return ctx.unsupported("attribute 'dilations' = " + listString(dilations));
+  if (failed(readStridesAndDilations(ctx, is1D, w.stride, w.dilation)))
+    return failure();
   std::vector<int64_t> outputPadding = ctx.attrInts("output_padding");
   if (outputPadding.empty())
     outputPadding = {0, 0};
@@ -352,9 +359,7 @@ FailureOr<TransposedWindow> readTransposedWindow(ImportContext &ctx,
                            typeName(x4Type));
   for (int i = 0; i < 2; ++i) {
     w.kernel[i] = kernel[i];
-    w.stride[i] = strides[i];
-    w.dilation[i] = dilations[i];
-    w.full[i] = (in[i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1;
+    w.full[i] = (in[i] - 1) * w.stride[i] + (kernel[i] - 1) * w.dilation[i] + 1;
   }
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
   std::vector<int64_t> outputShape = ctx.attrInts("output_shape");
@@ -368,7 +373,7 @@ FailureOr<TransposedWindow> readTransposedWindow(ImportContext &ctx,
                            listString(outputShape));
   if (outputShape.empty() &&
       (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"))
-    outputShape = {in[0] * strides[0], in[1] * strides[1]};
+    outputShape = {in[0] * w.stride[0], in[1] * w.stride[1]};
   if (!outputShape.empty()) {
     // ONNX: total = full + output_padding - output_shape, halved rounding
     // down (a negative total, an output larger than the full one, adds
