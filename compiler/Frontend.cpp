@@ -11,6 +11,7 @@
 
 #include "compiler/BoundedFile.h"
 #include "compiler/onnx/OnnxImporter.h"
+#include "compiler/tflite/TfliteImporter.h"
 #include "dialects/graph/IR/Limits.h"
 #include "dialects/graph/IR/TensorSize.h"
 
@@ -183,6 +184,10 @@ bool tfcc::isOnnxPath(const std::string &path) {
   return llvm::StringRef(path).ends_with_insensitive(".onnx");
 }
 
+bool tfcc::isImportedModelPath(const std::string &path) {
+  return isOnnxPath(path) || isTflitePath(path);
+}
+
 OwningOpRef<ModuleOp> tfcc::loadModelFile(
     const std::string &path, llvm::SourceMgr &sourceMgr, MLIRContext &context,
     const std::map<std::string, std::vector<int64_t>> &inputShapes,
@@ -195,10 +200,17 @@ OwningOpRef<ModuleOp> tfcc::loadModelFile(
     return module;
   }
   if (!inputShapes.empty() || !inputValues.empty()) {
+    // TFLite tensors have static shapes; TFLite has no optional inputs.
     emitError(FileLineColLoc::get(&context, path, 0, 0))
         << "input " << (inputShapes.empty() ? "values" : "shapes")
         << " apply to ONNX models only, not to '" << path << "'";
     return nullptr;
+  }
+  if (isTflitePath(path)) {
+    OwningOpRef<ModuleOp> module = importTfliteModel(path, context);
+    if (module && failed(graph::verifyModelSizes(*module)))
+      return nullptr;
+    return module;
   }
   std::vector<uint8_t> text;
   std::string error;

@@ -40,8 +40,8 @@ inline constexpr const char *kArgNameAttr = "tfcc.name";
 mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::SourceMgr &sourceMgr,
                                             mlir::MLIRContext &context);
 
-/// Loads a model file: graph IR (.mlir, parsed into `sourceMgr`) or ONNX
-/// (.onnx, imported, with the graph inputs named in `inputShapes` pinned to
+/// Loads a model file: graph IR (.mlir, parsed into `sourceMgr`), TFLite
+/// (.tflite, importTfliteModel) or ONNX (.onnx, imported, with the graph inputs named in `inputShapes` pinned to
 /// those dims, -1 keeping a dim, and those in `inputValues` fixed to a value:
 /// importOnnxModel). Diagnostics go to the context's handler.
 mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(
@@ -59,6 +59,9 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModelText(llvm::StringRef text,
 
 /// True for paths the ONNX importer reads.
 bool isOnnxPath(const std::string &path);
+
+/// True for model files tfcc imports rather than parses (.onnx, .tflite).
+bool isImportedModelPath(const std::string &path);
 
 } // namespace tfcc
 

@@ -1,8 +1,8 @@
-//===- tfcc-import.cpp - ONNX model to graph IR ---------------------------===//
+//===- tfcc-import.cpp - ONNX or TFLite model to graph IR -----------------===//
 //
-//   tfcc-import MODEL.onnx [-o MODEL.mlir] [--name NAME]
+//   tfcc-import MODEL.onnx|MODEL.tflite [-o MODEL.mlir] [--name NAME]
 //
-// Prints the graph IR of an ONNX model (weights as dense_resource blobs in
+// Prints the graph IR of an ONNX or TFLite model (weights as dense_resource blobs in
 // the file's dialect_resources section). Errors print as
 // `MODEL.onnx: error: ...` and the tool exits with 1.
 //
@@ -10,6 +10,7 @@
 
 #include "compiler/Registration.h"
 #include "compiler/onnx/OnnxImporter.h"
+#include "compiler/tflite/TfliteImporter.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -26,7 +27,7 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("tfcc-import options");
 
-static cl::opt<std::string> inputPath(cl::Positional, cl::desc("MODEL.onnx"),
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("MODEL.onnx or MODEL.tflite"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputPath("o",
                                        cl::desc("Output file (default: stdout)"),
@@ -49,7 +50,7 @@ static std::optional<llvm::StringRef> nodeName(mlir::Location loc) {
   return std::nullopt;
 }
 
-/// `FILE: error: [node 'NAME': ]MESSAGE`; ONNX files have no line numbers.
+/// `FILE: error: [node 'NAME': ]MESSAGE`; model files have no line numbers.
 static void printDiagnostic(mlir::Diagnostic &diag) {
   llvm::raw_ostream &os = llvm::errs();
   std::string where = inputPath;
@@ -84,8 +85,9 @@ int main(int argc, char **argv) {
   std::string overview = "tfcc-import: ONNX model (opsets " +
                          std::to_string(tfcc::kMinOnnxOpset) + " to " +
                          std::to_string(tfcc::kMaxOnnxOpset) +
-                         ") to graph IR\n\n"
-                         "  tfcc-import MODEL.onnx -o MODEL.mlir\n";
+                         ") or TFLite model to graph IR\n\n"
+                         "  tfcc-import MODEL.onnx -o MODEL.mlir\n"
+                         "  tfcc-import MODEL.tflite -o MODEL.mlir\n";
   cl::ParseCommandLineOptions(argc, argv, overview);
 
   mlir::DialectRegistry registry;
@@ -100,7 +102,9 @@ int main(int argc, char **argv) {
   });
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      tfcc::importOnnxModel(inputPath, context, moduleName);
+      tfcc::isTflitePath(inputPath)
+          ? tfcc::importTfliteModel(inputPath, context, moduleName)
+          : tfcc::importOnnxModel(inputPath, context, moduleName);
   if (!module)
     return 1;
 

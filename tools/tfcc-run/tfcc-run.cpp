@@ -30,7 +30,7 @@ using namespace tfcc;
 
 static cl::OptionCategory category("tfcc-run options");
 static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
-                                      cl::desc("MODEL (.mlir, .onnx, or a .so built by tfcc)"),
+                                      cl::desc("MODEL (.mlir, .onnx, .tflite, or a .so built by tfcc)"),
                                       cl::cat(category));
 static cl::opt<std::string> entryName("entry",
                                       cl::desc("Entry point to run (default: the first)"),
@@ -426,9 +426,10 @@ int main(int argc, char **argv) {
                 "have theirs");
   // A model the tools can parse or import (else a tfcc-built .so).
   bool isOnnx = isOnnxPath(modelPath);
-  bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir") || isOnnx;
+  bool isImported = isImportedModelPath(modelPath);
+  bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir") || isImported;
   if (!isMlir && (interpretOnly || compareFlag))
-    return fail("--interpret and --compare need the model's .mlir or .onnx file");
+    return fail("--interpret and --compare need the model's .mlir, .onnx or .tflite file");
   if (batchSize < 1)
     return fail("--batch must be at least 1");
   // Options that cannot take effect are refused, not ignored.
@@ -455,8 +456,8 @@ int main(int argc, char **argv) {
         {"--no-train", ::noTrain.getNumOccurrences() > 0}})
     if (given && !compiles)
       return fail(std::string(flag) +
-                  " cannot take effect: tfcc-run compiles only a .mlir or "
-                  ".onnx model, and not with --interpret");
+                  " cannot take effect: tfcc-run compiles only a .mlir, "
+                  ".onnx or .tflite model, and not with --interpret");
   if (!referencePath.empty()) {
     for (auto [flag, given] :
          {std::pair<const char *, bool>{"--interpret", interpretOnly},
@@ -466,7 +467,7 @@ int main(int argc, char **argv) {
         return fail(std::string("--reference cannot take effect with ") +
                     flag + " (it compares two compiled builds' outputs)");
     if (llvm::StringRef(referencePath).ends_with(".mlir") ||
-        isOnnxPath(referencePath))
+        isImportedModelPath(referencePath))
       return fail("--reference takes a .so built by tfcc, not a model file: "
                   "compile " + referencePath + " with tfcc first");
   }
@@ -689,9 +690,9 @@ int main(int argc, char **argv) {
   if (compareFlag)
     llvm::outs() << "compare: compiled code vs the reference interpreter on "
                     "the same "
-                 << (isOnnx ? "imported " : "") << "graph IR"
-                 << (isOnnx ? " (checks the lowering, not the ONNX import)"
-                            : "")
+                 << (isImported ? "imported " : "") << "graph IR"
+                 << (isImported ? " (checks the lowering, not the import)"
+                                : "")
                  << "\n";
   for (size_t i = 0; i < outputs.size(); ++i) {
     const NpyArray &o = outputs[i];
