@@ -13,6 +13,10 @@ config.environment["PATH"] = os.pathsep.join(
     [config.tfcc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.substitutions.append(("%spec", config.shared_spec_dir))
 config.substitutions.append(("%tfcc_src", config.tfcc_src_root))
+# Debian's Python, which has numpy (test/tflite/tflite_models.py).
+import sys
+config.substitutions.append(
+    ("%python", "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable))
 
 # The host's architecture and ISA, for the tests of code pinned to a CPU
 # (tfcc --cpu): never assume them.

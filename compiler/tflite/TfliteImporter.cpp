@@ -554,8 +554,16 @@ LogicalResult Importer::convertOperators() {
                                     : "builtin " + std::to_string(builtin);
       converter = builtinConverter(opCode);
     }
-    if (!converter)
-      return unsupported("operator (tfcc's TFLite operators: docs/tflite.md)");
+    if (!converter) {
+      emitError(currentLoc) << "unsupported TFLite operator " << currentOpName
+                            << " (operator #" << k << ", output '"
+                            << (numOutputs() > 0 && op().outputs()->Get(0) >= 0
+                                    ? tensorName(op().outputs()->Get(0))
+                                    : std::string("?"))
+                            << "'; docs/tflite.md lists the operators tfcc "
+                               "reads)";
+      return failure();
+    }
     if (failed(converter(*this)))
       return failure();
     for (int i = 0; i < numOutputs(); ++i)

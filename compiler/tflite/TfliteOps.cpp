@@ -110,6 +110,26 @@ FailureOr<Value> floatInput(OpContext &c, int i, int64_t rank = -1) {
   return v;
 }
 
+/// The type of input i, of rank `rank`, which names `what` in messages; an
+/// input of a type the graph IR lacks gets input()'s diagnostic.
+FailureOr<RankedTensorType> typedInput(OpContext &c, int i, int64_t rank,
+                                       llvm::StringRef what) {
+  RankedTensorType type = c.inputType(i);
+  if (!type) {
+    if (succeeded(c.input(i)))
+      (void)c.invalid(llvm::Twine(what) + ": input " + llvm::Twine(i) +
+                      " is missing");
+    return failure();
+  }
+  if (type.getRank() != rank) {
+    (void)c.invalid(llvm::Twine(what) + " of rank " +
+                    llvm::Twine(type.getRank()) + " where " +
+                    llvm::Twine(rank) + " is expected");
+    return failure();
+  }
+  return type;
+}
+
 /// Normalizes `axis` for `rank` dimensions; a diagnostic when out of range.
 FailureOr<int64_t> normalizeAxis(OpContext &c, int64_t axis, int64_t rank,
                                  llvm::StringRef what = "axis") {
@@ -205,11 +225,13 @@ LogicalResult convertConv2D(OpContext &c) {
                            "dilation")))
     return failure();
   FailureOr<Value> x = floatInput(c, 0, 4);
-  RankedTensorType filterType = c.inputType(1);
   if (failed(x))
     return failure();
-  if (!filterType || filterType.getRank() != 4)
-    return c.invalid("filter: rank 4 [out, kh, kw, in] expected");
+  FailureOr<RankedTensorType> filter =
+      typedInput(c, 1, 4, "filter [out, kh, kw, in]");
+  if (failed(filter))
+    return failure();
+  RankedTensorType filterType = *filter;
   int64_t inChannels = cast<RankedTensorType>(x->getType()).getDimSize(3);
   int64_t filterIn = filterType.getDimSize(3);
   if (filterIn < 1 || inChannels % filterIn != 0)
@@ -243,8 +265,12 @@ LogicalResult convertDepthwiseConv2D(OpContext &c) {
   FailureOr<Value> x = floatInput(c, 0, 4);
   if (failed(x))
     return failure();
-  RankedTensorType filterType = c.inputType(1);
-  if (!filterType || filterType.getRank() != 4 || filterType.getDimSize(0) != 1)
+  FailureOr<RankedTensorType> filter =
+      typedInput(c, 1, 4, "filter [1, kh, kw, channels]");
+  if (failed(filter))
+    return failure();
+  RankedTensorType filterType = *filter;
+  if (filterType.getDimSize(0) != 1)
     return c.invalid("filter: [1, kh, kw, channels] expected");
   int64_t channels = cast<RankedTensorType>(x->getType()).getDimSize(3);
   int64_t outChannels = filterType.getDimSize(3);
@@ -252,13 +278,13 @@ LogicalResult convertDepthwiseConv2D(OpContext &c) {
     return c.invalid("filter: its " + llvm::Twine(outChannels) +
                      " channels are not a multiple of the input's " +
                      llvm::Twine(channels));
-  FailureOr<Value> filter = floatInput(c, 1, 4);
+  FailureOr<Value> filterValue = floatInput(c, 1, 4);
   FailureOr<Value> bias = optionalBias(c, 2);
-  if (failed(filter) || failed(bias))
+  if (failed(filterValue) || failed(bias))
     return failure();
   // [1, kh, kw, c * m] and [kh, kw, c, m] hold the same row-major data.
   FailureOr<Value> kernel =
-      c.reshape(*filter, {filterType.getDimSize(1), filterType.getDimSize(2),
+      c.reshape(*filterValue, {filterType.getDimSize(1), filterType.getDimSize(2),
                           channels, outChannels / channels});
   if (failed(kernel))
     return failure();
@@ -284,9 +310,8 @@ LogicalResult transposedConvolution(OpContext &c, int xIndex, int filterIndex,
   FailureOr<Value> x = floatInput(c, xIndex, 4);
   if (failed(x))
     return failure();
-  RankedTensorType filterType = c.inputType(filterIndex);
-  if (!filterType || filterType.getRank() != 4)
-    return c.invalid("filter: rank 4 [out, kh, kw, in] expected");
+  if (failed(typedInput(c, filterIndex, 4, "filter [out, kh, kw, in]")))
+    return failure();
   FailureOr<Value> kernel =
       permutedFilter(c, filterIndex, {1, 2, 0, 3}, "transpose_conv_filter");
   FailureOr<Value> bias = optionalBias(c, biasIndex);
@@ -360,12 +385,14 @@ LogicalResult convertFullyConnected(OpContext &c) {
     return c.unsupported("weights format " +
                          llvm::Twine(static_cast<int>(o->weights_format())));
   FailureOr<Value> x = floatInput(c, 0);
-  RankedTensorType weightType = c.inputType(1);
   FailureOr<RankedTensorType> outType = declaredOutput(c);
   if (failed(x) || failed(outType))
     return failure();
-  if (!weightType || weightType.getRank() != 2)
-    return c.invalid("weights: rank 2 [out, in] expected");
+  FailureOr<RankedTensorType> weights =
+      typedInput(c, 1, 2, "weights [out, in]");
+  if (failed(weights))
+    return failure();
+  RankedTensorType weightType = *weights;
   int64_t in = weightType.getDimSize(1);
   auto xType = cast<RankedTensorType>(x->getType());
   int64_t elements = xType.getNumElements();
