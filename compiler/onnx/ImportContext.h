@@ -137,6 +137,12 @@ public:
   /// first partially known input (or, for Shape/Size, to input 0's dynamic
   /// dimensions) for diagnostics.
   virtual void setConstantOutput(int i, HostTensor value) = 0;
+  /// Output i with a data-dependent row count padded to its static dim 0
+  /// (NonMaxSuppression): `count` (a scalar i64) holds the real count. Which
+  /// ops may read such a value is the importer's rule; where it reaches the
+  /// graph's outputs, `count` becomes an output too (Detection.cpp).
+  virtual void setPaddedRowsOutput(int i, mlir::Value value,
+                                   mlir::Value count) = 0;
   int numOutputs() const { return node().output_size(); }
   /// False for optional outputs nobody reads (empty name).
   bool hasOutput(int i) const {
@@ -227,6 +233,8 @@ void registerLossConverters(ConverterTable &table);
 void registerMaskConverters(ConverterTable &table);
 /// LSTM GRU RNN
 void registerRecurrentConverters(ConverterTable &table);
+/// NonMaxSuppression
+void registerDetectionConverters(ConverterTable &table);
 /// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
 /// QLinearMatMul ConvInteger QLinearConv
 void registerQuantizationConverters(ConverterTable &table);

@@ -393,6 +393,7 @@ public:
   FailureOr<HostTensor> attrTensor(llvm::StringRef name) override;
   void setOutput(int i, Value value) override;
   void setConstantOutput(int i, HostTensor value) override;
+  void setPaddedRowsOutput(int i, Value value, Value count) override;
   FailureOr<Value> reshape(Value value, llvm::ArrayRef<int64_t> shape) override;
   Value cast(Value value, Type elementType) override;
   Value transpose(Value value, llvm::ArrayRef<int64_t> perm) override;
@@ -455,6 +456,23 @@ private:
   llvm::StringMap<RankedTensorType> inferredTypes;
   llvm::StringSet<> symbols;
   ConverterTable converters;
+  /// Values whose dim 0 is a data-dependent row count padded to its static
+  /// size (NonMaxSuppression's output and what reads its rows apart).
+  struct PaddedRows {
+    Value count;        // scalar i64: the real row count
+    std::string origin; // the node that made the count
+    std::string countName; // its graph output's name
+    int64_t rows;       // the padded (static) row count
+  };
+  llvm::StringMap<PaddedRows> paddedRows;
+  /// The padded rows node `node` reads (null when none), or a diagnostic
+  /// when the node is not one that keeps them apart.
+  FailureOr<const PaddedRows *> checkPaddedInputs(const onnx::NodeProto &node,
+                                                  int index);
+  /// Marks the outputs of a node that read padded rows, checking they keep
+  /// them as their dimension 0.
+  LogicalResult markPaddedOutputs(const onnx::NodeProto &node, int index,
+                                  const PaddedRows &padded);
   int64_t subgraphNodes = 0; // converted by importSubgraph, in all
 };
 
@@ -1179,6 +1197,81 @@ void Importer::setOutput(int i, Value value) {
   e.value = value;
 }
 
+void Importer::setPaddedRowsOutput(int i, Value value, Value count) {
+  if (!hasOutput(i))
+    return;
+  setOutput(i, value);
+  paddedRows[node().output(i)] =
+      PaddedRows{count, nodeName(node(), currentIndex),
+                 node().output(i) + "_count",
+                 llvm::cast<RankedTensorType>(value.getType()).getDimSize(0)};
+}
+
+FailureOr<const Importer::PaddedRows *>
+Importer::checkPaddedInputs(const onnx::NodeProto &node, int index) {
+  const PaddedRows *found = nullptr;
+  int which = -1, count = 0;
+  for (int i = 0; i < node.input_size(); ++i) {
+    auto it = paddedRows.find(node.input(i));
+    if (node.input(i).empty() || it == paddedRows.end())
+      continue;
+    if (!found)
+      which = i;
+    found = &it->second;
+    ++count;
+  }
+  if (!found)
+    return static_cast<const PaddedRows *>(nullptr);
+  const std::string &op = node.op_type();
+  bool keepsRows = false;
+  if (count == 1 && op == "Gather") {
+    // Rows of the data stay rows when another axis is gathered; indices
+    // with padded rows give rows when they index axis 0.
+    RankedTensorType data = inputType(0);
+    int64_t axis = attrInt("axis", 0);
+    if (data && axis < 0)
+      axis += data.getRank();
+    keepsRows = data && (which == 0 ? axis != 0 : axis == 0);
+  } else if (count == 1 && which == 0) {
+    keepsRows = op == "Slice" || op == "Squeeze" || op == "Unsqueeze" ||
+                op == "Cast" || op == "Identity";
+  }
+  if (keepsRows)
+    return found;
+  emitError(currentLoc)
+      << "unsupported " << op << " node '" << nodeName(node, index)
+      << "' reading '" << node.input(which) << "', whose " << found->rows
+      << " rows are padded (NonMaxSuppression node '" << found->origin
+      << "' counts the real ones at run time): only Gather, Slice, Squeeze, "
+         "Unsqueeze, Cast and Identity may read such rows, keeping them "
+         "apart (docs/onnx.md, NonMaxSuppression)";
+  return failure();
+}
+
+LogicalResult Importer::markPaddedOutputs(const onnx::NodeProto &node,
+                                          int index,
+                                          const PaddedRows &padded) {
+  PaddedRows copy = padded;
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty())
+      continue;
+    ValueEntry &e = values[node.output(i)];
+    auto type = e.value ? dyn_cast<RankedTensorType>(e.value.getType())
+                        : RankedTensorType();
+    if (!type || type.getRank() < 1 || type.getDimSize(0) != copy.rows) {
+      emitError(currentLoc)
+          << "unsupported " << node.op_type() << " node '"
+          << nodeName(node, index) << "': its output '" << node.output(i)
+          << "' does not keep the " << copy.rows
+          << " padded rows of NonMaxSuppression node '" << copy.origin
+          << "' as its dimension 0 (docs/onnx.md, NonMaxSuppression)";
+      return failure();
+    }
+    paddedRows[node.output(i)] = copy;
+  }
+  return success();
+}
+
 void Importer::setConstantOutput(int i, HostTensor value) {
   if (!hasOutput(i))
     return;
@@ -1393,7 +1486,11 @@ LogicalResult Importer::convertNodes(const onnx::GraphProto &graph) {
     currentIndex = index;
     currentLoc = NameLoc::get(b.getStringAttr(nodeName(node, index)), fileLoc);
     ConverterFn convert = converterOf(node); // checked before: never null
-    if (!convert || failed(checkEightBitInputs(node)) || failed(convert(*this)))
+    FailureOr<const PaddedRows *> padded = checkPaddedInputs(node, index);
+    if (!convert || failed(padded) || failed(checkEightBitInputs(node)) ||
+        failed(convert(*this)))
+      return failure();
+    if (*padded && failed(markPaddedOutputs(node, index, **padded)))
       return failure();
     // Outputs the converter left undefined fail when something reads them.
     for (int i = 0; i < node.output_size(); ++i) {
@@ -1490,6 +1587,7 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   registerLossConverters(converters);
   registerMaskConverters(converters);
   registerRecurrentConverters(converters);
+  registerDetectionConverters(converters);
   registerQuantizationConverters(converters);
   registerControlFlowConverters(converters);
   // Unsupported ops are refused before ONNX's shape inference sees them: it
@@ -1592,11 +1690,23 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
     }
     results.push_back(e.value);
   }
+  // The row counts of outputs with padded rows, after the graph's outputs.
+  SmallVector<std::string> resultNames;
+  for (const onnx::ValueInfoProto &out : graph.output())
+    resultNames.push_back(out.name());
+  for (const onnx::ValueInfoProto &out : graph.output()) {
+    auto it = paddedRows.find(out.name());
+    if (it == paddedRows.end() ||
+        llvm::is_contained(resultNames, it->second.countName))
+      continue;
+    results.push_back(it->second.count);
+    resultNames.push_back(it->second.countName);
+  }
   b.create<func::ReturnOp>(fileLoc, results);
   entry.setFunctionType(
       b.getFunctionType(argTypes, ValueRange(results).getTypes()));
-  for (auto [i, out] : llvm::enumerate(graph.output()))
-    entry.setResultAttr(i, "tfcc.name", b.getStringAttr(out.name()));
+  for (auto [i, name] : llvm::enumerate(resultNames))
+    entry.setResultAttr(i, "tfcc.name", b.getStringAttr(name));
 
   if (failed(verify(module)))
     return nullptr;

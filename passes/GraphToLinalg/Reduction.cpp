@@ -292,6 +292,40 @@ struct TopKIndicesToKernel : OpRewritePattern<TopKIndicesOp> {
   }
 };
 
+/// non_max_suppression through the runtime's kernel (static shapes).
+struct NonMaxSuppressionToKernel : OpRewritePattern<NonMaxSuppressionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NonMaxSuppressionOp op,
+                                PatternRewriter &rewriter) const override {
+    auto boxes = cast<RankedTensorType>(op.getBoxes().getType());
+    auto scores = cast<RankedTensorType>(op.getScores().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!boxes.hasStaticShape() || !scores.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Location loc = op.getLoc();
+    Value output = allocResultLike(rewriter, loc, resultType, op.getBoxes());
+    std::optional<APFloat> scoreThreshold = op.getScoreThreshold();
+    emitKernelCall(
+        rewriter, loc,
+        kernels::tfcc_rt_non_max_suppression_f32{
+            .boxes = op.getBoxes(),
+            .scores = op.getScores(),
+            .batches = boxes.getDimSize(0),
+            .classes = scores.getDimSize(1),
+            .n = boxes.getDimSize(1),
+            .max_per_class =
+                static_cast<int64_t>(op.getMaxOutputBoxesPerClass()),
+            .iou_threshold = op.getIouThreshold().convertToFloat(),
+            .score_threshold =
+                scoreThreshold ? scoreThreshold->convertToFloat() : 0.0f,
+            .has_score_threshold = scoreThreshold ? 1 : 0,
+            .center_point_box = static_cast<int32_t>(op.getCenterPointBox()),
+            .selected = output});
+    rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tfcc::populateGraphReductionToLinalgPatterns(
@@ -304,5 +338,6 @@ void mlir::tfcc::populateGraphReductionToLinalgPatterns(
                SoftmaxLowering<LogSoftmaxOp, true>>(patterns.getContext());
   patterns.add<SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>>(
       patterns.getContext(), /*benefit=*/2);
-  patterns.add<TopKIndicesToKernel>(patterns.getContext());
+  patterns.add<TopKIndicesToKernel, NonMaxSuppressionToKernel>(
+      patterns.getContext());
 }

@@ -1273,6 +1273,38 @@ def Graph_TopKIndicesOp : Graph_InferredOp<"top_k_indices"> {
   let results = (outs Graph_IndexTensor:$indices);
 }
 
+def Graph_NonMaxSuppressionOp : Graph_InferredOp<"non_max_suppression"> {
+  let summary = "greedy non-maximum suppression of boxes per batch and class";
+  let description = [{
+    ONNX `NonMaxSuppression` with its output padded to a static bound:
+    `boxes` [b, n, 4] and `scores` [b, c, n] (float32, static shapes) give the
+    i64 rows [batch, class, box] of the selected boxes, for each batch and
+    class in turn: boxes are taken in order of decreasing score (equal scores
+    in box order), each kept unless its IoU with a box already kept for that
+    batch and class exceeds `iou_threshold`, at most
+    `max_output_boxes_per_class` of them (>= 0); with `score_threshold` only
+    boxes scoring above it are candidates. Boxes are corners
+    [y1, x1, y2, x2] in either order, or with `center_point_box` = 1
+    [x_center, y_center, width, height]; a box of no area suppresses nothing.
+    The result has K = b * c * min(max_output_boxes_per_class, n) rows; the
+    selected ones come first and the remaining rows are -1.
+
+    Example:
+
+    ```mlir
+    %s = graph.non_max_suppression %boxes, %scores
+        {max_output_boxes_per_class = 2, iou_threshold = 5.0e-01 : f32}
+        : (tensor<1x6x4xf32>, tensor<1x1x6xf32>) -> tensor<2x3xi64>
+    ```
+  }];
+  let arguments = (ins Graph_F32Tensor:$boxes, Graph_F32Tensor:$scores,
+                       I64Attr:$max_output_boxes_per_class,
+                       DefaultValuedAttr<F32Attr, "0.0f">:$iou_threshold,
+                       OptionalAttr<F32Attr>:$score_threshold,
+                       DefaultValuedAttr<I64Attr, "0">:$center_point_box);
+  let results = (outs RankedTensorOf<[I64]>:$selected);
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

@@ -546,6 +546,29 @@ FailureOr<RankedTensorType> inferTopKIndices(TopKIndicesOp op) {
   return RankedTensorType::get(shape, IntegerType::get(op.getContext(), 64));
 }
 
+FailureOr<RankedTensorType> inferNonMaxSuppression(NonMaxSuppressionOp op) {
+  RankedTensorType boxes = typeOf(op.getBoxes()), scores = typeOf(op.getScores());
+  if (!boxes.hasStaticShape() || !scores.hasStaticShape() ||
+      boxes.getRank() != 3 || boxes.getDimSize(2) != 4 ||
+      scores.getRank() != 3 || scores.getDimSize(0) != boxes.getDimSize(0) ||
+      scores.getDimSize(2) != boxes.getDimSize(1))
+    return op.emitOpError() << "expects static boxes [b, n, 4] and scores "
+                               "[b, c, n], got "
+                            << boxes << " and " << scores;
+  int64_t max = static_cast<int64_t>(op.getMaxOutputBoxesPerClass());
+  if (max < 0)
+    return op.emitOpError()
+           << "attribute 'max_output_boxes_per_class' = " << max
+           << " is negative";
+  int64_t center = static_cast<int64_t>(op.getCenterPointBox());
+  if (center != 0 && center != 1)
+    return op.emitOpError() << "attribute 'center_point_box' = " << center
+                            << " is neither 0 nor 1";
+  int64_t rows = boxes.getDimSize(0) * scores.getDimSize(1) *
+                 std::min(max, boxes.getDimSize(1));
+  return RankedTensorType::get({rows, 3}, IntegerType::get(op.getContext(), 64));
+}
+
 template <typename ReduceOp>
 FailureOr<RankedTensorType> inferReduce(ReduceOp op) {
   RankedTensorType x = typeOf(op.getX());
@@ -777,6 +800,7 @@ FailureOr<RankedTensorType> mlir::graph::inferResultType(Operation *op) {
       .Case([&](GatherOp op) { return inferGather(op); })
       .Case([&](GatherElementsOp op) { return inferGatherElements(op); })
       .Case([&](TopKIndicesOp op) { return inferTopKIndices(op); })
+      .Case([&](NonMaxSuppressionOp op) { return inferNonMaxSuppression(op); })
       .Case([&](ReduceSumOp op) { return inferReduce(op); })
       .Case([&](ReduceMeanOp op) { return inferReduce(op); })
       .Case([&](ReduceMaxOp op) { return inferReduce(op); })

@@ -197,6 +197,7 @@ TFCC_DECLARE_EVALUATOR(ResizeOp)
 TFCC_DECLARE_EVALUATOR(GatherOp)
 TFCC_DECLARE_EVALUATOR(GatherElementsOp)
 TFCC_DECLARE_EVALUATOR(TopKIndicesOp)
+TFCC_DECLARE_EVALUATOR(NonMaxSuppressionOp)
 
 //===----------------------------------------------------------------------===//
 // Training.cpp: compiler-internal ops of training entry points

@@ -172,7 +172,7 @@ dispatch(Operation *op, detail::Operands operands, detail::Report &report) {
             MeanSquaredErrorOp,
             // Shape.cpp
             ReshapeOp, TransposeOp, ConcatOp, SliceOp, PadOp, ResizeOp,
-            GatherOp, GatherElementsOp, TopKIndicesOp,
+            GatherOp, GatherElementsOp, TopKIndicesOp, NonMaxSuppressionOp,
             // Training.cpp
             DropoutMaskOp, BroadcastLikeOp, ElementCountOp, MomentsOp,
             BatchNormTrainOp, BatchNormGradSumsOp, BatchNormTrainGradOp,

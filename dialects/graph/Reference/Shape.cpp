@@ -10,6 +10,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <cmath>
 
 using namespace mlir;
@@ -379,6 +381,79 @@ FailureOr<Tensor> evaluate(TopKIndicesOp op, Operands operands, Report &) {
     for (int64_t j = 0; j < k; ++j)
       y.data[r * k + j] = static_cast<double>(order[j]);
   }
+  return y;
+}
+
+namespace {
+/// Corners [ymin, xmin, ymax, xmax] of box `i` of `boxes` (flat, 4 per box).
+std::array<double, 4> boxCorners(const double *box, bool centerPoint) {
+  if (centerPoint) {
+    double halfW = box[2] / 2, halfH = box[3] / 2;
+    return {box[1] - halfH, box[0] - halfW, box[1] + halfH, box[0] + halfW};
+  }
+  return {std::min(box[0], box[2]), std::min(box[1], box[3]),
+          std::max(box[0], box[2]), std::max(box[1], box[3])};
+}
+
+/// Whether IoU(a, b) > threshold; boxes of no area suppress nothing.
+bool overlapsAbove(const std::array<double, 4> &a,
+                   const std::array<double, 4> &b, double threshold) {
+  double ih = std::min(a[2], b[2]) - std::max(a[0], b[0]);
+  double iw = std::min(a[3], b[3]) - std::max(a[1], b[1]);
+  if (ih <= 0 || iw <= 0)
+    return false;
+  double areaA = (a[2] - a[0]) * (a[3] - a[1]);
+  double areaB = (b[2] - b[0]) * (b[3] - b[1]);
+  if (areaA <= 0 || areaB <= 0)
+    return false;
+  double inter = ih * iw, uni = areaA + areaB - inter;
+  return uni > 0 && inter / uni > threshold;
+}
+} // namespace
+
+FailureOr<Tensor> evaluate(NonMaxSuppressionOp op, Operands operands,
+                           Report &) {
+  // The greedy rule in plain form: sort each class's candidates by score
+  // (stable, so ties keep box order), keep those no kept box overlaps.
+  const Tensor &boxes = *operands[0], &scores = *operands[1];
+  int64_t batches = boxes.shape[0], n = boxes.shape[1],
+          classes = scores.shape[1];
+  int64_t max = static_cast<int64_t>(op.getMaxOutputBoxesPerClass());
+  int64_t rows = batches * classes * std::min(max, n);
+  Tensor y = Tensor::zeros(ElementKind::I64, {rows, 3});
+  std::fill(y.data.begin(), y.data.end(), -1.0);
+  bool centerPoint = op.getCenterPointBox() == 1;
+  double iou = op.getIouThreshold().convertToDouble();
+  std::optional<double> scoreThreshold;
+  if (op.getScoreThreshold())
+    scoreThreshold = op.getScoreThreshold()->convertToDouble();
+  int64_t out = 0;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t c = 0; c < classes; ++c) {
+      const double *score = scores.data.data() + (b * classes + c) * n;
+      std::vector<int64_t> order;
+      for (int64_t i = 0; i < n; ++i)
+        if (!scoreThreshold || score[i] > *scoreThreshold)
+          order.push_back(i);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t i, int64_t j) { return score[i] > score[j]; });
+      std::vector<std::array<double, 4>> kept;
+      for (int64_t i : order) {
+        if (int64_t(kept.size()) >= max)
+          break;
+        auto corners = boxCorners(boxes.data.data() + (b * n + i) * 4,
+                                  centerPoint);
+        if (llvm::any_of(kept, [&](const std::array<double, 4> &k) {
+              return overlapsAbove(k, corners, iou);
+            }))
+          continue;
+        kept.push_back(corners);
+        y.data[out * 3] = double(b);
+        y.data[out * 3 + 1] = double(c);
+        y.data[out * 3 + 2] = double(i);
+        ++out;
+      }
+    }
   return y;
 }
 

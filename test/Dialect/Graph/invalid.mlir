@@ -1702,3 +1702,43 @@ func.func @fused_conv2d_int8_activation(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x
   %0 = graph.fused_conv2d_int8 %x, %w, %s {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], activation = "gelu"} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>) -> tensor<?x8x8x4xf32>
   return
 }
+
+// -----
+
+func.func @nms_boxes_shape(%b: tensor<1x6x5xf32>, %s: tensor<1x1x6xf32>) {
+  // expected-error @+1 {{'graph.non_max_suppression' op expects static boxes [b, n, 4] and scores [b, c, n], got 'tensor<1x6x5xf32>' and 'tensor<1x1x6xf32>'}}
+  %0 = graph.non_max_suppression %b, %s {max_output_boxes_per_class = 2} : (tensor<1x6x5xf32>, tensor<1x1x6xf32>) -> tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @nms_dynamic(%b: tensor<?x6x4xf32>, %s: tensor<?x1x6xf32>) {
+  // expected-error @+1 {{'graph.non_max_suppression' op expects static boxes}}
+  %0 = graph.non_max_suppression %b, %s {max_output_boxes_per_class = 2} : (tensor<?x6x4xf32>, tensor<?x1x6xf32>) -> tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @nms_negative_max(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf32>) {
+  // expected-error @+1 {{'graph.non_max_suppression' op attribute 'max_output_boxes_per_class' = -1 is negative}}
+  %0 = graph.non_max_suppression %b, %s {max_output_boxes_per_class = -1} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>) -> tensor<0x3xi64>
+  return
+}
+
+// -----
+
+func.func @nms_center_point_box(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf32>) {
+  // expected-error @+1 {{'graph.non_max_suppression' op attribute 'center_point_box' = 2 is neither 0 nor 1}}
+  %0 = graph.non_max_suppression %b, %s {max_output_boxes_per_class = 2, center_point_box = 2} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>) -> tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @nms_result_rows(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf32>) {
+  // expected-error @+1 {{'graph.non_max_suppression' op}}
+  %0 = graph.non_max_suppression %b, %s {max_output_boxes_per_class = 2} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>) -> tensor<6x3xi64>
+  return
+}

@@ -181,3 +181,58 @@ def if_on_input_model():
 
 
 if_on_input_model()
+
+
+def nms_models():
+    """NonMaxSuppression that tfcc refuses: a threshold given at run time, and its
+    padded rows read by a ReduceSum (which would add the padding in)."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    inputs = [helper.make_tensor_value_info("boxes", f32, [1, 6, 4]),
+              helper.make_tensor_value_info("scores", f32, [1, 1, 6])]
+    inits = [helper.make_tensor("max_out", i64, [1], [3]),
+             helper.make_tensor("iou", f32, [1], [0.5])]
+    nodes = [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou_in"],
+                              ["selected"], name="nms")]
+    graph = helper.make_graph(
+        nodes, "nms_runtime_threshold",
+        inputs + [helper.make_tensor_value_info("iou_in", f32, [1])],
+        [helper.make_tensor_value_info("selected", i64, ["n", 3])], inits[:1])
+    save(graph, "nms_runtime_threshold.onnx")
+    nodes = [
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou"],
+                         ["selected"], name="nms"),
+        helper.make_node("ReduceSum", ["selected"], ["total"], name="sum_rows", keepdims=0),
+    ]
+    graph = helper.make_graph(nodes, "nms_padded_sum", inputs,
+                              [helper.make_tensor_value_info("total", i64, [])], inits)
+    save(graph, "nms_padded_sum.onnx")
+    nodes = [
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou"],
+                         ["selected"], name="nms"),
+        helper.make_node("Slice", ["selected", "one", "big", "zero"], ["rest"],
+                         name="drop_first"),
+    ]
+    graph = helper.make_graph(
+        nodes, "nms_padded_slice", inputs,
+        [helper.make_tensor_value_info("rest", i64, ["m", 3])],
+        inits + [helper.make_tensor("one", i64, [1], [1]),
+                 helper.make_tensor("big", i64, [1], [100]),
+                 helper.make_tensor("zero", i64, [1], [0])])
+    save(graph, "nms_padded_slice.onnx")
+    nodes = [helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out"],
+                              ["selected"], name="nms", center_point_box=2)]
+    graph = helper.make_graph(nodes, "nms_center_point_box", inputs,
+                              [helper.make_tensor_value_info("selected", i64, ["n", 3])],
+                              inits[:1])
+    save(graph, "nms_center_point_box.onnx")
+    nodes = [helper.make_node("NonMaxSuppression", ["dyn_boxes", "dyn_scores", "max_out"],
+                              ["selected"], name="nms")]
+    graph = helper.make_graph(
+        nodes, "nms_dynamic",
+        [helper.make_tensor_value_info("dyn_boxes", f32, ["N", 6, 4]),
+         helper.make_tensor_value_info("dyn_scores", f32, ["N", 1, 6])],
+        [helper.make_tensor_value_info("selected", i64, ["n", 3])], inits[:1])
+    save(graph, "nms_dynamic.onnx")
+
+
+nms_models()

@@ -60,6 +60,27 @@ class TopKHead(torch.nn.Module):
         return best, index, boxes
 
 
+class NmsHead(torch.nn.Module):
+    """A detector's last stage: the 20 best of 50 anchors by sigmoid score, their
+    boxes (x1, y1, x2, y2), then torchvision's NMS (IoU 0.3) and the kept boxes and
+    scores: NonMaxSuppression, whose row count is data-dependent."""
+
+    def __init__(self):
+        super().__init__()
+        self.score = torch.nn.Linear(8, 1)
+        self.box = torch.nn.Linear(8, 4)
+
+    def forward(self, x):  # x [1, 50, 8]
+        import torchvision
+        scores = torch.sigmoid(self.score(x)).squeeze(-1)[0]  # [50]
+        best, index = torch.topk(scores, 20)
+        raw = self.box(x)[0][index]  # [20, 4]
+        corner = raw[:, :2] * 0.5
+        boxes = torch.cat([corner, corner + raw[:, 2:].abs() + 0.2], 1)
+        keep = torchvision.ops.nms(boxes, best, 0.3)
+        return boxes[keep], best[keep], keep
+
+
 def sigmoid(v):
     return 1 / (1 + np.exp(-v))
 
@@ -196,6 +217,11 @@ def main():
     # and the k smallest along the first axis.
     torch_case(out, "topk-head", TopKHead().eval(), [rand(2, 50, 8)], [11, 13],
                note="topk(sigmoid scores, 10) and torch.gather of the boxes")
+    # -- TopK + NMS: NonMaxSuppression's rows padded to 20 with a count output
+    # (`padded`: tfcc's outputs are cut to that count before the comparison).
+    torch_case(out, "nms-head", NmsHead().eval(), [rand(1, 50, 8)], [11, 13],
+               expect="padded",
+               note="topk(sigmoid scores, 20), torchvision.ops.nms(iou 0.3), kept boxes")
     torch_case(out, "topk-smallest-dim0",
                slices.Fn(lambda v: torch.topk(v, 3, dim=0, largest=False)),
                [rand(9, 4, 5)], [13], note="topk(x, 3, dim=0, largest=False)")
