@@ -40,13 +40,20 @@ struct ConstTensor {
   int64_t numElements() const;
   /// The elements of an INT32, INT64, INT8, UINT8 or BOOL tensor.
   std::vector<int64_t> ints() const;
-  /// The elements of a FLOAT32 or FLOAT16 tensor, as float.
+  /// The elements of a FLOAT32 or FLOAT16 tensor, as float, or the real
+  /// values of a quantized one (scale * (q - zero_point), per tensor or per
+  /// axis).
   std::vector<float> floats() const;
   bool isInteger() const;
   bool isFloat() const {
     return type == tflite::TensorType::FLOAT32 ||
            type == tflite::TensorType::FLOAT16;
   }
+  /// Whether the tensor holds quantized integers (INT8, UINT8 or INT32 with
+  /// scales).
+  bool isQuantized() const;
+  /// Whether floats() reads it: float or quantized.
+  bool isReal() const { return isFloat() || isQuantized(); }
 };
 
 /// Name of a TensorType ("FLOAT16", "type 42").
@@ -125,6 +132,10 @@ public:
   virtual mlir::Value constantF32(llvm::ArrayRef<int64_t> shape,
                                   llvm::ArrayRef<float> data,
                                   llvm::StringRef nameHint) = 0;
+  /// The same for an i8 tensor (int8 weights).
+  virtual mlir::Value constantI8(llvm::ArrayRef<int64_t> shape,
+                                 llvm::ArrayRef<int8_t> data,
+                                 llvm::StringRef nameHint) = 0;
 
   //===--- errors ---------------------------------------------------------===//
   /// "unsupported <what> in <OP> operator #<index> ('<output>')".

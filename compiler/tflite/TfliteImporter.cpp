@@ -138,7 +138,33 @@ std::vector<int64_t> ConstTensor::ints() const {
   return out;
 }
 
+bool ConstTensor::isQuantized() const {
+  return (type == tflite::TensorType::INT8 ||
+          type == tflite::TensorType::UINT8 ||
+          type == tflite::TensorType::INT32) &&
+         quantization && quantization->scale() &&
+         quantization->scale()->size() > 0;
+}
+
 std::vector<float> ConstTensor::floats() const {
+  if (isQuantized()) {
+    // Checked by the importer (checkQuantization): one scale, or one per
+    // index of quantized_dimension; zero points as many or none.
+    const auto *scales = quantization->scale();
+    const auto *zeros = quantization->zero_point();
+    int64_t channels = scales->size(), inner = 1;
+    for (int64_t d = quantization->quantized_dimension() + 1;
+         channels > 1 && d < int64_t(shape.size()); ++d)
+      inner *= shape[d];
+    std::vector<int64_t> q = ints();
+    std::vector<float> out(q.size());
+    for (size_t k = 0; k < q.size(); ++k) {
+      int64_t ch = channels > 1 ? (int64_t(k) / inner) % channels : 0;
+      int64_t zero = zeros && zeros->size() ? zeros->Get(ch) : 0;
+      out[k] = scales->Get(ch) * static_cast<float>(q[k] - zero);
+    }
+    return out;
+  }
   std::vector<float> out(numElements());
   const uint8_t *p = bytes.data();
   for (int64_t i = 0, n = out.size(); i < n; ++i)
@@ -154,6 +180,11 @@ namespace {
 struct TensorEntry {
   Value value;
   std::optional<ConstTensor> constant;
+  /// An int8 / uint8 activation with a scale and zero point: held as ui8
+  /// (int8 shifted by 128, the same real values), read by converters as
+  /// its f32 real value (`real`, built at first use).
+  bool quantized = false;
+  Value real;
   /// Why the tensor cannot be read, when it cannot (set once, reported at
   /// first use).
   std::string problem;
@@ -183,6 +214,8 @@ public:
   FailureOr<Value> reshape(Value value, ArrayRef<int64_t> shape) override;
   Value constantF32(ArrayRef<int64_t> shape, ArrayRef<float> data,
                     llvm::StringRef nameHint) override;
+  Value constantI8(ArrayRef<int64_t> shape, ArrayRef<int8_t> data,
+                   llvm::StringRef nameHint) override;
   LogicalResult unsupported(const llvm::Twine &what) override;
   LogicalResult invalid(const llvm::Twine &what) override;
 
@@ -204,8 +237,17 @@ private:
   }
   /// The graph-IR type of tensor `index` (null when its type has none).
   RankedTensorType typeOf(int32_t index);
+  /// The f32 type of tensor `index`'s shape: what converters see of a
+  /// quantized tensor.
+  RankedTensorType realType(int32_t index);
+  /// graph.dequantize (toReal) or graph.quantize of quantized activation
+  /// `index` (its scale and zero point, int8 as uint8); null on failure.
+  Value requantized(int32_t index, Value value, bool toReal);
   Value materialize(int32_t index, const ConstTensor &constant);
   std::string uniqueSymbol(llvm::StringRef hint);
+  /// A graph.variable holding `raw` (a dense_resource blob), read here.
+  Value variable(RankedTensorType type, ArrayRef<char> raw, size_t alignment,
+                 llvm::StringRef nameHint);
   std::string where() const;
 
   OpBuilder b;
@@ -226,6 +268,11 @@ private:
 RankedTensorType Importer::typeOf(int32_t index) {
   const tflite::Tensor &t = tensor(index);
   Type element;
+  if (index < int32_t(tensors.size()) && tensors[index].quantized) {
+    SmallVector<int64_t> shape(t.shape()->begin(), t.shape()->end());
+    return RankedTensorType::get(shape,
+                                 b.getIntegerType(8, /*isSigned=*/false));
+  }
   switch (t.type()) {
   case tflite::TensorType::FLOAT32:
     element = b.getF32Type();
@@ -277,6 +324,24 @@ LogicalResult Importer::readTensors() {
       e.problem = name + " has custom quantization";
       continue;
     }
+    const tflite::QuantizationParameters *q = t.quantization();
+    int64_t scales = q && q->scale() ? q->scale()->size() : 0;
+    if (scales > 0) {
+      int64_t axis = q->quantized_dimension();
+      int64_t rank = t.shape() ? t.shape()->size() : 0;
+      int64_t zeros = q->zero_point() ? q->zero_point()->size() : 0;
+      if ((scales > 1 && (axis < 0 || axis >= rank ||
+                          t.shape()->Get(axis) != scales)) ||
+          (zeros != 0 && zeros != scales))
+        return fail(name + " has " + std::to_string(scales) + " scales and " +
+                    std::to_string(zeros) +
+                    " zero points for quantized dimension " +
+                    std::to_string(axis) + " of its shape");
+      for (float s : *q->scale())
+        if (!(s > 0.0f) || !std::isfinite(s))
+          return fail(name + " has a quantization scale of " +
+                      std::to_string(s) + " (scales are positive)");
+    }
     int64_t elements = 1;
     if (t.shape())
       for (int32_t d : *t.shape()) {
@@ -289,6 +354,20 @@ LogicalResult Importer::readTensors() {
         elements *= d;
       }
     uint32_t bufferIndex = t.buffer();
+    bool hasData = bufferIndex != 0 &&
+                   bufferIndex < uint32_t(numBuffers) &&
+                   ((model->buffers()->Get(bufferIndex)->data() &&
+                     model->buffers()->Get(bufferIndex)->data()->size()) ||
+                    model->buffers()->Get(bufferIndex)->offset() > 1);
+    if (!hasData && scales > 0 &&
+        (t.type() == tflite::TensorType::INT8 ||
+         t.type() == tflite::TensorType::UINT8)) {
+      if (scales > 1) {
+        e.problem = name + " is an activation quantized per axis";
+        continue;
+      }
+      e.quantized = true;
+    }
     if (bufferIndex == 0)
       continue;
     if (bufferIndex >= numBuffers)
@@ -380,13 +459,58 @@ FailureOr<std::vector<int64_t>> Importer::constantInts(int i,
 RankedTensorType Importer::inputType(int i) {
   if (!hasInput(i))
     return {};
-  return typeOf(op().inputs()->Get(i));
+  int32_t index = op().inputs()->Get(i);
+  const TensorEntry &e = tensors[index];
+  if (e.quantized || (e.constant && e.constant->isQuantized()))
+    return realType(index);
+  return typeOf(index);
 }
 
 RankedTensorType Importer::outputType(int i) {
   if (i >= numOutputs() || op().outputs()->Get(i) < 0)
     return {};
-  return typeOf(op().outputs()->Get(i));
+  int32_t index = op().outputs()->Get(i);
+  return tensors[index].quantized ? realType(index) : typeOf(index);
+}
+
+RankedTensorType Importer::realType(int32_t index) {
+  const tflite::Tensor &t = tensor(index);
+  SmallVector<int64_t> shape;
+  if (t.shape())
+    shape.assign(t.shape()->begin(), t.shape()->end());
+  return RankedTensorType::get(shape, b.getF32Type());
+}
+
+Value Importer::requantized(int32_t index, Value value, bool toReal) {
+  const tflite::QuantizationParameters *q = tensor(index).quantization();
+  auto scalarType = RankedTensorType::get({}, b.getF32Type());
+  Value scale = b.create<graph::ConstantOp>(
+      currentLoc, scalarType,
+      DenseElementsAttr::get(scalarType, q->scale()->Get(0)));
+  // int8 activations are held as uint8: q + 128 with zero point + 128.
+  int64_t zero = q->zero_point() && q->zero_point()->size()
+                     ? q->zero_point()->Get(0)
+                     : 0;
+  if (tensor(index).type() == tflite::TensorType::INT8)
+    zero += 128;
+  auto zeroType =
+      RankedTensorType::get({}, b.getIntegerType(8, /*isSigned=*/false));
+  Value zeroPoint = b.create<graph::ConstantOp>(
+      currentLoc, zeroType,
+      DenseElementsAttr::get(zeroType, APInt(8, uint64_t(zero) & 0xff)));
+  if (toReal) {
+    FailureOr<Value> real = create<graph::DequantizeOp>(
+        value, scale, zeroPoint, b.getI64IntegerAttr(0));
+    return succeeded(real) ? *real : Value();
+  }
+  auto op = b.create<graph::QuantizeOp>(currentLoc, typeOf(index), value,
+                                        scale, zeroPoint,
+                                        b.getI64IntegerAttr(0));
+  if (failed(op.verify())) {
+    op->erase();
+    return Value();
+  }
+  return op.getResult();
 }
 
 std::string Importer::uniqueSymbol(llvm::StringRef hint) {
@@ -405,10 +529,29 @@ Value Importer::constantF32(ArrayRef<int64_t> shape, ArrayRef<float> data,
                                        DenseElementsAttr::get(type, data));
   ArrayRef<char> raw(reinterpret_cast<const char *>(data.data()),
                      data.size() * sizeof(float));
+  return variable(type, raw, alignof(float), nameHint);
+}
+
+Value Importer::constantI8(ArrayRef<int64_t> shape, ArrayRef<int8_t> data,
+                           llvm::StringRef nameHint) {
+  auto type = RankedTensorType::get(shape, b.getIntegerType(8));
+  if (data.size() <= 16) {
+    SmallVector<APInt> values;
+    for (int8_t v : data)
+      values.push_back(APInt(8, uint64_t(uint8_t(v))));
+    return b.create<graph::ConstantOp>(currentLoc, type,
+                                       DenseElementsAttr::get(type, values));
+  }
+  ArrayRef<char> raw(reinterpret_cast<const char *>(data.data()), data.size());
+  return variable(type, raw, 1, nameHint);
+}
+
+Value Importer::variable(RankedTensorType type, ArrayRef<char> raw,
+                         size_t alignment, llvm::StringRef nameHint) {
   std::string symbol = uniqueSymbol(nameHint);
   auto init = DenseResourceElementsAttr::get(
       type, symbol,
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(float),
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignment,
                                                     /*dataIsMutable=*/true));
   {
     OpBuilder::InsertionGuard guard(b);
@@ -443,8 +586,19 @@ FailureOr<Value> Importer::input(int i) {
   }
   int32_t index = op().inputs()->Get(i);
   TensorEntry &e = tensors[index];
+  if (e.quantized && e.value) {
+    if (!e.real)
+      e.real = requantized(index, e.value, /*toReal=*/true);
+    return e.real;
+  }
   if (e.value)
     return e.value;
+  if (e.constant && e.constant->isQuantized()) {
+    if (!e.real)
+      e.real = constantF32(e.constant->shape, e.constant->floats(),
+                           tensorName(index));
+    return e.real;
+  }
   if (!e.problem.empty()) {
     (void)unsupported(llvm::Twine("input ") + llvm::Twine(i) + ": " +
                       e.problem);
@@ -474,7 +628,7 @@ LogicalResult Importer::setOutput(int i, Value value) {
   if (i >= numOutputs() || op().outputs()->Get(i) < 0)
     return invalid("operator: output " + llvm::Twine(i) + " is missing");
   int32_t index = op().outputs()->Get(i);
-  RankedTensorType declared = typeOf(index);
+  RankedTensorType declared = outputType(i);
   auto actual = cast<RankedTensorType>(value.getType());
   if (declared != actual) {
     std::string text;
@@ -492,6 +646,12 @@ LogicalResult Importer::setOutput(int i, Value value) {
   if (e.value || e.constant)
     return invalid("operator: output " + llvm::Twine(i) + " ('" +
                    tensorName(index) + "') is defined twice");
+  if (e.quantized) {
+    // Rounded to the tensor's grid, as TFLite stores it; readers get it
+    // back through graph.dequantize.
+    e.value = requantized(index, value, /*toReal=*/false);
+    return success(bool(e.value));
+  }
   e.value = value;
   return success();
 }
@@ -631,6 +791,13 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
     for (int32_t t : *subgraph->inputs()) {
       if (tensors[t].constant)
         continue;
+      if (tensors[t].quantized) {
+        (void)fail("subgraph input '" + tensorName(t) + "' is quantized " +
+                   tensorTypeName(tensor(t).type()) +
+                   " (tfcc reads quantized models with float inputs and "
+                   "outputs: QUANTIZE and DEQUANTIZE inside)");
+        return nullptr;
+      }
       RankedTensorType type = typeOf(t);
       if (!type) {
         (void)fail("subgraph input '" + tensorName(t) +
@@ -660,6 +827,13 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   if (subgraph->outputs())
     for (int32_t t : *subgraph->outputs()) {
       TensorEntry &e = tensors[t];
+      if (e.quantized) {
+        (void)fail("subgraph output '" + tensorName(t) + "' is quantized " +
+                   tensorTypeName(tensor(t).type()) +
+                   " (tfcc reads quantized models with float inputs and "
+                   "outputs: QUANTIZE and DEQUANTIZE inside)");
+        return nullptr;
+      }
       if (!e.value && e.constant && typeOf(t))
         e.value = materialize(t, *e.constant);
       if (!e.value) {

@@ -141,37 +141,18 @@ FailureOr<int64_t> normalizeAxis(OpContext &c, int64_t axis, int64_t rank,
   return axis < 0 ? axis + rank : axis;
 }
 
-/// A constant f32 filter rearranged by `perm` (result dim i = source dim
-/// perm[i]) into a graph value; a filter computed at run time goes through
-/// graph.transpose.
-FailureOr<Value> permutedFilter(OpContext &c, int i, ArrayRef<int64_t> perm,
-                                llvm::StringRef nameHint) {
-  const ConstTensor *constant = c.constantInput(i);
-  if (!constant || !constant->isFloat()) {
-    FailureOr<Value> v = floatInput(c, i, perm.size());
-    if (failed(v))
-      return failure();
-    return c.create<graph::TransposeOp>(*v, c.builder().getI64ArrayAttr(perm));
-  }
-  if (constant->type != tflite::TensorType::FLOAT32) {
-    (void)c.unsupported("filter of type " + tensorTypeName(constant->type) +
-                        " without DEQUANTIZE");
-    return failure();
-  }
-  const std::vector<int64_t> &shape = constant->shape;
-  if (shape.size() != perm.size()) {
-    (void)c.invalid("filter of rank " + llvm::Twine(shape.size()) +
-                    " where " + llvm::Twine(perm.size()) + " is expected");
-    return failure();
-  }
-  std::vector<float> source = constant->floats();
+/// `source` (row-major, `shape`) rearranged by `perm`: result dim i is
+/// source dim perm[i].
+template <typename T>
+std::vector<T> permuted(const std::vector<T> &source, ArrayRef<int64_t> shape,
+                        ArrayRef<int64_t> perm) {
   int64_t rank = shape.size();
   std::vector<int64_t> outShape(rank), srcStrides(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d)
     srcStrides[d] = srcStrides[d + 1] * shape[d + 1];
   for (int64_t d = 0; d < rank; ++d)
     outShape[d] = shape[perm[d]];
-  std::vector<float> out(source.size());
+  std::vector<T> out(source.size());
   std::vector<int64_t> index(rank, 0);
   for (size_t k = 0; k < out.size(); ++k) {
     int64_t offset = 0;
@@ -184,7 +165,78 @@ FailureOr<Value> permutedFilter(OpContext &c, int i, ArrayRef<int64_t> perm,
       index[d] = 0;
     }
   }
-  return c.constantF32(outShape, out, nameHint);
+  return out;
+}
+
+/// A symmetric int8 filter (zero points 0, one scale or one per index of a
+/// dimension) as graph.dequantize of its int8 values rearranged by `perm`:
+/// the form tfcc-fuse-int8-ops turns into the int8 kernels. nullopt for
+/// other filters (read as float); a null value after a diagnostic.
+std::optional<Value> int8Filter(OpContext &c, const ConstTensor &constant,
+                                ArrayRef<int64_t> perm,
+                                ArrayRef<int64_t> outShape,
+                                llvm::StringRef nameHint) {
+  if (constant.type != tflite::TensorType::INT8 || !constant.isQuantized())
+    return std::nullopt;
+  const tflite::QuantizationParameters &q = *constant.quantization;
+  if (q.zero_point())
+    for (int64_t z : *q.zero_point())
+      if (z != 0)
+        return std::nullopt;
+  int64_t scales = q.scale()->size();
+  int64_t axis = 0;
+  if (scales > 1)
+    axis = std::find(perm.begin(), perm.end(), q.quantized_dimension()) -
+           perm.begin();
+  std::vector<int64_t> ints = constant.ints();
+  std::vector<int8_t> values(ints.begin(), ints.end());
+  Value weights = c.constantI8(
+      outShape, permuted(values, constant.shape, perm), nameHint);
+  std::vector<float> scaleValues(q.scale()->begin(), q.scale()->end());
+  SmallVector<int64_t> paramShape;
+  if (scales > 1)
+    paramShape.push_back(scales);
+  Value scale = c.constantF32(paramShape, scaleValues, "scale");
+  Value zero = c.constantI8(paramShape, std::vector<int8_t>(scales, 0), "zero");
+  FailureOr<Value> real = c.create<graph::DequantizeOp>(
+      weights, scale, zero, c.builder().getI64IntegerAttr(axis));
+  return succeeded(real) ? *real : Value();
+}
+
+/// A constant f32 filter rearranged by `perm` (result dim i = source dim
+/// perm[i]) into a graph value; a filter computed at run time goes through
+/// graph.transpose.
+FailureOr<Value> permutedFilter(OpContext &c, int i, ArrayRef<int64_t> perm,
+                                llvm::StringRef nameHint) {
+  const ConstTensor *constant = c.constantInput(i);
+  if (!constant || !constant->isReal()) {
+    FailureOr<Value> v = floatInput(c, i, perm.size());
+    if (failed(v))
+      return failure();
+    return c.create<graph::TransposeOp>(*v, c.builder().getI64ArrayAttr(perm));
+  }
+  if (constant->type == tflite::TensorType::FLOAT16) {
+    (void)c.unsupported("filter of type FLOAT16 without DEQUANTIZE");
+    return failure();
+  }
+  const std::vector<int64_t> &shape = constant->shape;
+  if (shape.size() != perm.size()) {
+    (void)c.invalid("filter of rank " + llvm::Twine(shape.size()) +
+                    " where " + llvm::Twine(perm.size()) + " is expected");
+    return failure();
+  }
+  std::vector<int64_t> outShape;
+  for (int64_t p : perm)
+    outShape.push_back(shape[p]);
+  if (std::optional<Value> weights =
+          int8Filter(c, *constant, perm, outShape, nameHint))
+  {
+    if (!*weights)
+      return failure();
+    return *weights;
+  }
+  return c.constantF32(outShape, permuted(constant->floats(), shape, perm),
+                       nameHint);
 }
 
 /// Optional bias (input i): null when absent.
@@ -578,55 +630,40 @@ LogicalResult convertCast(OpContext &c) {
 //===--- DEQUANTIZE -------------------------------------------------------===//
 
 /// DEQUANTIZE of constant weights (float16, or int8/uint8 with scales and
-/// zero points, per tensor or per axis) is computed here.
+/// zero points, per tensor or per axis) is computed here; of an activation
+/// it is the real value the importer reads quantized tensors as.
 LogicalResult convertDequantize(OpContext &c) {
   const ConstTensor *constant = c.constantInput(0);
   FailureOr<RankedTensorType> outType = declaredOutput(c);
   if (failed(outType))
     return failure();
-  if (!constant)
-    return c.unsupported("DEQUANTIZE of a tensor computed at run time "
-                         "(int8 models: not yet)");
-  std::vector<float> values;
-  if (constant->type == tflite::TensorType::FLOAT16) {
-    values = constant->floats();
-  } else if (constant->type == tflite::TensorType::INT8 ||
-             constant->type == tflite::TensorType::UINT8) {
-    const tflite::QuantizationParameters *q = constant->quantization;
-    if (!q || !q->scale() || q->scale()->size() == 0)
-      return c.invalid("DEQUANTIZE input without scales");
-    int64_t channels = q->scale()->size();
-    int64_t axis = q->quantized_dimension();
-    int64_t rank = constant->shape.size();
-    if (channels > 1 &&
-        (axis < 0 || axis >= rank || constant->shape[axis] != channels))
-      return c.invalid("quantization: " + llvm::Twine(channels) +
-                       " scales along dimension " + llvm::Twine(axis));
-    if (q->zero_point() && q->zero_point()->size() != 0 &&
-        int64_t(q->zero_point()->size()) != channels)
-      return c.invalid("quantization: " +
-                       llvm::Twine(q->zero_point()->size()) +
-                       " zero points for " + llvm::Twine(channels) +
-                       " scales");
-    int64_t inner = 1;
-    for (int64_t d = axis + 1; channels > 1 && d < rank; ++d)
-      inner *= constant->shape[d];
-    std::vector<int64_t> ints = constant->ints();
-    values.resize(ints.size());
-    for (size_t k = 0; k < ints.size(); ++k) {
-      int64_t ch = channels > 1 ? (int64_t(k) / inner) % channels : 0;
-      int64_t zero = q->zero_point() && q->zero_point()->size()
-                         ? q->zero_point()->Get(ch)
-                         : 0;
-      values[k] = q->scale()->Get(ch) * static_cast<float>(ints[k] - zero);
-    }
-  } else {
-    return c.unsupported("DEQUANTIZE of " + tensorTypeName(constant->type));
+  if (!constant) {
+    FailureOr<Value> x = c.input(0);
+    if (failed(x))
+      return failure();
+    if (!cast<RankedTensorType>(x->getType()).getElementType().isF32())
+      return c.unsupported("DEQUANTIZE of a tensor computed at run time "
+                           "without a scale and zero point");
+    return finish(c, x);
   }
+  if (!constant->isReal() || constant->type == tflite::TensorType::FLOAT32)
+    return c.unsupported("DEQUANTIZE of " + tensorTypeName(constant->type) +
+                         (constant->isInteger() ? " without scales" : ""));
   if (!outType->getElementType().isF32() ||
       outType->getShape() != ArrayRef<int64_t>(constant->shape))
     return c.invalid("output: float32 of the input's shape expected");
-  return finish(c, c.constantF32(outType->getShape(), values, "dequantized"));
+  return finish(c, c.constantF32(outType->getShape(), constant->floats(),
+                                 "dequantized"));
+}
+
+/// QUANTIZE (float to int8 / uint8, or requantization): the importer rounds
+/// an output to its tensor's grid (setOutput), so the op passes the real
+/// value on.
+LogicalResult convertQuantize(OpContext &c) {
+  FailureOr<Value> x = floatInput(c, 0);
+  if (failed(x))
+    return failure();
+  return finish(c, x);
 }
 
 //===--- shapes -----------------------------------------------------------===//
@@ -1126,6 +1163,7 @@ const llvm::DenseMap<int32_t, ConverterFn> &builtinTable() {
     add(B::LOG_SOFTMAX, convertLogSoftmax);
     add(B::CAST, convertCast);
     add(B::DEQUANTIZE, convertDequantize);
+    add(B::QUANTIZE, convertQuantize);
     add(B::RESHAPE, convertReshapeLike);
     add(B::SQUEEZE, convertReshapeLike);
     add(B::EXPAND_DIMS, convertReshapeLike);

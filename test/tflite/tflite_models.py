@@ -345,9 +345,83 @@ def ops_dequantize():
     return m
 
 
+def quantized(m, name, shape, scale, zero_point, type="INT8"):
+    """An activation tensor quantized per tensor."""
+    return m.tensor(name, shape, type,
+                    quantization={"scale": [scale], "zero_point": [zero_point]})
+
+
+def int8_weights(m, name, shape, axis, input_scale):
+    """Symmetric int8 weights, one scale per index of `axis`, and the int32 bias of
+    their output channels (scale input_scale * weight scale, as TFLite requires)."""
+    w = m.rng.uniform(-0.5, 0.5, shape)
+    scales = np.abs(w).max(axis=tuple(d for d in range(len(shape)) if d != axis)) / 127
+    q = np.round(w / scales.reshape([-1 if d == axis else 1 for d in range(len(shape))]))
+    wt = m.tensor(name, shape, "INT8", q.astype(np.int8),
+                  quantization={"scale": scales.tolist(), "zero_point": [0] * len(scales),
+                                "quantized_dimension": axis})
+    bias_scales = (input_scale * scales).tolist()
+    b = m.tensor(name + "_bias", [len(scales)], "INT32",
+                 m.rng.integers(-2000, 2000, [len(scales)]),
+                 quantization={"scale": bias_scales, "zero_point": [0] * len(scales)})
+    return wt, b
+
+
+def ops_int8():
+    """A full-integer model as TFLite's converter writes one: float input and
+    outputs, QUANTIZE / DEQUANTIZE at the edges, int8 activations (per-tensor scale
+    and zero point), int8 weights per output channel, int32 biases."""
+    m = Model(8)
+    x = m.input("x", [1, 8, 8, 3])
+    xq = m.op("QUANTIZE", [x], None, None, outputs=[quantized(m, "x_q", [1, 8, 8, 3], 0.02, -5)])
+    w, b = int8_weights(m, "conv_w", [4, 3, 3, 3], 0, 0.02)
+    c = m.op("CONV_2D", [xq, w, b], None, None, conv_options("SAME", (1, 1), "RELU"),
+             "Conv2DOptions", outputs=[quantized(m, "conv_q", [1, 8, 8, 4], 0.03, -128)],
+             version=3)
+    dw, db = int8_weights(m, "dw_w", [1, 3, 3, 4], 3, 0.03)
+    d = m.op("DEPTHWISE_CONV_2D", [c, dw, db], None, None,
+             dict(conv_options("SAME", (2, 2)), depth_multiplier=1), "DepthwiseConv2DOptions",
+             outputs=[quantized(m, "dw_q", [1, 4, 4, 4], 0.02, 3)], version=3)
+    p = m.op("AVERAGE_POOL_2D", [c], None, None,
+             {"padding": "VALID", "stride_h": 2, "stride_w": 2, "filter_height": 2,
+              "filter_width": 2, "fused_activation_function": "NONE"}, "Pool2DOptions",
+             outputs=[quantized(m, "pool_q", [1, 4, 4, 4], 0.03, -128)], version=2)
+    a = m.op("ADD", [d, p], None, None, {"fused_activation_function": "NONE"}, "AddOptions",
+             outputs=[quantized(m, "add_q", [1, 4, 4, 4], 0.04, -10)], version=2)
+    r = m.op("RESHAPE", [a, m.const("flat", np.array([1, 64]), "INT32")], None, None,
+             outputs=[quantized(m, "flat_q", [1, 64], 0.04, -10)])
+    fw, fb = int8_weights(m, "fc_w", [5, 64], 0, 0.04)
+    f = m.op("FULLY_CONNECTED", [r, fw, fb], None, None,
+             {"fused_activation_function": "NONE"}, "FullyConnectedOptions",
+             outputs=[quantized(m, "fc_q", [1, 5], 0.05, 2)], version=5)
+    out_add = m.op("DEQUANTIZE", [a], "add", [1, 4, 4, 4], version=2)
+    out_fc = m.op("DEQUANTIZE", [f], "fc", [1, 5], version=2)
+    m.output(out_add, out_fc)
+    return m
+
+
+def ops_int8_head():
+    """int8 LOGISTIC and SOFTMAX (outputs of scale 1/256, zero point -128, as TFLite
+    requires) after an int8 dense layer."""
+    m = Model(10)
+    x = m.input("x", [2, 6])
+    xq = m.op("QUANTIZE", [x], None, None, outputs=[quantized(m, "x_q", [2, 6], 0.03, 4)])
+    fw, fb = int8_weights(m, "fc_w", [7, 6], 0, 0.03)
+    f = m.op("FULLY_CONNECTED", [xq, fw, fb], None, None,
+             {"fused_activation_function": "NONE"}, "FullyConnectedOptions",
+             outputs=[quantized(m, "logits_q", [2, 7], 0.02, 1)], version=5)
+    sig = m.op("LOGISTIC", [f], None, None,
+               outputs=[quantized(m, "sigmoid_q", [2, 7], 1 / 256, -128)], version=2)
+    soft = m.op("SOFTMAX", [f], None, None, {"beta": 1.0}, "SoftmaxOptions",
+                outputs=[quantized(m, "softmax_q", [2, 7], 1 / 256, -128)], version=2)
+    m.output(m.op("DEQUANTIZE", [sig], "sigmoid", [2, 7], version=2),
+             m.op("DEQUANTIZE", [soft], "softmax", [2, 7], version=2))
+    return m
+
+
 OPS = {"conv": ops_conv, "transpose_conv": ops_transpose_conv, "dense_pool": ops_dense_pool,
        "elementwise": ops_elementwise, "shapes": ops_shapes, "resize": ops_resize,
-       "dequantize": ops_dequantize}
+       "dequantize": ops_dequantize, "int8": ops_int8, "int8_head": ops_int8_head}
 
 
 # --- models that break one rule each (test/tflite/errors.test) --------------------------------
@@ -453,6 +527,26 @@ def err_runtime_dequantize():
     m = Model()
     x = m.input("x", [2, 3], "INT8")
     m.output(m.op("DEQUANTIZE", [x], "dq", [2, 3]))
+    return m
+
+
+def err_quantized_input():
+    m = Model()
+    x = quantized(m, "x_q", [2, 3], 0.1, 0)
+    m.inputs.append(x)
+    m.output(m.op("DEQUANTIZE", [x], "dq", [2, 3]))
+    return m
+
+
+def err_quantization_scales():
+    m = Model()
+    x = m.input("x", [2, 3])
+    w = m.tensor("w", [4, 3], "INT8", np.ones([4, 3]),
+                 quantization={"scale": [0.1, 0.2], "zero_point": [0, 0],
+                               "quantized_dimension": 0})
+    wf = m.op("DEQUANTIZE", [w], "w_f", [4, 3])
+    m.output(m.op("FULLY_CONNECTED", [x, wf, -1], "y", [2, 4],
+                  {"fused_activation_function": "NONE"}, "FullyConnectedOptions"))
     return m
 
 
