@@ -268,11 +268,9 @@ private:
 RankedTensorType Importer::typeOf(int32_t index) {
   const tflite::Tensor &t = tensor(index);
   Type element;
-  if (index < int32_t(tensors.size()) && tensors[index].quantized) {
-    SmallVector<int64_t> shape(t.shape()->begin(), t.shape()->end());
-    return RankedTensorType::get(shape,
+  if (index < int32_t(tensors.size()) && tensors[index].quantized)
+    return RankedTensorType::get(realType(index).getShape(),
                                  b.getIntegerType(8, /*isSigned=*/false));
-  }
   switch (t.type()) {
   case tflite::TensorType::FLOAT32:
     element = b.getF32Type();
@@ -307,7 +305,6 @@ LogicalResult Importer::readTensors() {
   int64_t count = list ? list->size() : 0;
   int64_t numBuffers = model->buffers() ? model->buffers()->size() : 0;
   tensors.resize(count);
-  int64_t totalBytes = 0;
   for (int64_t i = 0; i < count; ++i) {
     const tflite::Tensor &t = tensor(i);
     TensorEntry &e = tensors[i];
@@ -395,7 +392,6 @@ LogicalResult Importer::readTensors() {
       return fail(name + " holds " + std::to_string(data.size()) +
                   " bytes where its shape and type need " +
                   std::to_string(elements * width));
-    totalBytes += data.size();
     ConstTensor c;
     c.type = t.type();
     if (t.shape())
@@ -404,7 +400,6 @@ LogicalResult Importer::readTensors() {
     c.quantization = t.quantization();
     e.constant = std::move(c);
   }
-  (void)totalBytes;
   return success();
 }
 

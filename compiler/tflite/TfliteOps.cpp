@@ -266,15 +266,24 @@ LogicalResult checkPositive(OpContext &c, std::initializer_list<int32_t> values,
 
 //===--- convolutions and dense -------------------------------------------===//
 
+/// The padding, strides and dilations of CONV_2D's and DEPTHWISE_CONV_2D's
+/// options (the same fields in both tables).
+template <typename Options>
+LogicalResult checkWindow(OpContext &c, const Options &o) {
+  if (failed(checkPadding(c, o.padding())) ||
+      failed(checkPositive(c, {o.stride_h(), o.stride_w()}, "stride")) ||
+      failed(checkPositive(c, {o.dilation_h_factor(), o.dilation_w_factor()},
+                           "dilation")))
+    return failure();
+  return success();
+}
+
 LogicalResult convertConv2D(OpContext &c) {
   auto opts = options<tflite::Conv2DOptions>(c, BuiltinOptions::Conv2DOptions);
   if (failed(opts))
     return failure();
   const tflite::Conv2DOptions &o = **opts;
-  if (failed(checkPadding(c, o.padding())) ||
-      failed(checkPositive(c, {o.stride_h(), o.stride_w()}, "stride")) ||
-      failed(checkPositive(c, {o.dilation_h_factor(), o.dilation_w_factor()},
-                           "dilation")))
+  if (failed(checkWindow(c, o)))
     return failure();
   FailureOr<Value> x = floatInput(c, 0, 4);
   if (failed(x))
@@ -309,10 +318,7 @@ LogicalResult convertDepthwiseConv2D(OpContext &c) {
   if (failed(opts))
     return failure();
   const tflite::DepthwiseConv2DOptions &o = **opts;
-  if (failed(checkPadding(c, o.padding())) ||
-      failed(checkPositive(c, {o.stride_h(), o.stride_w()}, "stride")) ||
-      failed(checkPositive(c, {o.dilation_h_factor(), o.dilation_w_factor()},
-                           "dilation")))
+  if (failed(checkWindow(c, o)))
     return failure();
   FailureOr<Value> x = floatInput(c, 0, 4);
   if (failed(x))
