@@ -41,9 +41,10 @@ mlir::OwningOpRef<mlir::ModuleOp> loadModel(llvm::SourceMgr &sourceMgr,
                                             mlir::MLIRContext &context);
 
 /// Loads a model file: graph IR (.mlir, parsed into `sourceMgr`), TFLite
-/// (.tflite, importTfliteModel) or ONNX (.onnx, imported, with the graph inputs named in `inputShapes` pinned to
-/// those dims, -1 keeping a dim, and those in `inputValues` fixed to a value:
-/// importOnnxModel). Diagnostics go to the context's handler.
+/// (.tflite, importTfliteModel) or ONNX (.onnx, imported, with the graph inputs
+/// named in `inputShapes` pinned to those dims, -1 keeping a dim, and those in
+/// `inputValues` fixed to a value: importOnnxModel). Diagnostics go to the
+/// context's handler.
 mlir::OwningOpRef<mlir::ModuleOp> loadModelFile(
     const std::string &path, llvm::SourceMgr &sourceMgr,
     mlir::MLIRContext &context,

@@ -1,4 +1,4 @@
-//===- Detection.cpp - ONNX NonMaxSuppression ------------------------------===//
+//===- Detection.cpp - ONNX NonMaxSuppression -----------------------------===//
 //
 // NonMaxSuppression's output has a data-dependent row count, which tfcc's C
 // interface has no dimension for: it is padded to its static bound K =
@@ -91,9 +91,9 @@ LogicalResult convertNonMaxSuppression(ImportContext &ctx) {
   } else {
     // The kernel marks padding rows -1: count the others, then pad with 0
     // (a valid index for the Gathers that usually follow).
-    Value first = b.check(ctx.create<SliceOp>(
-        raw, ob.getI64ArrayAttr({0, 0}), ob.getI64ArrayAttr({-1, 1}),
-        ArrayAttr()));
+    Value first =
+        b.check(ctx.create<SliceOp>(raw, ob.getI64ArrayAttr({0, 0}),
+                                    ob.getI64ArrayAttr({-1, 1}), ArrayAttr()));
     Value kept = b.compare(first, zeroValue, "ge");
     Value ones = b.cast(kept, ob.getI64Type());
     count = b.op<ReduceSumOp>(ones, ob.getI64ArrayAttr({0, 1}),

@@ -459,10 +459,10 @@ private:
   /// Values whose dim 0 is a data-dependent row count padded to its static
   /// size (NonMaxSuppression's output and what reads its rows apart).
   struct PaddedRows {
-    Value count;        // scalar i64: the real row count
-    std::string origin; // the node that made the count
+    Value count;           // scalar i64: the real row count
+    std::string origin;    // the node that made the count
     std::string countName; // its graph output's name
-    int64_t rows;       // the padded (static) row count
+    int64_t rows;          // the padded (static) row count
   };
   llvm::StringMap<PaddedRows> paddedRows;
   /// The padded rows node `node` reads (null when none), or a diagnostic
@@ -1201,10 +1201,9 @@ void Importer::setPaddedRowsOutput(int i, Value value, Value count) {
   if (!hasOutput(i))
     return;
   setOutput(i, value);
-  paddedRows[node().output(i)] =
-      PaddedRows{count, nodeName(node(), currentIndex),
-                 node().output(i) + "_count",
-                 llvm::cast<RankedTensorType>(value.getType()).getDimSize(0)};
+  paddedRows[node().output(i)] = PaddedRows{
+      count, nodeName(node(), currentIndex), node().output(i) + "_count",
+      llvm::cast<RankedTensorType>(value.getType()).getDimSize(0)};
 }
 
 FailureOr<const Importer::PaddedRows *>
@@ -1249,8 +1248,7 @@ Importer::checkPaddedInputs(const onnx::NodeProto &node, int index) {
 }
 
 LogicalResult Importer::markPaddedOutputs(const onnx::NodeProto &node,
-                                          int index,
-                                          const PaddedRows &padded) {
+                                          int index, const PaddedRows &padded) {
   PaddedRows copy = padded;
   for (int i = 0; i < node.output_size(); ++i) {
     if (node.output(i).empty())

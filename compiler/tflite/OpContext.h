@@ -107,8 +107,8 @@ public:
   template <typename OpTy, typename... Args>
   mlir::FailureOr<mlir::Value> create(Args &&...args) {
     auto placeholder = mlir::RankedTensorType::get({}, builder().getF32Type());
-    auto created = builder().create<OpTy>(loc(), placeholder,
-                                          std::forward<Args>(args)...);
+    auto created =
+        builder().create<OpTy>(loc(), placeholder, std::forward<Args>(args)...);
     mlir::FailureOr<mlir::RankedTensorType> type =
         mlir::graph::inferResultType(created);
     if (mlir::failed(type)) {

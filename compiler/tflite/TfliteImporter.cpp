@@ -327,8 +327,8 @@ LogicalResult Importer::readTensors() {
       int64_t axis = q->quantized_dimension();
       int64_t rank = t.shape() ? t.shape()->size() : 0;
       int64_t zeros = q->zero_point() ? q->zero_point()->size() : 0;
-      if ((scales > 1 && (axis < 0 || axis >= rank ||
-                          t.shape()->Get(axis) != scales)) ||
+      if ((scales > 1 &&
+           (axis < 0 || axis >= rank || t.shape()->Get(axis) != scales)) ||
           (zeros != 0 && zeros != scales))
         return fail(name + " has " + std::to_string(scales) + " scales and " +
                     std::to_string(zeros) +
@@ -343,16 +343,14 @@ LogicalResult Importer::readTensors() {
     if (t.shape())
       for (int32_t d : *t.shape()) {
         if (d < 0)
-          return fail(name + " has a negative dimension " +
-                      std::to_string(d));
+          return fail(name + " has a negative dimension " + std::to_string(d));
         if (d > 0 && elements > graph::kMaxTensorBytes / d)
           return fail(name + " has more than " +
                       std::to_string(graph::kMaxTensorBytes) + " elements");
         elements *= d;
       }
     uint32_t bufferIndex = t.buffer();
-    bool hasData = bufferIndex != 0 &&
-                   bufferIndex < uint32_t(numBuffers) &&
+    bool hasData = bufferIndex != 0 && bufferIndex < uint32_t(numBuffers) &&
                    ((model->buffers()->Get(bufferIndex)->data() &&
                      model->buffers()->Get(bufferIndex)->data()->size()) ||
                     model->buffers()->Get(bufferIndex)->offset() > 1);
@@ -483,9 +481,8 @@ Value Importer::requantized(int32_t index, Value value, bool toReal) {
       currentLoc, scalarType,
       DenseElementsAttr::get(scalarType, q->scale()->Get(0)));
   // int8 activations are held as uint8: q + 128 with zero point + 128.
-  int64_t zero = q->zero_point() && q->zero_point()->size()
-                     ? q->zero_point()->Get(0)
-                     : 0;
+  int64_t zero =
+      q->zero_point() && q->zero_point()->size() ? q->zero_point()->Get(0) : 0;
   if (tensor(index).type() == tflite::TensorType::INT8)
     zero += 128;
   auto zeroType =
@@ -494,13 +491,12 @@ Value Importer::requantized(int32_t index, Value value, bool toReal) {
       currentLoc, zeroType,
       DenseElementsAttr::get(zeroType, APInt(8, uint64_t(zero) & 0xff)));
   if (toReal) {
-    FailureOr<Value> real = create<graph::DequantizeOp>(
-        value, scale, zeroPoint, b.getI64IntegerAttr(0));
+    FailureOr<Value> real = create<graph::DequantizeOp>(value, scale, zeroPoint,
+                                                        b.getI64IntegerAttr(0));
     return succeeded(real) ? *real : Value();
   }
-  auto op = b.create<graph::QuantizeOp>(currentLoc, typeOf(index), value,
-                                        scale, zeroPoint,
-                                        b.getI64IntegerAttr(0));
+  auto op = b.create<graph::QuantizeOp>(currentLoc, typeOf(index), value, scale,
+                                        zeroPoint, b.getI64IntegerAttr(0));
   if (failed(op.verify())) {
     op->erase();
     return Value();
@@ -568,8 +564,8 @@ Value Importer::materialize(int32_t index, const ConstTensor &c) {
   SmallVector<APInt> data;
   unsigned width = type.getElementTypeBitWidth();
   for (int64_t v : values)
-    data.push_back(APInt(64, static_cast<uint64_t>(v), /*isSigned=*/true)
-                       .trunc(width));
+    data.push_back(
+        APInt(64, static_cast<uint64_t>(v), /*isSigned=*/true).trunc(width));
   return b.create<graph::ConstantOp>(currentLoc, type,
                                      DenseElementsAttr::get(type, data));
 }
@@ -628,9 +624,9 @@ LogicalResult Importer::setOutput(int i, Value value) {
   if (declared != actual) {
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << "output " << i << " ('" << tensorName(index) << "'): the file declares "
-       << (declared ? Type(declared) : Type()) << " where the operator gives "
-       << actual;
+    os << "output " << i << " ('" << tensorName(index)
+       << "'): the file declares " << (declared ? Type(declared) : Type())
+       << " where the operator gives " << actual;
     if (!declared)
       return unsupported(llvm::Twine("type ") +
                          tensorTypeName(tensor(index).type()) + " of output " +
@@ -666,8 +662,8 @@ FailureOr<Value> Importer::reshape(Value value, ArrayRef<int64_t> shape) {
 
 LogicalResult Importer::convertOperators() {
   const auto *ops = subgraph->operators();
-  int64_t numCodes = model->operator_codes() ? model->operator_codes()->size()
-                                             : 0;
+  int64_t numCodes =
+      model->operator_codes() ? model->operator_codes()->size() : 0;
   int64_t numTensors = tensors.size();
   for (int64_t k = 0, n = ops ? ops->size() : 0; k < n; ++k) {
     currentOp = ops->Get(k);
@@ -742,7 +738,8 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
       std::min<size_t>(bytes.size(), FLATBUFFERS_MAX_BUFFER_SIZE - 1),
       /*max_depth=*/64, /*max_tables=*/1u << 24);
   if (!tflite::VerifyModelBuffer(verifier)) {
-    (void)fail("'" + path + "' is a corrupt or truncated TFLite model (the "
+    (void)fail("'" + path +
+               "' is a corrupt or truncated TFLite model (the "
                "FlatBuffer does not verify)");
     return nullptr;
   }
@@ -774,9 +771,8 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
       failed(checkList(subgraph->outputs(), "output")))
     return nullptr;
 
-  std::string name = moduleName.empty()
-                         ? sanitize(llvm::sys::path::stem(path))
-                         : moduleName;
+  std::string name =
+      moduleName.empty() ? sanitize(llvm::sys::path::stem(path)) : moduleName;
   OwningOpRef<ModuleOp> owned(ModuleOp::create(fileLoc, name));
   module = *owned;
 
@@ -854,11 +850,9 @@ bool tfcc::isTflitePath(const std::string &path) {
   return llvm::StringRef(path).ends_with_insensitive(".tflite");
 }
 
-OwningOpRef<ModuleOp>
-tfcc::importTfliteModelFromBytes(const std::vector<uint8_t> &bytes,
-                                 const std::string &sourceName,
-                                 MLIRContext &context,
-                                 const std::string &moduleName) {
+OwningOpRef<ModuleOp> tfcc::importTfliteModelFromBytes(
+    const std::vector<uint8_t> &bytes, const std::string &sourceName,
+    MLIRContext &context, const std::string &moduleName) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
   Importer importer(context, sourceName, bytes);
   return importer.run(moduleName);

@@ -31,11 +31,9 @@ importTfliteModel(const std::string &path, mlir::MLIRContext &context,
 
 /// importTfliteModel of the file's bytes; `sourceName` names it in messages
 /// and gives the module its name when `moduleName` is empty.
-mlir::OwningOpRef<mlir::ModuleOp>
-importTfliteModelFromBytes(const std::vector<uint8_t> &bytes,
-                           const std::string &sourceName,
-                           mlir::MLIRContext &context,
-                           const std::string &moduleName = "");
+mlir::OwningOpRef<mlir::ModuleOp> importTfliteModelFromBytes(
+    const std::vector<uint8_t> &bytes, const std::string &sourceName,
+    mlir::MLIRContext &context, const std::string &moduleName = "");
 
 } // namespace tfcc
 

@@ -38,12 +38,12 @@ FailureOr<const T *> options(OpContext &c, BuiltinOptions expected,
   if (type == BuiltinOptions::NONE && !required)
     return static_cast<const T *>(nullptr);
   const char *name = tflite::EnumNameBuiltinOptions(expected);
-  (void)c.invalid(llvm::Twine("options: ") +
-                  (type == BuiltinOptions::NONE
-                       ? llvm::Twine("none")
-                       : llvm::Twine("union type ") +
-                             llvm::Twine(static_cast<int>(type))) +
-                  " where " + name + " is expected");
+  (void)c.invalid(
+      llvm::Twine("options: ") +
+      (type == BuiltinOptions::NONE
+           ? llvm::Twine("none")
+           : llvm::Twine("union type ") + llvm::Twine(static_cast<int>(type))) +
+      " where " + name + " is expected");
   return failure();
 }
 
@@ -61,7 +61,7 @@ FailureOr<Value> activate(OpContext &c, FailureOr<Value> value,
     return c.sameType<graph::Relu6Op>(*value);
   case ActivationFunctionType::RELU_N1_TO_1:
     return c.sameType<graph::ClipOp>(*value, b.getF32FloatAttr(-1.0f),
-                                   b.getF32FloatAttr(1.0f));
+                                     b.getF32FloatAttr(1.0f));
   case ActivationFunctionType::TANH:
     return c.sameType<graph::TanhOp>(*value);
   default:
@@ -190,8 +190,8 @@ std::optional<Value> int8Filter(OpContext &c, const ConstTensor &constant,
            perm.begin();
   std::vector<int64_t> ints = constant.ints();
   std::vector<int8_t> values(ints.begin(), ints.end());
-  Value weights = c.constantI8(
-      outShape, permuted(values, constant.shape, perm), nameHint);
+  Value weights =
+      c.constantI8(outShape, permuted(values, constant.shape, perm), nameHint);
   std::vector<float> scaleValues(q.scale()->begin(), q.scale()->end());
   SmallVector<int64_t> paramShape;
   if (scales > 1)
@@ -221,16 +221,15 @@ FailureOr<Value> permutedFilter(OpContext &c, int i, ArrayRef<int64_t> perm,
   }
   const std::vector<int64_t> &shape = constant->shape;
   if (shape.size() != perm.size()) {
-    (void)c.invalid("filter of rank " + llvm::Twine(shape.size()) +
-                    " where " + llvm::Twine(perm.size()) + " is expected");
+    (void)c.invalid("filter of rank " + llvm::Twine(shape.size()) + " where " +
+                    llvm::Twine(perm.size()) + " is expected");
     return failure();
   }
   std::vector<int64_t> outShape;
   for (int64_t p : perm)
     outShape.push_back(shape[p]);
   if (std::optional<Value> weights =
-          int8Filter(c, *constant, perm, outShape, nameHint))
-  {
+          int8Filter(c, *constant, perm, outShape, nameHint)) {
     if (!*weights)
       return failure();
     return *weights;
@@ -341,9 +340,9 @@ LogicalResult convertDepthwiseConv2D(OpContext &c) {
   if (failed(filterValue) || failed(bias))
     return failure();
   // [1, kh, kw, c * m] and [kh, kw, c, m] hold the same row-major data.
-  FailureOr<Value> kernel =
-      c.reshape(*filterValue, {filterType.getDimSize(1), filterType.getDimSize(2),
-                          channels, outChannels / channels});
+  FailureOr<Value> kernel = c.reshape(
+      *filterValue, {filterType.getDimSize(1), filterType.getDimSize(2),
+                     channels, outChannels / channels});
   if (failed(kernel))
     return failure();
   OpBuilder &b = c.builder();
@@ -463,8 +462,8 @@ LogicalResult convertFullyConnected(OpContext &c) {
   if (failed(rows) || failed(kernel) || failed(bias))
     return failure();
   FailureOr<Value> y = c.create<graph::DenseOp>(*rows, *kernel, *bias);
-  y = activate(c, y,
-               o ? o->fused_activation_function() : ActivationFunctionType::NONE);
+  y = activate(
+      c, y, o ? o->fused_activation_function() : ActivationFunctionType::NONE);
   if (failed(y))
     return failure();
   return finish(c, c.reshape(*y, outType->getShape()));
@@ -545,8 +544,8 @@ template <const char *kFunction> LogicalResult convertMath(OpContext &c) {
   FailureOr<Value> x = floatInput(c, 0);
   if (failed(x))
     return failure();
-  return finish(c, c.sameType<graph::MathOp>(
-                       *x, c.builder().getStringAttr(kFunction)));
+  return finish(
+      c, c.sameType<graph::MathOp>(*x, c.builder().getStringAttr(kFunction)));
 }
 constexpr char kSin[] = "sin", kCos[] = "cos", kRound[] = "round",
                kSign[] = "sign";
@@ -576,9 +575,9 @@ LogicalResult convertGelu(OpContext &c) {
   if (failed(opts) || failed(x))
     return failure();
   bool approximate = *opts && (*opts)->approximate();
-  return finish(c, c.sameType<graph::GeluOp>(
-                       *x, c.builder().getStringAttr(approximate ? "tanh"
-                                                                 : "none")));
+  return finish(
+      c, c.sameType<graph::GeluOp>(
+             *x, c.builder().getStringAttr(approximate ? "tanh" : "none")));
 }
 
 /// PRELU: max(x, 0) + alpha * min(x, 0), alpha broadcast against x.
@@ -609,7 +608,8 @@ LogicalResult convertSoftmax(OpContext &c) {
     if (failed(x))
       return failure();
   }
-  return finish(c, c.sameType<graph::SoftmaxOp>(*x, c.builder().getI64IntegerAttr(-1)));
+  return finish(
+      c, c.sameType<graph::SoftmaxOp>(*x, c.builder().getI64IntegerAttr(-1)));
 }
 
 LogicalResult convertLogSoftmax(OpContext &c) {
@@ -658,8 +658,8 @@ LogicalResult convertDequantize(OpContext &c) {
   if (!outType->getElementType().isF32() ||
       outType->getShape() != ArrayRef<int64_t>(constant->shape))
     return c.invalid("output: float32 of the input's shape expected");
-  return finish(c, c.constantF32(outType->getShape(), constant->floats(),
-                                 "dequantized"));
+  return finish(
+      c, c.constantF32(outType->getShape(), constant->floats(), "dequantized"));
 }
 
 /// QUANTIZE (float to int8 / uint8, or requantization): the importer rounds
@@ -705,8 +705,8 @@ LogicalResult convertConcatenation(OpContext &c) {
   FailureOr<int64_t> axis = normalizeAxis(c, (*opts)->axis(), rank);
   if (failed(axis))
     return failure();
-  FailureOr<Value> y = c.create<graph::ConcatOp>(
-      inputs, c.builder().getI64IntegerAttr(*axis));
+  FailureOr<Value> y =
+      c.create<graph::ConcatOp>(inputs, c.builder().getI64IntegerAttr(*axis));
   return finish(c, activate(c, y, (*opts)->fused_activation_function()));
 }
 
@@ -758,8 +758,8 @@ LogicalResult convertTranspose(OpContext &c) {
   FailureOr<std::vector<int64_t>> perm = c.constantInts(1, "permutation");
   if (failed(x) || failed(perm))
     return failure();
-  return finish(c, c.create<graph::TransposeOp>(
-                       *x, c.builder().getI64ArrayAttr(*perm)));
+  return finish(
+      c, c.create<graph::TransposeOp>(*x, c.builder().getI64ArrayAttr(*perm)));
 }
 
 /// The TF begin/end of one dimension of STRIDED_SLICE with a positive stride.
@@ -819,9 +819,9 @@ LogicalResult convertStridedSlice(OpContext &c) {
     limits.push_back(std::max(start, limit));
   }
   OpBuilder &b = c.builder();
-  FailureOr<Value> y = c.create<graph::SliceOp>(
-      *x, b.getI64ArrayAttr(starts), b.getI64ArrayAttr(limits),
-      b.getI64ArrayAttr(strides));
+  FailureOr<Value> y = c.create<graph::SliceOp>(*x, b.getI64ArrayAttr(starts),
+                                                b.getI64ArrayAttr(limits),
+                                                b.getI64ArrayAttr(strides));
   if (failed(y))
     return failure();
   return finish(c, c.reshape(*y, outType->getShape()));
@@ -859,8 +859,8 @@ LogicalResult splitInto(OpContext &c, Value x, int64_t axis,
                         ArrayRef<int64_t> sizes) {
   auto type = cast<RankedTensorType>(x.getType());
   if (int64_t(sizes.size()) != c.numOutputs())
-    return c.invalid("operator: " + llvm::Twine(sizes.size()) +
-                     " pieces for " + llvm::Twine(c.numOutputs()) + " outputs");
+    return c.invalid("operator: " + llvm::Twine(sizes.size()) + " pieces for " +
+                     llvm::Twine(c.numOutputs()) + " outputs");
   int64_t offset = 0;
   OpBuilder &b = c.builder();
   for (auto [i, size] : llvm::enumerate(sizes)) {
@@ -938,8 +938,7 @@ LogicalResult convertPack(OpContext &c) {
     FailureOr<Value> v = c.input(i);
     if (failed(v))
       return failure();
-    SmallVector<int64_t> shape(
-        cast<RankedTensorType>(v->getType()).getShape());
+    SmallVector<int64_t> shape(cast<RankedTensorType>(v->getType()).getShape());
     shape.insert(shape.begin() + *axis, 1);
     FailureOr<Value> piece = c.reshape(*v, shape);
     if (failed(piece))
@@ -1072,8 +1071,8 @@ template <bool kBilinear> LogicalResult convertResize(OpContext &c) {
 //===--- reductions -------------------------------------------------------===//
 
 template <typename ReduceOp> LogicalResult convertReduce(OpContext &c) {
-  auto opts = options<tflite::ReducerOptions>(
-      c, BuiltinOptions::ReducerOptions, /*required=*/false);
+  auto opts = options<tflite::ReducerOptions>(c, BuiltinOptions::ReducerOptions,
+                                              /*required=*/false);
   FailureOr<Value> x = c.input(0);
   FailureOr<std::vector<int64_t>> axesValue = c.constantInts(1, "axes");
   if (failed(opts) || failed(x) || failed(axesValue))
@@ -1089,8 +1088,9 @@ template <typename ReduceOp> LogicalResult convertReduce(OpContext &c) {
   }
   llvm::sort(axes);
   OpBuilder &b = c.builder();
-  return finish(c, c.create<ReduceOp>(*x, b.getI64ArrayAttr(axes),
-                                      b.getBoolAttr(*opts && (*opts)->keep_dims())));
+  return finish(
+      c, c.create<ReduceOp>(*x, b.getI64ArrayAttr(axes),
+                            b.getBoolAttr(*opts && (*opts)->keep_dims())));
 }
 
 LogicalResult convertArgMax(OpContext &c) {
@@ -1111,7 +1111,8 @@ LogicalResult convertArgMax(OpContext &c) {
       c.create<graph::ArgmaxOp>(*x, c.builder().getI64IntegerAttr(*axis));
   if (failed(y))
     return failure();
-  if (outType->getElementType() != cast<RankedTensorType>(y->getType()).getElementType()) {
+  if (outType->getElementType() !=
+      cast<RankedTensorType>(y->getType()).getElementType()) {
     auto op = c.builder().create<graph::CastOp>(c.loc(), *outType, *y);
     return finish(c, op.getResult());
   }

@@ -2,8 +2,8 @@
 //
 //   tfcc-import MODEL.onnx|MODEL.tflite [-o MODEL.mlir] [--name NAME]
 //
-// Prints the graph IR of an ONNX or TFLite model (weights as dense_resource blobs in
-// the file's dialect_resources section). Errors print as
+// Prints the graph IR of an ONNX or TFLite model (weights as dense_resource
+// blobs in the file's dialect_resources section). Errors print as
 // `MODEL.onnx: error: ...` and the tool exits with 1.
 //
 //===----------------------------------------------------------------------===//
@@ -27,7 +27,8 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("tfcc-import options");
 
-static cl::opt<std::string> inputPath(cl::Positional, cl::desc("MODEL.onnx or MODEL.tflite"),
+static cl::opt<std::string> inputPath(cl::Positional,
+                                      cl::desc("MODEL.onnx or MODEL.tflite"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> outputPath("o",
                                        cl::desc("Output file (default: stdout)"),

@@ -576,10 +576,11 @@ importedOutputTypes(mlir::MLIRContext &context, const std::string &path,
   // NonMaxSuppression's padded rows (cutPaddedRows): the count output goes,
   // and the padded dimension 0 matches any reference row count.
   unsigned last = predict.getNumResults();
-  auto name = last ? predict.getResultAttrOfType<mlir::StringAttr>(
-                         last - 1, "tfcc.name")
+  auto name = last ? predict.getResultAttrOfType<mlir::StringAttr>(last - 1,
+                                                                   "tfcc.name")
                    : mlir::StringAttr();
-  if (name && name.getValue().ends_with("_count") && types.back().getRank() == 0) {
+  if (name && name.getValue().ends_with("_count") &&
+      types.back().getRank() == 0) {
     types.pop_back();
     int64_t bound = 0;
     for (mlir::RankedTensorType t : types)

@@ -29,9 +29,10 @@ namespace cl = llvm::cl;
 using namespace tfcc;
 
 static cl::OptionCategory category("tfcc-run options");
-static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
-                                      cl::desc("MODEL (.mlir, .onnx, .tflite, or a .so built by tfcc)"),
-                                      cl::cat(category));
+static cl::opt<std::string>
+    modelPath(cl::Positional, cl::Required,
+              cl::desc("MODEL (.mlir, .onnx, .tflite, or a .so built by tfcc)"),
+              cl::cat(category));
 static cl::opt<std::string> entryName("entry",
                                       cl::desc("Entry point to run (default: the first)"),
                                       cl::value_desc("NAME"), cl::cat(category));
@@ -429,7 +430,8 @@ int main(int argc, char **argv) {
   bool isImported = isImportedModelPath(modelPath);
   bool isMlir = llvm::StringRef(modelPath).ends_with(".mlir") || isImported;
   if (!isMlir && (interpretOnly || compareFlag))
-    return fail("--interpret and --compare need the model's .mlir, .onnx or .tflite file");
+    return fail("--interpret and --compare need the model's .mlir, .onnx or "
+                ".tflite file");
   if (batchSize < 1)
     return fail("--batch must be at least 1");
   // Options that cannot take effect are refused, not ignored.
@@ -691,8 +693,7 @@ int main(int argc, char **argv) {
     llvm::outs() << "compare: compiled code vs the reference interpreter on "
                     "the same "
                  << (isImported ? "imported " : "") << "graph IR"
-                 << (isImported ? " (checks the lowering, not the import)"
-                                : "")
+                 << (isImported ? " (checks the lowering, not the import)" : "")
                  << "\n";
   for (size_t i = 0; i < outputs.size(); ++i) {
     const NpyArray &o = outputs[i];

@@ -13,8 +13,10 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("tfcc options");
 
-static cl::opt<std::string> inputPath(cl::Positional, cl::desc("MODEL.mlir, MODEL.onnx or MODEL.tflite"),
-                                      cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    inputPath(cl::Positional,
+              cl::desc("MODEL.mlir, MODEL.onnx or MODEL.tflite"), cl::Required,
+              cl::cat(category));
 static cl::opt<std::string>
     outputPath("o", cl::desc("Output file (OUT.so; OUT.h is written beside it)"),
                cl::value_desc("OUT"), cl::cat(category));
@@ -140,7 +142,8 @@ int main(int argc, char **argv) {
       "  tfcc MODEL.mlir -o OUT.so   writes OUT.so and OUT.h\n"
       "  tfcc MODEL.onnx -o OUT.so   imports an ONNX model, then the same\n"
       "  tfcc MODEL.tflite -o OUT.so imports a TFLite model, then the same\n"
-      "  tfcc MODEL.mlir --mlir-timing   also prints each pass's and LLVM's time\n");
+      "  tfcc MODEL.mlir --mlir-timing   also prints each pass's and LLVM's "
+      "time\n");
   tfcc::CompileOptions options;
   options.inputPath = inputPath;
   options.emit = emitKind;

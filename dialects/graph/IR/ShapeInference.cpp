@@ -547,7 +547,8 @@ FailureOr<RankedTensorType> inferTopKIndices(TopKIndicesOp op) {
 }
 
 FailureOr<RankedTensorType> inferNonMaxSuppression(NonMaxSuppressionOp op) {
-  RankedTensorType boxes = typeOf(op.getBoxes()), scores = typeOf(op.getScores());
+  RankedTensorType boxes = typeOf(op.getBoxes()),
+                   scores = typeOf(op.getScores());
   if (!boxes.hasStaticShape() || !scores.hasStaticShape() ||
       boxes.getRank() != 3 || boxes.getDimSize(2) != 4 ||
       scores.getRank() != 3 || scores.getDimSize(0) != boxes.getDimSize(0) ||
@@ -566,7 +567,8 @@ FailureOr<RankedTensorType> inferNonMaxSuppression(NonMaxSuppressionOp op) {
                             << " is neither 0 nor 1";
   int64_t rows = boxes.getDimSize(0) * scores.getDimSize(1) *
                  std::min(max, boxes.getDimSize(1));
-  return RankedTensorType::get({rows, 3}, IntegerType::get(op.getContext(), 64));
+  return RankedTensorType::get({rows, 3},
+                               IntegerType::get(op.getContext(), 64));
 }
 
 template <typename ReduceOp>

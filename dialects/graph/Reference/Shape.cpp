@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cmath>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -435,14 +435,15 @@ FailureOr<Tensor> evaluate(NonMaxSuppressionOp op, Operands operands,
       for (int64_t i = 0; i < n; ++i)
         if (!scoreThreshold || score[i] > *scoreThreshold)
           order.push_back(i);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int64_t i, int64_t j) { return score[i] > score[j]; });
+      std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+        return score[i] > score[j];
+      });
       std::vector<std::array<double, 4>> kept;
       for (int64_t i : order) {
         if (int64_t(kept.size()) >= max)
           break;
-        auto corners = boxCorners(boxes.data.data() + (b * n + i) * 4,
-                                  centerPoint);
+        auto corners =
+            boxCorners(boxes.data.data() + (b * n + i) * 4, centerPoint);
         if (llvm::any_of(kept, [&](const std::array<double, 4> &k) {
               return overlapsAbove(k, corners, iou);
             }))

@@ -72,7 +72,8 @@ void tfcc_rt_non_max_suppression_f32(const float* boxes, const float* scores,
           int suppressed = 0;
           for (int64_t k = first; k < out && !suppressed; ++k) {
             float kept[4];
-            corners(batch_boxes + selected[k * 3 + 2] * 4, center_point_box, kept);
+            const float* kept_box = batch_boxes + selected[k * 3 + 2] * 4;
+            corners(kept_box, center_point_box, kept);
             suppressed = overlaps_above(kept, box, iou_threshold);
           }
           if (suppressed) continue;
