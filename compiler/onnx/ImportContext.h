@@ -235,6 +235,8 @@ void registerMaskConverters(ConverterTable &table);
 void registerRecurrentConverters(ConverterTable &table);
 /// NonMaxSuppression
 void registerDetectionConverters(ConverterTable &table);
+/// Einsum (transposes, reductions and matmuls)
+void registerEinsumConverters(ConverterTable &table);
 /// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
 /// QLinearMatMul ConvInteger QLinearConv
 void registerQuantizationConverters(ConverterTable &table);

@@ -1586,6 +1586,7 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   registerMaskConverters(converters);
   registerRecurrentConverters(converters);
   registerDetectionConverters(converters);
+  registerEinsumConverters(converters);
   registerQuantizationConverters(converters);
   registerControlFlowConverters(converters);
   // Unsupported ops are refused before ONNX's shape inference sees them: it

@@ -236,3 +236,25 @@ def nms_models():
 
 
 nms_models()
+
+
+def einsum_models():
+    """Einsum equations tfcc refuses or that break ONNX's rules."""
+    f32 = TensorProto.FLOAT
+
+    def einsum(name, equation, shapes, inputs=None):
+        names = inputs or ["a", "b"][:len(shapes)]
+        graph = helper.make_graph(
+            [helper.make_node("Einsum", names, ["y"], name="contract", equation=equation)],
+            name, [helper.make_tensor_value_info(n, f32, s) for n, s in zip(names, shapes)],
+            [helper.make_tensor_value_info("y", f32, None)])
+        save(graph, name + ".onnx", opset=12)
+
+    einsum("einsum_ellipsis", "...ij,...jk->...ik", [[2, 3, 4], [2, 4, 5]])
+    einsum("einsum_diagonal", "ii->i", [[3, 3]])
+    einsum("einsum_label_sizes", "ij,jk->ik", [[2, 3], [4, 5]])
+    einsum("einsum_operands", "ij,jk,kl->il", [[2, 3], [3, 4]])
+    einsum("einsum_dynamic", "ij,jk->ik", [["N", 3], [3, 5]])
+
+
+einsum_models()

@@ -225,6 +225,21 @@ def main():
     torch_case(out, "topk-smallest-dim0",
                slices.Fn(lambda v: torch.topk(v, 3, dim=0, largest=False)),
                [rand(9, 4, 5)], [13], note="topk(x, 3, dim=0, largest=False)")
+    # -- Einsum (transposes, reductions and matmuls): attention scores, a bilinear form
+    # with a label summed out of one operand, three operands, an outer product.
+    torch_case(out, "einsum-attention",
+               slices.Fn(lambda q, k: torch.einsum("bhqd,bhkd->bhqk", q, k)),
+               [rand(2, 3, 5, 4), rand(2, 3, 6, 4)], [12, 13],
+               note="einsum('bhqd,bhkd->bhqk')")
+    torch_case(out, "einsum-summed-label",
+               slices.Fn(lambda a, b: torch.einsum("ijk,kl->li", a, b)),
+               [rand(3, 4, 5), rand(5, 2)], [13], note="einsum('ijk,kl->li'), j summed")
+    torch_case(out, "einsum-three-operands",
+               slices.Fn(lambda a, b, c: torch.einsum("ij,jk,kl->il", a, b, c)),
+               [rand(2, 3), rand(3, 4), rand(4, 5)], [13], note="einsum('ij,jk,kl->il')")
+    torch_case(out, "einsum-outer",
+               slices.Fn(lambda a, b: torch.einsum("i,j->ji", a, b)),
+               [rand(4), rand(3)], [13], note="einsum('i,j->ji')")
     # -- CumSum along an inner axis (a product with a triangular mask), batch dynamic.
     torch_case(out, "cumsum-dim1", slices.Fn(lambda v: torch.cumsum(v, dim=1)),
                [rand(2, 40, 3)], [13], run=[rand(4, 40, 3)], dynamic=batch,
