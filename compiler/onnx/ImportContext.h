@@ -237,6 +237,8 @@ void registerRecurrentConverters(ConverterTable &table);
 void registerDetectionConverters(ConverterTable &table);
 /// Einsum (transposes, reductions and matmuls)
 void registerEinsumConverters(ConverterTable &table);
+/// ScatterElements Scatter ScatterND (constant indices)
+void registerScatterConverters(ConverterTable &table);
 /// QuantizeLinear DequantizeLinear DynamicQuantizeLinear MatMulInteger
 /// QLinearMatMul ConvInteger QLinearConv
 void registerQuantizationConverters(ConverterTable &table);

@@ -1587,6 +1587,7 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
   registerRecurrentConverters(converters);
   registerDetectionConverters(converters);
   registerEinsumConverters(converters);
+  registerScatterConverters(converters);
   registerQuantizationConverters(converters);
   registerControlFlowConverters(converters);
   // Unsupported ops are refused before ONNX's shape inference sees them: it

@@ -258,3 +258,31 @@ def einsum_models():
 
 
 einsum_models()
+
+
+def scatter_models():
+    """Scatters tfcc refuses or that break ONNX's rules."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+
+    def scatter(name, op, indices, updates_shape, runtime_indices=False, opset=13, **attrs):
+        idx = helper.make_tensor("idx", i64, list(np.shape(indices)),
+                                 np.asarray(indices).ravel().tolist())
+        inputs = [helper.make_tensor_value_info("data", f32, [3, 4]),
+                  helper.make_tensor_value_info("updates", f32, updates_shape)]
+        if runtime_indices:
+            inputs.insert(1, helper.make_tensor_value_info("idx", i64, list(np.shape(indices))))
+        graph = helper.make_graph(
+            [helper.make_node(op, ["data", "idx", "updates"], ["y"], name="put", **attrs)],
+            name, inputs, [helper.make_tensor_value_info("y", f32, [3, 4])],
+            [] if runtime_indices else [idx])
+        save(graph, name + ".onnx", opset=opset)
+
+    scatter("scatter_runtime_indices", "ScatterElements", [[0, 1]], [1, 2],
+            runtime_indices=True, axis=1)
+    scatter("scatter_index_range", "ScatterElements", [[0, 4]], [1, 2], axis=1)
+    scatter("scatternd_updates_shape", "ScatterND", [[1], [2]], [2, 3])
+    scatter("scatter_reduction", "ScatterElements", [[0, 1]], [1, 2], opset=16, axis=1,
+            reduction="avg")
+
+
+scatter_models()

@@ -240,6 +240,23 @@ def main():
     torch_case(out, "einsum-outer",
                slices.Fn(lambda a, b: torch.einsum("i,j->ji", a, b)),
                [rand(4), rand(3)], [13], note="einsum('i,j->ji')")
+    # -- Scatters with constant indices: torch.scatter (ScatterElements), scatter_add
+    # with repeated indices (reduction add, opset 16), and a slice assignment (ScatterND).
+    index = torch.tensor([[2, 0], [1, 3], [0, 0]])
+    torch_case(out, "scatter-elements",
+               slices.Fn(lambda x, y: torch.scatter(x, 1, index, y)),
+               [rand(3, 4), rand(3, 2)], [13], note="torch.scatter(x, 1, const index, y)")
+    torch_case(out, "scatter-add",
+               slices.Fn(lambda x, y: torch.scatter_add(x, 1, index, y)),
+               [rand(3, 4), rand(3, 2)], [16],
+               note="torch.scatter_add with a repeated index")
+
+    def assign_columns(x, y):
+        x = x.clone()
+        x[:, 1:3] = y
+        return x
+    torch_case(out, "slice-assignment", slices.Fn(assign_columns),
+               [rand(4, 5), rand(4, 2)], [13], note="x[:, 1:3] = y (ScatterND)")
     # -- CumSum along an inner axis (a product with a triangular mask), batch dynamic.
     torch_case(out, "cumsum-dim1", slices.Fn(lambda v: torch.cumsum(v, dim=1)),
                [rand(2, 40, 3)], [13], run=[rand(4, 40, 3)], dynamic=batch,
