@@ -309,6 +309,17 @@ LogicalResult Importer::readTensors() {
     const tflite::Tensor &t = tensor(i);
     TensorEntry &e = tensors[i];
     std::string name = "tensor '" + tensorName(i) + "'";
+    // Every tensor's shape first: types are built from it.
+    int64_t elements = 1;
+    if (t.shape())
+      for (int32_t d : *t.shape()) {
+        if (d < 0)
+          return fail(name + " has a negative dimension " + std::to_string(d));
+        if (d > 0 && elements > graph::kMaxTensorBytes / d)
+          return fail(name + " has more than " +
+                      std::to_string(graph::kMaxTensorBytes) + " elements");
+        elements *= d;
+      }
     if (t.sparsity()) {
       e.problem = name + " is sparse (tfcc reads dense tensors)";
       continue;
@@ -339,16 +350,6 @@ LogicalResult Importer::readTensors() {
           return fail(name + " has a quantization scale of " +
                       std::to_string(s) + " (scales are positive)");
     }
-    int64_t elements = 1;
-    if (t.shape())
-      for (int32_t d : *t.shape()) {
-        if (d < 0)
-          return fail(name + " has a negative dimension " + std::to_string(d));
-        if (d > 0 && elements > graph::kMaxTensorBytes / d)
-          return fail(name + " has more than " +
-                      std::to_string(graph::kMaxTensorBytes) + " elements");
-        elements *= d;
-      }
     uint32_t bufferIndex = t.buffer();
     bool hasData = bufferIndex != 0 && bufferIndex < uint32_t(numBuffers) &&
                    ((model->buffers()->Get(bufferIndex)->data() &&

@@ -581,6 +581,68 @@ def err_undefined_input():
     return m
 
 
+def err_negative_dim():
+    m, _, y = one_conv()
+    m.tensors[y]["shape"] = [1, -4, 4, 3]
+    return m
+
+
+def err_huge_tensor():
+    m, x, _ = one_conv()
+    m.tensors[x]["shape"] = [1 << 20, 1 << 20, 1 << 20, 2]
+    return m
+
+
+def err_buffer_index():
+    m, _, _ = one_conv()
+    m.tensors[1]["buffer"] = 99
+    return m
+
+
+def err_buffer_offset():
+    m, _, _ = one_conv()
+    m.buffers[1] = {"offset": 1 << 40, "size": 24}
+    return m
+
+
+def err_no_subgraph():
+    m, _, _ = one_conv()
+    model = m.json()
+    model["subgraphs"] = []
+    m.json = lambda: model
+    return m
+
+
+def err_subgraph_index():
+    m, _, _ = one_conv()
+    m.outputs = [7]
+    return m
+
+
+def err_opcode_index():
+    m, _, _ = one_conv()
+    m.ops[0]["opcode_index"] = 5
+    return m
+
+
+def err_defined_twice():
+    m = Model()
+    x = m.input("x", [2, 3])
+    y = m.op("RELU", [x], "y", [2, 3])
+    m.op("TANH", [x], None, None, outputs=[y])
+    m.output(y)
+    return m
+
+
+def err_scale_zero():
+    m = Model()
+    x = m.input("x", [2, 3])
+    q = quantized(m, "x_q", [2, 3], 0.0, 0)
+    m.op("QUANTIZE", [x], None, None, outputs=[q])
+    m.output(m.op("DEQUANTIZE", [q], "y", [2, 3]))
+    return m
+
+
 ERRORS = {name[4:]: fn for name, fn in globals().items() if name.startswith("err_")}
 
 
