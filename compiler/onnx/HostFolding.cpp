@@ -20,13 +20,6 @@ namespace {
 bool isFloat(Type t) { return isa<FloatType>(t); }
 bool isBool(Type t) { return t.isSignlessInteger(1); }
 
-std::vector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  return strides;
-}
-
 /// Offset into a tensor of `shape` (right-aligned against the result rank) of
 /// the result index `index`, with broadcasting of size-1 dims.
 int64_t broadcastOffset(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
@@ -186,6 +179,13 @@ HostTensor gatherElements(const HostTensor &x, ArrayRef<int64_t> shape,
 }
 
 } // namespace
+
+std::vector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
 
 int64_t productOf(ArrayRef<int64_t> dims) {
   int64_t n = 1;

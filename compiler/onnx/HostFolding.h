@@ -38,6 +38,8 @@ inline constexpr int64_t kMaxMaterializedElements = int64_t(1) << 26;
 
 /// Product of static dims (1 for a scalar).
 int64_t productOf(llvm::ArrayRef<int64_t> dims);
+/// Row-major strides (in elements) of static `shape`.
+std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape);
 /// Product of static dims, or nullopt when a dim is negative or the product
 /// overflows int64.
 std::optional<int64_t> checkedProductOf(llvm::ArrayRef<int64_t> dims);

@@ -21,9 +21,9 @@
 #include "dialects/graph/IR/Limits.h"
 #include "dialects/graph/IR/ShapeInference.h"
 #include "dialects/graph/IR/TensorSize.h"
+#include "dialects/graph/IR/Weights.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -1029,22 +1029,9 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
     append(value.ints.data(), value.ints.size() * sizeof(int64_t));
     alignment = 8;
   }
-  std::string symbol = uniqueSymbol(nameHint);
-  auto init = DenseResourceElementsAttr::get(
-      type, symbol,
-      // Mutable: MLIR 19's allocateAndCopyWithAlign writes the copy through
-      // getMutableData(), which asserts on an immutable blob (found by the
-      // ONNX fuzz harness, built with assertions).
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignment,
-                                                    /*dataIsMutable=*/true));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(entry);
-    b.create<graph::VariableOp>(
-        NameLoc::get(b.getStringAttr(nameHint), fileLoc), symbol, type, init,
-        /*trainable=*/true);
-  }
-  return b.create<graph::ReadOp>(currentLoc, type, symbol);
+  return graph::createWeightVariable(
+      b, entry, NameLoc::get(b.getStringAttr(nameHint), fileLoc), currentLoc,
+      uniqueSymbol(nameHint), type, bytes, alignment);
 }
 
 FailureOr<ValueEntry *> Importer::lookup(const std::string &name) {

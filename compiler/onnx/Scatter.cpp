@@ -27,21 +27,6 @@ constexpr int64_t kMaxScatterElements = int64_t(1) << 22;
 /// The most writes to one element (rounds of the decomposition).
 constexpr int64_t kMaxScatterRounds = 64;
 
-int64_t numElementsOf(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-/// Row-major strides of `shape`.
-std::vector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 /// writes[t]: the update elements written to output element t, in order.
 using Writes = std::vector<std::vector<int64_t>>;
 
@@ -157,7 +142,7 @@ LogicalResult convertScatterElements(ImportContext &ctx) {
                          " in dimension " + llvm::Twine(d));
   std::vector<int64_t> dataStrides = stridesOf(dataShape);
   std::vector<int64_t> position(rank, 0);
-  Writes writes(numElementsOf(dataShape));
+  Writes writes(productOf(dataShape));
   const std::vector<int64_t> &values = indices.asInts();
   for (int64_t k = 0, n = indices.numElements(); k < n; ++k) {
     int64_t index = values[k], size = dataShape[*axis];
@@ -199,10 +184,10 @@ LogicalResult convertScatterND(ImportContext &ctx) {
                        typeName(indices.type()) + " and data " +
                        typeName(s->dataType));
   std::vector<int64_t> dataStrides = stridesOf(dataShape);
-  int64_t slice = numElementsOf(dataShape.drop_front(k));
-  int64_t tuples = numElementsOf(indices.shape) / k;
+  int64_t slice = productOf(dataShape.drop_front(k));
+  int64_t tuples = productOf(indices.shape) / k;
   const std::vector<int64_t> &values = indices.asInts();
-  Writes writes(numElementsOf(dataShape));
+  Writes writes(productOf(dataShape));
   for (int64_t t = 0; t < tuples; ++t) {
     int64_t base = 0;
     for (int64_t d = 0; d < k; ++d) {

@@ -13,9 +13,9 @@
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Limits.h"
 #include "dialects/graph/IR/TensorSize.h"
+#include "dialects/graph/IR/Weights.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -350,12 +350,24 @@ LogicalResult Importer::readTensors() {
           return fail(name + " has a quantization scale of " +
                       std::to_string(s) + " (scales are positive)");
     }
+    // The tensor's data, if the file holds any.
     uint32_t bufferIndex = t.buffer();
-    bool hasData = bufferIndex != 0 && bufferIndex < uint32_t(numBuffers) &&
-                   ((model->buffers()->Get(bufferIndex)->data() &&
-                     model->buffers()->Get(bufferIndex)->data()->size()) ||
-                    model->buffers()->Get(bufferIndex)->offset() > 1);
-    if (!hasData && scales > 0 &&
+    if (bufferIndex >= numBuffers && bufferIndex != 0)
+      return fail(name + " refers to buffer " + std::to_string(bufferIndex) +
+                  " of " + std::to_string(numBuffers));
+    const tflite::Buffer *buffer =
+        bufferIndex ? model->buffers()->Get(bufferIndex) : nullptr;
+    ArrayRef<uint8_t> data;
+    if (buffer && buffer->offset() > 1) {
+      // Data outside the FlatBuffer, at an offset from the file's start.
+      uint64_t offset = buffer->offset(), size = buffer->size();
+      if (offset > bytes.size() || size > bytes.size() - offset)
+        return fail(name + ": its buffer lies past the end of the file");
+      data = ArrayRef<uint8_t>(bytes.data() + offset, size);
+    } else if (buffer && buffer->data()) {
+      data = ArrayRef<uint8_t>(buffer->data()->data(), buffer->data()->size());
+    }
+    if (data.empty() && scales > 0 &&
         (t.type() == tflite::TensorType::INT8 ||
          t.type() == tflite::TensorType::UINT8)) {
       if (scales > 1) {
@@ -363,22 +375,6 @@ LogicalResult Importer::readTensors() {
         continue;
       }
       e.quantized = true;
-    }
-    if (bufferIndex == 0)
-      continue;
-    if (bufferIndex >= numBuffers)
-      return fail(name + " refers to buffer " + std::to_string(bufferIndex) +
-                  " of " + std::to_string(numBuffers));
-    const tflite::Buffer *buffer = model->buffers()->Get(bufferIndex);
-    ArrayRef<uint8_t> data;
-    if (buffer->offset() > 1) {
-      // Data outside the FlatBuffer, at an offset from the file's start.
-      uint64_t offset = buffer->offset(), size = buffer->size();
-      if (offset > bytes.size() || size > bytes.size() - offset)
-        return fail(name + ": its buffer lies past the end of the file");
-      data = ArrayRef<uint8_t>(bytes.data() + offset, size);
-    } else if (buffer->data()) {
-      data = ArrayRef<uint8_t>(buffer->data()->data(), buffer->data()->size());
     }
     if (data.empty())
       continue;
@@ -540,19 +536,9 @@ Value Importer::constantI8(ArrayRef<int64_t> shape, ArrayRef<int8_t> data,
 
 Value Importer::variable(RankedTensorType type, ArrayRef<char> raw,
                          size_t alignment, llvm::StringRef nameHint) {
-  std::string symbol = uniqueSymbol(nameHint);
-  auto init = DenseResourceElementsAttr::get(
-      type, symbol,
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignment,
-                                                    /*dataIsMutable=*/true));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(entry);
-    b.create<graph::VariableOp>(
-        NameLoc::get(b.getStringAttr(nameHint), fileLoc), symbol, type, init,
-        /*trainable=*/true);
-  }
-  return b.create<graph::ReadOp>(currentLoc, type, symbol);
+  return graph::createWeightVariable(
+      b, entry, NameLoc::get(b.getStringAttr(nameHint), fileLoc), currentLoc,
+      uniqueSymbol(nameHint), type, raw, alignment);
 }
 
 Value Importer::materialize(int32_t index, const ConstTensor &c) {
