@@ -34,7 +34,9 @@ def ConvertGraphToLinalg : Pass<"tfcc-convert-graph-to-linalg", "ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
     "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect",
-    "::mlir::bufferization::BufferizationDialect"
+    "::mlir::bufferization::BufferizationDialect",
+    // Kernel calls pass buffers as !llvm.ptr (KernelCalls.cpp).
+    "::mlir::LLVM::LLVMDialect"
   ];
 }
 

@@ -13,6 +13,8 @@
 #include "tfcc/tfcc_kernels.h"
 #include "tfcc/tfcc_types.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 using namespace mlir;
 using namespace mlir::tfcc;
 
@@ -53,7 +55,7 @@ Value kernel_args::Buffer<isOutput, elementBits>::build(OpBuilder &b,
                                                         Location loc) const {
   if (!value) {
     assert(!isOutput && "a kernel's output buffer");
-    return b.create<arith::ConstantIntOp>(loc, 0, 64);
+    return b.create<LLVM::ZeroOp>(loc, getType(b.getContext()));
   }
   Value memref = value;
   if (isa<RankedTensorType>(value.getType())) {
@@ -69,11 +71,15 @@ Value kernel_args::Buffer<isOutput, elementBits>::build(OpBuilder &b,
                              "-bit elements expected");
   Value address =
       b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
-  return b.createOrFold<arith::IndexCastOp>(loc, b.getI64Type(), address);
+  // A pointer, not an integer: on 32-bit targets a C pointer parameter is
+  // 32 bits wide, and an i64 there shifted every later argument.
+  Value integer =
+      b.createOrFold<arith::IndexCastOp>(loc, b.getI64Type(), address);
+  return b.create<LLVM::IntToPtrOp>(loc, getType(b.getContext()), integer);
 }
 template <bool isOutput, unsigned elementBits>
 Type kernel_args::Buffer<isOutput, elementBits>::getType(MLIRContext *ctx) {
-  return IntegerType::get(ctx, 64);
+  return LLVM::LLVMPointerType::get(ctx);
 }
 
 template class kernel_args::Buffer<false, 32>;

@@ -74,7 +74,7 @@ private:
 
 /// A buffer the kernel reads (`isOutput` false: a tensor, bufferized
 /// read-only, or a memref; null passes 0) or writes (a memref, never null),
-/// of `elementBits`-bit elements; passed as its address (i64).
+/// of `elementBits`-bit elements; passed as a pointer (!llvm.ptr).
 template <bool isOutput, unsigned elementBits>
 class Buffer {
 public:

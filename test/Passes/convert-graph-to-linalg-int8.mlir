@@ -7,8 +7,8 @@
 // The weights are packed at compile time: 16 columns x 7 groups of 4, then
 // the column sums (27 for the 4 real columns, 0 for the padding), then the
 // flag saying every pair of weights fits vpmaddubsw's int16 (1).
-// CHECK: func.func private @tfcc_rt_qgemm_u8s8_u8(i64, i64, i64, i64, i64, i32, i64, i64, i64, i64, i32, f32, f32, f32, i32, i64)
-// CHECK: func.func private @tfcc_rt_im2col_u8(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i64, i64)
+// CHECK: func.func private @tfcc_rt_qgemm_u8s8_u8(i64, i64, i64, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, f32, f32, f32, i32, !llvm.ptr)
+// CHECK: func.func private @tfcc_rt_im2col_u8(!llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i64, !llvm.ptr)
 // CHECK-LABEL: func.func @conv3x3
 // CHECK: arith.constant dense<"0x01010101{{.*}}1B0000001B0000001B0000001B000000{{0+}}01000000"> : tensor<516xi8>
 // CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
@@ -16,7 +16,7 @@
 // CHECK: %[[COLS:.*]] = memref.alloc(%[[M]]) {alignment = 64 : i64} : memref<?x28xui8>
 // CHECK: call @tfcc_rt_im2col_u8(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c3_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c8_i64, %c8_i64, %c3_i32, %c28_i64, %{{.*}})
 // CHECK: %[[Y:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x8x8x4xui8>
-// CHECK: call @tfcc_rt_qgemm_u8s8_u8(%{{.*}}, %c4_i64, %c28_i64, %{{.*}}, %c28_i64, %c3_i32, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i64, %c1_i32, %cst{{.*}}, %cst{{.*}}, %cst{{.*}}, %c7_i32, %{{.*}})
+// CHECK: call @tfcc_rt_qgemm_u8s8_u8(%{{.*}}, %c4_i64, %c28_i64, %{{.*}}, %c28_i64, %c3_i32, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i32, %cst{{.*}}, %cst{{.*}}, %cst{{.*}}, %c7_i32, %{{.*}})
 // CHECK: bufferization.to_tensor %[[Y]]
 func.func @conv3x3(%x: tensor<?x8x8x3xui8>, %b: tensor<4xf32>) -> tensor<?x8x8x4xui8> {
   %w = graph.constant dense<1> : tensor<3x3x3x4xi8>
@@ -49,7 +49,8 @@ func.func @pointwise(%x: tensor<2x4x4x6xui8>) -> tensor<2x4x4x5xf32> {
 // CHECK: %[[M:.*]] = arith.muli %[[B]], %c3
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<196xi8>
 // CHECK: %[[PI:.*]] = memref.extract_aligned_pointer_as_index %[[P]]
-// CHECK: %[[PA:.*]] = arith.index_cast %[[PI]] : index to i64
+// CHECK: %[[PL:.*]] = arith.index_cast %[[PI]] : index to i64
+// CHECK: %[[PA:.*]] = llvm.inttoptr %[[PL]] : i64 to !llvm.ptr
 // CHECK: call @tfcc_rt_qgemm_pack_b(%c7_i64, %c2_i64, %{{.*}}, %[[PA]])
 // CHECK: %[[MI:.*]] = arith.index_cast %[[M]] : index to i64
 // CHECK: call @tfcc_rt_qgemm_u8s8_f32(%[[MI]], %c2_i64, %c7_i64, %{{.*}}, %c7_i64, %c9_i32, %[[PA]],

@@ -3,7 +3,7 @@
 // A batched float32 matmul with shared batch dims is one GEMM call: batch 2,
 // M 5, N 9, K 7; the rhs is read transposed (trans_b = 1, ldb = 7) and
 // unpacked (b_packed = 0); strides between batches are 35, 63 and 45 floats.
-// CHECK: func.func private @tfcc_rt_sgemm(i64, i64, i64, i64, i64, i64, i64, i32, i64, i64, i64, i32, i32, i64, i64, i64, i64, i64, i32, f32, f32)
+// CHECK: func.func private @tfcc_rt_sgemm(i64, i64, i64, i64, !llvm.ptr, i64, i64, i32, !llvm.ptr, i64, i64, i32, i32, !llvm.ptr, i64, i64, !llvm.ptr, !llvm.ptr, i32, f32, f32)
 // CHECK-LABEL: func.func @batched_matmul
 // CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x5x9xf32>
 // CHECK: %[[A:.*]] = bufferization.to_memref %arg0 read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<2x5x7xf32>
@@ -11,7 +11,7 @@
 // CHECK: %[[B:.*]] = bufferization.to_memref %arg1 read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<2x9x7xf32>
 // CHECK: memref.extract_aligned_pointer_as_index %[[B]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
-// CHECK: call @tfcc_rt_sgemm(%{{.*}}, %c5_i64, %c9_i64, %c7_i64, %{{.*}}, %c7_i64, %c35_i64, %c0_i32, %{{.*}}, %c7_i64, %c63_i64, %c1_i32, %c0_i32, %{{.*}}, %c9_i64, %c45_i64, %c0_i64, %c0_i64, %c0_i32, %cst, %cst)
+// CHECK: call @tfcc_rt_sgemm(%{{.*}}, %c5_i64, %c9_i64, %c7_i64, %{{.*}}, %c7_i64, %c35_i64, %c0_i32, %{{.*}}, %c7_i64, %c63_i64, %c1_i32, %c0_i32, %{{.*}}, %c9_i64, %c45_i64, %{{.*}}, %{{.*}}, %c0_i32, %cst, %cst)
 // CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
 // CHECK: return %[[R]]
 func.func @batched_matmul(%a: tensor<2x5x7xf32>, %b: tensor<2x9x7xf32>) -> tensor<2x5x9xf32> {
@@ -29,11 +29,11 @@ func.func @batched_matmul(%a: tensor<2x5x7xf32>, %b: tensor<2x9x7xf32>) -> tenso
 // CHECK: %[[BATCH:.*]] = tensor.dim %arg0, %c0
 // CHECK: %[[DW:.*]] = memref.alloc() {alignment = 64 : i64} : memref<7x3xf32>
 // CHECK: %[[K:.*]] = arith.index_cast %[[BATCH]] : index to i64
-// CHECK: call @tfcc_rt_sgemm(%c1_i64, %c7_i64, %c3_i64, %[[K]], %{{.*}}, %c7_i64, %{{.*}}, %c1_i32, %{{.*}}, %c3_i64, %c0_i64, %c0_i32, %c0_i32, %{{.*}}, %c3_i64, %c21_i64, %c0_i64, %c0_i64, %c0_i32, %cst, %cst)
+// CHECK: call @tfcc_rt_sgemm(%c1_i64, %c7_i64, %c3_i64, %[[K]], %{{.*}}, %c7_i64, %{{.*}}, %c1_i32, %{{.*}}, %c3_i64, %c0_i64, %c0_i32, %c0_i32, %{{.*}}, %c3_i64, %c21_i64, %{{.*}}, %{{.*}}, %c0_i32, %cst, %cst)
 // CHECK: %[[M:.*]] = tensor.dim %arg1, %c0
 // CHECK: %[[DX:.*]] = memref.alloc(%[[M]]) {alignment = 64 : i64} : memref<?x7xf32>
 // CHECK: %[[M64:.*]] = arith.index_cast %[[M]] : index to i64
-// CHECK: call @tfcc_rt_sgemm(%c1_i64, %[[M64]], %c7_i64, %c3_i64, %{{.*}}, %c3_i64, %{{.*}}, %c0_i32, %{{.*}}, %c3_i64, %c0_i64, %c1_i32, %c0_i32, %{{.*}}, %c7_i64, %{{.*}}, %c0_i64, %c0_i64, %c0_i32, %cst, %cst)
+// CHECK: call @tfcc_rt_sgemm(%c1_i64, %[[M64]], %c7_i64, %c3_i64, %{{.*}}, %c3_i64, %{{.*}}, %c0_i32, %{{.*}}, %c3_i64, %c0_i64, %c1_i32, %c0_i32, %{{.*}}, %c7_i64, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i32, %cst, %cst)
 func.func @dense_gradients(%x: tensor<?x7xf32>, %dy: tensor<?x3xf32>, %w: tensor<7x3xf32>) -> (tensor<7x3xf32>, tensor<?x7xf32>) {
   %dw = graph.matmul %x, %dy {transpose_a = true} : (tensor<?x7xf32>, tensor<?x3xf32>) -> tensor<7x3xf32>
   %dx = graph.matmul %dy, %w {transpose_b = true} : (tensor<?x3xf32>, tensor<7x3xf32>) -> tensor<?x7xf32>
@@ -74,7 +74,7 @@ func.func @max_pool_grad_positive_only(%x: tensor<?x4x4x3xf32>, %dy: tensor<?x2x
 // CHECK: %[[PACKED:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 0.000000e+00, {{.*}}, 4.000000e+00, 5.000000e+00, 6.000000e+00, 0.000000e+00, {{.*}}]> : tensor<64xf32>
 // CHECK: bufferization.to_memref %[[PACKED]] read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<64xf32>
 // CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x3xf32>
-// CHECK: call @tfcc_rt_sgemm(%c1_i64, %{{.*}}, %c3_i64, %c2_i64, %{{.*}}, %c2_i64, %c0_i64, %c0_i32, %{{.*}}, %c3_i64, %c0_i64, %c0_i32, %c1_i32, %{{.*}}, %c3_i64, %c0_i64, %{{.*}}, %c0_i64, %c1_i32, %{{.*}}, %{{.*}})
+// CHECK: call @tfcc_rt_sgemm(%c1_i64, %{{.*}}, %c3_i64, %c2_i64, %{{.*}}, %c2_i64, %c0_i64, %c0_i32, %{{.*}}, %c3_i64, %c0_i64, %c0_i32, %c1_i32, %{{.*}}, %c3_i64, %c0_i64, %{{.*}}, %{{.*}}, %c1_i32, %{{.*}}, %{{.*}})
 func.func @dense_packed(%x: tensor<?x2xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32> {
   %k = graph.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
   %0 = graph.fused_dense %x, %k bias %b {activation = "relu"} : (tensor<?x2xf32>, tensor<2x3xf32>, tensor<3xf32>) -> tensor<?x3xf32>
@@ -87,14 +87,14 @@ func.func @dense_packed(%x: tensor<?x2xf32>, %b: tensor<3xf32>) -> tensor<?x3xf3
 // its own (36 x 5 -> one panel of 36 x 32 floats), by the runtime's packing function; then the convolution call
 // gets the input sizes, kernel window, strides, dilations, top/left pads,
 // output sizes and the clip bounds of relu6.
-// CHECK: func.func private @tfcc_rt_sgemm_pack_b(i64, i64, i64, i64, i32, i64)
+// CHECK: func.func private @tfcc_rt_sgemm_pack_b(i64, i64, !llvm.ptr, i64, i32, !llvm.ptr)
 // CHECK: func.func private @tfcc_rt_conv2d_f32(
 // CHECK-LABEL: func.func @conv_runtime_packed
 // CHECK: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1152xf32>
 // CHECK: call @tfcc_rt_sgemm_pack_b(%c36_i64, %c5_i64, %{{.*}}, %c5_i64, %c0_i32, %{{.*}})
 // CHECK-DAG: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[HI:.*]] = arith.constant 6.000000e+00 : f32
-// CHECK: call @tfcc_rt_conv2d_f32(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c4_i64, %{{.*}}, %c5_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i64, %c4_i64, %c4_i64, %c0_i64, %{{.*}}, %c2_i32, %[[LO]], %[[HI]], %{{.*}})
+// CHECK: call @tfcc_rt_conv2d_f32(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c4_i64, %{{.*}}, %c5_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i64, %c4_i64, %c4_i64, %{{.*}}, %{{.*}}, %c2_i32, %[[LO]], %[[HI]], %{{.*}})
 func.func @conv_runtime_packed(%x: tensor<1x8x8x4xf32>, %k: tensor<3x3x4x5xf32>, %r: tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32> {
   %0 = graph.fused_conv2d %x, %k residual %r {activation = "clip", alpha = 0.0 : f32, beta = 6.0 : f32, dilations = [1, 1], pads = [1, 0, 0, 1], strides = [2, 2]} : (tensor<1x8x8x4xf32>, tensor<3x3x4x5xf32>, tensor<1x4x4x5xf32>) -> tensor<1x4x4x5xf32>
   return %0 : tensor<1x4x4x5xf32>

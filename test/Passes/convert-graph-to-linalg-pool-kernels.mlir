@@ -2,7 +2,7 @@
 
 // ONNX MaxPool with pads arrives as a -inf pad then a VALID max_pool2d: the
 // pooling kernel pads implicitly (top 1, left 1) and reads the unpadded input.
-// CHECK: func.func private @tfcc_rt_pool2d_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, i64)
+// CHECK: func.func private @tfcc_rt_pool2d_f32(!llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, !llvm.ptr)
 // CHECK-LABEL: func.func @max_pool_padded
 // CHECK: %[[X:.*]] = bufferization.to_memref %arg0 read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<?x8x8x4xf32>
 // CHECK: call @tfcc_rt_pool2d_f32(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c4_i64, %c4_i64, %c0_i32, %{{.*}})

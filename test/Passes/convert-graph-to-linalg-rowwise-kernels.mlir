@@ -3,8 +3,8 @@
 // layer_norm over the last two dims (4 x 8 = 32 columns per row; rows = the
 // dynamic batch * 3) and softmax / log_softmax over the last axis call the
 // row-wise kernels.
-// CHECK-DAG: func.func private @tfcc_rt_layer_norm_f32(i64, i64, i64, i64, i64, f32, i64)
-// CHECK-DAG: func.func private @tfcc_rt_softmax_f32(i64, i64, i64, i32, i64)
+// CHECK-DAG: func.func private @tfcc_rt_layer_norm_f32(!llvm.ptr, i64, i64, !llvm.ptr, !llvm.ptr, f32, !llvm.ptr)
+// CHECK-DAG: func.func private @tfcc_rt_softmax_f32(!llvm.ptr, i64, i64, i32, !llvm.ptr)
 // CHECK-LABEL: func.func @rowwise
 // CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
 // CHECK: %[[ROWS:.*]] = arith.muli %[[N]], %c3
@@ -38,7 +38,7 @@ func.func @not_rowwise(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
 // batch's rows, writing the i64 indices.
 // CHECK-LABEL: func.func @top_k_indices
 // CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x3xi64>
-// CHECK: call @tfcc_rt_top_k_indices_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, i64, i32, i64) -> ()
+// CHECK: call @tfcc_rt_top_k_indices_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, i64, i64, i64, i32, !llvm.ptr) -> ()
 func.func @top_k_indices(%x: tensor<?x10xf32>) -> tensor<?x3xi64> {
   %0 = graph.top_k_indices %x {k = 3, largest = false} : (tensor<?x10xf32>) -> tensor<?x3xi64>
   return %0 : tensor<?x3xi64>

@@ -8,7 +8,7 @@
 // Winograd kernel on weights transformed at compile time: 16 points of
 // [32][32] floats. Its arguments: x, batch, H, W, C, weights, OC, top/left
 // pads, output H, W, bias, residual, activation, alpha, beta, y.
-// CHECK: func.func private @tfcc_rt_conv2d_winograd_f32(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, f32, f32, i64)
+// CHECK: func.func private @tfcc_rt_conv2d_winograd_f32(!llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i32, f32, f32, !llvm.ptr)
 // CHECK-LABEL: func.func @winograd
 // CHECK: %[[W:.*]] = arith.constant dense_resource<__elided__> : tensor<16384xf32>
 // CHECK: bufferization.to_memref %[[W]] read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<16384xf32>
@@ -61,19 +61,21 @@ func.func @forward_variable(%w: tensor<?x12x12x32xf32>, %kv: tensor<3x3x32x32xf3
 // by tfcc_rt_winograd_pack(c = 64, oc = 32) into a buffer of 16 points of
 // [64][32] floats (an arena buffer later), which the Winograd kernel reads.
 // CHECK-DAG: func.func private @tfcc_rt_conv2d_winograd_f32(
-// CHECK-DAG: func.func private @tfcc_rt_winograd_pack(i64, i64, i64, i64)
+// CHECK-DAG: func.func private @tfcc_rt_winograd_pack(i64, i64, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: func.func @backprop_input_variable
 // CHECK-NOT: tfcc_rt_sgemm_pack_b
 // CHECK: %[[FLIP:.*]] = linalg.generic
 // CHECK: %[[U:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32768xf32>
 // CHECK: %[[K:.*]] = bufferization.to_memref %[[FLIP]] read_only {tfcc.kernel_read = {{[0-9]+}} : i64} : memref<3x3x64x32xf32>
 // CHECK: %[[KP:.*]] = memref.extract_aligned_pointer_as_index %[[K]]
-// CHECK: %[[KI:.*]] = arith.index_cast %[[KP]]
+// CHECK: %[[KA:.*]] = arith.index_cast %[[KP]]
+// CHECK: %[[KI:.*]] = llvm.inttoptr %[[KA]] : i64 to !llvm.ptr
 // CHECK: %[[UP:.*]] = memref.extract_aligned_pointer_as_index %[[U]]
-// CHECK: %[[UI:.*]] = arith.index_cast %[[UP]]
+// CHECK: %[[UA:.*]] = arith.index_cast %[[UP]]
+// CHECK: %[[UI:.*]] = llvm.inttoptr %[[UA]] : i64 to !llvm.ptr
 // CHECK: call @tfcc_rt_winograd_pack(%c64_i64, %c32_i64, %[[KI]], %[[UI]])
 // CHECK-NOT: tfcc_rt_conv2d_f32(
-// CHECK: call @tfcc_rt_conv2d_winograd_f32(%{{.*}}, %{{.*}}, %c11_i64, %c11_i64, %c64_i64, %[[UI]], %c32_i64, %c2_i64, %c2_i64, %c13_i64, %c13_i64, %c0_i64, %c0_i64, %c0_i32, %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: call @tfcc_rt_conv2d_winograd_f32(%{{.*}}, %{{.*}}, %c11_i64, %c11_i64, %c64_i64, %[[UI]], %c32_i64, %c2_i64, %c2_i64, %c13_i64, %c13_i64, %{{.*}}, %{{.*}}, %c0_i32, %{{.*}}, %{{.*}}, %{{.*}})
 func.func @backprop_input_variable(%dy: tensor<?x11x11x64xf32>, %k: tensor<3x3x32x64xf32>) -> tensor<?x13x13x32xf32> {
   %dx = graph.conv2d_backprop_input %dy, %k {input_size = [13, 13], padding = "valid", strides = [1, 1]} : (tensor<?x11x11x64xf32>, tensor<3x3x32x64xf32>) -> tensor<?x13x13x32xf32>
   return %dx : tensor<?x13x13x32xf32>
