@@ -11,14 +11,19 @@ PACKAGES=(
   python3-torch python3-torchvision
   flatbuffers-compiler libflatbuffers-dev
   qemu-user-static libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross libgcc-12-dev-arm64-cross
+  libc6-dev-armhf-cross libgcc-12-dev-armhf-cross
+  gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
 )
 # flatbuffers-compiler: flatc reads and writes the checkpoints of test/tools/checkpoint.test
 # independently of the runtime's hand-written FlatBuffers code (runtime/src/checkpoint.c);
 # libflatbuffers-dev: the compiler reads checkpoints (tfcc --weights) through flatc --cpp code.
 # The real-model checks (test/onnx/real) run ONNX Runtime from npm.
-# qemu-user-static and the arm64 cross sysroot: test/cross builds the kernels and
-# KernelsTest for AArch64 (NEON) and runs them under qemu-aarch64-static.
+# qemu-user-static and the arm64 and armhf cross sysroots: the build makes the runtime for
+# each (tfcc --target=aarch64-linux-gnu / armv7a-linux-gnueabihf, docs/embedded.md);
+# test/cross runs the kernel tests and cross-compiled models under qemu-user.
+# gcc-arm-none-eabi, picolibc and qemu-system-arm: the Cortex-M runtime (thumbv7em-none-eabihf)
+# and firmware images of models run on qemu's MPS2 boards (test/cross/cortex-m.sh).
 command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 missing=()
 for p in "${PACKAGES[@]}"; do

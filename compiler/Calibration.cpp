@@ -231,7 +231,10 @@ bool calibrateInt8(ModuleOp module, const CompileOptions &o,
   calibration.inputText = text;
   calibration.outputPath = soPath;
   calibration.prefix = "tfcc_calibration";
-  calibration.runtimeLibrary = o.runtimeLibrary;
+  // Built and run on the host, whatever --target the model is for: a cross
+  // target's --runtime-lib would not link here.
+  if (o.targetTriple.empty())
+    calibration.runtimeLibrary = o.runtimeLibrary;
   CompileStatus status = compile(calibration);
   if (!status.ok) {
     errors << status.diagnostics

@@ -47,6 +47,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/TargetParser/ARMTargetParser.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Target/TargetMachine.h"
@@ -460,17 +461,102 @@ bool printModule(ModuleOp module, const std::string &path,
   return writeFile(path, text, errors);
 }
 
+/// The triple --target names, normalized, as LLVM and the runtime folders
+/// read it:
+/// Debian's armhf triple (arm-linux-gnueabihf, no ARM version) is ARMv7-A, as
+/// Debian's armhf port and its cross compilers take it.
+llvm::Triple targetTripleOf(const CompileOptions &o) {
+  // Normalized: read positionally, "armv7a-linux-gnueabihf" would have no
+  // OS or environment, and so the soft-float calling convention.
+  llvm::Triple triple(llvm::Triple::normalize(
+      o.targetTriple.empty() ? llvm::sys::getDefaultTargetTriple()
+                             : o.targetTriple));
+  if (triple.isARM() && triple.getArchName() == "arm")
+    triple.setArchName("armv7a");
+  return triple;
+}
+
+/// An ARM target without an OS ("none": firmware).
+bool isBareMetalArm(const llvm::Triple &triple) {
+  return (triple.isARM() || triple.isThumb()) &&
+         triple.getOS() == llvm::Triple::UnknownOS &&
+         (triple.getEnvironment() == llvm::Triple::EABI ||
+          triple.getEnvironment() == llvm::Triple::EABIHF);
+}
+
+/// For a target other than the host's architecture that tfcc builds a
+/// runtime for: the folder (Debian's multiarch name) of its runtime archive
+/// beside the host's (lib/<folder>/libtfcc_runtime.a, built by CMakeLists.txt
+/// with runtime/toolchains/<folder>.cmake) and of its libc in a cross sysroot
+/// (/usr/<folder>/lib). Empty when there is none.
+llvm::StringRef crossRuntimeFolder(const llvm::Triple &triple) {
+  // Cortex-M4F/M7 (ARMv7E-M, hard float), bare metal: the freestanding
+  // runtime (no OS, so no sysroot: picolibc's headers).
+  if (isBareMetalArm(triple) &&
+      triple.getEnvironment() == llvm::Triple::EABIHF &&
+      llvm::ARM::parseArch(triple.getArchName()) ==
+          llvm::ARM::ArchKind::ARMV7EM)
+    return "thumbv7em-none-eabihf";
+  if (!triple.isOSLinux())
+    return "";
+  if (triple.getArch() == llvm::Triple::aarch64 &&
+      triple.getEnvironment() == llvm::Triple::GNU)
+    return "aarch64-linux-gnu";
+  // The runtime's ARM build is ARMv7-A with NEON.
+  if ((triple.isARM() || triple.isThumb()) &&
+      triple.getEnvironment() == llvm::Triple::GNUEABIHF &&
+      llvm::ARM::parseArchVersion(triple.getArchName()) >= 7 &&
+      llvm::ARM::parseArchProfile(triple.getArchName()) ==
+          llvm::ARM::ProfileKind::A)
+    return "arm-linux-gnueabihf";
+  return "";
+}
+
+/// The newest libgcc.a of Debian's cross GCC for `folder`
+/// (/usr/lib/gcc-cross/<folder>/<version>/), or "" when there is none.
+std::string crossLibgcc(llvm::StringRef folder) {
+  llvm::SmallString<128> base("/usr/lib/gcc-cross");
+  llvm::sys::path::append(base, folder);
+  std::string best;
+  int bestVersion = -1;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(base, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    int version = 0;
+    if (llvm::StringRef(llvm::sys::path::filename(it->path()))
+            .getAsInteger(10, version) ||
+        version <= bestVersion)
+      continue;
+    llvm::SmallString<256> path(it->path());
+    llvm::sys::path::append(path, "libgcc.a");
+    if (llvm::sys::fs::exists(path)) {
+      best = path.str().str();
+      bestVersion = version;
+    }
+  }
+  return best;
+}
+
+/// The targets tfcc links models for, for error messages.
+constexpr const char *kLinkableTargets =
+    "x86_64-linux-gnu (the host), aarch64-linux-gnu, armv7a-linux-gnueabihf "
+    "and thumbv7em-none-eabihf";
+
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CompileOptions &o,
                                                          std::string &error) {
   llvm::InitializeAllTargetInfos();
   llvm::InitializeAllTargets();
   llvm::InitializeAllTargetMCs();
   llvm::InitializeAllAsmPrinters();
-  std::string triple =
-      o.targetTriple.empty() ? llvm::sys::getDefaultTargetTriple() : o.targetTriple;
+  std::string triple = targetTripleOf(o).str();
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
+  if (!target) {
+    error = "unknown --target '" + o.targetTriple +
+            "': LLVM has no backend for it (tfcc links models for " +
+            kLinkableTargets + "; --emit=llvm and --emit=mlir take any " +
+            "triple LLVM knows)";
     return nullptr;
+  }
   std::string cpu = o.cpu;
   std::string features;
   if (cpu.empty() || cpu == "native" || cpu == "host") {
@@ -484,21 +570,65 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CompileOptions &o
       cpu = "generic";
     }
   }
+  llvm::Triple parsed(triple);
+  // An ARMv7E-M target means a Cortex-M4F unless --cpu says otherwise (the
+  // CPU the freestanding runtime is built for).
+  if (cpu == "generic" && (parsed.isARM() || parsed.isThumb()) &&
+      llvm::ARM::parseArchProfile(parsed.getArchName()) ==
+          llvm::ARM::ProfileKind::M &&
+      llvm::ARM::parseArch(parsed.getArchName()) == llvm::ARM::ArchKind::ARMV7EM)
+    cpu = "cortex-m4";
+  // On ARM the FPU (and NEON) comes with the CPU, as clang adds it (LLVM's
+  // ARM CPUs alone leave it out); a generic ARMv7-A gets NEON, which the
+  // runtime is built for (clang's default there is VFPv3-D16 only).
+  if (features.empty() && (parsed.isARM() || parsed.isThumb())) {
+    llvm::ARM::FPUKind kind =
+        cpu == "generic"
+            ? llvm::ARM::parseFPU("neon")
+            : llvm::ARM::getDefaultFPU(
+                  cpu, llvm::ARM::parseArch(parsed.getArchName()));
+    std::vector<llvm::StringRef> fpu;
+    llvm::ARM::getFPUFeatures(kind, fpu);
+    llvm::SubtargetFeatures f;
+    for (llvm::StringRef feature : fpu)
+      f.AddFeature(feature);
+    features = f.getString();
+  }
   // LLVM only warns about an unknown CPU and then fails deep in code
   // generation: refuse it first.
   std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
       target->createMCSubtargetInfo(triple, "", ""));
   if (subtarget && !subtarget->isCPUStringValid(cpu)) {
-    error = "unknown --cpu '" + cpu + "' for target '" + triple +
-            "' (llc-19 -mtriple=" + triple + " -mcpu=help lists the CPUs)";
+    std::string given = o.targetTriple.empty() ? triple : o.targetTriple;
+    error = "unknown --cpu '" + cpu + "' for target '" + given +
+            "' (llc-19 -mtriple=" + given + " -mcpu=help lists the CPUs)";
     return nullptr;
   }
   llvm::TargetOptions options;
+  // Firmware is linked at fixed addresses: no GOT.
+  llvm::Reloc::Model relocation =
+      isBareMetalArm(parsed) ? llvm::Reloc::Static : llvm::Reloc::PIC_;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
+      triple, cpu, features, options, relocation, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
   if (!tm) {
     error = "cannot create a target machine for '" + triple + "'";
+    return nullptr;
+  }
+  // The code must run with the runtime built for the target.
+  llvm::StringRef folder = crossRuntimeFolder(tm->getTargetTriple());
+  if (folder == "arm-linux-gnueabihf" &&
+      !tm->getMCSubtargetInfo()->checkFeatures("+neon")) {
+    error = "--cpu '" + cpu + "' has no NEON, which the runtime for --target '" +
+            o.targetTriple + "' is built for (ARMv7-A with NEON)";
+    return nullptr;
+  }
+  if (folder == "thumbv7em-none-eabihf" &&
+      !tm->getMCSubtargetInfo()->checkFeatures("+vfp2sp")) {
+    error = "--cpu '" + cpu + "' has no floating-point unit, which the " +
+            "runtime for --target '" + o.targetTriple +
+            "' is built for (a Cortex-M4F's single-precision FPU, hard-float "
+            "calls)";
     return nullptr;
   }
   return tm;
@@ -526,6 +656,81 @@ std::string runtimeLibraryFor(const CompileOptions &o,
   llvm::SmallString<256> path(llvm::sys::path::parent_path(library));
   llvm::sys::path::append(path, std::string("libtfcc_runtime_") + level + ".a");
   return path.str().str();
+}
+
+/// The runtime archive a model for `tm` links (--runtime-lib, or the
+/// host's archive for its CPU, or a cross target's from lib/<folder>/), the
+/// folders of the libc and libm a shared library links against and, for a
+/// cross target, the cross GCC's libgcc.a (the compiler helpers its code
+/// calls: 64-bit division on 32-bit ARM, AArch64's outlined atomics); false
+/// with an error naming what is missing.
+bool resolveRuntime(const CompileOptions &o, const llvm::TargetMachine &tm,
+                    std::string &runtime, std::vector<std::string> &libraryDirs,
+                    std::vector<std::string> &supportArchives,
+                    llvm::raw_ostream &errors) {
+  const llvm::Triple &triple = tm.getTargetTriple();
+  llvm::Triple host(llvm::sys::getDefaultTargetTriple());
+  libraryDirs = hostLibraryDirs();
+  if (triple.getArch() == host.getArch() && triple.getOS() == host.getOS()) {
+    runtime = o.runtimeLibrary.empty() ? runtimeLibraryFor(o, tm)
+                                       : o.runtimeLibrary;
+  } else {
+    llvm::StringRef folder = crossRuntimeFolder(triple);
+    if (folder.empty() && o.runtimeLibrary.empty()) {
+      errors << "tfcc: error: no runtime for --target '" << o.targetTriple
+             << "': tfcc links models for " << kLinkableTargets
+             << " (or pass --runtime-lib with a runtime archive built for "
+                "it); --emit=llvm and --emit=mlir take any triple\n";
+      return false;
+    }
+    if (o.runtimeLibrary.empty()) {
+      llvm::SmallString<256> path(
+          llvm::sys::path::parent_path(defaultRuntimeLibrary()));
+      llvm::sys::path::append(path, folder, "libtfcc_runtime.a");
+      runtime = path.str().str();
+      if (!llvm::sys::fs::exists(runtime)) {
+        errors << "tfcc: error: the runtime for " << folder
+               << " was not built ('" << runtime
+               << "' is missing): tfcc's build makes it when the Debian "
+                  "packages for that target are installed "
+                  "(.ci/install-deps.sh, docs/embedded.md), or pass "
+                  "--runtime-lib\n";
+        return false;
+      }
+    } else {
+      runtime = o.runtimeLibrary;
+    }
+    libraryDirs = {"/usr/" + std::string(folder.empty() ? o.targetTriple
+                                                        : folder.str()) +
+                   "/lib"};
+    if (o.emit != EmitKind::Object && isBareMetalArm(triple)) {
+      errors << "tfcc: error: --emit=so needs an operating system with a "
+                "dynamic loader; for --target '"
+             << o.targetTriple
+             << "' (bare metal) use --emit=obj and link it into the "
+                "firmware\n";
+      return false;
+    }
+    if (o.emit != EmitKind::Object) {
+      if (!llvm::sys::fs::exists(libraryDirs[0])) {
+        errors << "tfcc: error: --emit=so for " << o.targetTriple
+               << " links against its libc in '" << libraryDirs[0]
+               << "', which is missing (Debian's cross sysroot); --emit=obj "
+                  "needs none\n";
+        return false;
+      }
+      std::string libgcc = crossLibgcc(folder.empty() ? triple.str()
+                                                      : folder.str());
+      if (!libgcc.empty())
+        supportArchives.push_back(libgcc);
+    }
+  }
+  if (!llvm::sys::fs::exists(runtime)) {
+    errors << "tfcc: error: runtime library '" << runtime
+           << "' not found (pass --runtime-lib)\n";
+    return false;
+  }
+  return true;
 }
 
 bool emitObject(llvm::Module &module, llvm::TargetMachine &tm,
@@ -629,6 +834,24 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
            << " apply to ONNX models only\n";
     return false;
   }
+  // The target and the runtime it links, checked before any work.
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::string runtime;
+  std::vector<std::string> libraryDirs, supportArchives;
+  if (o.emit == EmitKind::SharedLibrary || o.emit == EmitKind::Object ||
+      o.emit == EmitKind::LlvmIr) {
+    std::string error;
+    tm = createTargetMachine(o, error);
+    if (!tm) {
+      errors << "tfcc: error: " << error << "\n";
+      return false;
+    }
+    if (o.emit != EmitKind::LlvmIr &&
+        !resolveRuntime(o, *tm, runtime, libraryDirs, supportArchives,
+                        errors))
+      return false;
+  }
+
   TimingScope loadTiming = timing.nest("load model");
   OwningOpRef<ModuleOp> module =
       o.inputText ? loadModelText(*o.inputText, o.inputPath, sourceMgr, context)
@@ -753,12 +976,12 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     errors << "tfcc: error: " << llvm::toString(std::move(err)) << "\n";
     return false;
   }
+  // Nothing in a model throws: without unwind tables, ARM code references no
+  // EHABI personality routine, which bare-metal firmware does not link.
+  for (llvm::Function &function : *llvmModule)
+    if (!function.isDeclaration())
+      function.addFnAttr(llvm::Attribute::NoUnwind);
   std::string error;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(o, error);
-  if (!tm) {
-    errors << "tfcc: error: " << error << "\n";
-    return false;
-  }
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple().getTriple());
   translateTiming.stop();
@@ -794,28 +1017,12 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     return false;
   codegenTiming.stop();
 
-  llvm::Triple host(llvm::sys::getDefaultTargetTriple());
-  if (o.runtimeLibrary.empty() &&
-      tm->getTargetTriple().getArch() != host.getArch()) {
-    errors << "tfcc: error: the bundled runtime is built for " << host.str()
-           << "; linking for " << tm->getTargetTriple().str()
-           << " needs --runtime-lib with a runtime archive built for it "
-              "(runtime/ is plain C99); --emit=llvm and --emit=mlir work "
-              "for any target\n";
-    return false;
-  }
-  std::string runtime =
-      o.runtimeLibrary.empty() ? runtimeLibraryFor(o, *tm) : o.runtimeLibrary;
-  if (!llvm::sys::fs::exists(runtime)) {
-    errors << "tfcc: error: runtime library '" << runtime
-           << "' not found (pass --runtime-lib)\n";
-    return false;
-  }
   std::string soname = llvm::sys::path::filename(o.outputPath).str();
   TimingScope linkTiming = timing.nest("link");
   if (!linkWithLld(o.emit == EmitKind::Object ? LinkKind::Relocatable
                                               : LinkKind::SharedLibrary,
-                   {objectPath.str().str()}, {runtime}, o.outputPath, soname,
+                   {objectPath.str().str()}, {runtime}, libraryDirs,
+                   supportArchives, o.outputPath, soname,
                    error)) {
     errors << "tfcc: error: linking '" << o.outputPath << "' failed:\n"
            << error;

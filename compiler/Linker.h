@@ -11,12 +11,19 @@ namespace tfcc {
 enum class LinkKind { SharedLibrary, Relocatable };
 
 /// Links `objects` and `archives` (whole) with lld's ELF driver. A shared
-/// library is linked against libc and libm only and must have no undefined
-/// symbols. Returns false and fills `error` with lld's messages on failure.
+/// library is linked against libc and libm only, found in `libraryDirs`
+/// (and `supportArchives`, e.g. libgcc.a for a 32-bit ARM target's 64-bit
+/// division), and must have no undefined symbols. Returns false and fills `error` with lld's
+/// messages on failure.
 bool linkWithLld(LinkKind kind, const std::vector<std::string> &objects,
                  const std::vector<std::string> &archives,
+                 const std::vector<std::string> &libraryDirs,
+                 const std::vector<std::string> &supportArchives,
                  const std::string &output, const std::string &soname,
                  std::string &error);
+
+/// Directories holding the host's libc.so and libm.so (Debian multiarch).
+std::vector<std::string> hostLibraryDirs();
 
 } // namespace tfcc
 

@@ -13,6 +13,7 @@ config.environment["PATH"] = os.pathsep.join(
     [config.tfcc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.substitutions.append(("%spec", config.shared_spec_dir))
 config.substitutions.append(("%tfcc_src", config.tfcc_src_root))
+config.substitutions.append(("%tfcc_tools_dir", config.tfcc_tools_dir))
 # Debian's Python, which has numpy (test/tflite/tflite_models.py).
 import sys
 config.substitutions.append(
@@ -33,3 +34,11 @@ if platform.machine() in ("x86_64", "AMD64"):
             config.available_features.add("cpu-avx2")
     except OSError:
         pass
+
+# The runtimes of the cross targets, built where Debian's cross sysroots are
+# installed (CMakeLists.txt, docs/embedded.md).
+for triple, feature in (("aarch64-linux-gnu", "runtime-aarch64"),
+                        ("arm-linux-gnueabihf", "runtime-armhf"),
+                        ("thumbv7em-none-eabihf", "runtime-cortex-m")):
+    if os.path.exists(os.path.join(config.tfcc_obj_root, "lib", triple, "libtfcc_runtime.a")):
+        config.available_features.add(feature)

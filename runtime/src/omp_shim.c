@@ -34,11 +34,18 @@ typedef void (*tfcc_omp_microtask)(int32_t*, int32_t*, ...);
  * started late delays the region by one small block, not half of it. */
 #define TFCC_OMP_MEMBERS_PER_THREAD 4
 
+/* Per thread; a bare-metal runtime has one thread and no thread-local
+ * storage. */
+#if TFCC_RT_FREESTANDING
+#define TFCC_OMP_THREAD_LOCAL
+#else
+#define TFCC_OMP_THREAD_LOCAL __thread
+#endif
 /* Team of the microtask running on this thread (size 0: none). */
-static __thread int32_t tls_team_size;
-static __thread int32_t tls_member;
+static TFCC_OMP_THREAD_LOCAL int32_t tls_team_size;
+static TFCC_OMP_THREAD_LOCAL int32_t tls_member;
 /* tfcc_rt_omp_push_num_threads's request for the next fork (0: none). */
-static __thread int32_t tls_requested;
+static TFCC_OMP_THREAD_LOCAL int32_t tls_requested;
 
 typedef struct {
   tfcc_omp_microtask fn;

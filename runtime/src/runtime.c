@@ -24,8 +24,13 @@
 #define TFCC_RT_ALIGN_MASK ((uint64_t)TFCC_ARENA_ALIGNMENT - 1u)
 
 /* Error code a kernel reported through tfcc_rt_report_error during the
- * current call on this thread (kernels have no return value). */
+ * current call on this thread (kernels have no return value). A bare-metal
+ * runtime has one thread and no thread-local storage. */
+#if TFCC_RT_FREESTANDING
+static int32_t tfcc_rt_kernel_error = TFCC_OK;
+#else
 static __thread int32_t tfcc_rt_kernel_error = TFCC_OK;
+#endif
 
 static uint64_t tfcc_rt_add_sat(uint64_t a, uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -240,6 +245,14 @@ tfcc_status_t tfcc_rt_context_create_with_threads(const tfcc_model_info* m,
   status = tfcc_rt_check_model(m, NULL, max_batch);
   if (status != TFCC_OK) return status;
 
+#if TFCC_RT_FREESTANDING
+  /* No allocator on a bare-metal target: the caller's memory, through
+   * <prefix>_init, is the only arena (docs/embedded.md). */
+  (void)total;
+  (void)ctx;
+  (void)pool;
+  return TFCC_FAILED_PRECONDITION;
+#else
   /* One block: the context, then an arena with room to align it up. */
   total = tfcc_rt_add_sat((uint64_t)sizeof(tfcc_context),
                           tfcc_rt_model_arena_bytes(m, max_batch));
@@ -267,12 +280,15 @@ tfcc_status_t tfcc_rt_context_create_with_threads(const tfcc_model_info* m,
   ctx->pool = pool;
   *out_ctx = ctx;
   return TFCC_OK;
+#endif
 }
 
 void tfcc_rt_context_destroy(tfcc_context* ctx) {
   if (!ctx || !ctx->owns_arena) return;
+#if !TFCC_RT_FREESTANDING
   tfcc_rt_pool_destroy((tfcc_rt_pool*)ctx->pool);
   free(ctx);
+#endif
 }
 
 /*===----------------------------------------------------------------------===*

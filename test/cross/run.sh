@@ -17,7 +17,7 @@ done
 [ -d /usr/aarch64-linux-gnu/include ] || { echo "run.sh: no AArch64 sysroot (libc6-dev-arm64-cross)" >&2; exit 2; }
 [ -f /usr/src/googletest/CMakeLists.txt ] || { echo "run.sh: no GoogleTest sources (libgtest-dev)" >&2; exit 2; }
 if [ ! -f "$out/build.ninja" ]; then
-  cmake -G Ninja -S "$here" -B "$out" -DCMAKE_TOOLCHAIN_FILE="$here/aarch64-linux-gnu.cmake" \
+  cmake -G Ninja -S "$here" -B "$out" -DCMAKE_TOOLCHAIN_FILE="$here/../../runtime/toolchains/aarch64-linux-gnu.cmake" \
     -DCMAKE_LINKER=ld.lld-19 >/dev/null
 fi
 cmake --build "$out" --target KernelsTest QuantizedKernelsTest

@@ -59,6 +59,9 @@ static int detect_isa(void) {
   int isa = detect_cpu_isa();
   if (isa > TFCC_KERNELS_MAX_ISA) /* the archive carries no higher level */
     isa = TFCC_KERNELS_MAX_ISA;
+#if TFCC_RT_FREESTANDING
+  return isa; /* no environment on bare metal */
+#endif
   const char* cap = getenv("TFCC_KERNELS_ISA");
   if (!cap)
     return isa;

@@ -20,6 +20,30 @@
 #endif
 #include "kernels_internal.h"
 
+#if TFCC_RT_FREESTANDING
+/* A bare-metal target (runtime/toolchains/thumbv7em-none-eabihf.cmake) has
+ * no threads: no pool is ever made, and every job runs on the calling
+ * thread, in one piece, as with a pool of one thread. */
+static tfcc_rt_pool* current_pool;
+
+tfcc_rt_pool* tfcc_rt_pool_create(int32_t num_threads) {
+  (void)num_threads;
+  return NULL;
+}
+void tfcc_rt_pool_destroy(tfcc_rt_pool* p) { (void)p; }
+int32_t tfcc_rt_pool_num_threads(const tfcc_rt_pool* p) {
+  (void)p;
+  return 1;
+}
+void tfcc_rt_set_current_pool(tfcc_rt_pool* p) { current_pool = p; }
+tfcc_rt_pool* tfcc_rt_get_current_pool(void) { return current_pool; }
+void tfcc_rt_parallel_for(int64_t n, void (*fn)(void*, int64_t, int64_t, int32_t),
+                          void* ctx) {
+  if (n > 0)
+    fn(ctx, 0, n, 0);
+}
+#else
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -313,3 +337,4 @@ void tfcc_rt_parallel_for(int64_t n, tfcc_pf_fn fn, void* ctx) {
   }
   ST(&p->busy, 0);
 }
+#endif /* TFCC_RT_FREESTANDING */

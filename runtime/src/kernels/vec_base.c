@@ -15,9 +15,16 @@
 #define UKV_NV 2
 #endif
 #define UKV_MRG 6
+#if TFCC_RT_FREESTANDING
+/* Bare metal (Cortex-M): plain loops, small code (ukernel_small.inc). */
+#define UKS_FN tfcc_uk_base
+#define UKS_KMAJOR_FN tfcc_uk_base_kmajor
+#include "ukernel_small.inc"
+#else
 #define UKV_FN tfcc_uk_base
 #define UKV_KMAJOR_FN tfcc_uk_base_kmajor
 #include "ukernel_vec.inc"
+#endif
 
 #define DWV_NV 4
 #define DWV_FN tfcc_dw_row_base
