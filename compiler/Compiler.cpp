@@ -38,6 +38,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -537,6 +538,10 @@ std::string crossLibgcc(llvm::StringRef folder) {
   return best;
 }
 
+/// The section of a model's constants (its weights, packed for the kernels):
+/// firmware places it in flash by name (docs/embedded.md).
+constexpr llvm::StringLiteral kWeightsSection = ".rodata.tfcc_weights";
+
 /// The targets tfcc links models for, for error messages.
 constexpr const char *kLinkableTargets =
     "x86_64-linux-gnu (the host), aarch64-linux-gnu, armv7a-linux-gnueabihf "
@@ -703,15 +708,17 @@ bool resolveRuntime(const CompileOptions &o, const llvm::TargetMachine &tm,
     libraryDirs = {"/usr/" + std::string(folder.empty() ? o.targetTriple
                                                         : folder.str()) +
                    "/lib"};
-    if (o.emit != EmitKind::Object && isBareMetalArm(triple)) {
+    bool relocatable =
+        o.emit == EmitKind::Object || o.emit == EmitKind::StaticArchive;
+    if (!relocatable && isBareMetalArm(triple)) {
       errors << "tfcc: error: --emit=so needs an operating system with a "
                 "dynamic loader; for --target '"
              << o.targetTriple
-             << "' (bare metal) use --emit=obj and link it into the "
-                "firmware\n";
+             << "' (bare metal) use --emit=obj or --emit=static and link it "
+                "into the firmware\n";
       return false;
     }
-    if (o.emit != EmitKind::Object) {
+    if (!relocatable) {
       if (!llvm::sys::fs::exists(libraryDirs[0])) {
         errors << "tfcc: error: --emit=so for " << o.targetTriple
                << " links against its libc in '" << libraryDirs[0]
@@ -730,6 +737,69 @@ bool resolveRuntime(const CompileOptions &o, const llvm::TargetMachine &tm,
            << "' not found (pass --runtime-lib)\n";
     return false;
   }
+  return true;
+}
+
+/// Bytes of the code sections, and of the section `constants`, of the object
+/// or library at `path`.
+struct SectionBytes {
+  uint64_t code = 0, constants = 0;
+};
+llvm::Expected<SectionBytes> sectionBytes(const std::string &path,
+                                          llvm::StringRef constants) {
+  auto file = llvm::object::ObjectFile::createObjectFile(path);
+  if (!file)
+    return file.takeError();
+  SectionBytes bytes;
+  for (const llvm::object::SectionRef &section :
+       file->getBinary()->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    if (!name)
+      return name.takeError();
+    if (section.isText())
+      bytes.code += section.getSize();
+    else if (*name == constants)
+      bytes.constants += section.getSize();
+  }
+  return bytes;
+}
+
+/// --report's last line, once the output is linked: the model's code and
+/// constants (in its own object) and the runtime's code (the rest of the
+/// output's code), for the target built.
+bool reportCodeSizes(const CompileOptions &o, const llvm::TargetMachine &tm,
+                     const std::string &modelObject, const std::string &output,
+                     llvm::raw_ostream &errors) {
+  llvm::Expected<SectionBytes> model = sectionBytes(modelObject, kWeightsSection);
+  llvm::Expected<SectionBytes> linked = sectionBytes(output, kWeightsSection);
+  if (!model || !linked) {
+    errors << "tfcc: error: --report cannot read the code it wrote: "
+           << llvm::toString(model ? linked.takeError() : model.takeError())
+           << "\n";
+    return false;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "Code for " << tm.getTargetTriple().str() << " (" << tm.getTargetCPU()
+     << "): model " << model->code << " bytes, runtime "
+     << (linked->code - std::min(linked->code, model->code))
+     << " bytes (every kernel; a program linked with --gc-sections keeps "
+        "those the model calls); constants (weights packed for the kernels, "
+        "section "
+     << kWeightsSection << "): " << model->constants << " bytes\n";
+  if (o.reportPath == "-") {
+    llvm::outs() << text;
+    llvm::outs().flush();
+    return true;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream file(o.reportPath, ec, llvm::sys::fs::OF_Append);
+  if (ec) {
+    errors << "tfcc: error: cannot write '" << o.reportPath
+           << "': " << ec.message() << "\n";
+    return false;
+  }
+  file << text;
   return true;
 }
 
@@ -839,7 +909,7 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   std::string runtime;
   std::vector<std::string> libraryDirs, supportArchives;
   if (o.emit == EmitKind::SharedLibrary || o.emit == EmitKind::Object ||
-      o.emit == EmitKind::LlvmIr) {
+      o.emit == EmitKind::StaticArchive || o.emit == EmitKind::LlvmIr) {
     std::string error;
     tm = createTargetMachine(o, error);
     if (!tm) {
@@ -981,6 +1051,12 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   for (llvm::Function &function : *llvmModule)
     if (!function.isDeclaration())
       function.addFnAttr(llvm::Attribute::NoUnwind);
+  // The model's constants (memref globals: the weights) in a section of
+  // their own, which firmware links into flash by name.
+  for (llvm::GlobalVariable &global : llvmModule->globals())
+    if (global.isConstant() && global.hasInitializer() &&
+        global.getName().starts_with("__constant_"))
+      global.setSection(kWeightsSection);
   std::string error;
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple().getTriple());
@@ -1019,13 +1095,27 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
 
   std::string soname = llvm::sys::path::filename(o.outputPath).str();
   TimingScope linkTiming = timing.nest("link");
-  if (!linkWithLld(o.emit == EmitKind::Object ? LinkKind::Relocatable
-                                              : LinkKind::SharedLibrary,
+  // A static library holds the relocatable object, linked beside it first.
+  std::string linked = o.outputPath;
+  if (o.emit == EmitKind::StaticArchive)
+    linked = o.outputPath + ".o";
+  llvm::FileRemover removeLinked(linked, o.emit == EmitKind::StaticArchive);
+  if (!linkWithLld(o.emit == EmitKind::SharedLibrary ? LinkKind::SharedLibrary
+                                                     : LinkKind::Relocatable,
                    {objectPath.str().str()}, {runtime}, libraryDirs,
-                   supportArchives, o.outputPath, soname,
-                   error)) {
+                   supportArchives, linked, soname, error)) {
     errors << "tfcc: error: linking '" << o.outputPath << "' failed:\n"
            << error;
+    return false;
+  }
+  if (!o.reportPath.empty() &&
+      !reportCodeSizes(o, *tm, objectPath.str().str(), linked, errors))
+    return false;
+  if (o.emit == EmitKind::StaticArchive &&
+      !writeStaticArchive(linked, o.outputPath,
+                          llvm::sys::path::stem(o.outputPath).str(), error)) {
+    errors << "tfcc: error: writing '" << o.outputPath << "' failed: " << error
+           << "\n";
     return false;
   }
   return writeFile(headerPathFor(o.outputPath),

@@ -19,6 +19,7 @@ namespace tfcc {
 enum class EmitKind {
   SharedLibrary, // OUT.so + OUT.h
   Object,        // OUT.o (relocatable, runtime included) + OUT.h
+  StaticArchive, // OUT.a holding that object + OUT.h
   Header,        // OUT.h only
   Graph,         // the graph IR after the graph-level passes (inlining, layout)
   Mlir,          // the IR after the whole MLIR pipeline

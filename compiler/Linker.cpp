@@ -4,6 +4,7 @@
 
 #include "lld/Common/Driver.h"
 
+#include "llvm/Object/ArchiveWriter.h"
 #include "llvm/ObjCopy/ConfigManager.h"
 #include "llvm/ObjCopy/ObjCopy.h"
 #include "llvm/Object/Binary.h"
@@ -101,5 +102,28 @@ bool tfcc::linkWithLld(LinkKind kind, const std::vector<std::string> &objects,
   }
   if (kind == LinkKind::Relocatable)
     return localizeHiddenSymbols(output, error);
+  return true;
+}
+
+bool tfcc::writeStaticArchive(const std::string &object,
+                              const std::string &archive,
+                              const std::string &member, std::string &error) {
+  llvm::Expected<llvm::NewArchiveMember> file =
+      llvm::NewArchiveMember::getFile(object, /*Deterministic=*/true);
+  if (!file) {
+    error = llvm::toString(file.takeError());
+    return false;
+  }
+  std::string name = member + ".o"; // MemberName refers to it
+  file->MemberName = name;
+  std::vector<llvm::NewArchiveMember> members;
+  members.push_back(std::move(*file));
+  if (llvm::Error err = llvm::writeArchive(
+          archive, members, llvm::SymtabWritingMode::NormalSymtab,
+          llvm::object::Archive::K_GNU, /*Deterministic=*/true,
+          /*Thin=*/false)) {
+    error = llvm::toString(std::move(err));
+    return false;
+  }
   return true;
 }

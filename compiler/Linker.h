@@ -22,6 +22,11 @@ bool linkWithLld(LinkKind kind, const std::vector<std::string> &objects,
                  const std::string &output, const std::string &soname,
                  std::string &error);
 
+/// Writes the static library `archive` holding the object file `object` as
+/// its one member, named `<member>.o`, with a symbol table (as `ar rcs`).
+bool writeStaticArchive(const std::string &object, const std::string &archive,
+                        const std::string &member, std::string &error);
+
 /// Directories holding the host's libc.so and libm.so (Debian multiarch).
 std::vector<std::string> hostLibraryDirs();
 

@@ -48,6 +48,12 @@ static uint64_t tfcc_rt_round_up(uint64_t n) {
   return (n + TFCC_RT_ALIGN_MASK) & ~TFCC_RT_ALIGN_MASK;
 }
 
+/* TFCC_NO_ERROR_STRINGS (a CMake option of runtime/): statuses only, every
+ * message left empty, and no formatting code (vsnprintf) linked: smaller
+ * firmware (docs/embedded.md). */
+#if defined(TFCC_NO_ERROR_STRINGS) && !defined(TFCC_RT_NO_MESSAGES)
+#define TFCC_RT_NO_MESSAGES 1
+#endif
 #ifdef TFCC_RT_NO_MESSAGES
 #define TFCC_RT_SET_MESSAGE(ctx, ...) tfcc_rt_clear_message(ctx)
 #else
@@ -327,6 +333,7 @@ static tfcc_status_t tfcc_rt_find_variable(const tfcc_model_info* m,
                                            const tfcc_variable_info** out) {
   int32_t i;
   tfcc_status_t status = tfcc_rt_check_context(m, ctx);
+  (void)what; /* in messages only */
   if (status != TFCC_OK) return status;
   if (!name) {
     TFCC_RT_SET_MESSAGE(ctx, "%s_%s_variable: the variable name is NULL",

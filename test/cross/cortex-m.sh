@@ -60,11 +60,19 @@ check() { # LABEL COMMAND...: runs a check, prints ok/FAIL
   if "$@"; then echo "ok   $label"; else echo "FAIL $label"; status=1; fi
 }
 
-# firmware NAME MODEL TFCC_FLAGS...: $work/NAME.o (+ .h), $work/NAME.elf, $work/NAME.map
+# firmware NAME MODEL EMIT TFCC_FLAGS...: $work/NAME.o (EMIT obj) or $work/libNAME.a (EMIT
+# static), + the header; $work/NAME.elf, $work/NAME.map
 firmware() {
-  local name=$1 model=$2
-  shift 2
-  "$tfcc" "$model" --target=$triple --emit=obj --name "$name" "$@" -o "$work/$name.o"
+  local name=$1 model=$2 emit=$3 linked
+  shift 3
+  if [ "$emit" = static ]; then
+    "$tfcc" "$model" --target=$triple --emit=static --name "$name" "$@" -o "$work/lib$name.a"
+    cp "$work/lib$name.h" "$work/$name.h"
+    linked=(-L"$work" -l"$name")
+  else
+    "$tfcc" "$model" --target=$triple --emit=obj --name "$name" "$@" -o "$work/$name.o"
+    linked=("$work/$name.o")
+  fi
   local upper
   upper=$(echo "$name" | tr 'a-z' 'A-Z')
   arm-none-eabi-gcc --specs=picolibc.specs --oslib=semihost --crt0=semihost \
@@ -75,7 +83,7 @@ firmware() {
     -Wl,--defsym=__stack_size=0x40000 \
     -I"$work" -DTFCC_MODEL_HEADER="\"$name.h\"" -DTFCC_PREFIX="$name" \
     -DMODEL_ARENA_BYTES="${upper}_ARENA_BYTES" -DBATCH=1 \
-    "$here/firmware_main.c" "$work/${name%%_*}.input.c" "$work/$name.o" -lm -o "$work/$name.elf"
+    "$here/firmware_main.c" "$work/${name%%_*}.input.c" "${linked[@]}" -lm -o "$work/$name.elf"
 }
 
 # run_on BOARD NAME: the firmware's printed outputs -> $work/NAME.BOARD.txt (semihosting's
@@ -119,7 +127,7 @@ no_malloc() { # OBJECT: no allocator among its undefined symbols
 }
 
 # The MLP in float32.
-firmware mlp "$spec/models/mlp.mlir"
+firmware mlp "$spec/models/mlp.mlir" obj
 "$build/bin/tfcc-run" "$spec/models/mlp.mlir" --interpret --input "$work/mlp.x.npy" \
   --output-dir "$work/mlp.ref" >/dev/null
 host_run mlp_host "$spec/models/mlp.mlir"
@@ -132,11 +140,24 @@ for board in mps2-an386 mps2-an500; do
     "mlp float32 on $board vs the host build" || status=1
 done
 
-# The keyword-spotting CNN in int8, calibrated on the host.
-firmware kws "$here/Inputs/kws_cnn.mlir" --quantize=int8 --calibration "$work/kws.cal.npy"
+# The MLP again with a runtime built with TFCC_NO_ERROR_STRINGS (statuses only): no
+# formatting code (vsnprintf, picolibc's printf core) comes with the model; the same outputs.
+cmake -G Ninja -S "$root/runtime" -B "$work/rt-nostrings" \
+  -DCMAKE_TOOLCHAIN_FILE="$root/runtime/toolchains/$triple.cmake" -DTFCC_NO_ERROR_STRINGS=ON \
+  > "$work/rt-nostrings.log" 2>&1
+cmake --build "$work/rt-nostrings" --target tfcc_runtime >> "$work/rt-nostrings.log" 2>&1 ||
+  { cat "$work/rt-nostrings.log"; exit 1; }
+firmware mlp_ns "$spec/models/mlp.mlir" obj --runtime-lib="$work/rt-nostrings/lib/libtfcc_runtime.a"
+check "mlp without error strings: no vsnprintf" eval '! llvm-nm-19 -u "$work/mlp_ns.o" | grep -w vsnprintf'
+run_on mps2-an386 mlp_ns
+compare "$work/mlp_ns.mps2-an386.txt" "$work/mlp.ref/output_0.npy" 1e-5 \
+  "mlp float32 without error strings on mps2-an386 vs the host's interpreter" || status=1
+
+# The keyword-spotting CNN in int8, calibrated on the host, as a static library.
+firmware kws "$here/Inputs/kws_cnn.mlir" static --quantize=int8 --calibration "$work/kws.cal.npy"
 host_run kws_host "$here/Inputs/kws_cnn.mlir" --cpu=x86-64 --quantize=int8 \
   --calibration "$work/kws.cal.npy"
-check "kws int8: no malloc, calloc, realloc or free" no_malloc "$work/kws.o"
+check "kws int8: no malloc, calloc, realloc or free" no_malloc "$work/libkws.a"
 for board in mps2-an386 mps2-an500; do
   run_on $board kws
   compare "$work/kws.$board.txt" "$work/kws_host.host.bin" 0 \
@@ -146,7 +167,7 @@ done
 # Sizes from the MLP firmware's map: code (.text) kept by --gc-sections from the model's
 # object, split into the runtime's functions (-ffunction-sections: .text.<name>) and the
 # model's own code (.text); read-only data (the weights) apart.
-"$py" - "$work/mlp.map" "$work/mlp.o" "$work/kws.map" "$work/kws.o" <<'EOF' || status=1
+"$py" - "$work/mlp.map" "$work/mlp.o" "$work/kws.map" "libkws.o" "$work/mlp_ns.map" "$work/mlp_ns.o" <<'EOF' || status=1
 import re, sys
 
 def sizes(map_path, obj):
@@ -157,7 +178,8 @@ def sizes(map_path, obj):
     pattern = re.compile(r"^ (\.[\w.$]+)\s*\n?\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)$", re.M)
     for m in pattern.finditer(text, start):
         name, size, path = m.group(1), int(m.group(2), 16), m.group(3)
-        if not path.endswith(obj.split("/")[-1]):
+        base = obj.split("/")[-1]  # an object, or an archive member: lib.a(member.o)
+        if not (path.endswith(base) or path.endswith("(" + base + ")")):
             continue
         if name.startswith(".text."):
             sections["runtime"] += size
@@ -168,7 +190,8 @@ def sizes(map_path, obj):
     return sections
 
 budget_ok = True
-for map_path, obj, name in ((sys.argv[1], sys.argv[2], "mlp"), (sys.argv[3], sys.argv[4], "kws")):
+for map_path, obj, name in ((sys.argv[1], sys.argv[2], "mlp"), (sys.argv[3], sys.argv[4], "kws"),
+                            (sys.argv[5], sys.argv[6], "mlp without error strings")):
     s = sizes(map_path, obj)
     print(f"size {name}: runtime code {s['runtime']} bytes, model code {s['model']} bytes, "
           f"read-only data (weights) {s['rodata']} bytes")
@@ -179,4 +202,6 @@ for map_path, obj, name in ((sys.argv[1], sys.argv[2], "mlp"), (sys.argv[3], sys
         budget_ok = budget_ok and ok and s["runtime"] > 0 and s["model"] > 0
 sys.exit(0 if budget_ok else 1)
 EOF
+# Whole firmware images (picolibc's start-up, printf and libm included), for docs/embedded.md.
+arm-none-eabi-size "$work/mlp.elf" "$work/mlp_ns.elf" "$work/kws.elf" | sed 's|/[^ ]*/||'
 exit $status

@@ -27,6 +27,8 @@ static cl::opt<tfcc::EmitKind> emitKind(
                    "shared library OUT.so and its header OUT.h (default)"),
         clEnumValN(tfcc::EmitKind::Object, "obj",
                    "relocatable object OUT.o with the runtime inside, and OUT.h"),
+        clEnumValN(tfcc::EmitKind::StaticArchive, "static",
+                   "static library OUT.a holding that object, and OUT.h"),
         clEnumValN(tfcc::EmitKind::Header, "header", "the C header only"),
         clEnumValN(tfcc::EmitKind::Graph, "graph",
                    "the graph IR after inlining and layout propagation"),
@@ -153,9 +155,10 @@ int main(int argc, char **argv) {
                    emitKind == tfcc::EmitKind::Graph ||
                    emitKind == tfcc::EmitKind::LlvmIr;
     llvm::SmallString<128> stem(llvm::sys::path::stem(inputPath.getValue()));
-    const char *ext = emitKind == tfcc::EmitKind::Object   ? ".o"
-                      : emitKind == tfcc::EmitKind::Header ? ".h"
-                                                           : ".so";
+    const char *ext = emitKind == tfcc::EmitKind::Object          ? ".o"
+                      : emitKind == tfcc::EmitKind::StaticArchive ? ".a"
+                      : emitKind == tfcc::EmitKind::Header        ? ".h"
+                                                                  : ".so";
     options.outputPath = textual ? "-" : (stem + ext).str();
   }
   options.prefix = prefix;
@@ -220,15 +223,18 @@ int main(int argc, char **argv) {
   // take effect, so they are refused (docs/reliability.md has this table).
   using tfcc::EmitKind;
   const EmitKind codegen[] = {EmitKind::SharedLibrary, EmitKind::Object,
-                              EmitKind::LlvmIr};
-  const EmitKind linked[] = {EmitKind::SharedLibrary, EmitKind::Object};
+                              EmitKind::StaticArchive, EmitKind::LlvmIr};
+  const EmitKind linked[] = {EmitKind::SharedLibrary, EmitKind::Object,
+                             EmitKind::StaticArchive};
   const EmitKind named[] = {EmitKind::SharedLibrary, EmitKind::Object,
-                            EmitKind::Header, EmitKind::LlvmIr};
+                            EmitKind::StaticArchive, EmitKind::Header,
+                            EmitKind::LlvmIr};
   const EmitKind valued[] = {EmitKind::SharedLibrary, EmitKind::Object,
-                             EmitKind::Graph, EmitKind::Mlir, EmitKind::LlvmIr};
+                             EmitKind::StaticArchive, EmitKind::Graph,
+                             EmitKind::Mlir, EmitKind::LlvmIr};
   const EmitKind planned[] = {EmitKind::SharedLibrary, EmitKind::Object,
-                              EmitKind::Header, EmitKind::Mlir,
-                              EmitKind::LlvmIr};
+                              EmitKind::StaticArchive, EmitKind::Header,
+                              EmitKind::Mlir, EmitKind::LlvmIr};
   struct OutputOption {
     const char *flag;
     bool given;
@@ -248,6 +254,7 @@ int main(int argc, char **argv) {
     switch (kind) {
     case EmitKind::SharedLibrary: return "so";
     case EmitKind::Object: return "obj";
+    case EmitKind::StaticArchive: return "static";
     case EmitKind::Header: return "header";
     case EmitKind::Graph: return "graph";
     case EmitKind::Mlir: return "mlir";

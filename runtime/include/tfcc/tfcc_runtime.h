@@ -9,8 +9,10 @@
  *
  * Ownership: the runtime never takes ownership of anything the caller passes in
  * (model tables, arenas, input and output buffers) and keeps no pointer to
- * inputs or outputs after a call returns. Define TFCC_RT_NO_MESSAGES to compile
- * the error strings out (tiny builds): contexts then carry an empty message.
+ * inputs or outputs after a call returns. Define TFCC_NO_ERROR_STRINGS (or
+ * TFCC_RT_NO_MESSAGES; the CMake option TFCC_NO_ERROR_STRINGS of runtime/) to
+ * compile the error strings out (tiny builds): contexts then carry an empty
+ * message.
  */
 #ifndef TFCC_RUNTIME_H_
 #define TFCC_RUNTIME_H_
