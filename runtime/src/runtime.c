@@ -325,6 +325,17 @@ static tfcc_status_t tfcc_rt_check_context(const tfcc_model_info* m,
   return TFCC_OK;
 }
 
+/* strcmp(a, b) == 0, in the runtime: a bare-metal build needs nothing from
+ * the C library but memcpy, memset and the math functions (and vsnprintf for
+ * messages, unless TFCC_NO_ERROR_STRINGS). */
+static int tfcc_rt_names_equal(const char* a, const char* b) {
+  while (*a && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return *a == *b;
+}
+
 /* The variable called `name` with its size checked against `bytes`. */
 static tfcc_status_t tfcc_rt_find_variable(const tfcc_model_info* m,
                                            tfcc_context* ctx, const char* name,
@@ -342,7 +353,7 @@ static tfcc_status_t tfcc_rt_find_variable(const tfcc_model_info* m,
   }
   for (i = 0; i < m->num_variables; ++i) {
     const tfcc_variable_info* v = &m->variables[i];
-    if (!v->name || strcmp(v->name, name) != 0) continue;
+    if (!v->name || !tfcc_rt_names_equal(v->name, name)) continue;
     if (!data) {
       TFCC_RT_SET_MESSAGE(ctx, "%s_%s_variable('%s'): the data pointer is NULL",
                           tfcc_rt_model_name(m), what, name);

@@ -61,7 +61,7 @@ static int detect_isa(void) {
     isa = TFCC_KERNELS_MAX_ISA;
 #if TFCC_RT_FREESTANDING
   return isa; /* no environment on bare metal */
-#endif
+#else
   const char* cap = getenv("TFCC_KERNELS_ISA");
   if (!cap)
     return isa;
@@ -70,6 +70,7 @@ static int detect_isa(void) {
     if (strcmp(cap, kIsaNames[level]) == 0)
       limit = level;
   return limit < isa ? limit : isa;
+#endif
 }
 
 int tfcc_kernels_isa(void) {
