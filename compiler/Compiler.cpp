@@ -723,11 +723,11 @@ bool resolveRuntime(const CompileOptions &o, const llvm::TargetMachine &tm,
         errors << "tfcc: error: --emit=so for " << o.targetTriple
                << " links against its libc in '" << libraryDirs[0]
                << "', which is missing (Debian's cross sysroot); --emit=obj "
-                  "needs none\n";
+                  "and --emit=static need none\n";
         return false;
       }
-      std::string libgcc = crossLibgcc(folder.empty() ? triple.str()
-                                                      : folder.str());
+      std::string libgcc =
+          crossLibgcc(folder.empty() ? llvm::StringRef(o.targetTriple) : folder);
       if (!libgcc.empty())
         supportArchives.push_back(libgcc);
     }
