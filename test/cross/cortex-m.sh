@@ -110,21 +110,8 @@ host_run() {
   "$work/host/$name.driver" "$work/${name%%_*}.x.bin" "$work/$name.host.bin" 1
 }
 
-# compare PRINTED REFERENCE TOLERANCE LABEL: REFERENCE a raw float32 file or an .npy.
-compare() {
-  "$py" - "$@" <<'EOF'
-import sys, numpy as np
-printed, ref, tol, label = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
-o = np.array([float(line) for line in open(printed) if line.strip()], dtype=np.float32)
-r = (np.load(ref) if ref.endswith(".npy") else np.fromfile(ref, np.float32)).ravel()
-if o.size != r.size:
-    sys.exit(f"FAIL {label}: {o.size} values printed, the reference has {r.size}")
-err = float(np.abs(o - r).max()) / max(float(np.abs(r).max()), 1e-30)
-ok = np.isfinite(o).all() and err <= tol
-print(f"{'ok  ' if ok else 'FAIL'} {label}: max|out - ref| / max|ref| = {err:.2e} (tolerance {tol:g})")
-sys.exit(0 if ok else 1)
-EOF
-}
+# compare PRINTED REF TOLERANCE LABEL (compare_outputs.py; PRINTED: the firmware's lines).
+compare() { "$py" "$here/compare_outputs.py" "$@"; }
 
 no_malloc() { # OBJECT: no allocator among its undefined symbols
   ! llvm-nm-19 -u "$1" | grep -wE 'malloc|calloc|realloc|free'

@@ -86,23 +86,9 @@ build_and_run() {
   fi
 }
 
-# compare OUT REF_NPY_OR_OUT KIND LABEL: KIND float (1e-5 of max|ref|), exact, or close
-# (1e-6 of max|ref|).
-compare() {
-  "$py" - "$@" <<'EOF'
-import sys, numpy as np
-out, ref, kind, label = sys.argv[1:5]
-r = np.load(ref).ravel() if ref.endswith(".npy") else np.fromfile(ref, np.float32)
-o = np.fromfile(out, np.float32)
-if o.size != r.size:
-    sys.exit(f"FAIL {label}: {o.size} output values, reference has {r.size}")
-err = float(np.abs(o - r).max()) / max(float(np.abs(r).max()), 1e-30)
-tol = {"float": 1e-5, "exact": 0.0, "close": 1e-6}[kind]
-ok = np.isfinite(o).all() and err <= tol
-print(f"{'ok  ' if ok else 'FAIL'} {label}: max|out - ref| / max|ref| = {err:.2e} (tolerance {tol:g})")
-sys.exit(0 if ok else 1)
-EOF
-}
+# compare OUT REF TOLERANCE LABEL (compare_outputs.py): 1e-5 for float32 against the
+# interpreter, 0 against the host's baseline build, 1e-6 against its own build.
+compare() { "$py" "$here/compare_outputs.py" "$@"; }
 
 status=0
 for name in mlp mnist_cnn; do
@@ -113,12 +99,12 @@ for name in mlp mnist_cnn; do
   for triple in "${triples[@]}"; do
     [ -f "$build/lib/$triple/libtfcc_runtime.a" ] || { echo "models.sh: no runtime for $triple in $build/lib"; exit 77; }
     build_and_run "$triple" "$name" "$model" obj
-    compare "$work/$triple/$name.obj.out" "$work/$name.ref/output_0.npy" float \
+    compare "$work/$triple/$name.obj.out" "$work/$name.ref/output_0.npy" 1e-5 \
       "$triple $name float32 (--emit=obj) vs the interpreter" || status=1
     build_and_run "$triple" "$name.int8" "$model" obj --quantize=int8 --calibration "$work/$name.cal.npy"
-    compare "$work/$triple/$name.int8.obj.out" "$work/host/$name.int8.obj.out" exact \
+    compare "$work/$triple/$name.int8.obj.out" "$work/host/$name.int8.obj.out" 0 \
       "$triple $name int8 (--emit=obj) vs the host's baseline int8 build" || status=1
-    compare "$work/$triple/$name.int8.obj.out" "$work/host/$name.int8-native.obj.out" close \
+    compare "$work/$triple/$name.int8.obj.out" "$work/host/$name.int8-native.obj.out" 1e-6 \
       "$triple $name int8 (--emit=obj) vs the host's own int8 build" || status=1
   done
 done
@@ -151,7 +137,7 @@ done
 # The shared-library form: the MLP through the dynamic loader of each target.
 for triple in "${triples[@]}"; do
   build_and_run "$triple" mlp "$spec/models/mlp.mlir" so
-  compare "$work/$triple/mlp.so.out" "$work/mlp.ref/output_0.npy" float \
+  compare "$work/$triple/mlp.so.out" "$work/mlp.ref/output_0.npy" 1e-5 \
     "$triple mlp float32 (--emit=so) vs the interpreter" || status=1
 done
 exit $status
