@@ -154,6 +154,13 @@ firmware kws "$here/Inputs/kws_cnn.mlir" static --quantize=int8 --calibration "$
 host_run kws_host "$here/Inputs/kws_cnn.mlir" --cpu=x86-64 --quantize=int8 \
   --calibration "$work/kws.cal.npy"
 check "kws int8: no malloc, calloc, realloc or free" no_malloc "$work/libkws.a"
+# The int8 dot products on the DSP extension (SMLAD, two 16-bit multiply-adds), as CMSIS-NN.
+smlads() { # ARCHIVE FUNCTION: SMLAD instructions in FUNCTION
+  llvm-objdump-19 -d "$1" | awk -v f="<$2>:" '/^[0-9a-f]+ <.*>:$/ { in_f = ($2 == f) }
+                                             in_f && /\tsmlad\t/ { n++ } END { print n + 0 }'
+}
+check "kws int8: the int8 kernel uses SMLAD ($(smlads "$work/libkws.a" tfcc_quk_base) in tfcc_quk_base)" \
+  eval '[ "$(smlads "$work/libkws.a" tfcc_quk_base)" -ge 2 ]'
 for board in mps2-an386 mps2-an500; do
   run_on $board kws
   compare "$work/kws.$board.txt" "$work/kws_host.host.bin" 0 \

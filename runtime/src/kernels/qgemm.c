@@ -30,6 +30,51 @@ static inline void load_group(const uint8_t* a, int64_t g, int64_t K,
     out[t] = k0 + t < K ? a[k0 + t] : 0;
 }
 
+#if defined(__ARM_FEATURE_DSP)
+/* ARM's DSP extension (Cortex-M4/M7, ARMv7-A): the dot products as CMSIS-NN
+ * computes them. A group's 4 activations and a column's 4 weights are one
+ * 32-bit word each; UXTB16 / SXTB16 widen bytes 0 and 2 (and, rotated, 1
+ * and 3) into two 16-bit halves, and each SMLAD adds two 16 x 16-bit
+ * products to the accumulator: 4 multiply-adds in 6 instructions, exact
+ * (|product| <= 255 * 128), so the sums equal the portable loop's. */
+#include <arm_acle.h>
+
+static inline uint32_t load_group_word(const uint8_t* a, int64_t g, int64_t K) {
+  uint8_t bytes[4];
+  if (4 * g + 4 <= K)
+    memcpy(bytes, a + 4 * g, 4);
+  else
+    load_group(a, g, K, bytes);
+  uint32_t word;
+  memcpy(&word, bytes, 4);
+  return word;
+}
+
+void tfcc_quk_base(const tfcc_quk_args* p) {
+  const int64_t groups = (p->K + 3) / 4;
+  for (int64_t i = 0; i < p->mr; ++i) {
+    int32_t* acc = p->acc + i * TFCC_QNR_TILE;
+    for (int64_t j = 0; j < p->np * TFCC_RT_QGEMM_NR; ++j)
+      acc[j] = 0;
+    const uint8_t* a = p->a + i * p->lda;
+    for (int64_t g = 0; g < groups; ++g) {
+      const uint32_t x = load_group_word(a, g, p->K);
+      const int16x2_t a02 = (int16x2_t)__uxtb16(x);
+      const int16x2_t a13 = (int16x2_t)__uxtb16(__ror(x, 8));
+      for (int64_t q = 0; q < p->np; ++q) {
+        const int8_t* b = p->b + (q * groups + g) * TFCC_RT_QGEMM_NR * 4;
+        int32_t* aq = acc + q * TFCC_RT_QGEMM_NR;
+        for (int64_t j = 0; j < TFCC_RT_QGEMM_NR; ++j) {
+          uint32_t w;
+          memcpy(&w, b + j * 4, 4);
+          int32_t sum = __smlad(a02, __sxtb16(w), aq[j]);
+          aq[j] = __smlad(a13, __sxtb16(__ror(w, 8)), sum);
+        }
+      }
+    }
+  }
+}
+#else
 void tfcc_quk_base(const tfcc_quk_args* p) {
   int64_t groups = (p->K + 3) / 4;
   for (int64_t i = 0; i < p->mr; ++i) {
@@ -50,6 +95,7 @@ void tfcc_quk_base(const tfcc_quk_args* p) {
     }
   }
 }
+#endif
 
 #define QV_SUFFIX(name) name##_base
 #include "qgemm_vec.inc"
