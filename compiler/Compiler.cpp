@@ -576,12 +576,9 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CompileOptions &o
     }
   }
   llvm::Triple parsed(triple);
-  // An ARMv7E-M target means a Cortex-M4F unless --cpu says otherwise (the
+  // The Cortex-M target means a Cortex-M4F unless --cpu says otherwise (the
   // CPU the freestanding runtime is built for).
-  if (cpu == "generic" && (parsed.isARM() || parsed.isThumb()) &&
-      llvm::ARM::parseArchProfile(parsed.getArchName()) ==
-          llvm::ARM::ProfileKind::M &&
-      llvm::ARM::parseArch(parsed.getArchName()) == llvm::ARM::ArchKind::ARMV7EM)
+  if (cpu == "generic" && crossRuntimeFolder(parsed) == "thumbv7em-none-eabihf")
     cpu = "cortex-m4";
   // On ARM the FPU (and NEON) comes with the CPU, as clang adds it (LLVM's
   // ARM CPUs alone leave it out); a generic ARMv7-A gets NEON, which the

@@ -30,51 +30,53 @@ static inline void load_group(const uint8_t* a, int64_t g, int64_t K,
     out[t] = k0 + t < K ? a[k0 + t] : 0;
 }
 
+/* The 4 activations of a group (k = 4g .. 4g + 3) in the form the target's
+ * dot product takes, and that dot product with a column's 4 packed weights
+ * added to an accumulator. */
 #if defined(__ARM_FEATURE_DSP)
-/* ARM's DSP extension (Cortex-M4/M7, ARMv7-A): the dot products as CMSIS-NN
- * computes them. A group's 4 activations and a column's 4 weights are one
- * 32-bit word each; UXTB16 / SXTB16 widen bytes 0 and 2 (and, rotated, 1
- * and 3) into two 16-bit halves, and each SMLAD adds two 16 x 16-bit
- * products to the accumulator: 4 multiply-adds in 6 instructions, exact
- * (|product| <= 255 * 128), so the sums equal the portable loop's. */
+/* ARM's DSP extension (Cortex-M4/M7, ARMv7-A), as CMSIS-NN computes it: the
+ * group and a column's weights are one 32-bit word each; UXTB16 / SXTB16
+ * widen bytes 0 and 2 (and, rotated, 1 and 3) into two 16-bit halves, and
+ * each SMLAD adds two 16 x 16-bit products: 4 multiply-adds in 6
+ * instructions, exact (|product| <= 255 * 128), so the sums equal the
+ * portable form's. */
 #include <arm_acle.h>
 
-static inline uint32_t load_group_word(const uint8_t* a, int64_t g, int64_t K) {
-  uint8_t bytes[4];
-  if (4 * g + 4 <= K)
-    memcpy(bytes, a + 4 * g, 4);
-  else
-    load_group(a, g, K, bytes);
-  uint32_t word;
-  memcpy(&word, bytes, 4);
-  return word;
+typedef struct {
+  int16x2_t a02, a13;
+} quk_group;
+
+static inline quk_group group_of(const uint8_t bytes[4]) {
+  uint32_t x;
+  memcpy(&x, bytes, 4);
+  quk_group g = {(int16x2_t)__uxtb16(x), (int16x2_t)__uxtb16(__ror(x, 8))};
+  return g;
 }
 
-void tfcc_quk_base(const tfcc_quk_args* p) {
-  const int64_t groups = (p->K + 3) / 4;
-  for (int64_t i = 0; i < p->mr; ++i) {
-    int32_t* acc = p->acc + i * TFCC_QNR_TILE;
-    for (int64_t j = 0; j < p->np * TFCC_RT_QGEMM_NR; ++j)
-      acc[j] = 0;
-    const uint8_t* a = p->a + i * p->lda;
-    for (int64_t g = 0; g < groups; ++g) {
-      const uint32_t x = load_group_word(a, g, p->K);
-      const int16x2_t a02 = (int16x2_t)__uxtb16(x);
-      const int16x2_t a13 = (int16x2_t)__uxtb16(__ror(x, 8));
-      for (int64_t q = 0; q < p->np; ++q) {
-        const int8_t* b = p->b + (q * groups + g) * TFCC_RT_QGEMM_NR * 4;
-        int32_t* aq = acc + q * TFCC_RT_QGEMM_NR;
-        for (int64_t j = 0; j < TFCC_RT_QGEMM_NR; ++j) {
-          uint32_t w;
-          memcpy(&w, b + j * 4, 4);
-          int32_t sum = __smlad(a02, __sxtb16(w), aq[j]);
-          aq[j] = __smlad(a13, __sxtb16(__ror(w, 8)), sum);
-        }
-      }
-    }
-  }
+static inline int32_t group_dot(quk_group g, const int8_t* w4, int32_t acc) {
+  uint32_t w;
+  memcpy(&w, w4, 4);
+  acc = __smlad(g.a02, __sxtb16(w), acc);
+  return __smlad(g.a13, __sxtb16(__ror(w, 8)), acc);
 }
 #else
+typedef struct {
+  uint8_t a[4];
+} quk_group;
+
+static inline quk_group group_of(const uint8_t bytes[4]) {
+  quk_group g;
+  memcpy(g.a, bytes, 4);
+  return g;
+}
+
+static inline int32_t group_dot(quk_group g, const int8_t* w4, int32_t acc) {
+  for (int t = 0; t < 4; ++t)
+    acc += (int32_t)g.a[t] * (int32_t)w4[t];
+  return acc;
+}
+#endif
+
 void tfcc_quk_base(const tfcc_quk_args* p) {
   int64_t groups = (p->K + 3) / 4;
   for (int64_t i = 0; i < p->mr; ++i) {
@@ -85,17 +87,16 @@ void tfcc_quk_base(const tfcc_quk_args* p) {
     for (int64_t g = 0; g < groups; ++g) {
       uint8_t av[4];
       load_group(a, g, p->K, av);
+      const quk_group group = group_of(av);
       for (int64_t q = 0; q < p->np; ++q) {
         const int8_t* b = p->b + (q * groups + g) * TFCC_RT_QGEMM_NR * 4;
         int32_t* aq = acc + q * TFCC_RT_QGEMM_NR;
         for (int64_t j = 0; j < TFCC_RT_QGEMM_NR; ++j)
-          for (int t = 0; t < 4; ++t)
-            aq[j] += (int32_t)av[t] * (int32_t)b[j * 4 + t];
+          aq[j] = group_dot(group, b + j * 4, aq[j]);
       }
     }
   }
 }
-#endif
 
 #define QV_SUFFIX(name) name##_base
 #include "qgemm_vec.inc"
