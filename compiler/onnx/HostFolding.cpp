@@ -30,21 +30,6 @@ int64_t broadcastOffset(ArrayRef<int64_t> index, ArrayRef<int64_t> shape) {
   return offset;
 }
 
-/// Calls fn(index, flat) for every element of `shape` in row-major order.
-template <typename Fn>
-void forEachIndex(ArrayRef<int64_t> shape, Fn fn) {
-  int64_t n = productOf(shape);
-  std::vector<int64_t> index(shape.size(), 0);
-  for (int64_t flat = 0; flat < n; ++flat) {
-    fn(ArrayRef<int64_t>(index), flat);
-    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
-      if (++index[d] < shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-}
-
 int64_t wrapAdd(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) +
                               static_cast<uint64_t>(b));

@@ -40,6 +40,22 @@ inline constexpr int64_t kMaxMaterializedElements = int64_t(1) << 26;
 int64_t productOf(llvm::ArrayRef<int64_t> dims);
 /// Row-major strides (in elements) of static `shape`.
 std::vector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape);
+
+/// Calls fn(index, flat) for every element of static `shape` in row-major
+/// order.
+template <typename Fn>
+void forEachIndex(llvm::ArrayRef<int64_t> shape, Fn fn) {
+  int64_t n = productOf(shape);
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t flat = 0; flat < n; ++flat) {
+    fn(llvm::ArrayRef<int64_t>(index), flat);
+    for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
 /// Product of static dims, or nullopt when a dim is negative or the product
 /// overflows int64.
 std::optional<int64_t> checkedProductOf(llvm::ArrayRef<int64_t> dims);

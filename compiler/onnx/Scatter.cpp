@@ -140,26 +140,21 @@ LogicalResult convertScatterElements(ImportContext &ctx) {
       return ctx.invalid("indices " + typeName(indices.type()) +
                          " larger than data " + typeName(s->dataType) +
                          " in dimension " + llvm::Twine(d));
-  std::vector<int64_t> dataStrides = stridesOf(dataShape);
-  std::vector<int64_t> position(rank, 0);
-  Writes writes(productOf(dataShape));
   const std::vector<int64_t> &values = indices.asInts();
-  for (int64_t k = 0, n = indices.numElements(); k < n; ++k) {
-    int64_t index = values[k], size = dataShape[*axis];
+  const int64_t size = dataShape[*axis];
+  for (int64_t index : values)
     if (index < -size || index >= size)
       return ctx.invalid("index " + llvm::Twine(index) + " for dimension " +
                          llvm::Twine(*axis) + " of size " + llvm::Twine(size));
-    int64_t target = 0;
+  std::vector<int64_t> dataStrides = stridesOf(dataShape);
+  Writes writes(productOf(dataShape));
+  forEachIndex(indices.shape, [&](ArrayRef<int64_t> position, int64_t k) {
+    int64_t index = values[k], target = 0;
     for (int64_t d = 0; d < rank; ++d)
       target += (d == *axis ? (index < 0 ? index + size : index) : position[d]) *
                 dataStrides[d];
     writes[target].push_back(k);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++position[d] < indices.shape[d])
-        break;
-      position[d] = 0;
-    }
-  }
+  });
   return emitScatter(ctx, s->data, s->updates, writes, s->reduction);
 }
 
