@@ -948,6 +948,19 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   // that treat graph.dropout as the identity), every variable in state memory.
   if (failed(runTrainingPasses(*module, &timing)))
     return false;
+  if (!o.precision.empty() && !o.quantize.empty()) {
+    errors << "tfcc: error: --precision=" << o.precision
+           << " and --quantize=" << o.quantize
+           << " cannot both take effect: int8 kernels have no "
+           << "16-bit float form\n";
+    return false;
+  }
+  if (!o.precision.empty() && training && o.train) {
+    errors << "tfcc: error: --precision=" << o.precision
+           << " applies to inference builds for now: '" << o.inputPath
+           << "' has a graph.train_step (add --no-train)\n";
+    return false;
+  }
   if (!o.quantize.empty()) {
     if (training && o.train) {
       errors << "tfcc: error: --quantize=" << o.quantize
@@ -968,6 +981,9 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   if (failed(sig))
     return false;
   if (failed(runGraphPipeline(*module, &timing)))
+    return false;
+  if (!o.precision.empty() &&
+      failed(runPrecisionPolicy(*module, o.precision, &timing)))
     return false;
   if (o.emit == EmitKind::Graph)
     return printModule(*module, o.outputPath, errors);

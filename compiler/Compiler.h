@@ -76,6 +76,9 @@ struct CompileOptions {
   /// Bits of the quantized weights: 8 or 7 (tfcc-quantize-int8's
   /// weight-bits).
   int quantizeWeightBits = 8;
+  /// "mixed_bf16" or "mixed_f16": Keras' mixed precision policy
+  /// (tfcc-precision-policy, --precision); empty = float32 throughout.
+  std::string precision;
 };
 
 /// How an input's range is chosen from the calibration data.

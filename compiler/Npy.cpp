@@ -388,4 +388,39 @@ bool writeNpy(const std::string &path, const NpyArray &array,
   return true;
 }
 
+NpyArray bf16FromF32(const NpyArray &f32) {
+  NpyArray out;
+  out.dtype = DType::BF16;
+  out.shape = f32.shape;
+  size_t n = f32.data.size() / 4;
+  out.data.resize(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, f32.data.data() + 4 * i, 4);
+    uint16_t half;
+    if ((bits & 0x7fffffffu) > 0x7f800000u)
+      half = static_cast<uint16_t>((bits >> 16) | 0x40); // a quiet NaN
+    else // round to nearest, ties to the even upper half
+      half = static_cast<uint16_t>(
+          (static_cast<uint64_t>(bits) + 0x7fff + ((bits >> 16) & 1)) >> 16);
+    std::memcpy(out.data.data() + 2 * i, &half, 2);
+  }
+  return out;
+}
+
+NpyArray f32FromBf16(const NpyArray &bf16) {
+  NpyArray out;
+  out.dtype = DType::F32;
+  out.shape = bf16.shape;
+  size_t n = bf16.data.size() / 2;
+  out.data.resize(4 * n);
+  for (size_t i = 0; i < n; ++i) {
+    uint16_t half;
+    std::memcpy(&half, bf16.data.data() + 2 * i, 2);
+    uint32_t bits = static_cast<uint32_t>(half) << 16;
+    std::memcpy(out.data.data() + 4 * i, &bits, 4);
+  }
+  return out;
+}
+
 } // namespace tfcc

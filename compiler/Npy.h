@@ -61,6 +61,14 @@ bool writeNpy(const std::string &path, const NpyArray &array,
 bool encodeNpy(const NpyArray &array, std::vector<uint8_t> &bytes,
                std::string &error);
 
+/// bf16 has no .npy dtype: the tools read and write bf16 tensors as '<f4'
+/// files. `f32` (dtype F32) rounded to bf16, to nearest even (NaN stays a
+/// NaN, overflow gives an infinity).
+NpyArray bf16FromF32(const NpyArray &f32);
+
+/// `bf16` (dtype BF16) widened to F32, exactly.
+NpyArray f32FromBf16(const NpyArray &bf16);
+
 } // namespace tfcc
 
 #endif // TFCC_COMPILER_NPY_H

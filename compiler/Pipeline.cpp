@@ -7,6 +7,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "passes/Passes.h"
@@ -33,7 +34,8 @@ const char *const kGraphPipeline =
     "canonicalize,cse";
 
 const char *const kToBuffersPipeline =
-    "tfcc-lower-state-access,tfcc-rename-entries,tfcc-convert-graph-to-linalg,"
+    "tfcc-lower-state-access,tfcc-rename-entries,tfcc-widen-low-precision-ops,"
+    "tfcc-convert-graph-to-linalg,"
     "tfcc-strip-signedness,canonicalize,cse,"
     "tfcc-fuse-elementwise,canonicalize,tfcc-split-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
@@ -48,7 +50,13 @@ const char *const kToArenaPipeline =
 const char *const kToLLVMPipeline =
     "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,lower-affine,"
     "canonicalize,convert-scf-to-cf,"
-    "expand-strided-metadata,lower-affine,convert-math-to-libm,"
+    "expand-strided-metadata,lower-affine,"
+    // f16 and bf16 arithmetic in f32, rounded after each op; bf16 <-> f32 as
+    // integer bit operations (round to nearest even), not libcalls.
+    "math-legalize-to-f32,"
+    "arith-emulate-unsupported-floats{source-types=bf16,f16 target-type=f32},"
+    "tfcc-expand-f16-casts,arith-expand{include-bf16=true},"
+    "convert-math-to-libm,"
     "convert-math-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
     "convert-openmp-to-llvm,reconcile-unrealized-casts";
@@ -180,6 +188,18 @@ LogicalResult runQuantizeInt8(ModuleOp module, int weightBits,
     options.allWeights = true;
     options.weightBits = weightBits;
     pm.addPass(mlir::tfcc::createQuantizeInt8(options));
+    return success();
+  });
+}
+
+LogicalResult runPrecisionPolicy(ModuleOp module, const std::string &policy,
+                                 TimingScope *timing) {
+  return runPasses(module, "precision-policy", timing, [&](OpPassManager &pm) {
+    mlir::tfcc::PrecisionPolicyOptions options;
+    options.policy = policy;
+    pm.addPass(mlir::tfcc::createPrecisionPolicy(options));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
     return success();
   });
 }

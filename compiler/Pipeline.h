@@ -70,6 +70,12 @@ mlir::LogicalResult runInlinePipeline(mlir::ModuleOp module,
 mlir::LogicalResult runQuantizeInt8(mlir::ModuleOp module, int weightBits,
                                     mlir::TimingScope *timing = nullptr);
 
+/// tfcc-precision-policy with `policy` ("mixed_bf16" or "mixed_f16"),
+/// then canonicalize and cse.
+mlir::LogicalResult runPrecisionPolicy(mlir::ModuleOp module,
+                                       const std::string &policy,
+                                       mlir::TimingScope *timing = nullptr);
+
 mlir::LogicalResult runDropTrainSteps(mlir::ModuleOp module,
                                       mlir::TimingScope *timing = nullptr);
 mlir::LogicalResult runNormalizePipeline(mlir::ModuleOp module,

@@ -274,6 +274,12 @@ bool CompiledModel::run(int entry, int64_t batch,
 // Host tensors <-> interpreter tensors
 //===----------------------------------------------------------------------===//
 
+/// The APFloat format of a 16-bit float dtype (f16 or bf16).
+static const llvm::fltSemantics &halfFormatOf(DType dtype) {
+  return dtype == DType::F16 ? llvm::APFloat::IEEEhalf()
+                             : llvm::APFloat::BFloat();
+}
+
 double elementAsDouble(const NpyArray &a, int64_t i) {
   const uint8_t *p = a.data.data();
   switch (a.dtype) {
@@ -303,6 +309,13 @@ double elementAsDouble(const NpyArray &a, int64_t i) {
     return double(int8_t(p[i]));
   case DType::U8:
     return double(p[i]);
+  case DType::F16:
+  case DType::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, p + 2 * i, 2);
+    return llvm::APFloat(halfFormatOf(a.dtype), llvm::APInt(16, bits))
+        .convertToDouble();
+  }
   default:
     return NAN;
   }
@@ -336,6 +349,16 @@ static void setElement(NpyArray &a, int64_t i, double v) {
   case DType::U8:
     p[i] = uint8_t(int64_t(v));
     return;
+  case DType::F16:
+  case DType::BF16: {
+    llvm::APFloat x(v);
+    bool losesInfo = false;
+    x.convert(halfFormatOf(a.dtype), llvm::APFloat::rmNearestTiesToEven,
+              &losesInfo);
+    auto bits = uint16_t(x.bitcastToAPInt().getZExtValue());
+    std::memcpy(p + 2 * i, &bits, 2);
+    return;
+  }
   default:
     return;
   }
@@ -365,6 +388,10 @@ static std::optional<ref::ElementKind> kindOf(DType dtype) {
     return ref::ElementKind::I8;
   case DType::U8:
     return ref::ElementKind::UI8;
+  case DType::F16:
+    return ref::ElementKind::F16;
+  case DType::BF16:
+    return ref::ElementKind::BF16;
   default:
     return std::nullopt;
   }
@@ -386,6 +413,10 @@ static DType dtypeOf(ref::ElementKind kind) {
     return DType::I8;
   case ref::ElementKind::UI8:
     return DType::U8;
+  case ref::ElementKind::F16:
+    return DType::F16;
+  case ref::ElementKind::BF16:
+    return DType::BF16;
   }
   return DType::F32;
 }
@@ -575,7 +606,9 @@ makeRandomInputs(func::FuncOp func,
     std::uniform_int_distribution<int64_t> integer(
         domain.bound ? 0 : low, domain.bound ? *domain.bound - 1 : high);
     for (int64_t i = 0; i < a.numElements(); ++i) {
-      double v = dtype == DType::F32 || dtype == DType::F64 ? real(rng)
+      double v = dtype == DType::F32 || dtype == DType::F64 ||
+                         dtype == DType::F16 || dtype == DType::BF16
+                     ? real(rng)
                  : dtype == DType::BOOL ? double(rng() & 1)
                                         : double(integer(rng));
       setElement(a, i, v);
@@ -611,6 +644,9 @@ Agreement compareArrays(const NpyArray &actual, const NpyArray &reference) {
   Agreement r;
   r.exact = actual.dtype != DType::F32 && actual.dtype != DType::F64 &&
             actual.dtype != DType::F16 && actual.dtype != DType::BF16;
+  r.typeTolerance = actual.dtype == DType::F16    ? 0x1p-8
+                    : actual.dtype == DType::BF16 ? 0x1p-5
+                                                  : 0.0;
   if (actual.shape != reference.shape || actual.dtype != reference.dtype) {
     r.shapeMismatch = true;
     return r;

@@ -8,7 +8,9 @@
 #      C program linked against it through its generated header;
 #   4. the test set classified with it: accuracy, predictions, latency, ISA;
 #   5. an int8 build of it (tfcc --quantize=int8, calibrated on 1000 training
-#      images): its weight bytes and test accuracy.
+#      images): its weight bytes and test accuracy;
+#   6. a mixed-precision build (tfcc --precision=mixed_bf16): its accuracy and
+#      latency.
 #
 #   bash examples/main_job.sh [--build DIR] [--out DIR] [--epochs N] [--quick]
 #
@@ -80,4 +82,12 @@ printf 'float32: %s\nint8:    %s\n' "$(head -1 "$OUT/deploy/report.txt")" "$(hea
 run "$CC" -std=c99 -O2 -Wall -Wextra -Werror -I "$OUT/int8" "$REPO/examples/mnist/main.c" \
     "$OUT/int8/mnist_cnn.so" -Wl,-rpath,"$OUT/int8" -o "$OUT/int8/classify"
 run "$OUT/int8/classify" "$DATA/t10k-images-idx3-ubyte" "$DATA/t10k-labels-idx1-ubyte" 0
+
+step "6. A mixed-precision build (Keras' mixed_bfloat16: layers in bfloat16, softmax in float32)"
+mkdir -p "$OUT/bf16"
+run "$BUILD/bin/tfcc" "$REPO/examples/train_fashion_mnist/mnist_cnn_train.mlir" --no-train \
+    --weights "$OUT/train/best.tfck" --name mnist_cnn --precision=mixed_bf16 -o "$OUT/bf16/mnist_cnn.so"
+run "$CC" -std=c99 -O2 -Wall -Wextra -Werror -I "$OUT/bf16" "$REPO/examples/mnist/main.c" \
+    "$OUT/bf16/mnist_cnn.so" -Wl,-rpath,"$OUT/bf16" -o "$OUT/bf16/classify"
+run "$OUT/bf16/classify" "$DATA/t10k-images-idx3-ubyte" "$DATA/t10k-labels-idx1-ubyte" 0
 printf '\nmain_job.sh: done in %d s (after the build); files in %s\n' "$SECONDS" "$OUT"

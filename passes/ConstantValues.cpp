@@ -149,6 +149,24 @@ static std::optional<std::vector<T>> getConstantValues(Value value,
 }
 
 std::optional<std::vector<float>> mlir::tfcc::getConstantFloats(Value value) {
+  // A constant rounded to f16 or bf16 (or widened back): its values, each
+  // rounded as the cast rounds it (to nearest even).
+  if (auto cast = value.getDefiningOp<graph::CastOp>()) {
+    Type from = getElementTypeOrSelf(cast.getX().getType());
+    auto to = dyn_cast<FloatType>(getElementTypeOrSelf(cast.getY().getType()));
+    if (!isa<FloatType>(from) || from.isF64() || !to || to.isF64())
+      return std::nullopt;
+    std::optional<std::vector<float>> values = getConstantFloats(cast.getX());
+    if (values && !to.isF32())
+      for (float &v : *values) {
+        APFloat rounded(v);
+        bool losesInfo = false;
+        rounded.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                        &losesInfo);
+        v = rounded.convertToFloat();
+      }
+    return values;
+  }
   return getConstantValues<float>(value, getFloats);
 }
 

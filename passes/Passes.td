@@ -460,6 +460,93 @@ def StripSignedness : Pass<"tfcc-strip-signedness", "ModuleOp"> {
   }];
 }
 
+def ExpandF16Casts : Pass<"tfcc-expand-f16-casts"> {
+  let summary = "Expand f16 <-> f32 conversions into integer operations";
+  let description = [{
+    Rewrites `arith.extf` from f16 and `arith.truncf` to f16 (round to nearest
+    even; overflow to infinity, NaN to a quiet NaN) into bit operations on
+    i32, and one f32 add or subtract for subnormal values, so that no target
+    needs a conversion instruction or a compiler-rt call. `arith.truncf` from
+    f64 to f16 or bf16 goes through f32 (two roundings); upstream's
+    `arith-expand{include-bf16}` expands the f32 <-> bf16 conversions.
+    Scalar operands only (tfcc's loops are scalar until LLVM vectorizes
+    them). Example:
+
+    ```mlir
+    %h = arith.truncf %x : f32 to f16
+    ```
+    becomes
+    ```mlir
+    %u = arith.bitcast %x : f32 to i32
+    ... (the magnitude rebiased and rounded, the sign put back)
+    %h = arith.bitcast %t : i16 to f16
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def WidenLowPrecisionOps : Pass<"tfcc-widen-low-precision-ops", "ModuleOp"> {
+  let summary = "Compute graph ops on f16 / bf16 tensors in f32, rounding each result once";
+  let description = [{
+    The lowering and the micro-kernels compute in f32. Every graph op with an
+    f16 or bf16 operand or result is rewritten to widen those operands to f32
+    (exact; a compile-time constant becomes an f32 constant of its rounded
+    values, so weights stay pre-packed), compute in f32 (matmuls and
+    convolutions accumulate in f32) and round each result to its type once,
+    to nearest even: what XLA and Keras do on CPUs without bf16 arithmetic.
+    Values then travel between ops as f32 tensors holding 16-bit values; a
+    rounding that cannot change them (f32 -> bf16 -> f32 of the result of a
+    max pool, reshape, transpose, relu, max / min... of such values) is
+    dropped. Example:
+
+    ```mlir
+    %y = graph.matmul %x, %w : (tensor<2x8xbf16>, tensor<8x4xbf16>) -> tensor<2x4xbf16>
+    ```
+    becomes
+    ```mlir
+    %x32 = graph.cast %x : (tensor<2x8xbf16>) -> tensor<2x8xf32>
+    %w32 = graph.cast %w : (tensor<8x4xbf16>) -> tensor<8x4xf32>
+    %y32 = graph.matmul %x32, %w32 : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+    %y = graph.cast %y32 : (tensor<2x4xf32>) -> tensor<2x4xbf16>
+    ```
+  }];
+}
+
+def PrecisionPolicy : Pass<"tfcc-precision-policy", "ModuleOp"> {
+  let summary = "Keras' mixed_bfloat16 / mixed_float16 policy: layers in 16 bits, the rest in f32";
+  let description = [{
+    tfcc --precision=mixed_bf16 | mixed_f16. As Keras' policies: dense and
+    matmul, convolutions (fused ones with their epilogue), pooling, resizing,
+    activations and elementwise arithmetic compute in the 16-bit type (the
+    kernels accumulate in f32: tfcc-widen-low-precision-ops); softmax,
+    log-softmax, losses, batch and layer normalization, sums and means (and
+    any op not named here) compute in f32; data movement, comparisons,
+    selections, max / min reductions and argmax follow their operands.
+    Variables and constants stay f32 and are cast at each use (one cast per
+    value); the entry points' argument and result types do not change. Run
+    after the graph pipeline (fusion). Example (mixed_bf16):
+
+    ```mlir
+    %y = graph.dense %x, %k : (tensor<?x8xf32>, tensor<8x4xf32>) -> tensor<?x4xf32>
+    %s = graph.softmax %y : tensor<?x4xf32>
+    return %s : tensor<?x4xf32>
+    ```
+    becomes
+    ```mlir
+    %xb = graph.cast %x : (tensor<?x8xf32>) -> tensor<?x8xbf16>
+    %kb = graph.cast %k : (tensor<8x4xf32>) -> tensor<8x4xbf16>
+    %y = graph.dense %xb, %kb : (tensor<?x8xbf16>, tensor<8x4xbf16>) -> tensor<?x4xbf16>
+    %yf = graph.cast %y : (tensor<?x4xbf16>) -> tensor<?x4xf32>
+    %s = graph.softmax %yf : tensor<?x4xf32>
+    return %s : tensor<?x4xf32>
+    ```
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", "\"mixed_bf16\"",
+           "mixed_bf16 or mixed_f16">,
+  ];
+}
+
 def SplitEmptyTensors : Pass<"tfcc-split-empty-tensors"> {
   let summary = "Give every use of a tensor.empty its own, before bufferization";
   let description = [{

@@ -330,10 +330,17 @@ Value computeScalar(CastOp op, OpBuilder &b, Location loc, ValueRange args,
                                    constant(b, loc, x, 0));
   }
   if (isa<FloatType>(to)) {
-    if (auto fromFloat = dyn_cast<FloatType>(from))
-      return fromFloat.getWidth() < cast<FloatType>(to).getWidth()
-                 ? Value(b.create<arith::ExtFOp>(loc, to, x))
-                 : Value(b.create<arith::TruncFOp>(loc, to, x));
+    if (auto fromFloat = dyn_cast<FloatType>(from)) {
+      unsigned fromWidth = fromFloat.getWidth(),
+               toWidth = cast<FloatType>(to).getWidth();
+      // f16 <-> bf16: through f32, which holds both exactly.
+      if (fromWidth == toWidth) {
+        x = b.create<arith::ExtFOp>(loc, b.getF32Type(), x);
+        fromWidth = 32;
+      }
+      return fromWidth < toWidth ? Value(b.create<arith::ExtFOp>(loc, to, x))
+                                 : Value(b.create<arith::TruncFOp>(loc, to, x));
+    }
     // Booleans convert as 0/1, ui8 as unsigned, other integers as signed.
     if (from.isInteger(1) || fromUnsigned)
       return b.create<arith::UIToFPOp>(loc, to, x);

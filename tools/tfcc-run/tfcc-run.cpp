@@ -277,7 +277,11 @@ int runTrainingSession(mlir::ModuleOp module, CompiledModel &compiled,
     for (size_t i = 0; i < variables.size(); ++i) {
       llvm::SmallString<128> path(outputDir);
       llvm::sys::path::append(path, "variable_" + std::to_string(i) + ".npy");
-      if (!writeNpy(path.str().str(), variables[i], error))
+      if (!writeNpy(path.str().str(),
+                    variables[i].dtype == DType::BF16
+                        ? f32FromBf16(variables[i])
+                        : variables[i],
+                    error))
         return fail(error);
     }
   }
@@ -586,6 +590,22 @@ int main(int argc, char **argv) {
         return fail(error);
       inputs.push_back(std::move(a));
     }
+    // bf16 arguments read '<f4' files (bf16 has no .npy dtype), rounded.
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      bool bf16Argument = false;
+      if (compiled) {
+        const tfcc_entry_info &e = compiled->info().entries[entryIndex];
+        bf16Argument =
+            int(i) < e.num_inputs && e.inputs[i].dtype == int(DType::BF16);
+      } else if (func && i < func.getNumArguments()) {
+        bf16Argument =
+            llvm::cast<mlir::RankedTensorType>(func.getArgumentTypes()[i])
+                .getElementType()
+                .isBF16();
+      }
+      if (bf16Argument && inputs[i].dtype == DType::F32)
+        inputs[i] = bf16FromF32(inputs[i]);
+    }
     // The batch is the size of the first dynamic input dimension.
     if (func && !compiled) {
       for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
@@ -745,7 +765,11 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       llvm::SmallString<128> path(outputDir);
       llvm::sys::path::append(path, "output_" + std::to_string(i) + ".npy");
-      if (!writeNpy(path.str().str(), outputs[i], error))
+      // bf16 outputs as '<f4' files, exactly.
+      if (!writeNpy(path.str().str(),
+                    outputs[i].dtype == DType::BF16 ? f32FromBf16(outputs[i])
+                                                    : outputs[i],
+                    error))
         return fail(error);
     }
   }

@@ -119,6 +119,15 @@ static cl::opt<int> quantizeWeightBits(
              "7 ([-63, 63]: on CPUs without VNNI the AVX2 int8 kernel runs "
              "its faster vpmaddubsw form, exact for such weights)"),
     cl::value_desc("7|8"), cl::init(8), cl::cat(category));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Mixed precision as Keras' policies: 'mixed_bf16' or "
+             "'mixed_f16' computes dense layers, convolutions, pooling and "
+             "elementwise ops in bfloat16 / float16 (accumulating in f32), "
+             "softmax, losses, normalization and reductions in float32; "
+             "variables and the interface stay float32 "
+             "(docs/mixed-precision.md)"),
+    cl::value_desc("mixed_bf16|mixed_f16"), cl::cat(category));
 static cl::opt<std::string> maxArena(
     "max-arena",
     cl::desc("Fail when an entry's planned arena exceeds BYTES (evaluated at "
@@ -210,6 +219,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   options.calibrationPaths = calibration;
+  if (precision.getNumOccurrences()) {
+    if (precision != "mixed_bf16" && precision != "mixed_f16") {
+      llvm::errs() << "tfcc: error: --precision='" << precision
+                   << "' is not a policy tfcc knows (mixed_bf16, mixed_f16)\n";
+      return 1;
+    }
+    options.precision = precision;
+  }
   if (maxArena.getNumOccurrences()) {
     long long bytes;
     if (llvm::StringRef(maxArena).getAsInteger(10, bytes) || bytes < 0) {
@@ -247,6 +264,7 @@ int main(int argc, char **argv) {
       {"--name", prefix.getNumOccurrences() > 0, named},
       {"--weights", weights.getNumOccurrences() > 0, valued},
       {"--quantize", quantize.getNumOccurrences() > 0, valued},
+      {"--precision", precision.getNumOccurrences() > 0, valued},
       {"--report", report.getNumOccurrences() > 0, planned},
       {"--max-arena", maxArena.getNumOccurrences() > 0, planned},
   };

@@ -96,6 +96,9 @@ def Graph_QuantTensor : RankedTensorOf<[I8, UI8]>;
 // What graph.dequantize reads: quantized data or int32 (a quantized bias).
 def Graph_DequantTensor : RankedTensorOf<[I8, UI8, I32]>;
 def Graph_F32Tensor : RankedTensorOf<[F32]>;
+// f32, or f16 / bf16 after tfcc-precision-policy (computed in f32 by
+// tfcc-widen-low-precision-ops).
+def Graph_FusedFloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def Graph_MatmulTensor : RankedTensorOf<[F32, F64, F16, BF16, I32]>;
 def Graph_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
 def Graph_IndexTensor : RankedTensorOf<[I32, I64]>;
@@ -1514,15 +1517,15 @@ def Graph_FusedConv2DOp : Graph_FusedOp<"fused_conv2d"> {
     "leaky_relu" (v > 0 ? v : alpha * v), "hard_swish" or "sigmoid". It
     lowers to one call of the runtime's convolution micro-kernel.
   }];
-  let arguments = (ins Graph_F32Tensor:$x, Graph_F32Tensor:$kernel,
-                       Optional<Graph_F32Tensor>:$bias, Optional<Graph_F32Tensor>:$residual,
+  let arguments = (ins Graph_FusedFloatTensor:$x, Graph_FusedFloatTensor:$kernel,
+                       Optional<Graph_FusedFloatTensor>:$bias, Optional<Graph_FusedFloatTensor>:$residual,
                        I64ArrayAttr:$strides, I64ArrayAttr:$dilations,
                        I64ArrayAttr:$pads,
                        DefaultValuedAttr<BoolAttr, "false">:$depthwise,
                        DefaultValuedAttr<StrAttr, "\"none\"">:$activation,
                        DefaultValuedAttr<F32Attr, "0.0">:$alpha,
                        DefaultValuedAttr<F32Attr, "0.0">:$beta);
-  let results = (outs Graph_F32Tensor:$result);
+  let results = (outs Graph_FusedFloatTensor:$result);
 }
 
 def Graph_FusedDenseOp : Graph_FusedOp<"fused_dense"> {
@@ -1534,12 +1537,12 @@ def Graph_FusedDenseOp : Graph_FusedOp<"fused_dense"> {
     one call of the runtime's GEMM micro-kernel with the kernel packed at
     compile time.
   }];
-  let arguments = (ins Graph_F32Tensor:$x, Graph_F32Tensor:$kernel,
-                       Optional<Graph_F32Tensor>:$bias, Optional<Graph_F32Tensor>:$residual,
+  let arguments = (ins Graph_FusedFloatTensor:$x, Graph_FusedFloatTensor:$kernel,
+                       Optional<Graph_FusedFloatTensor>:$bias, Optional<Graph_FusedFloatTensor>:$residual,
                        DefaultValuedAttr<StrAttr, "\"none\"">:$activation,
                        DefaultValuedAttr<F32Attr, "0.0">:$alpha,
                        DefaultValuedAttr<F32Attr, "0.0">:$beta);
-  let results = (outs Graph_F32Tensor:$result);
+  let results = (outs Graph_FusedFloatTensor:$result);
 }
 
 class Graph_FusedInt8Op<string mnemonic> : Graph_Op<mnemonic,

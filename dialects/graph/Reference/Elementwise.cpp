@@ -353,6 +353,8 @@ FailureOr<Tensor> evaluate(CastOp op, Operands operands, Report &) {
     switch (result.kind) {
     case ElementKind::F32:
     case ElementKind::F64:
+    case ElementKind::F16:
+    case ElementKind::BF16:
       break; // integers and 0/1 booleans convert exactly, then round to float
     case ElementKind::I1:
       value = value != 0.0 ? 1.0 : 0.0; // NaN != 0: true

@@ -75,6 +75,9 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
     } else if (*kind == ElementKind::F64) {
       for (double value : dense.getValues<double>())
         tensor.data[i++] = value;
+    } else if (*kind == ElementKind::F16 || *kind == ElementKind::BF16) {
+      for (const APFloat &value : dense.getValues<APFloat>())
+        tensor.data[i++] = value.convertToDouble();
     } else {
       for (const APInt &value : dense.getValues<APInt>())
         tensor.data[i++] =
@@ -97,9 +100,9 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
     size_t width = *kind == ElementKind::I1 || *kind == ElementKind::I8 ||
                            *kind == ElementKind::UI8
                        ? 1
-                   : *kind == ElementKind::I64 || *kind == ElementKind::F64
-                       ? 8
-                       : 4;
+                   : *kind == ElementKind::F16 || *kind == ElementKind::BF16 ? 2
+                   : *kind == ElementKind::I64 || *kind == ElementKind::F64  ? 8
+                                                                            : 4;
     if (bytes.size() != width * tensor.data.size()) {
       why = "dense_resource blob '" + resource.getRawHandle().getKey().str() +
             "' has " + std::to_string(bytes.size()) + " bytes, expected " +
@@ -142,6 +145,16 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
       case ElementKind::UI8:
         tensor.data[i] = static_cast<uint8_t>(*at);
         break;
+      case ElementKind::F16:
+      case ElementKind::BF16: {
+        uint16_t bits;
+        std::memcpy(&bits, at, 2);
+        tensor.data[i] = APFloat(*kind == ElementKind::F16 ? APFloat::IEEEhalf()
+                                                           : APFloat::BFloat(),
+                                 APInt(16, bits))
+                             .convertToDouble();
+        break;
+      }
       }
     }
     return tensor;

@@ -4,6 +4,7 @@
 #include "dialects/graph/Reference/Evaluators.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
 
 #include <cmath>
 #include <limits>
@@ -26,6 +27,10 @@ const char *toString(ElementKind kind) {
     return "i8";
   case ElementKind::UI8:
     return "ui8";
+  case ElementKind::F16:
+    return "f16";
+  case ElementKind::BF16:
+    return "bf16";
   }
   return "?";
 }
@@ -43,6 +48,8 @@ IntegerRange integerRangeOf(ElementKind kind) {
   case ElementKind::I1:
   case ElementKind::F32:
   case ElementKind::F64:
+  case ElementKind::F16:
+  case ElementKind::BF16:
     break;
   }
   return {0.0, 1.0};
@@ -53,6 +60,10 @@ std::optional<ElementKind> elementKindOf(mlir::Type elementType) {
     return ElementKind::F32;
   if (elementType.isF64())
     return ElementKind::F64;
+  if (elementType.isF16())
+    return ElementKind::F16;
+  if (elementType.isBF16())
+    return ElementKind::BF16;
   if (elementType.isSignlessInteger(32))
     return ElementKind::I32;
   if (elementType.isSignlessInteger(64))
@@ -181,12 +192,25 @@ int64_t broadcastOffset(llvm::ArrayRef<int64_t> index,
   return offset;
 }
 
+/// `value` rounded once, to nearest even, to `format` (f16 or bf16):
+/// overflow gives an infinity, NaN stays NaN.
+static double roundToFormat(double value, const llvm::fltSemantics &format) {
+  llvm::APFloat rounded(value);
+  bool losesInfo = false;
+  rounded.convert(format, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return rounded.convertToDouble();
+}
+
 double normalizeElement(double value, ElementKind kind) {
   switch (kind) {
   case ElementKind::F32:
     return static_cast<double>(static_cast<float>(value));
   case ElementKind::F64:
     return value;
+  case ElementKind::F16:
+    return roundToFormat(value, llvm::APFloat::IEEEhalf());
+  case ElementKind::BF16:
+    return roundToFormat(value, llvm::APFloat::BFloat());
   case ElementKind::I32:
     return static_cast<double>(static_cast<int32_t>(
         static_cast<uint32_t>(static_cast<int64_t>(value))));

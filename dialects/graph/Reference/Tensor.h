@@ -20,15 +20,16 @@
 namespace tfcc::ref {
 
 /// The element types the interpreter evaluates.
-enum class ElementKind { F32, F64, I32, I64, I1, I8, UI8 };
+enum class ElementKind { F32, F64, I32, I64, I1, I8, UI8, F16, BF16 };
 
-/// The MLIR spelling of `kind`: "f32", "f64", "i32", "i64", "i1", "i8" or
-/// "ui8".
+/// The MLIR spelling of `kind`: "f32", "f64", "i32", "i64", "i1", "i8",
+/// "ui8", "f16" or "bf16".
 const char *toString(ElementKind kind);
 
-/// Whether `kind` is a floating-point kind (f32 or f64).
+/// Whether `kind` is a floating-point kind (f32, f64, f16 or bf16).
 inline bool isFloatKind(ElementKind kind) {
-  return kind == ElementKind::F32 || kind == ElementKind::F64;
+  return kind == ElementKind::F32 || kind == ElementKind::F64 ||
+         kind == ElementKind::F16 || kind == ElementKind::BF16;
 }
 
 /// The smallest and largest value of an integer kind (i1: 0 and 1; i64's
@@ -39,12 +40,13 @@ struct IntegerRange {
 IntegerRange integerRangeOf(ElementKind kind);
 
 /// The kind of an MLIR element type, or std::nullopt for types the interpreter
-/// does not evaluate (f16, bf16, ...).
+/// does not evaluate (f8, i16, ...).
 std::optional<ElementKind> elementKindOf(mlir::Type elementType);
 
 /// A dense tensor. `data` holds numElements() values in row-major order:
-/// f32 values are exactly representable as float, f64 values are any
-/// double, integers are integral
+/// f32 values are exactly representable as float, f16 and bf16 values as
+/// those types (every operation's exact result rounded once to nearest
+/// even), f64 values are any double, integers are integral
 /// (i64 is exact up to 2^53), i1 is 0 or 1, ui8 in [0, 255].
 struct Tensor {
   ElementKind kind = ElementKind::F32;
