@@ -946,19 +946,24 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   }
   // A training model: tfcc-autodiff first (before inlining and the folders
   // that treat graph.dropout as the identity), every variable in state memory.
-  if (failed(runTrainingPasses(*module, &timing)))
+  // Mixed precision in a training build: the policy before autodiff, which
+  // then differentiates through its casts (float32 master weights); after
+  // fusion otherwise, so that fused epilogues compute in 16 bits.
+  bool trainBuild = training && o.train;
+  if (!o.precision.empty() && trainBuild &&
+      failed(runPrecisionPolicy(*module, o.precision, &timing)))
+    return false;
+  if (failed(runTrainingPasses(*module, &timing,
+                               trainBuild && o.precision == "mixed_f16")))
+    return false;
+  if (!o.precision.empty() && trainBuild &&
+      failed(runWidenLowPrecision(*module, &timing)))
     return false;
   if (!o.precision.empty() && !o.quantize.empty()) {
     errors << "tfcc: error: --precision=" << o.precision
            << " and --quantize=" << o.quantize
            << " cannot both take effect: int8 kernels have no "
            << "16-bit float form\n";
-    return false;
-  }
-  if (!o.precision.empty() && training && o.train) {
-    errors << "tfcc: error: --precision=" << o.precision
-           << " applies to inference builds for now: '" << o.inputPath
-           << "' has a graph.train_step (add --no-train)\n";
     return false;
   }
   if (!o.quantize.empty()) {
@@ -982,7 +987,7 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     return false;
   if (failed(runGraphPipeline(*module, &timing)))
     return false;
-  if (!o.precision.empty() &&
+  if (!o.precision.empty() && !trainBuild &&
       failed(runPrecisionPolicy(*module, o.precision, &timing)))
     return false;
   if (o.emit == EmitKind::Graph)

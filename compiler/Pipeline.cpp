@@ -7,7 +7,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
-#include "mlir/Transforms/Passes.h"
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "passes/Passes.h"
@@ -197,11 +196,17 @@ LogicalResult runPrecisionPolicy(ModuleOp module, const std::string &policy,
   return runPasses(module, "precision-policy", timing, [&](OpPassManager &pm) {
     mlir::tfcc::PrecisionPolicyOptions options;
     options.policy = policy;
+    // Nothing after it: in a training build it runs before tfcc-autodiff,
+    // and the canonicalizer would drop graph.dropout (the identity outside
+    // training).
     pm.addPass(mlir::tfcc::createPrecisionPolicy(options));
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
     return success();
   });
+}
+
+LogicalResult runWidenLowPrecision(ModuleOp module, TimingScope *timing) {
+  return runPipeline(module, "tfcc-widen-low-precision-ops,canonicalize",
+                     "widen-low-precision", timing);
 }
 
 LogicalResult runDropTrainSteps(ModuleOp module, TimingScope *timing) {
@@ -209,10 +214,18 @@ LogicalResult runDropTrainSteps(ModuleOp module, TimingScope *timing) {
                      timing);
 }
 
-LogicalResult runTrainingPasses(ModuleOp module, TimingScope *timing) {
+LogicalResult runTrainingPasses(ModuleOp module, TimingScope *timing,
+                                bool dynamicLossScale) {
   if (module.getOps<graph::TrainStepOp>().empty())
     return success();
-  return runPipeline(module, kTrainingPipeline, "training", timing);
+  if (!dynamicLossScale)
+    return runPipeline(module, kTrainingPipeline, "training", timing);
+  // The same pipeline, tfcc-autodiff with its option.
+  std::string pipeline = kTrainingPipeline;
+  const std::string autodiff = "tfcc-autodiff";
+  pipeline.replace(pipeline.find(autodiff), autodiff.size(),
+                   autodiff + "{dynamic-loss-scale=true}");
+  return runPipeline(module, pipeline.c_str(), "training", timing);
 }
 
 LogicalResult runNormalizePipeline(ModuleOp module, TimingScope *timing) {

@@ -52,8 +52,10 @@ void applyPipelineTimingOptions(mlir::DefaultTimingManager &manager);
 ///
 /// Each run* function times its passes under `timing` when given (a nested
 /// scope per pipeline, for tfcc --mlir-timing).
+/// `dynamicLossScale`: tfcc-autodiff's Keras loss scaling (mixed_f16).
 mlir::LogicalResult runTrainingPasses(mlir::ModuleOp module,
-                                      mlir::TimingScope *timing = nullptr);
+                                      mlir::TimingScope *timing = nullptr,
+                                      bool dynamicLossScale = false);
 /// tfcc-apply-checkpoint of the checkpoint at `path` (tfcc --weights).
 mlir::LogicalResult runApplyCheckpoint(mlir::ModuleOp module,
                                        const std::string &path,
@@ -70,11 +72,16 @@ mlir::LogicalResult runInlinePipeline(mlir::ModuleOp module,
 mlir::LogicalResult runQuantizeInt8(mlir::ModuleOp module, int weightBits,
                                     mlir::TimingScope *timing = nullptr);
 
-/// tfcc-precision-policy with `policy` ("mixed_bf16" or "mixed_f16"),
-/// then canonicalize and cse.
+/// tfcc-precision-policy with `policy` ("mixed_bf16" or "mixed_f16").
 mlir::LogicalResult runPrecisionPolicy(mlir::ModuleOp module,
                                        const std::string &policy,
                                        mlir::TimingScope *timing = nullptr);
+
+/// tfcc-widen-low-precision-ops, then canonicalize: a mixed-precision
+/// training build's ops in f32 before the graph pipeline, so that its
+/// convolutions and dense layers fuse into kernel calls as float32 ones do.
+mlir::LogicalResult runWidenLowPrecision(mlir::ModuleOp module,
+                                         mlir::TimingScope *timing = nullptr);
 
 mlir::LogicalResult runDropTrainSteps(mlir::ModuleOp module,
                                       mlir::TimingScope *timing = nullptr);

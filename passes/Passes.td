@@ -225,7 +225,18 @@ def Autodiff : Pass<"tfcc-autodiff", "ModuleOp"> {
     ```
     An op without a gradient rule on the path from a trainable variable to
     the loss is an error naming the op.
+
+    With `dynamic-loss-scale` (tfcc --precision=mixed_f16), the step scales
+    as Keras' LossScaleOptimizer: the gradients are those of loss * S (S in
+    the f32 variable `@"<name>/loss_scale"`, initially 2^15) divided by S;
+    when any is not finite the variables, slots and step counter keep their
+    values and S halves (to no less than 1); after 2000 finite steps in a row
+    (counted in `@"<name>/good_steps"`) S doubles.
   }];
+  let options = [
+    Option<"dynamicLossScale", "dynamic-loss-scale", "bool", "false",
+           "Keras' dynamic loss scaling (for float16 training)">,
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 

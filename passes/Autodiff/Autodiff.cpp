@@ -38,24 +38,28 @@ constexpr unsigned kMaxInlineDepth = 64;
 /// Builds one train step function.
 class TrainStepGenerator {
 public:
-  TrainStepGenerator(ModuleOp module, SymbolTable &symbols)
-      : module(module), symbols(symbols) {}
+  TrainStepGenerator(ModuleOp module, SymbolTable &symbols,
+                     bool dynamicLossScale)
+      : module(module), symbols(symbols), dynamicLossScale(dynamicLossScale) {}
 
   LogicalResult generate(TrainStepOp step);
 
 private:
-  /// A new non-trainable zero-initialized variable named `name` (made
-  /// unique); returns its symbol.
-  StringAttr createVariable(StringRef name, RankedTensorType type);
+  /// A new non-trainable variable named `name` (made unique), every element
+  /// `initial`; returns its symbol.
+  StringAttr createVariable(StringRef name, RankedTensorType type,
+                            double initial = 0.0);
   LogicalResult inlineCalls(func::FuncOp func);
   LogicalResult enterTrainingMode(func::FuncOp func, Value step);
   /// The gradient of the loss with respect to every trainable variable
-  /// read in `func`, in the module's variable order.
+  /// read in `func`, in the module's variable order; with `seed`, of the
+  /// loss times `seed` (a 0-D tensor of the loss's type).
   FailureOr<llvm::MapVector<StringAttr, Value>>
-  differentiate(func::FuncOp func, Value loss);
+  differentiate(func::FuncOp func, Value loss, Value seed = {});
 
   ModuleOp module;
   SymbolTable &symbols;
+  bool dynamicLossScale;
   /// graph.assign ops to emit at the end: (variable, new value).
   SmallVector<std::pair<StringAttr, Value>> pendingAssigns;
   /// The first read of each variable in the function.
@@ -63,7 +67,8 @@ private:
 };
 
 StringAttr TrainStepGenerator::createVariable(StringRef name,
-                                              RankedTensorType type) {
+                                              RankedTensorType type,
+                                              double initial) {
   OpBuilder b(module.getContext());
   // After the last variable, so that declarations stay together.
   Operation *last = nullptr;
@@ -74,12 +79,14 @@ StringAttr TrainStepGenerator::createVariable(StringRef name,
     b.setInsertionPointAfter(last);
   else
     b.setInsertionPointToStart(&body);
-  Attribute zero = isa<FloatType>(type.getElementType())
-                       ? Attribute(b.getFloatAttr(type.getElementType(), 0.0))
-                       : Attribute(b.getIntegerAttr(type.getElementType(), 0));
+  Attribute value =
+      isa<FloatType>(type.getElementType())
+          ? Attribute(b.getFloatAttr(type.getElementType(), initial))
+          : Attribute(b.getIntegerAttr(type.getElementType(),
+                                       static_cast<int64_t>(initial)));
   auto variable = b.create<VariableOp>(
       module.getLoc(), b.getStringAttr(name), TypeAttr::get(type),
-      DenseElementsAttr::get(type, zero), b.getBoolAttr(false));
+      DenseElementsAttr::get(type, value), b.getBoolAttr(false));
   // Makes the name unique if it is taken.
   return symbols.insert(variable);
 }
@@ -202,7 +209,7 @@ LogicalResult TrainStepGenerator::enterTrainingMode(func::FuncOp func,
 }
 
 FailureOr<llvm::MapVector<StringAttr, Value>>
-TrainStepGenerator::differentiate(func::FuncOp func, Value loss) {
+TrainStepGenerator::differentiate(func::FuncOp func, Value loss, Value seed) {
   Block &body = func.getBody().front();
   // Forward: values that depend on a trainable variable.
   llvm::DenseSet<Value> active;
@@ -235,7 +242,7 @@ TrainStepGenerator::differentiate(func::FuncOp func, Value loss) {
     if (!inserted)
       it->second = g.add(it->second, grad);
   };
-  accumulate(loss, g.scalar(1.0, GraphBuilder::elementOf(loss)));
+  accumulate(loss, seed ? seed : g.scalar(1.0, GraphBuilder::elementOf(loss)));
 
   // Backward, in reverse program order: each op's result gradient is
   // complete once every later user has been processed.
@@ -326,14 +333,68 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
     if (auto read = dyn_cast<ReadOp>(op))
       reads.try_emplace(read.getVariableAttr().getAttr(), read.getValue());
 
+  // Dynamic loss scaling: the gradients of loss * S, divided by S.
+  auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
+  StringAttr scaleName, goodStepsName;
+  Value scale, goodSteps;
+  if (dynamicLossScale) {
+    if (GraphBuilder::elementOf(loss) != f32Scalar.getElementType())
+      return step.emitOpError()
+             << "dynamic loss scaling needs an f32 loss, not "
+             << GraphBuilder::typeOf(loss);
+    scaleName = createVariable(name + "/loss_scale", f32Scalar, 32768.0);
+    goodStepsName = createVariable(name + "/good_steps", i64Scalar);
+    b.setInsertionPointAfterValue(stepValue);
+    scale = b.create<ReadOp>(loc, f32Scalar, FlatSymbolRefAttr::get(scaleName));
+    goodSteps =
+        b.create<ReadOp>(loc, i64Scalar, FlatSymbolRefAttr::get(goodStepsName));
+  }
   FailureOr<llvm::MapVector<StringAttr, Value>> gradients =
-      differentiate(func, loss);
+      differentiate(func, loss, scale);
   if (failed(gradients))
     return failure();
 
   b.setInsertionPoint(terminator);
   GraphBuilder g(b, loc);
   Value nextStep = g.add(stepValue, g.scalar(1.0, i64Scalar.getElementType()));
+  // Whether every unscaled gradient is finite: the sum of g * 0 over all of
+  // them is 0, or NaN when any is infinite or NaN.
+  Value finite;
+  if (dynamicLossScale) {
+    Value inverse = g.div(g.scalar(1.0, b.getF32Type()), scale);
+    Value zeros;
+    for (auto &[var, grad] : *gradients) {
+      grad = g.mul(grad, g.cast(inverse, GraphBuilder::elementOf(grad)));
+      int64_t rank = GraphBuilder::typeOf(grad).getRank();
+      SmallVector<int64_t> axes;
+      for (int64_t i = 0; i < rank; ++i)
+        axes.push_back(i);
+      Value sum =
+          g.cast(g.reduceSum(g.mul(grad, g.scalarLike(0.0, grad)), axes, false),
+                 b.getF32Type());
+      zeros = zeros ? g.add(zeros, sum) : sum;
+    }
+    finite = zeros ? g.compare(zeros, g.scalar(0.0, b.getF32Type()), "eq")
+                   : g.compare(scale, scale, "eq");
+    // Finite: count the step, doubling S after 2000 in a row; else halve S
+    // (to no less than 1) and start counting again.
+    Value counted = g.add(goodSteps, g.scalar(1.0, i64Scalar.getElementType()));
+    Value grow =
+        g.compare(counted, g.scalar(2000.0, i64Scalar.getElementType()), "ge");
+    Value zeroSteps = g.scalar(0.0, i64Scalar.getElementType());
+    Value two = g.scalar(2.0, b.getF32Type());
+    Value newScale =
+        g.select(finite, g.select(grow, g.mul(scale, two), scale),
+                 g.maximum(g.div(scale, two), g.scalar(1.0, b.getF32Type())));
+    Value newGoodSteps =
+        g.select(finite, g.select(grow, zeroSteps, counted), zeroSteps);
+    pendingAssigns.push_back({scaleName, newScale});
+    pendingAssigns.push_back({goodStepsName, newGoodSteps});
+  }
+  // An update that a non-finite gradient skips keeps the current value.
+  auto unlessSkipped = [&](Value updated, Value current) {
+    return finite ? g.select(finite, updated, current) : updated;
+  };
 
   // tf.clip_by_global_norm: g * clip_norm / max(global_norm, clip_norm).
   if (clipNorm && !gradients->empty()) {
@@ -379,7 +440,7 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
         // m = momentum * m - lr * g; var += m (nesterov: momentum * m - lr * g)
         auto [mName, m] = slot("momentum");
         Value mNew = g.sub(g.mul(constant(momentum), m), scaled);
-        pendingAssigns.push_back({mName, mNew});
+        pendingAssigns.push_back({mName, unlessSkipped(mNew, m)});
         updated = sgd.getNesterov()
                       ? g.add(current, g.sub(g.mul(constant(momentum), mNew),
                                              scaled))
@@ -409,12 +470,13 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
       }
       updated = g.sub(current, g.div(g.mul(lrT, mNew),
                                      g.add(g.sqrt(vNew), constant(epsilon))));
-      pendingAssigns.push_back({mName, mNew});
-      pendingAssigns.push_back({vName, vNew});
+      pendingAssigns.push_back({mName, unlessSkipped(mNew, m)});
+      pendingAssigns.push_back({vName, unlessSkipped(vNew, v)});
     }
-    pendingAssigns.push_back({var, g.reshape(updated, type)});
+    pendingAssigns.push_back(
+        {var, unlessSkipped(g.reshape(updated, type), current)});
   }
-  pendingAssigns.push_back({stepName, nextStep});
+  pendingAssigns.push_back({stepName, unlessSkipped(nextStep, stepValue)});
   if (g.failed())
     return failure();
   for (auto &[var, value] : pendingAssigns)
@@ -423,12 +485,14 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
 }
 
 struct AutodiffPass : mlir::tfcc::impl::AutodiffBase<AutodiffPass> {
+  using AutodiffBase::AutodiffBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     SmallVector<TrainStepOp> steps(module.getOps<TrainStepOp>());
     for (TrainStepOp step : steps) {
-      TrainStepGenerator generator(module, symbols);
+      TrainStepGenerator generator(module, symbols, dynamicLossScale);
       if (failed(generator.generate(step)))
         return signalPassFailure();
     }
