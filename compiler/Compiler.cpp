@@ -946,6 +946,13 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   }
   // A training model: tfcc-autodiff first (before inlining and the folders
   // that treat graph.dropout as the identity), every variable in state memory.
+  if (!o.precision.empty() && !o.quantize.empty()) {
+    errors << "tfcc: error: --precision=" << o.precision
+           << " and --quantize=" << o.quantize
+           << " cannot both take effect: int8 kernels have no "
+           << "16-bit float form\n";
+    return false;
+  }
   // Mixed precision in a training build: the policy before autodiff, which
   // then differentiates through its casts (float32 master weights); after
   // fusion otherwise, so that fused epilogues compute in 16 bits.
@@ -959,13 +966,6 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   if (!o.precision.empty() && trainBuild &&
       failed(runWidenLowPrecision(*module, &timing)))
     return false;
-  if (!o.precision.empty() && !o.quantize.empty()) {
-    errors << "tfcc: error: --precision=" << o.precision
-           << " and --quantize=" << o.quantize
-           << " cannot both take effect: int8 kernels have no "
-           << "16-bit float form\n";
-    return false;
-  }
   if (!o.quantize.empty()) {
     if (training && o.train) {
       errors << "tfcc: error: --quantize=" << o.quantize

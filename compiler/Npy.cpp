@@ -388,39 +388,39 @@ bool writeNpy(const std::string &path, const NpyArray &array,
   return true;
 }
 
-NpyArray bf16FromF32(const NpyArray &f32) {
+/// `in`'s elements (of type In) converted one by one by `convert` into an
+/// array of `dtype` (elements of type Out), of the same shape.
+template <typename In, typename Out, typename Fn>
+static NpyArray convertElements(const NpyArray &in, DType dtype, Fn convert) {
   NpyArray out;
-  out.dtype = DType::BF16;
-  out.shape = f32.shape;
-  size_t n = f32.data.size() / 4;
-  out.data.resize(2 * n);
+  out.dtype = dtype;
+  out.shape = in.shape;
+  size_t n = in.data.size() / sizeof(In);
+  out.data.resize(n * sizeof(Out));
   for (size_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, f32.data.data() + 4 * i, 4);
-    uint16_t half;
-    if ((bits & 0x7fffffffu) > 0x7f800000u)
-      half = static_cast<uint16_t>((bits >> 16) | 0x40); // a quiet NaN
-    else // round to nearest, ties to the even upper half
-      half = static_cast<uint16_t>(
-          (static_cast<uint64_t>(bits) + 0x7fff + ((bits >> 16) & 1)) >> 16);
-    std::memcpy(out.data.data() + 2 * i, &half, 2);
+    In x;
+    std::memcpy(&x, in.data.data() + i * sizeof(In), sizeof(In));
+    Out y = convert(x);
+    std::memcpy(out.data.data() + i * sizeof(Out), &y, sizeof(Out));
   }
   return out;
 }
 
+NpyArray bf16FromF32(const NpyArray &f32) {
+  return convertElements<uint32_t, uint16_t>(
+      f32, DType::BF16, [](uint32_t bits) {
+        if ((bits & 0x7fffffffu) > 0x7f800000u)
+          return static_cast<uint16_t>((bits >> 16) | 0x40); // a quiet NaN
+        // Round to nearest, ties to the even upper half.
+        return static_cast<uint16_t>(
+            (static_cast<uint64_t>(bits) + 0x7fff + ((bits >> 16) & 1)) >> 16);
+      });
+}
+
 NpyArray f32FromBf16(const NpyArray &bf16) {
-  NpyArray out;
-  out.dtype = DType::F32;
-  out.shape = bf16.shape;
-  size_t n = bf16.data.size() / 2;
-  out.data.resize(4 * n);
-  for (size_t i = 0; i < n; ++i) {
-    uint16_t half;
-    std::memcpy(&half, bf16.data.data() + 2 * i, 2);
-    uint32_t bits = static_cast<uint32_t>(half) << 16;
-    std::memcpy(out.data.data() + 4 * i, &bits, 4);
-  }
-  return out;
+  return convertElements<uint16_t, uint32_t>(
+      bf16, DType::F32,
+      [](uint16_t half) { return static_cast<uint32_t>(half) << 16; });
 }
 
 } // namespace tfcc

@@ -534,8 +534,10 @@ def PrecisionPolicy : Pass<"tfcc-precision-policy", "ModuleOp"> {
     any op not named here) compute in f32; data movement, comparisons,
     selections, max / min reductions and argmax follow their operands.
     Variables and constants stay f32 and are cast at each use (one cast per
-    value); the entry points' argument and result types do not change. Run
-    after the graph pipeline (fusion). Example (mixed_bf16):
+    value); the entry points' argument and result types do not change, and
+    ops outside the policy (calls, assigns, returns) get f32 where a value
+    became 16-bit. tfcc runs it after the graph pipeline (fusion), or before
+    tfcc-autodiff in a training build. Example (mixed_bf16):
 
     ```mlir
     %y = graph.dense %x, %k : (tensor<?x8xf32>, tensor<8x4xf32>) -> tensor<?x4xf32>

@@ -5,7 +5,7 @@
 // stay float32, cast at use; softmax, losses, normalization and reductions
 // compute in float32; the model's interface is unchanged. Runs on the graph
 // after fusion, so a fused convolution's epilogue (bias, folded batch norm,
-// activation) computes with it.
+// activation) computes with it; in a training build before autodiff.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 #include "passes/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::tfcc {
 #define GEN_PASS_DEF_PRECISIONPOLICY
@@ -62,14 +63,7 @@ public:
     for (Operation &op : func.getBody().getOps())
       ops.push_back(&op);
     for (Operation *op : ops)
-      if (op->getDialect() && isa<GraphDialect>(op->getDialect()))
-        rewrite(op);
-    // The interface keeps its types: 16-bit results cast back to f32.
-    Operation *terminator = func.getBody().back().getTerminator();
-    for (auto [operand, type] : llvm::zip(terminator->getOpOperands(),
-                                          func.getFunctionType().getResults()))
-      if (operand.get().getType() != type)
-        operand.set(castTo(operand.get(), getElementTypeOrSelf(type)));
+      rewrite(op);
   }
 
 private:
@@ -95,9 +89,16 @@ private:
   }
 
   void rewrite(Operation *op) {
-    if (isa<ConstantOp, ReadOp, AssignOp>(op) || op->getNumRegions() != 0)
-      return;
     Type f32 = Float32Type::get(op->getContext());
+    // Ops outside the policy (assignments, calls, the return: the
+    // interface keeps its types) take f32 where a value became 16-bit.
+    if (!isa_and_present<GraphDialect>(op->getDialect()) ||
+        isa<ConstantOp, ReadOp, AssignOp>(op) || op->getNumRegions() != 0) {
+      for (OpOperand &operand : op->getOpOperands())
+        if (retyped.contains(operand.get()))
+          operand.set(castTo(operand.get(), f32));
+      return;
+    }
     Placement placement = placementOf(op);
     if (placement == Placement::Follow)
       placement =
@@ -118,12 +119,16 @@ private:
     // Results computed in the 16-bit type; their users (rewritten later, or
     // the return) cast them where they need f32.
     for (OpResult result : op->getResults())
-      if (isF32(result))
+      if (isF32(result)) {
         result.setType(cast<RankedTensorType>(result.getType()).clone(low));
+        retyped.insert(result);
+      }
   }
 
   FloatType low;
   DenseMap<std::pair<Value, Type>, Value> casts;
+  /// The results this rewriter turned from f32 into the 16-bit type.
+  DenseSet<Value> retyped;
 };
 
 struct PrecisionPolicyPass

@@ -3,7 +3,9 @@
 
 `inputs DIR` writes DIR/in_x.npy (f32: ties of bf16 and f16, subnormals,
 overflow, infinities, NaN, -0, random values) and DIR/in_i.npy (i32);
-`check DIR OUT` compares OUT/output_*.npy with the casts computed here: f16
+`check DIR OUT` compares OUT/output_*.npy with the casts computed here (and
+`check-argument DIR OUT` OUT/output_0.npy of bf16_argument.mlir, whose bf16
+argument tfcc-run read from in_x.npy, with in_x rounded to bf16): f16
 by NumPy's float16 conversion, bf16 by rounding the exact value (a Python
 float) to 8 significant bits, ties to even, written out in full here.
 tfcc-run writes bf16 outputs as float32 files (exactly).
@@ -98,8 +100,20 @@ def check(d, out):
             print(f"output {k}: exact")
 
 
+def check_argument(d, out):
+    x = np.load(f"{d}/in_x.npy")
+    want = np.array([round_bf16(float(v)) for v in x], np.float64)
+    got = np.load(f"{out}/output_0.npy").astype(np.float64)
+    same = ((got == want) | (np.isnan(got) & np.isnan(want))) & \
+        (np.signbit(got) == np.signbit(want))
+    print("argument: exact" if same.all() else
+          f"argument: {np.count_nonzero(~same)} differ")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "inputs":
         make_inputs(sys.argv[2])
+    elif sys.argv[1] == "check-argument":
+        check_argument(sys.argv[2], sys.argv[3])
     else:
         check(sys.argv[2], sys.argv[3])
