@@ -3,8 +3,9 @@
  * step whose gradients overflow (inputs of 1e30, infinite in float16)
  * leaves the weights, the optimizer slots and the step counter as they were
  * and halves the scale; finite steps train and count. Also the mixed_bf16
- * build (BF16 defined), which has no loss scale and trains. Prints one line
- * per check and "N failed". */
+ * build (BF16 defined), which has no loss scale and trains. The scale is
+ * saved in checkpoints (argv[1]: a path to write one). Prints one line per
+ * check and "N failed". */
 #include "mlp_small.h"
 
 #include <math.h>
@@ -27,8 +28,9 @@ static int has_variable(const char* name) {
   return 0;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   tfcc_context* heap = NULL;
+  tfcc_context* other = NULL;
   float x[4 * 8], huge[4 * 8], loss = 0.0f, scale = 0.0f;
   float kernel0[8 * 16], kernel1[8 * 16], kernel2[8 * 16];
   float slot1[8 * 16], slot2[8 * 16];
@@ -53,7 +55,7 @@ int main(void) {
 #ifdef BF16
   check(!has_variable("train_step/loss_scale"), "bf16 has no loss scale", NULL);
   (void)huge, (void)kernel2, (void)slot1, (void)slot2, (void)scale, (void)good;
-  (void)step;
+  (void)step, (void)other, (void)argc, (void)argv;
 #else
   check(has_variable("train_step/loss_scale") &&
             has_variable("train_step/good_steps"),
@@ -77,6 +79,21 @@ int main(void) {
   check(step == 1, "the step counter is unchanged by it", NULL);
   mlp_small_get_variable(heap, "train_step/loss_scale", &scale, sizeof scale);
   check(scale == 16384.0f, "the scale halves", NULL);
+
+  /* The scale travels in checkpoints. */
+  if (argc > 1) {
+    s = mlp_small_save_checkpoint(heap, argv[1]);
+    check(s == TFCC_OK, "save a checkpoint", heap->message);
+    s = mlp_small_create(4, &other);
+    if (s == TFCC_OK) {
+      s = mlp_small_load_checkpoint(other, argv[1]);
+      check(s == TFCC_OK, "load it into a new context", other->message);
+      scale = 0.0f;
+      mlp_small_get_variable(other, "train_step/loss_scale", &scale, sizeof scale);
+      check(scale == 16384.0f, "the loaded context has the halved scale", NULL);
+      mlp_small_destroy(other);
+    }
+  }
   mlp_small_get_variable(heap, "train_step/good_steps", &good, sizeof good);
   check(good == 0, "the finite-step count restarts", NULL);
 
