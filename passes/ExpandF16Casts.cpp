@@ -4,8 +4,8 @@
 // (F16C on x86, AArch64, ARM's fp16 extension) and into a libgcc/compiler-rt
 // call elsewhere (__truncsfhf2, __extendhfsf2), which a model library links
 // without. Expanded here into bit operations (and one f32 add or subtract
-// for the subnormals), the conversions work on every target; upstream's
-// arith-expand does the same for bf16.
+// for the subnormals), the conversions work on every target. The f32 -> bf16
+// rounding too (upstream's arith-expand then widens bf16 to f32).
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,6 +111,30 @@ Value truncateToF16(OpBuilder &b, Location loc, Value single) {
       b.create<arith::TruncIOp>(loc, b.getI16Type(), bits));
 }
 
+/// f32 -> bf16 rounded to nearest even, NaN to a quiet NaN, in i32 code
+/// ending in one bitcast: upstream's expansion selects among bf16 values,
+/// which targets without bf16 (ARMv7) cannot legalize once vectorized.
+Value truncateToBF16(OpBuilder &b, Location loc, Value single) {
+  Type i32 = b.getI32Type();
+  auto cst = [&](uint32_t v) { return i32Constant(b, loc, v); };
+  Value u = b.create<arith::BitcastOp>(loc, i32, single);
+  Value isNaN = b.create<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::ugt,
+      b.create<arith::AndIOp>(loc, u, cst(0x7fffffff)), cst(0x7f800000));
+  Value high = b.create<arith::ShRUIOp>(loc, u, cst(16));
+  Value odd = b.create<arith::AndIOp>(loc, high, cst(1));
+  Value rounded = b.create<arith::ShRUIOp>(
+      loc,
+      b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, u, cst(0x7fff)),
+                              odd),
+      cst(16));
+  Value quietNaN = b.create<arith::OrIOp>(loc, high, cst(0x40));
+  Value bits = b.create<arith::SelectOp>(loc, isNaN, quietNaN, rounded);
+  return b.create<arith::BitcastOp>(
+      loc, b.getBF16Type(),
+      b.create<arith::TruncIOp>(loc, b.getI16Type(), bits));
+}
+
 /// extf from f16 (to f32, or to f64 through f32).
 struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -127,8 +151,7 @@ struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
   }
 };
 
-/// truncf to f16 (from f32; from f64 through f32, rounding twice) and, from
-/// f64, to bf16 through f32 (which arith-expand then expands).
+/// truncf to f16 or bf16 (from f32; from f64 through f32, rounding twice).
 struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::TruncFOp op,
@@ -140,13 +163,9 @@ struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
     if (from.isF64())
       single = rewriter.create<arith::TruncFOp>(op.getLoc(),
                                                 rewriter.getF32Type(), single);
-    if (to.isBF16()) {
-      if (from.isF32())
-        return rewriter.notifyMatchFailure(op, "arith-expand's");
-      rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, to, single);
-      return success();
-    }
-    rewriter.replaceOp(op, truncateToF16(rewriter, op.getLoc(), single));
+    rewriter.replaceOp(op, to.isBF16()
+                               ? truncateToBF16(rewriter, op.getLoc(), single)
+                               : truncateToF16(rewriter, op.getLoc(), single));
     return success();
   }
 };

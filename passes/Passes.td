@@ -472,14 +472,16 @@ def StripSignedness : Pass<"tfcc-strip-signedness", "ModuleOp"> {
 }
 
 def ExpandF16Casts : Pass<"tfcc-expand-f16-casts"> {
-  let summary = "Expand f16 <-> f32 conversions into integer operations";
+  let summary = "Expand f16 <-> f32 conversions and f32 -> bf16 into integer operations";
   let description = [{
-    Rewrites `arith.extf` from f16 and `arith.truncf` to f16 (round to nearest
-    even; overflow to infinity, NaN to a quiet NaN) into bit operations on
-    i32, and one f32 add or subtract for subnormal values, so that no target
-    needs a conversion instruction or a compiler-rt call. `arith.truncf` from
-    f64 to f16 or bf16 goes through f32 (two roundings); upstream's
-    `arith-expand{include-bf16}` expands the f32 <-> bf16 conversions.
+    Rewrites `arith.extf` from f16 and `arith.truncf` to f16 or bf16 (round to
+    nearest even; overflow to infinity, NaN to a quiet NaN) into bit
+    operations on i32, and one f32 add or subtract for subnormal f16 values,
+    so that no target needs a conversion instruction, a compiler-rt call or
+    bf16 vector support (ARMv7 cannot legalize upstream's bf16 expansion,
+    which selects among bf16 values). `arith.truncf` from f64 goes through f32
+    (two roundings); upstream's `arith-expand{include-bf16}` then widens bf16
+    to f32.
     Scalar operands only (tfcc's loops are scalar until LLVM vectorizes
     them). Example:
 
