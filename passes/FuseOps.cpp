@@ -44,12 +44,12 @@ int64_t getChannels(Operation *fused) {
   return cast<RankedTensorType>(fused->getResult(0).getType()).getShape().back();
 }
 
-/// A fused op with no other user of its result and no activation yet, so
-/// its epilogue can still grow; with `allowResidual` false it must also have
-/// no residual (a bias or batch norm after the residual add is not a bias of
-/// the convolution alone).
+/// A fused op with no other user of its result and no activation or
+/// rounding yet, so its epilogue can still grow; with `allowResidual` false
+/// it must also have no residual (a bias or batch norm after the residual
+/// add is not a bias of the convolution alone).
 bool hasOpenEpilogue(Operation *op, bool allowResidual = false) {
-  if (!op || !op->hasOneUse())
+  if (!op || !op->hasOneUse() || op->getAttr("round_to"))
     return false;
   if (auto conv = dyn_cast<FusedConv2DOp>(op))
     return (allowResidual || !conv.getResidual()) &&
@@ -104,9 +104,11 @@ Operation *cloneFused(PatternRewriter &rewriter, Operation *fused,
     return rewriter.create<FusedConv2DOp>(
         loc, type, x, kernel, bias, residual, conv.getStridesAttr(),
         conv.getDilationsAttr(), conv.getPadsAttr(),
-        rewriter.getBoolAttr(conv.getDepthwise()), name, alpha, beta);
-  return rewriter.create<FusedDenseOp>(loc, type, x, kernel, bias, residual,
-                                       name, alpha, beta);
+        rewriter.getBoolAttr(conv.getDepthwise()), name, alpha, beta,
+        conv.getRoundToAttr());
+  return rewriter.create<FusedDenseOp>(
+      loc, type, x, kernel, bias, residual, name, alpha, beta,
+      cast<FusedDenseOp>(fused).getRoundToAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -139,10 +141,11 @@ LogicalResult rewriteConvolution(ConvOp op, bool depthwise,
       {padding.before[0], padding.after[0], padding.before[1],
        padding.after[1]});
   auto fused = rewriter.create<FusedConv2DOp>(
-      op.getLoc(), resultType, op.getX(), op.getKernel(), op.getBias(),
-      Value(), op.getStrides(), op.getDilations(), pads,
-      rewriter.getBoolAttr(depthwise), rewriter.getStringAttr("none"),
-      rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
+      op.getLoc(), resultType, op.getX(), op.getKernel(), op.getBias(), Value(),
+      op.getStrides(), op.getDilations(), pads, rewriter.getBoolAttr(depthwise),
+      rewriter.getStringAttr("none"), rewriter.getF32FloatAttr(0),
+      rewriter.getF32FloatAttr(0),
+      /*round_to=*/TypeAttr());
   rewriter.replaceOp(op, fused.getResult());
   return success();
 }
@@ -189,7 +192,8 @@ FusedDenseOp createFusedDense(PatternRewriter &rewriter, Location loc,
                               Type type, Value x, Value kernel, Value bias) {
   return rewriter.create<FusedDenseOp>(
       loc, type, x, kernel, bias, Value(), rewriter.getStringAttr("none"),
-      rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0));
+      rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0),
+      /*round_to=*/TypeAttr());
 }
 
 struct DenseToFused : OpRewritePattern<DenseOp> {

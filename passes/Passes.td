@@ -525,6 +525,30 @@ def WidenLowPrecisionOps : Pass<"tfcc-widen-low-precision-ops", "ModuleOp"> {
   }];
 }
 
+def FuseEpilogueRounding : Pass<"tfcc-fuse-epilogue-rounding", "ModuleOp"> {
+  let summary = "Round a fused convolution's or dense layer's 16-bit result in its kernel's epilogue";
+  let description = [{
+    After tfcc-widen-low-precision-ops a 16-bit layer is an f32 op followed
+    by a rounding, `graph.cast` to bf16 / f16 and back to f32, which lowers
+    to a loop of its own: one more pass over the layer's output in memory.
+    Where that op is a `graph.fused_conv2d` or `graph.fused_dense` whose
+    result has no other use, it gets `round_to` instead and its kernel
+    rounds each output tile in the epilogue, while it is in cache
+    (TFCC_ACT_ROUND_* of the runtime's kernels); the values are the same,
+    bit for bit. Example:
+
+    ```mlir
+    %y = graph.fused_dense %x, %k : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+    %l = graph.cast %y : (tensor<2x4xf32>) -> tensor<2x4xbf16>
+    %r = graph.cast %l : (tensor<2x4xbf16>) -> tensor<2x4xf32>
+    ```
+    becomes
+    ```mlir
+    %r = graph.fused_dense %x, %k {round_to = bf16} : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+    ```
+  }];
+}
+
 def PrecisionPolicy : Pass<"tfcc-precision-policy", "ModuleOp"> {
   let summary = "Keras' mixed_bfloat16 / mixed_float16 policy: layers in 16 bits, the rest in f32";
   let description = [{

@@ -198,25 +198,26 @@ Value lowerWinogradConv(FusedConv2DOp op, PatternRewriter &rewriter) {
                                       outChannels);
   SmallVector<int64_t> pads = getIntegers(op.getPads());
   Value output = allocResultLike(rewriter, loc, resultType, x);
-  emitKernelCall(rewriter, loc,
-                 kernels::tfcc_rt_conv2d_winograd_f32{
-                     .x = x,
-                     .n = getDimValue(rewriter, loc, x, 0),
-                     .h = xType.getDimSize(1),
-                     .w = xType.getDimSize(2),
-                     .c = channels,
-                     .packed_weights = weights,
-                     .oc = outChannels,
-                     .pad_top = pads[0],
-                     .pad_left = pads[2],
-                     .oh = resultType.getDimSize(1),
-                     .ow = resultType.getDimSize(2),
-                     .bias = op.getBias(),
-                     .residual = op.getResidual(),
-                     .activation = getActivationCode(op.getActivation()),
-                     .alpha = op.getAlpha().convertToFloat(),
-                     .beta = op.getBeta().convertToFloat(),
-                     .y = output});
+  emitKernelCall(
+      rewriter, loc,
+      kernels::tfcc_rt_conv2d_winograd_f32{
+          .x = x,
+          .n = getDimValue(rewriter, loc, x, 0),
+          .h = xType.getDimSize(1),
+          .w = xType.getDimSize(2),
+          .c = channels,
+          .packed_weights = weights,
+          .oc = outChannels,
+          .pad_top = pads[0],
+          .pad_left = pads[2],
+          .oh = resultType.getDimSize(1),
+          .ow = resultType.getDimSize(2),
+          .bias = op.getBias(),
+          .residual = op.getResidual(),
+          .activation = getEpilogueCode(op.getActivation(), op.getRoundTo()),
+          .alpha = op.getAlpha().convertToFloat(),
+          .beta = op.getBeta().convertToFloat(),
+          .y = output});
   return toResultTensor(rewriter, loc, resultType, output);
 }
 
@@ -246,7 +247,7 @@ Value lowerDirectConv(FusedConv2DOp op, PatternRewriter &rewriter) {
   Value batch = getDimValue(rewriter, loc, x, 0);
   float alpha = op.getAlpha().convertToFloat();
   float beta = op.getBeta().convertToFloat();
-  int32_t activation = getActivationCode(op.getActivation());
+  int32_t activation = getEpilogueCode(op.getActivation(), op.getRoundTo());
   if (op.getDepthwise()) {
     emitKernelCall(rewriter, loc,
                    kernels::tfcc_rt_depthwise_conv2d_f32{

@@ -234,6 +234,16 @@ int32_t mlir::tfcc::getActivationCode(StringRef name) {
       .Default(TFCC_ACT_NONE);
 }
 
+int32_t mlir::tfcc::getEpilogueCode(StringRef activation,
+                                    std::optional<Type> roundTo) {
+  int32_t code = getActivationCode(activation);
+  if (roundTo && roundTo->isBF16())
+    code |= TFCC_ACT_ROUND_BF16;
+  else if (roundTo && roundTo->isF16())
+    code |= TFCC_ACT_ROUND_F16;
+  return code;
+}
+
 bool mlir::tfcc::isStaticF32Nhwc(Type type) {
   return isNhwcWithStaticHwc(type) &&
          cast<RankedTensorType>(type).getElementType().isF32();

@@ -162,6 +162,9 @@ Value toResultTensor(OpBuilder &b, Location loc, RankedTensorType type,
 
 /// The TFCC_ACT_* code of a fused op's activation name.
 int32_t getActivationCode(StringRef name);
+/// The activation argument of a float kernel call: the activation's code,
+/// or'ed with TFCC_ACT_ROUND_BF16 / _F16 for a fused op's `round_to`.
+int32_t getEpilogueCode(StringRef activation, std::optional<Type> roundTo);
 
 /// A float32 NHWC tensor type with static H, W and C (what the NHWC kernels
 /// take).

@@ -227,29 +227,30 @@ struct FusedDenseToKernel : OpRewritePattern<FusedDenseOp> {
     Value m = getDimsProduct(rewriter, loc, x, leading);
     Value packed = packGemmWeights(rewriter, loc, op.getKernel(), k, n);
     Value output = allocResultLike(rewriter, loc, resultType, x);
-    emitKernelCall(rewriter, loc,
-                   kernels::tfcc_rt_sgemm{
-                       .batch = 1,
-                       .M = m,
-                       .N = n,
-                       .K = k,
-                       .A = x,
-                       .lda = k,
-                       .stride_a = 0,
-                       .trans_a = 0,
-                       .B = packed,
-                       .ldb = n,
-                       .stride_b = 0,
-                       .trans_b = 0,
-                       .b_packed = 1,
-                       .C = output,
-                       .ldc = n,
-                       .stride_c = 0,
-                       .bias = op.getBias(),
-                       .residual = op.getResidual(),
-                       .activation = getActivationCode(op.getActivation()),
-                       .alpha = op.getAlpha().convertToFloat(),
-                       .beta = op.getBeta().convertToFloat()});
+    emitKernelCall(
+        rewriter, loc,
+        kernels::tfcc_rt_sgemm{
+            .batch = 1,
+            .M = m,
+            .N = n,
+            .K = k,
+            .A = x,
+            .lda = k,
+            .stride_a = 0,
+            .trans_a = 0,
+            .B = packed,
+            .ldb = n,
+            .stride_b = 0,
+            .trans_b = 0,
+            .b_packed = 1,
+            .C = output,
+            .ldc = n,
+            .stride_c = 0,
+            .bias = op.getBias(),
+            .residual = op.getResidual(),
+            .activation = getEpilogueCode(op.getActivation(), op.getRoundTo()),
+            .alpha = op.getAlpha().convertToFloat(),
+            .beta = op.getBeta().convertToFloat()});
     rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
     return success();
   }

@@ -1117,6 +1117,286 @@ TEST_P(KernelsTest, BatchNormTrainReductions) {
   }
 }
 
+// ---- the epilogue's rounding to bf16 / f16 (TFCC_ACT_ROUND_*) -------------
+
+// x rounded to a binary format of `digits` significant bits whose normal
+// numbers start at 2^minExp, infinite beyond maxFinite: by scaling and
+// std::nearbyint (ties to even) in double, not the kernels' bit code.
+float roundToFormat(float x, int digits, int minExp, double maxFinite) {
+  if (std::isnan(x) || std::isinf(x) || x == 0.0f)
+    return x;
+  int e;
+  std::frexp(x, &e); // |x| in [2^(e-1), 2^e)
+  const int q = std::max(e - 1, minExp) - (digits - 1);
+  double r = std::ldexp(std::nearbyint(std::ldexp(double(x), -q)), q);
+  if (std::fabs(r) > maxFinite)
+    r = std::copysign(INFINITY, r);
+  return static_cast<float>(r);
+}
+float bf16Ref(float x) { return roundToFormat(x, 8, -126, 0x1.fep127); }
+float f16Ref(float x) { return roundToFormat(x, 11, -14, 65504.0); }
+
+uint32_t bitsOf(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  return u;
+}
+
+// rounded[i] is exact[i] rounded by ref, bit for bit (any NaN for a NaN).
+::testing::AssertionResult roundedAs(const std::vector<float> &exact,
+                                     const std::vector<float> &rounded,
+                                     float (*ref)(float)) {
+  for (size_t i = 0; i < exact.size(); ++i) {
+    const float want = ref(exact[i]);
+    if (bitsOf(want) != bitsOf(rounded[i]) &&
+        !(std::isnan(want) && std::isnan(rounded[i])))
+      return ::testing::AssertionFailure()
+             << "element " << i << ": " << exact[i] << " rounded to "
+             << rounded[i] << ", want " << want;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Runs `run(activation, y)` plain and with each rounding flag: the rounded
+// outputs are the plain ones rounded (the flag changes nothing else).
+template <typename Run>
+::testing::AssertionResult checkRounding(const char *what, size_t size,
+                                         int act, Run run) {
+  std::vector<float> exact(size, 999.0f);
+  run(act, exact);
+  const std::pair<int, float (*)(float)> modes[] = {
+      {TFCC_ACT_ROUND_BF16, bf16Ref}, {TFCC_ACT_ROUND_F16, f16Ref}};
+  for (const auto &[flag, ref] : modes) {
+    std::vector<float> rounded(size, 999.0f);
+    run(act | flag, rounded);
+    auto result = roundedAs(exact, rounded, ref);
+    if (!result)
+      return result << " [" << what << ", "
+                    << (flag == TFCC_ACT_ROUND_BF16 ? "bf16" : "f16")
+                    << ", activation " << act << "]";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<float> scaledRandom(size_t n, float scale, std::mt19937 &rng) {
+  std::vector<float> v = randomVector(n, rng);
+  for (float &x : v)
+    x *= scale;
+  return v;
+}
+
+// Each kernel's paths (GEMM tile orders and K blocks, convolution row, ring,
+// flat, one-channel and 1x1 modes, both Winograd modes, the depthwise row
+// kernels), inputs scaled so that f16 also meets its subnormals (1e-4) and
+// overflows (300: outputs past 65504).
+TEST_P(KernelsTest, EpilogueRounding) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(17);
+  struct Gemm {
+    int64_t batch, M, N, K;
+    int32_t transA, packed;
+    float scale;
+    int act;
+  };
+  const Gemm gemms[] = {{1, 37, 70, 50, 0, 1, 1.0f, 1},
+                        {2, 3, 40, 300, 0, 0, 1e4f, 0},
+                        {1, 29, 45, 64, 1, 0, 1e-4f, 3},
+                        {1, 20, 33, 0, 0, 1, 1.0f, 4},
+                        {1, 150, 96, 700, 0, 1, 1.0f, 2}};
+  for (const Gemm &g : gemms) {
+    std::vector<float> a = scaledRandom(g.batch * g.M * g.K, g.scale, rng);
+    std::vector<float> b = randomVector(g.K * g.N, rng);
+    std::vector<float> bias = randomVector(g.N, rng);
+    std::vector<float> res = randomVector(g.batch * g.M * g.N, rng);
+    std::vector<float> packed(tfcc_rt_sgemm_packed_b_size(g.K, g.N));
+    tfcc_rt_sgemm_pack_b(g.K, g.N, b.data(), g.N, 0, packed.data());
+    const int64_t lda = g.transA ? g.M : g.K;
+    ASSERT_TRUE(checkRounding(
+        "sgemm", res.size(), g.act, [&](int act, std::vector<float> &y) {
+          tfcc_rt_sgemm(g.batch, g.M, g.N, g.K, a.data(), lda, g.M * g.K,
+                        g.transA, g.packed ? packed.data() : b.data(), g.N, 0,
+                        0, g.packed, y.data(), g.N, g.M * g.N, bias.data(),
+                        res.data(), act, 0.0f, 6.0f);
+        }))
+        << "M=" << g.M << " N=" << g.N << " K=" << g.K;
+  }
+  const ConvCase convs[] = {
+      // n  h   w   c   oc kh kw sh sw dh dw pt pb pl pr bias res inpl act
+      {2, 9, 11, 20, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true, false, 2},
+      {1, 30, 17, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 1},
+      {1, 23, 21, 3, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, true, false, false, 1},
+      {2, 5, 8, 128, 40, 3, 3, 1, 2, 1, 1, 0, 2, 1, 0, true, false, false, 0},
+      {1, 10, 9, 32, 16, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, true, true, true, 2},
+      {2, 14, 13, 1, 8, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, true, false, false, 1},
+      {1, 9, 9, 700, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 5},
+  };
+  const float scales[] = {1.0f, 1e4f, 1e-4f};
+  int caseIndex = 0;
+  for (const ConvCase &c : convs) {
+    const float scale = scales[caseIndex++ % 3];
+    const int64_t oh = (c.h + c.pt + c.pb - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
+    const int64_t ow = (c.w + c.pl + c.pr - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
+    std::vector<float> x = scaledRandom(c.n * c.h * c.w * c.c, scale, rng);
+    std::vector<float> wt = randomVector(c.kh * c.kw * c.c * c.oc, rng);
+    std::vector<float> bias = randomVector(c.oc, rng);
+    std::vector<float> res = randomVector(c.n * oh * ow * c.oc, rng);
+    const int64_t K = c.kh * c.kw * c.c;
+    std::vector<float> packed(tfcc_rt_sgemm_packed_b_size(K, c.oc));
+    tfcc_rt_sgemm_pack_b(K, c.oc, wt.data(), c.oc, 0, packed.data());
+    ASSERT_TRUE(checkRounding(
+        "conv2d", res.size(), c.act, [&](int act, std::vector<float> &y) {
+          if (c.inPlace)
+            y = res;
+          tfcc_rt_conv2d_f32(x.data(), c.n, c.h, c.w, c.c, packed.data(), c.oc,
+                             c.kh, c.kw, c.sh, c.sw, c.dh, c.dw, c.pt, c.pl, oh,
+                             ow, c.bias ? bias.data() : nullptr,
+                             c.residual ? (c.inPlace ? y.data() : res.data())
+                                        : nullptr,
+                             act, 0.1f, 0.0f, y.data());
+        }))
+        << "conv case " << caseIndex;
+  }
+  // Blocks of tiles (12x12) and point-major groups (8x8, 160 -> 128).
+  const ConvCase winograds[] = {
+      {2, 12, 12, 32, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, false, 1},
+      {1, 8, 8, 160, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true, true, 0},
+  };
+  for (const ConvCase &c : winograds) {
+    const int64_t oh = c.h, ow = c.w;
+    std::vector<float> x = scaledRandom(c.n * c.h * c.w * c.c, 30.0f, rng);
+    std::vector<float> wt = randomVector(9 * c.c * c.oc, rng);
+    std::vector<float> bias = randomVector(c.oc, rng);
+    std::vector<float> res = randomVector(c.n * oh * ow * c.oc, rng);
+    std::vector<float> packed(tfcc_rt_winograd_packed_size(c.c, c.oc));
+    tfcc_rt_winograd_pack(c.c, c.oc, wt.data(), packed.data());
+    ASSERT_TRUE(checkRounding(
+        "winograd", res.size(), c.act, [&](int act, std::vector<float> &y) {
+          if (c.inPlace)
+            y = res;
+          tfcc_rt_conv2d_winograd_f32(
+              x.data(), c.n, c.h, c.w, c.c, packed.data(), c.oc, c.pt, c.pl,
+              oh, ow, bias.data(), c.inPlace ? y.data() : res.data(), act,
+              0.0f, 0.0f, y.data());
+        }))
+        << "winograd " << c.h << "x" << c.w << " " << c.c << "->" << c.oc;
+  }
+  const DwCase dws[] = {
+      // n  h   w   c  m kh kw sh sw dh dw pt pb pl pr bias res inpl act
+      {1, 12, 13, 32, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 2},
+      {2, 11, 10, 40, 1, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true, false, 0},
+      {1, 9, 14, 19, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true, true, 1},
+      {1, 10, 20, 33, 1, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, true, false, false, 3},
+      {1, 7, 7, 960, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, false, false, 2},
+  };
+  caseIndex = 0;
+  for (const DwCase &c : dws) {
+    const float scale = scales[caseIndex++ % 3];
+    const int64_t oh = (c.h + c.pt + c.pb - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
+    const int64_t ow = (c.w + c.pl + c.pr - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
+    const int64_t C = c.c * c.m;
+    std::vector<float> x = scaledRandom(c.n * c.h * c.w * c.c, scale, rng);
+    std::vector<float> wt = randomVector(c.kh * c.kw * C, rng);
+    std::vector<float> bias = randomVector(C, rng);
+    std::vector<float> res = randomVector(c.n * oh * ow * C, rng);
+    ASSERT_TRUE(checkRounding(
+        "depthwise", res.size(), c.act, [&](int act, std::vector<float> &y) {
+          if (c.inPlace)
+            y = res;
+          tfcc_rt_depthwise_conv2d_f32(
+              x.data(), c.n, c.h, c.w, c.c, wt.data(), c.m, c.kh, c.kw, c.sh,
+              c.sw, c.dh, c.dw, c.pt, c.pl, oh, ow,
+              c.bias ? bias.data() : nullptr,
+              c.residual ? (c.inPlace ? y.data() : res.data()) : nullptr, act,
+              0.0f, 6.0f, y.data());
+        }))
+        << "depthwise case " << caseIndex;
+  }
+}
+
+// The rounding functions of every level the CPU has, against the reference
+// on the edges (ties, the largest finite values and the first that
+// overflow, f16's subnormals and their ties, f32's subnormals, signed
+// zeros, infinities, NaNs) and on random bit patterns of every exponent;
+// rows and a row stride, tails shorter than a vector.
+TEST(EpilogueRounding, EdgesAndRandomBits) {
+  std::vector<float> edges = {0.0f,
+                              -0.0f,
+                              1.0f,
+                              1.0f + 0x1p-8f,
+                              1.0f + 3 * 0x1p-8f,
+                              1.0f + 0x1p-11f,
+                              1.0f + 3 * 0x1p-11f,
+                              -1.0f - 0x1p-9f,
+                              65504.0f,
+                              65519.99f,
+                              65520.0f,
+                              -65520.0f,
+                              0x1.fep127f,
+                              0x1.fefffep127f,
+                              0x1.ff0000p127f,
+                              3.4028235e38f,
+                              0x1p-14f,
+                              0x1p-14f - 0x1p-26f,
+                              0x1p-25f,
+                              3 * 0x1p-25f,
+                              5 * 0x1p-25f,
+                              0x1p-26f,
+                              -7 * 0x1p-26f,
+                              0x1p-130f,
+                              0x1.234p-140f,
+                              INFINITY,
+                              -INFINITY,
+                              NAN,
+                              -NAN};
+  std::mt19937 rng(19);
+  for (int i = 0; i < 20000; ++i) {
+    uint32_t u = static_cast<uint32_t>(rng());
+    float v;
+    std::memcpy(&v, &u, 4);
+    edges.push_back(v);
+  }
+  const struct {
+    int isa;
+    void (*fn)(float *, int64_t, int64_t, int64_t, int32_t);
+  } levels[] = {
+    {TFCC_ISA_GENERIC, tfcc_round_base},
+#if defined(__x86_64__)
+    {TFCC_ISA_AVX2, tfcc_round_avx2},
+    {TFCC_ISA_AVX512, tfcc_round_avx512},
+#endif
+  };
+  for (const auto &level : levels) {
+    if (!haveIsa(level.isa))
+      continue;
+    const std::pair<int, float (*)(float)> modes[] = {
+        {TFCC_ACT_ROUND_BF16, bf16Ref}, {TFCC_ACT_ROUND_F16, f16Ref}};
+    for (const auto &[flag, ref] : modes) {
+      // As rows of 23 values 29 apart (the gaps must stay unchanged).
+      const int64_t cols = 23, ld = 29;
+      const int64_t rows = static_cast<int64_t>(edges.size()) / cols;
+      std::vector<float> data(rows * ld, 5.0f);
+      std::vector<float> exact, want;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k)
+          data[r * ld + k] = edges[r * cols + k];
+      level.fn(data.data(), ld, rows, cols, flag);
+      std::vector<float> got;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t k = 0; k < cols; ++k) {
+          exact.push_back(edges[r * cols + k]);
+          got.push_back(data[r * ld + k]);
+        }
+        for (int64_t k = cols; k < ld && r * ld + k < rows * ld; ++k)
+          ASSERT_EQ(data[r * ld + k], 5.0f) << "gap overwritten, row " << r;
+      }
+      EXPECT_TRUE(roundedAs(exact, got, ref))
+          << kIsaNames[level.isa]
+          << (flag == TFCC_ACT_ROUND_BF16 ? " bf16" : " f16");
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(IsaThreads, KernelsTest,
                          tfcc_test::isaThreadsValues(),
                          tfcc_test::isaThreadsName);

@@ -424,6 +424,19 @@ static LogicalResult verifyEpilogue(Operation *op, StringRef activation,
   return success();
 }
 
+/// `round_to` of the float fused ops: a 16-bit float type, on an f32 result.
+static LogicalResult verifyRoundTo(Operation *op, std::optional<Type> roundTo,
+                                   RankedTensorType resultType) {
+  if (!roundTo)
+    return success();
+  if (!roundTo->isBF16() && !roundTo->isF16())
+    return op->emitOpError()
+           << "round_to must be bf16 or f16, not " << *roundTo;
+  if (!resultType.getElementType().isF32())
+    return op->emitOpError("round_to needs an f32 result");
+  return success();
+}
+
 /// The geometry checks of both convolution ops: NHWC input and result, a
 /// static kernel, 2 strides and dilations, 4 pads, and sizes that agree.
 static LogicalResult verifyConvGeometry(Operation *op, RankedTensorType xType,
@@ -476,6 +489,8 @@ LogicalResult FusedConv2DOp::verify() {
                                 getKernel().getType(), getType(), getStrides(),
                                 getDilations(), getPads(), getDepthwise())))
     return failure();
+  if (failed(verifyRoundTo(*this, getRoundTo(), getType())))
+    return failure();
   return verifyEpilogue(*this, getActivation(), getBias(), getResidual(),
                         getType());
 }
@@ -500,6 +515,8 @@ static LogicalResult verifyDenseShapes(Operation *op, RankedTensorType xType,
 LogicalResult FusedDenseOp::verify() {
   if (failed(verifyDenseShapes(*this, getX().getType(), getKernel().getType(),
                                getType())))
+    return failure();
+  if (failed(verifyRoundTo(*this, getRoundTo(), getType())))
     return failure();
   return verifyEpilogue(*this, getActivation(), getBias(), getResidual(),
                         getType());

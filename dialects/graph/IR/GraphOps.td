@@ -1514,7 +1514,10 @@ def Graph_FusedConv2DOp : Graph_FusedOp<"fused_conv2d"> {
     `bias`), a residual add of a same-shaped tensor and an activation.
     result = activation(conv(x, kernel) + bias + residual), where
     `activation` is "none", "relu", "clip" (min(max(v, alpha), beta)),
-    "leaky_relu" (v > 0 ? v : alpha * v), "hard_swish" or "sigmoid". It
+    "leaky_relu" (v > 0 ? v : alpha * v), "hard_swish" or "sigmoid". With
+    `round_to = bf16` or `f16` (an f32 result only; set by
+    tfcc-fuse-epilogue-rounding) the result is then rounded to that type to
+    nearest even and held as f32, as `graph.cast` there and back gives. It
     lowers to one call of the runtime's convolution micro-kernel.
   }];
   let arguments = (ins Graph_FusedFloatTensor:$x, Graph_FusedFloatTensor:$kernel,
@@ -1524,7 +1527,8 @@ def Graph_FusedConv2DOp : Graph_FusedOp<"fused_conv2d"> {
                        DefaultValuedAttr<BoolAttr, "false">:$depthwise,
                        DefaultValuedAttr<StrAttr, "\"none\"">:$activation,
                        DefaultValuedAttr<F32Attr, "0.0">:$alpha,
-                       DefaultValuedAttr<F32Attr, "0.0">:$beta);
+                       DefaultValuedAttr<F32Attr, "0.0">:$beta,
+                       OptionalAttr<TypeAttr>:$round_to);
   let results = (outs Graph_FusedFloatTensor:$result);
 }
 
@@ -1533,7 +1537,8 @@ def Graph_FusedDenseOp : Graph_FusedOp<"fused_dense"> {
   let description = [{
     A float32 `graph.dense`, or `graph.matmul` by a constant matrix, with
     what tfcc-fuse-ops absorbed after it: bias add, residual add of a
-    same-shaped tensor, activation (as for `graph.fused_conv2d`). Lowers to
+    same-shaped tensor, activation and `round_to` (as for
+    `graph.fused_conv2d`). Lowers to
     one call of the runtime's GEMM micro-kernel with the kernel packed at
     compile time.
   }];
@@ -1541,7 +1546,8 @@ def Graph_FusedDenseOp : Graph_FusedOp<"fused_dense"> {
                        Optional<Graph_FusedFloatTensor>:$bias, Optional<Graph_FusedFloatTensor>:$residual,
                        DefaultValuedAttr<StrAttr, "\"none\"">:$activation,
                        DefaultValuedAttr<F32Attr, "0.0">:$alpha,
-                       DefaultValuedAttr<F32Attr, "0.0">:$beta);
+                       DefaultValuedAttr<F32Attr, "0.0">:$beta,
+                       OptionalAttr<TypeAttr>:$round_to);
   let results = (outs Graph_FusedFloatTensor:$result);
 }
 

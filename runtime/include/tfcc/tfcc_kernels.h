@@ -59,6 +59,18 @@ enum {
   TFCC_ACT_HARD_SWISH = 4, /* v * min(max(v + 3, 0), 6) / 6 */
   TFCC_ACT_SIGMOID = 5     /* 1 / (1 + exp(-v)) */
 };
+/* Or'ed into the activation code of tfcc_rt_sgemm, tfcc_rt_conv2d_f32,
+ * tfcc_rt_conv2d_winograd_f32 and tfcc_rt_depthwise_conv2d_f32: the
+ * activation's result is rounded to bf16 or f16 (to nearest even; f16
+ * overflows to infinity; a NaN becomes a quiet NaN) and stored as the f32
+ * holding that value, bit for bit what tfcc's f32 -> 16-bit -> f32 casts
+ * give. The mixed-precision builds round each layer's output here, while
+ * the tile is in cache, instead of in a pass over memory. */
+enum {
+  TFCC_ACT_ROUND_BF16 = 0x100,
+  TFCC_ACT_ROUND_F16 = 0x200,
+  TFCC_ACT_ROUND_MASK = 0x300
+};
 
 /* Weights packed for the GEMM "B" operand: B is K x N (row-major, element
  * (k,n) at B[k*ldb+n], or when trans_b is 1, at B[n*ldb+k]). The packed form

@@ -48,6 +48,8 @@ typedef struct conv_ctx {
   const float* res;
   int32_t act;
   float alpha, beta;
+  int32_t round; /* TFCC_ACT_ROUND_* or 0 */
+  tfcc_round_fn round_fn;
   float* y;
   /* K blocking */
   int64_t taps, tg, ntg, cb, ncb;
@@ -116,6 +118,11 @@ static inline void run_panels(const conv_ctx* g, tfcc_uk_args* u, int64_t pix,
     u->res = g->res ? g->res + pix * oc + n0 : NULL;
     u->bias = g->bias ? g->bias + n0 : NULL;
     g->uk(u);
+  }
+  if (g->round && (u->flags & TFCC_UK_LAST)) {
+    const int64_t n0 = qb * TFCC_UK_NR;
+    g->round_fn(g->y + pix * oc + n0, oc, u->mr,
+                TFCC_MIN(qe * TFCC_UK_NR, oc) - n0, g->round);
   }
 }
 
@@ -433,15 +440,30 @@ static void conv_range_flat(const conv_ctx* g, int64_t T0, int64_t T1,
   }
 }
 
+/* Output rows per rounded chunk of the row-wise kernels (one-channel and
+ * depthwise convolutions): small enough to be rounded in cache. */
+#define TFCC_ROUND_ROWS 2
+
 typedef struct c1_ctx {
   tfcc_c1_args a;
   void (*rows)(const tfcc_c1_args*, int64_t, int64_t);
+  int32_t round; /* TFCC_ACT_ROUND_* or 0 */
+  tfcc_round_fn round_fn;
 } c1_ctx;
 
 static void c1_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
   const c1_ctx* c = (const c1_ctx*)ctx;
   (void)thread;
-  c->rows(&c->a, begin, end);
+  if (!c->round) {
+    c->rows(&c->a, begin, end);
+    return;
+  }
+  const int64_t row = c->a.ow * c->a.oc;
+  for (int64_t r = begin; r < end; r += TFCC_ROUND_ROWS) {
+    const int64_t e = TFCC_MIN(end, r + TFCC_ROUND_ROWS);
+    c->rows(&c->a, r, e);
+    c->round_fn(c->a.y + r * row, row, e - r, row, c->round);
+  }
 }
 
 static void conv_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
@@ -468,6 +490,7 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
                         int32_t activation, float alpha, float beta, float* y) {
   if (n <= 0 || oh <= 0 || ow <= 0 || oc <= 0)
     return;
+  const int32_t round = activation & TFCC_ACT_ROUND_MASK;
   if (c <= 0 || kh <= 0 || kw <= 0) { /* empty reduction: epilogue of 0 */
     tfcc_sgemm_impl(1, n * oh * ow, oc, 0, x, 0, 0, 0, packed_weights, 0, 0, 0,
                     1, y, oc, 0, bias, residual, activation, alpha, beta);
@@ -507,15 +530,17 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
     a.wp = packed_weights;
     a.bias = bias;
     a.res = residual;
-    a.act = activation;
+    a.act = activation & ~TFCC_ACT_ROUND_MASK;
     a.alpha = alpha;
     a.beta = beta;
     a.y = y;
     cc.a = a;
     cc.rows = TFCC_FOR_ISA(isa, tfcc_conv_c1_rows_avx512,
                            tfcc_conv_c1_rows_avx2, tfcc_conv_c1_rows_base);
+    cc.round = round;
+    cc.round_fn = TFCC_ROUND_FOR_ISA(isa);
     if (serial || n * oh == 1)
-      cc.rows(&cc.a, 0, n * oh);
+      c1_task(&cc, 0, n * oh, 0);
     else
       tfcc_rt_parallel_for(n * oh, c1_task, &cc);
     return;
@@ -540,7 +565,9 @@ void tfcc_rt_conv2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
   g.ow = ow;
   g.bias = bias;
   g.res = residual;
-  g.act = activation;
+  g.act = activation & ~TFCC_ACT_ROUND_MASK;
+  g.round = round;
+  g.round_fn = TFCC_ROUND_FOR_ISA(isa);
   g.alpha = alpha;
   g.beta = beta;
   g.y = y;
@@ -667,17 +694,33 @@ typedef struct dw_ctx {
   tfcc_dw_args a;
   void (*row)(const tfcc_dw_args*, int64_t, int64_t);
   void (*rows)(const tfcc_dw_args*, int64_t, int64_t); /* or NULL */
+  int32_t round; /* TFCC_ACT_ROUND_* or 0 */
+  tfcc_round_fn round_fn;
 } dw_ctx;
+
+/* Output rows [R0, R1) (R = b * oh + r). */
+static void dw_rows(const dw_ctx* d, int64_t R0, int64_t R1) {
+  if (d->rows) {
+    d->rows(&d->a, R0, R1);
+    return;
+  }
+  for (int64_t R = R0; R < R1; ++R)
+    d->row(&d->a, R / d->a.oh, R % d->a.oh);
+}
 
 static void dw_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
   const dw_ctx* d = (const dw_ctx*)ctx;
   (void)thread;
-  if (d->rows) {
-    d->rows(&d->a, begin, end);
+  if (!d->round) {
+    dw_rows(d, begin, end);
     return;
   }
-  for (int64_t R = begin; R < end; ++R)
-    d->row(&d->a, R / d->a.oh, R % d->a.oh);
+  const int64_t row = d->a.ow * d->a.c * d->a.m;
+  for (int64_t R = begin; R < end; R += TFCC_ROUND_ROWS) {
+    const int64_t e = TFCC_MIN(end, R + TFCC_ROUND_ROWS);
+    dw_rows(d, R, e);
+    d->round_fn(d->a.y + R * row, row, e - R, row, d->round);
+  }
 }
 
 void tfcc_rt_depthwise_conv2d_f32(
@@ -708,13 +751,15 @@ void tfcc_rt_depthwise_conv2d_f32(
   d.a.ow = ow;
   d.a.bias = bias;
   d.a.res = residual;
-  d.a.act = activation;
+  d.a.act = activation & ~TFCC_ACT_ROUND_MASK;
   d.a.alpha = alpha;
   d.a.beta = beta;
   d.a.y = y;
   /* the AVX-512 path handles m <= 16 (16 output lanes span <= 16 inputs),
    * the portable vector ones m = 1 */
   const int isa = tfcc_kernels_isa();
+  d.round = activation & TFCC_ACT_ROUND_MASK;
+  d.round_fn = TFCC_ROUND_FOR_ISA(isa);
   d.row = m == 1 ? TFCC_FOR_ISA(isa, tfcc_dw_row_avx512, tfcc_dw_row_avx2,
                                 tfcc_dw_row_base)
           : TFCC_IS_AVX512(isa) && m <= 16 ? tfcc_dw_row_avx512
@@ -723,7 +768,7 @@ void tfcc_rt_depthwise_conv2d_f32(
 #if TFCC_KERNELS_HAVE_AVX512
   if (isa == TFCC_ISA_AVX512 && m == 1 && kw == 3 && dil_w == 1 &&
       (stride_w == 1 || stride_w == 2) && kh >= 1 && kh <= 16 &&
-      activation != TFCC_ACT_SIGMOID) {
+      d.a.act != TFCC_ACT_SIGMOID) {
     d.row = tfcc_dw3_row_avx512;
     d.rows = tfcc_dw3_rows_avx512;
   }

@@ -108,6 +108,8 @@ typedef struct gemm_ctx {
   const float* res;
   int32_t act;
   float alpha, beta;
+  int32_t round;          /* TFCC_ACT_ROUND_* or 0 */
+  tfcc_round_fn round_fn;
   int64_t tiles_m, panels;
   /* Each batch is cut into `per` tasks of about equal work along a
    * linearized order of its (row tile, panel) blocks: tile-major (a task is
@@ -242,6 +244,13 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
               (kmajor ? g->uk_kmajor : g->uk)(&u);
             }
           }
+          /* the rows and panels just finished, in one call */
+          if (g->round && (u.flags & TFCC_UK_LAST)) {
+            const int64_t n0 = qb * TFCC_UK_NR;
+            const int64_t n1 = TFCC_MIN(qe * TFCC_UK_NR, N);
+            g->round_fn(C + mg * g->ldc + n0, g->ldc, mge - mg, n1 - n0,
+                        g->round);
+          }
         }
       }
     }
@@ -354,10 +363,12 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.stride_c = stride_c;
   g.bias = bias;
   g.res = residual;
-  g.act = act;
+  g.act = act & ~TFCC_ACT_ROUND_MASK;
+  g.round = act & TFCC_ACT_ROUND_MASK;
   g.alpha = alpha;
   g.beta = beta;
   const int isa = tfcc_kernels_isa();
+  g.round_fn = TFCC_ROUND_FOR_ISA(isa);
   g.uk = tfcc_uk_for_isa(isa);
   g.mr = tfcc_uk_mr_for_isa(isa);
   g.uk_kmajor = TFCC_IS_AVX512(isa) ? tfcc_uk_avx512_kmajor : NULL;

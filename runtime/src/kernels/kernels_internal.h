@@ -341,6 +341,21 @@ TFCC_INTERNAL extern const int tfcc_wg_sub[4];
 TFCC_WG_VEC_DECLS(base)
 TFCC_WG_VEC_DECLS(avx2)
 
+/* The epilogue's rounding (TFCC_ACT_ROUND_*): rows x cols floats at p,
+ * rows ld apart, rounded in place to bf16 / f16 (round_vec.inc, one source
+ * per ISA level). The drivers take the flag off the activation code they
+ * pass down and round each tile, row or block of the output right after
+ * the kernel writes it (still in cache). */
+TFCC_INTERNAL void tfcc_round_base(float* p, int64_t ld, int64_t rows,
+                                   int64_t cols, int32_t round);
+TFCC_INTERNAL void tfcc_round_avx2(float* p, int64_t ld, int64_t rows,
+                                   int64_t cols, int32_t round);
+TFCC_INTERNAL void tfcc_round_avx512(float* p, int64_t ld, int64_t rows,
+                                     int64_t cols, int32_t round);
+typedef void (*tfcc_round_fn)(float*, int64_t, int64_t, int64_t, int32_t);
+#define TFCC_ROUND_FOR_ISA(isa)                                                \
+  TFCC_FOR_ISA(isa, tfcc_round_avx512, tfcc_round_avx2, tfcc_round_base)
+
 /* GEMM core used by tfcc_rt_sgemm and the 1x1 convolution. */
 TFCC_INTERNAL void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N,
                                    int64_t K, const float* A, int64_t lda,

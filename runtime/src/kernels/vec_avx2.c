@@ -35,3 +35,6 @@
 
 #define PIV_SUFFIX(name) name##_avx2
 #include "pool_indices_vec.inc"
+
+#define ROUNDV_FN tfcc_round_avx2
+#include "round_vec.inc"

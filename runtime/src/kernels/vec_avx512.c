@@ -18,3 +18,6 @@
 #include "qgemm_internal.h"
 #define QV_SUFFIX(name) name##_avx512
 #include "qgemm_vec.inc"
+
+#define ROUNDV_FN tfcc_round_avx512
+#include "round_vec.inc"

@@ -44,3 +44,9 @@
 
 #define PIV_SUFFIX(name) name##_base
 #include "pool_indices_vec.inc"
+
+#define ROUNDV_FN tfcc_round_base
+#if TFCC_RT_FREESTANDING
+#define ROUNDV_SMALL
+#endif
+#include "round_vec.inc"

@@ -58,6 +58,8 @@ typedef struct wg_ctx {
   const float* res;
   int32_t act;
   float alpha, beta;
+  int32_t round; /* TFCC_ACT_ROUND_* or 0 */
+  tfcc_round_fn round_fn;
   float* y;
   int64_t th, tw, tiles; /* tile rows / columns per image, tiles in all */
   int64_t T, nblk;       /* tiles per block, blocks */
@@ -263,6 +265,8 @@ static void wg_range_stream(const wg_ctx* g, int64_t G0, int64_t G1,
                    g->bias ? g->bias + n0 : NULL,
                    g->res ? g->res + off : NULL, g->y + off, g->act,
                    g->alpha, g->beta);
+            if (g->round)
+              g->round_fn(g->y + off, 0, 1, nr, g->round);
           }
         }
       }
@@ -308,6 +312,9 @@ static void wg_range(const wg_ctx* g, int64_t B0, int64_t B1, int64_t q0,
         g->out(mb + i * TFCC_UK_NR, mps, nr, g->bias ? g->bias + n0 : NULL,
                g->res ? g->res + off : NULL, g->y + off, g->ow * oc, oc, rows,
                cols, g->act, g->alpha, g->beta);
+        if (g->round)
+          for (int r = 0; r < rows; ++r)
+            g->round_fn(g->y + off + r * g->ow * oc, oc, cols, nr, g->round);
       }
     }
   }
@@ -355,7 +362,8 @@ void tfcc_rt_conv2d_winograd_f32(const float* x, int64_t n, int64_t h,
   g.ow = ow;
   g.bias = bias;
   g.res = residual;
-  g.act = activation;
+  g.act = activation & ~TFCC_ACT_ROUND_MASK;
+  g.round = activation & TFCC_ACT_ROUND_MASK;
   g.alpha = alpha;
   g.beta = beta;
   g.y = y;
@@ -367,6 +375,7 @@ void tfcc_rt_conv2d_winograd_f32(const float* x, int64_t n, int64_t h,
   const int isa = tfcc_kernels_isa();
   g.uk = tfcc_uk_for_isa(isa);
   g.mr = tfcc_uk_mr_for_isa(isa);
+  g.round_fn = TFCC_ROUND_FOR_ISA(isa);
   int64_t tmax = g.stream ? WG_S_V_FLOATS / c : WG_V_FLOATS / (16 * c);
   tmax = TFCC_MAX(1, TFCC_MIN(tmax, g.stream ? WG_S_G : g.mr));
   g.nblk = (g.tiles + tmax - 1) / tmax;

@@ -1742,3 +1742,19 @@ func.func @nms_result_rows(%b: tensor<1x6x4xf32>, %s: tensor<1x1x6xf32>) {
   %0 = graph.non_max_suppression %b, %s {max_output_boxes_per_class = 2} : (tensor<1x6x4xf32>, tensor<1x1x6xf32>) -> tensor<6x3xi64>
   return
 }
+
+// -----
+
+func.func @fused_round_to_type(%x: tensor<4x8xf32>, %k: tensor<8x16xf32>) {
+  // expected-error @+1 {{'graph.fused_dense' op round_to must be bf16 or f16, not 'f64'}}
+  %0 = graph.fused_dense %x, %k {round_to = f64} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @fused_round_to_result(%x: tensor<1x4x4x2xbf16>, %k: tensor<1x1x2x3xbf16>) {
+  // expected-error @+1 {{'graph.fused_conv2d' op round_to needs an f32 result}}
+  %0 = graph.fused_conv2d %x, %k {strides = [1, 1], dilations = [1, 1], pads = [0, 0, 0, 0], round_to = bf16} : (tensor<1x4x4x2xbf16>, tensor<1x1x2x3xbf16>) -> tensor<1x4x4x3xbf16>
+  return
+}
