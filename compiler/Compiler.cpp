@@ -953,6 +953,18 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
            << "16-bit float form\n";
     return false;
   }
+  if (!o.ioDtype.empty() && !o.quantize.empty()) {
+    errors << "tfcc: error: --io-dtype=" << o.ioDtype
+           << " and --quantize=" << o.quantize
+           << " cannot both take effect: the calibration runs the float32 "
+           << "model on float32 data\n";
+    return false;
+  }
+  // 16-bit entry points before anything reads the signature (autodiff's
+  // train step takes its loss function's arguments).
+  if (!o.ioDtype.empty() &&
+      failed(runRetypeInterface(*module, o.ioDtype, &timing)))
+    return false;
   // Mixed precision in a training build: the policy before autodiff, which
   // then differentiates through its casts (float32 master weights); after
   // fusion otherwise, so that fused epilogues compute in 16 bits.

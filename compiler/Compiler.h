@@ -79,6 +79,9 @@ struct CompileOptions {
   /// "mixed_bf16" or "mixed_f16": Keras' mixed precision policy
   /// (tfcc-precision-policy, --precision); empty = float32 throughout.
   std::string precision;
+  /// "bf16" or "f16": the entry points' f32 tensor arguments and results in
+  /// that type (tfcc-retype-interface, --io-dtype); empty = as the model.
+  std::string ioDtype;
 };
 
 /// How an input's range is chosen from the calibration data.

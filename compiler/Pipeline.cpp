@@ -204,6 +204,16 @@ LogicalResult runPrecisionPolicy(ModuleOp module, const std::string &policy,
   });
 }
 
+LogicalResult runRetypeInterface(ModuleOp module, const std::string &dtype,
+                                 TimingScope *timing) {
+  return runPasses(module, "retype-interface", timing, [&](OpPassManager &pm) {
+    mlir::tfcc::RetypeInterfaceOptions options;
+    options.dtype = dtype;
+    pm.addPass(mlir::tfcc::createRetypeInterface(options));
+    return success();
+  });
+}
+
 LogicalResult runWidenLowPrecision(ModuleOp module, TimingScope *timing) {
   return runPipeline(module, "tfcc-widen-low-precision-ops,canonicalize",
                      "widen-low-precision", timing);

@@ -77,6 +77,11 @@ mlir::LogicalResult runPrecisionPolicy(mlir::ModuleOp module,
                                        const std::string &policy,
                                        mlir::TimingScope *timing = nullptr);
 
+/// tfcc-retype-interface with `dtype` ("bf16" or "f16").
+mlir::LogicalResult runRetypeInterface(mlir::ModuleOp module,
+                                       const std::string &dtype,
+                                       mlir::TimingScope *timing = nullptr);
+
 /// tfcc-widen-low-precision-ops, then canonicalize: a mixed-precision
 /// training build's ops in f32 before the graph pipeline, so that its
 /// convolutions and dense layers fuse into kernel calls as float32 ones do.

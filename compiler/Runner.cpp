@@ -686,11 +686,23 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 Deviation measureDeviation(const NpyArray &output,
                            const NpyArray &reference) {
   Deviation d;
-  if (output.shape != reference.shape || output.dtype != reference.dtype) {
+  if (output.shape != reference.shape ||
+      (output.dtype != reference.dtype &&
+       !(isFloatDType(output.dtype) && isFloatDType(reference.dtype)))) {
     d.shapeMismatch = true;
     return d;
   }
   int64_t n = output.numElements();
+  if ((output.dtype == DType::F16 || output.dtype == DType::BF16) &&
+      (reference.dtype == DType::F32 || reference.dtype == DType::F64)) {
+    NpyArray rounded = convertElements(reference, output.dtype);
+    d.roundedEqual = 0;
+    for (int64_t i = 0; i < n; ++i)
+      d.roundedEqual +=
+          elementAsDouble(output, i) == elementAsDouble(rounded, i) ||
+          (std::isnan(elementAsDouble(output, i)) &&
+           std::isnan(elementAsDouble(rounded, i)));
+  }
   double signal = 0, noise = 0, sumAbs = 0;
   int64_t counted = 0;
   d.nan = !forEachDifference(output, reference, [&](double b, double diff) {
@@ -724,6 +736,20 @@ Deviation measureDeviation(const NpyArray &output,
   return d;
 }
 
+bool isFloatDType(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
+         dtype == DType::BF16;
+}
+
+NpyArray convertElements(const NpyArray &array, DType dtype) {
+  if (array.dtype == dtype)
+    return array;
+  NpyArray converted = makeArray(dtype, array.shape);
+  for (int64_t i = 0; i < array.numElements(); ++i)
+    setElement(converted, i, elementAsDouble(array, i));
+  return converted;
+}
+
 bool sameEntrySignature(const tfcc_entry_info &entry,
                         const tfcc_entry_info &reference, std::string &error) {
   auto compare = [&](const char *kind, int count, const tfcc_arg_info *args,
@@ -736,7 +762,9 @@ bool sameEntrySignature(const tfcc_entry_info &entry,
     }
     for (int i = 0; i < count; ++i) {
       const tfcc_arg_info &a = args[i], &b = refArgs[i];
-      bool same = a.dtype == b.dtype && a.rank == b.rank &&
+      bool sameType = a.dtype == b.dtype || (isFloatDType(DType(a.dtype)) &&
+                                             isFloatDType(DType(b.dtype)));
+      bool same = sameType && a.rank == b.rank &&
                   std::equal(a.dims, a.dims + a.rank, b.dims);
       if (!same) {
         error = std::string("entry '") + entry.name + "': " + kind + " " +

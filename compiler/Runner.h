@@ -158,12 +158,17 @@ struct Deviation {
   /// Rows (all but the last axis; a 0-d or 1-d output is one row) whose
   /// first largest element is at the same index in both.
   int64_t rows = 0, top1Agreeing = 0;
+  /// A 16-bit output against a wider reference: the elements equal to the
+  /// reference's rounded to the output's type; -1 otherwise.
+  int64_t roundedEqual = -1;
 };
+/// `output` against `reference` of the same shape; float dtypes may differ.
 Deviation measureDeviation(const NpyArray &output, const NpyArray &reference);
 
 /// Whether two entries take and give the same arguments (names aside):
-/// count, dtype and dims of each; else false with `error` naming the first
-/// difference.
+/// count, dtype and dims of each, where float dtypes may differ (a
+/// --io-dtype=bf16 build against its f32 one); else false with `error`
+/// naming the first difference.
 bool sameEntrySignature(const tfcc_entry_info &entry,
                         const tfcc_entry_info &reference, std::string &error);
 
@@ -177,6 +182,13 @@ std::string shapeString(const std::vector<int64_t> &shape);
 
 /// Element i of an array as a double.
 double elementAsDouble(const NpyArray &array, int64_t i);
+
+/// f32, f64, f16 or bf16.
+bool isFloatDType(DType dtype);
+
+/// `array`'s values as `dtype` (rounded to nearest even where it is
+/// narrower).
+NpyArray convertElements(const NpyArray &array, DType dtype);
 
 } // namespace tfcc
 

@@ -549,6 +549,39 @@ def FuseEpilogueRounding : Pass<"tfcc-fuse-epilogue-rounding", "ModuleOp"> {
   }];
 }
 
+def RetypeInterface : Pass<"tfcc-retype-interface", "ModuleOp"> {
+  let summary = "Entry points take and return f16 / bf16 where the model has f32 tensors";
+  let description = [{
+    tfcc --io-dtype=bf16 | f16. Every f32 tensor argument and result of a
+    public function (an entry point) becomes the 16-bit type, with a
+    `graph.cast` to f32 after the argument and to the 16-bit type before the
+    return, so the body computes as before (the precision policy then decides
+    in which type); the result of a `graph.train_step`'s loss function (the
+    loss) stays f32. The C header's types follow (`uint16_t` data). Example
+    (dtype=bf16):
+
+    ```mlir
+    func.func @predict(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+      %y = graph.relu %x : tensor<?x8xf32>
+      return %y : tensor<?x8xf32>
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @predict(%x: tensor<?x8xbf16>) -> tensor<?x8xbf16> {
+      %w = graph.cast %x : (tensor<?x8xbf16>) -> tensor<?x8xf32>
+      %y = graph.relu %w : tensor<?x8xf32>
+      %n = graph.cast %y : (tensor<?x8xf32>) -> tensor<?x8xbf16>
+      return %n : tensor<?x8xbf16>
+    }
+    ```
+  }];
+  let options = [
+    Option<"dtype", "dtype", "std::string", "\"bf16\"",
+           "bf16, f16 or f32 (no change)">,
+  ];
+}
+
 def PrecisionPolicy : Pass<"tfcc-precision-policy", "ModuleOp"> {
   let summary = "Keras' mixed_bfloat16 / mixed_float16 policy: layers in 16 bits, the rest in f32";
   let description = [{

@@ -703,10 +703,19 @@ int main(int argc, char **argv) {
     if (interpretOnly)
       outputs = reference;
   }
-  if (referenceModel &&
-      !referenceModel->run(referenceEntry, batch, inputs, referenceOutputs,
-                           error))
-    return fail("--reference " + referencePath + ": " + error);
+  if (referenceModel) {
+    // The same values in the reference's dtypes (a 16-bit interface build
+    // against its f32 one: exact).
+    const tfcc_entry_info &refInfo =
+        referenceModel->info().entries[referenceEntry];
+    std::vector<NpyArray> referenceInputs;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      referenceInputs.push_back(
+          convertElements(inputs[i], DType(refInfo.inputs[i].dtype)));
+    if (!referenceModel->run(referenceEntry, batch, referenceInputs,
+                             referenceOutputs, error))
+      return fail("--reference " + referencePath + ": " + error);
+  }
 
   bool agree = true;
   if (compareFlag)
@@ -733,18 +742,23 @@ int main(int argc, char **argv) {
     if (referenceModel) {
       Deviation d = measureDeviation(o, referenceOutputs[i]);
       llvm::outs() << ": vs reference: top-1 agreement "
-                   << llvm::format("%.2f", d.rows ? 100.0 * double(d.top1Agreeing) /
+                   << llvm::format("%.2f", d.rows ? 100.0 *
+                                                        double(d.top1Agreeing) /
                                                         double(d.rows)
                                                   : 100.0)
                    << "% (" << d.top1Agreeing << " of " << d.rows
                    << " rows), max abs error "
-                   << llvm::format("%.6g", d.maxAbsError)
-                   << ", mean abs error " << llvm::format("%.6g", d.meanAbsError)
-                   << ", SQNR "
-                   << (std::isinf(d.sqnrDb) ? std::string("inf")
-                                            : llvm::formatv("{0:F2}", d.sqnrDb)
-                                                  .str())
-                   << " dB" << (d.nan ? " (NaN present)" : "");
+                   << llvm::format("%.6g", d.maxAbsError) << ", mean abs error "
+                   << llvm::format("%.6g", d.meanAbsError) << ", SQNR "
+                   << (std::isinf(d.sqnrDb)
+                           ? std::string("inf")
+                           : llvm::formatv("{0:F2}", d.sqnrDb).str())
+                   << " dB" << (d.nan ? " (NaN present)" : "")
+                   << (d.shapeMismatch ? " SHAPE MISMATCH" : "");
+      if (d.roundedEqual >= 0)
+        llvm::outs() << ", equal to the reference rounded to "
+                     << dtypeName(o.dtype) << " in " << d.roundedEqual << " of "
+                     << o.numElements();
     }
     llvm::outs() << "\n";
     if (printValues) {

@@ -125,9 +125,15 @@ static cl::opt<std::string> precision(
              "'mixed_f16' computes dense layers, convolutions, pooling and "
              "elementwise ops in bfloat16 / float16 (accumulating in f32), "
              "softmax, losses, normalization and reductions in float32; "
-             "variables and the interface stay float32 "
+             "variables and the interface stay float32 (see --io-dtype) "
              "(docs/mixed-precision.md)"),
     cl::value_desc("mixed_bf16|mixed_f16"), cl::cat(category));
+static cl::opt<std::string> ioDtype(
+    "io-dtype",
+    cl::desc("The entry points' float32 tensor arguments and results in "
+             "'bf16' or 'f16' (raw bits in uint16_t in the C header; a train "
+             "step's loss stays float32), or 'f32' (default: as the model)"),
+    cl::value_desc("f32|bf16|f16"), cl::cat(category));
 static cl::opt<std::string> maxArena(
     "max-arena",
     cl::desc("Fail when an entry's planned arena exceeds BYTES (evaluated at "
@@ -226,6 +232,15 @@ int main(int argc, char **argv) {
       return 1;
     }
     options.precision = precision;
+  }
+  if (ioDtype.getNumOccurrences()) {
+    if (ioDtype != "f32" && ioDtype != "bf16" && ioDtype != "f16") {
+      llvm::errs() << "tfcc: error: --io-dtype='" << ioDtype
+                   << "' is not f32, bf16 or f16\n";
+      return 1;
+    }
+    if (ioDtype != "f32")
+      options.ioDtype = ioDtype;
   }
   if (maxArena.getNumOccurrences()) {
     long long bytes;
