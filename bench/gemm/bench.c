@@ -506,11 +506,154 @@ static void run_int8(int reps, double min_s) {
   }
 }
 
+/* ---- bf16 GEMM (--bf16) ----------------------------------------------------
+ * What a --precision=mixed_bf16 matmul runs: tfcc_rt_sgemm on bf16 values
+ * held in f32 (B pre-packed), accumulating in f32, the result rounded to bf16
+ * in the epilogue (TFCC_ACT_ROUND_BF16); against oneDNN's matmul primitive
+ * with bf16 source, weights and destination (row-major, weights as given),
+ * whose implementation name is printed (on CPUs without AVX512_BF16 or
+ * AVX512_CORE oneDNN 2.6 has no jit bf16 matmul). Interleaved repeats, median,
+ * wall time; the largest difference of the two bf16 results. */
+static uint16_t bf16_bits(float v) {
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+static float bf16_value(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float v;
+  memcpy(&v, &u, 4);
+  return v;
+}
+typedef struct {
+  gemm_case g;
+  uint16_t *A16, *B16, *C16;
+  dnnl_primitive_t prim;
+  dnnl_stream_t stream;
+  dnnl_exec_arg_t args[3];
+} bf16_case;
+static void bf16_tfcc(void* ctx) {
+  gemm_case* g = &((bf16_case*)ctx)->g;
+  tfcc_rt_sgemm(1, g->M, g->N, g->K, g->A, g->K, 0, 0, g->Bp, g->N, 0, 0, 1,
+                g->C, g->N, 0, NULL, NULL, TFCC_ACT_ROUND_BF16, 0.f, 0.f);
+}
+static void bf16_dnnl(void* ctx) {
+  bf16_case* b = (bf16_case*)ctx;
+  dnnl_primitive_execute(b->prim, b->stream, 3, b->args);
+  dnnl_stream_wait(b->stream);
+}
+static void run_bf16(int reps, double min_s) {
+  const int64_t sizes[] = {256, 512, 1024, 2048};
+  dnnl_engine_t engine;
+  if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success)
+    abort();
+  printf("bf16 GEMM MxNxK (bf16 operands, f32 accumulation, bf16 result), "
+         "GFLOP/s, median of %d\n", reps);
+  printf("%-16s %3s %9s %9s %7s %9s  %s\n", "shape", "thr", "tfcc", "oneDNN",
+         "ratio", "maxdiff", "oneDNN implementation");
+  for (int T = 1; T <= 2; ++T) {
+    tfcc_rt_pool* pool = tfcc_rt_pool_create(T);
+    tfcc_rt_set_current_pool(pool);
+    omp_set_num_threads(T);
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); ++si) {
+      bf16_case b;
+      gemm_case* g = &b.g;
+      g->M = g->N = g->K = sizes[si];
+      g->A = falloc(g->M * g->K);
+      g->B = falloc(g->K * g->N);
+      g->Bp = falloc(tfcc_rt_sgemm_packed_b_size(g->K, g->N));
+      g->C = falloc(g->M * g->N);
+      fill(g->A, g->M * g->K, 1);
+      fill(g->B, g->K * g->N, 2);
+      b.A16 = (uint16_t*)malloc(g->M * g->K * 2);
+      b.B16 = (uint16_t*)malloc(g->K * g->N * 2);
+      b.C16 = (uint16_t*)malloc(g->M * g->N * 2);
+      for (int64_t i = 0; i < g->M * g->K; ++i)
+        g->A[i] = bf16_value(b.A16[i] = bf16_bits(g->A[i]));
+      for (int64_t i = 0; i < g->K * g->N; ++i)
+        g->B[i] = bf16_value(b.B16[i] = bf16_bits(g->B[i]));
+      tfcc_rt_sgemm_pack_b(g->K, g->N, g->B, g->N, 0, g->Bp);
+      dnnl_memory_desc_t amd, bmd, cmd;
+      dnnl_dims_t ad = {g->M, g->K}, bd = {g->K, g->N}, cd = {g->M, g->N};
+      dnnl_memory_desc_init_by_tag(&amd, 2, ad, dnnl_bf16, dnnl_ab);
+      dnnl_memory_desc_init_by_tag(&bmd, 2, bd, dnnl_bf16, dnnl_ab);
+      dnnl_memory_desc_init_by_tag(&cmd, 2, cd, dnnl_bf16, dnnl_ab);
+      dnnl_matmul_desc_t md;
+      dnnl_primitive_desc_t pd = NULL;
+      const char* impl = "unimplemented";
+      int have = dnnl_matmul_desc_init(&md, &amd, &bmd, NULL, &cmd) ==
+                     dnnl_success &&
+                 dnnl_primitive_desc_create(&pd, &md, NULL, engine, NULL) ==
+                     dnnl_success;
+      dnnl_memory_t am = NULL, bm = NULL, cm = NULL;
+      if (have) {
+        dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+        have = dnnl_primitive_create(&b.prim, pd) == dnnl_success &&
+               dnnl_stream_create(&b.stream, engine,
+                                  dnnl_stream_default_flags) == dnnl_success &&
+               dnnl_memory_create(&am, &amd, engine, b.A16) == dnnl_success &&
+               dnnl_memory_create(&bm, &bmd, engine, b.B16) == dnnl_success &&
+               dnnl_memory_create(&cm, &cmd, engine, b.C16) == dnnl_success;
+        b.args[0].arg = DNNL_ARG_SRC;
+        b.args[0].memory = am;
+        b.args[1].arg = DNNL_ARG_WEIGHTS;
+        b.args[1].memory = bm;
+        b.args[2].arg = DNNL_ARG_DST;
+        b.args[2].memory = cm;
+      }
+      bf16_tfcc(&b);
+      double maxd = NAN;
+      if (have) {
+        bf16_dnnl(&b);
+        maxd = 0;
+        for (int64_t i = 0; i < g->M * g->N; ++i)
+          maxd = fmax(maxd, fabs(g->C[i] - bf16_value(b.C16[i])));
+      }
+      double tt[64], td[64];
+      int n = reps > 64 ? 64 : reps;
+      for (int k = 0; k < n; ++k) {
+        quiet();
+        tt[k] = wall_time(bf16_tfcc, &b, min_s);
+        quiet();
+        td[k] = have ? wall_time(bf16_dnnl, &b, min_s) : NAN;
+      }
+      double fl = 2.0 * g->M * g->N * g->K;
+      double gt = fl / median(tt, n) * 1e-9;
+      double gd = have ? fl / median(td, n) * 1e-9 : NAN;
+      char shape[64];
+      snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)g->M,
+               (long long)g->N, (long long)g->K);
+      printf("%-16s %3d %9.1f %9.1f %6.1f%% %9.2e  %s\n", shape, T, gt, gd,
+             100.0 * gt / gd, maxd, impl);
+      fflush(stdout);
+      if (have) {
+        dnnl_memory_destroy(am);
+        dnnl_memory_destroy(bm);
+        dnnl_memory_destroy(cm);
+        dnnl_primitive_destroy(b.prim);
+        dnnl_stream_destroy(b.stream);
+      }
+      if (pd)
+        dnnl_primitive_desc_destroy(pd);
+      free(g->A);
+      free(g->B);
+      free(g->Bp);
+      free(g->C);
+      free(b.A16);
+      free(b.B16);
+      free(b.C16);
+    }
+    tfcc_rt_set_current_pool(NULL);
+    tfcc_rt_pool_destroy(pool);
+  }
+  dnnl_engine_destroy(engine);
+}
+
 int main(int argc, char** argv) {
   int reps = 5;
   double min_s = 0.2;
   int only_gemm = 0, only_conv = 0, small = 0, dw = 0, pointwise = 0,
-      int8 = 0;
+      int8 = 0, bf16 = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
@@ -528,6 +671,12 @@ int main(int argc, char** argv) {
       pointwise = 1;
     else if (!strcmp(argv[i], "--int8"))
       int8 = 1;
+    else if (!strcmp(argv[i], "--bf16"))
+      bf16 = 1;
+  }
+  if (bf16) {
+    run_bf16(reps, min_s);
+    return 0;
   }
   if (int8) {
     run_int8(reps, min_s);

@@ -3,6 +3,7 @@
 # as in the tfcc_runtime target) and oneDNN, then runs it. Arguments go to the benchmark:
 #   --gemm | --conv      only one half
 #   --int8               the int8 GEMM (u8s8s32) against oneDNN's instead
+#   --bf16               the mixed_bf16 GEMM against oneDNN's bf16 matmul instead
 #   --reps N             interleaved repeats per point (median; default 5)
 #   --min-time S         seconds per timed repeat (default 0.2)
 # Needs: clang-19 (or CC=...), libdnnl-dev (apt-get install -y libdnnl-dev).

@@ -10,6 +10,9 @@ shapes, batch 64; images and model in channels_last (PyTorch's faster CPU path h
     GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824 \
         /usr/bin/python3 bench/train/torch_train.py --threads 1
 
+--autocast bf16 runs the forward pass and the loss under torch.autocast (bfloat16), the
+peer of tfcc --precision=mixed_bf16 (docs/mixed-precision.md).
+
 (GLIBC_TUNABLES as the suite sets it: without it glibc unmaps and re-faults PyTorch's
 per-step buffers, and the step time varies between runs; bench/README.md, "Training".)
 """
@@ -46,6 +49,10 @@ def main():
     parser.add_argument("--memory-format", choices=["channels_last", "contiguous"],
                         default="channels_last",
                         help="of the images and the model (the suite's default too)")
+    parser.add_argument("--autocast", choices=["none", "bf16"], default="none",
+                        help="bf16: forward and loss under torch.autocast('cpu', bfloat16), "
+                             "PyTorch's CPU mixed precision (the peer of tfcc "
+                             "--precision=mixed_bf16)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -60,7 +67,8 @@ def main():
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        loss = loss_fn(model(x), y)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.autocast == "bf16"):
+            loss = loss_fn(model(x), y)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
@@ -76,7 +84,7 @@ def main():
     times.sort()
     median = times[len(times) // 2]
     print(f"pytorch {torch.__version__} threads {args.threads} batch {args.batch}: "
-          f"({args.memory_format}): median {median * 1e3:.3f} ms/step, {args.batch / median:.0f} images/s")
+          f"({args.memory_format}, autocast {args.autocast}): median {median * 1e3:.3f} ms/step, {args.batch / median:.0f} images/s")
 
 
 if __name__ == "__main__":
