@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-compiled models run under qemu-user (docs/embedded.md): the spec's MLP and seed CNN,
-# float32 and int8 (tfcc --quantize=int8, calibrated on random inputs), built by tfcc for
+# float32, int8 and mixed precision (the CNN) (tfcc --quantize=int8, calibrated on random inputs), built by tfcc for
 # each cross target (--target, --emit=obj and --emit=so, the runtime found in build/lib/<triple>),
 # linked with test/cross/model_driver.c (the generated header only) by clang-19 and lld, and run
 # under qemu-aarch64-static / qemu-arm-static. Checked:
@@ -131,6 +131,26 @@ for triple in "${triples[@]}"; do
       echo "FAIL $triple $fn: ${n:-0} NEON vector multiply(-add)s (at least 64 expected)"
       status=1
     fi
+  done
+done
+
+# Mixed precision (docs/mixed-precision.md): the CNN's mixed_bf16 and mixed_f16 builds (16-bit
+# roundings as integer code, in the kernels' epilogues too) on each target against the host's
+# baseline build of the same policy. The targets' f32 arithmetic differs from the host's by
+# float ulps (fused multiply-adds on AArch64), which can move a rounding to the next 16-bit
+# value: measured 5e-8 of max|ref| (AArch64 bf16), 0 otherwise. The bounds, 1e-4 and 1e-5,
+# are a tenth of what a missing rounding changes (on these inputs the float32 build's outputs
+# differ from the mixed_bf16 build's by 1.3e-3 of max|ref|, from the mixed_f16 one's by
+# 1.1e-4).
+for policy in bf16 f16; do
+  build_and_run host "mnist_cnn.$policy" "$spec/models/mnist_cnn.mlir" obj --cpu=x86-64 \
+    --precision=mixed_$policy
+  tol=$([ $policy = bf16 ] && echo 1e-4 || echo 1e-5)
+  for triple in "${triples[@]}"; do
+    build_and_run "$triple" "mnist_cnn.$policy" "$spec/models/mnist_cnn.mlir" obj \
+      --precision=mixed_$policy
+    compare "$work/$triple/mnist_cnn.$policy.obj.out" "$work/host/mnist_cnn.$policy.obj.out" \
+      "$tol" "$triple mnist_cnn mixed_$policy vs the host's baseline mixed_$policy build" || status=1
   done
 done
 
