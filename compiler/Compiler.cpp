@@ -478,6 +478,22 @@ llvm::Triple targetTripleOf(const CompileOptions &o) {
 }
 
 /// An ARM target without an OS ("none": firmware).
+/// Whether any op of `module` takes or gives an f16 / bf16 tensor.
+bool hasLowPrecisionFloats(ModuleOp module) {
+  auto low = [](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    return element.isF16() || element.isBF16();
+  };
+  return module
+      ->walk([&](Operation *op) {
+        return llvm::any_of(op->getOperandTypes(), low) ||
+                       llvm::any_of(op->getResultTypes(), low)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 bool isBareMetalArm(const llvm::Triple &triple) {
   return (triple.isARM() || triple.isThumb()) &&
          triple.getOS() == llvm::Triple::UnknownOS &&
@@ -975,7 +991,12 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   if (failed(runTrainingPasses(*module, &timing,
                                trainBuild && o.precision == "mixed_f16")))
     return false;
-  if (!o.precision.empty() && trainBuild &&
+  // 16-bit ops in f32 (rounding each result) before the graph pipeline, so
+  // that their convolutions and dense layers fuse into kernel calls as float32
+  // ones do: a mixed-precision train step's, and those of a model written in
+  // f16 / bf16. The policy of an inference build comes after fusion instead.
+  if (((!o.precision.empty() && trainBuild) ||
+       hasLowPrecisionFloats(*module)) &&
       failed(runWidenLowPrecision(*module, &timing)))
     return false;
   if (!o.quantize.empty()) {
