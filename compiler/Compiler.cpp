@@ -477,7 +477,6 @@ llvm::Triple targetTripleOf(const CompileOptions &o) {
   return triple;
 }
 
-/// An ARM target without an OS ("none": firmware).
 /// Whether any op of `module` takes or gives an f16 / bf16 tensor.
 bool hasLowPrecisionFloats(ModuleOp module) {
   auto low = [](Type type) {
@@ -494,6 +493,7 @@ bool hasLowPrecisionFloats(ModuleOp module) {
       .wasInterrupted();
 }
 
+/// An ARM target without an OS ("none": firmware).
 bool isBareMetalArm(const llvm::Triple &triple) {
   return (triple.isARM() || triple.isThumb()) &&
          triple.getOS() == llvm::Triple::UnknownOS &&

@@ -16,8 +16,45 @@
 
 using namespace mlir;
 
+/// The values of an f16 / bf16 constant, exact in f32.
+static std::optional<std::vector<float>> getHalfFloats(ElementsAttr elements) {
+  const llvm::fltSemantics &semantics =
+      cast<FloatType>(elements.getElementType()).getFloatSemantics();
+  auto toFloat = [&](const APInt &bits) {
+    APFloat value(semantics, bits);
+    bool losesInfo = false;
+    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    return value.convertToFloat();
+  };
+  int64_t count = elements.getNumElements();
+  std::vector<float> values;
+  values.reserve(count);
+  if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {
+    for (const APFloat &v : dense.getValues<APFloat>())
+      values.push_back(toFloat(v.bitcastToAPInt()));
+    return values;
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(elements)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != static_cast<size_t>(count) * 2)
+      return std::nullopt;
+    const char *data = blob->getData().data();
+    for (int64_t i = 0; i < count; ++i) {
+      uint16_t bits;
+      std::memcpy(&bits, data + 2 * i, 2);
+      values.push_back(toFloat(APInt(16, bits)));
+    }
+    return values;
+  }
+  return std::nullopt;
+}
+
 static std::optional<std::vector<float>> getFloats(Attribute attr) {
   auto elements = dyn_cast_or_null<ElementsAttr>(attr);
+  if (elements &&
+      (elements.getElementType().isF16() || elements.getElementType().isBF16()))
+    return getHalfFloats(elements);
   if (!elements || !elements.getElementType().isF32())
     return std::nullopt;
   if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {

@@ -39,6 +39,22 @@ func.func @constant_weights(%x: tensor<3x1xf16>) -> tensor<3x2xf16> {
   return %y : tensor<3x2xf16>
 }
 
+// A bf16 constant itself (and a bf16 variable's initial value, in a model
+// without training) is an f32 constant of the same values.
+// CHECK-LABEL: func.func @bf16_constant_weights
+// CHECK-DAG: %[[K:.*]] = graph.constant dense<{{\[}}[3.281250e-01, -2.000000e+00]]> : tensor<1x2xf32>
+// CHECK-DAG: %[[V:.*]] = graph.constant dense<1.500000e+00> : tensor<2xf32>
+// CHECK: graph.matmul %{{.*}}, %[[K]] : (tensor<3x1xf32>, tensor<1x2xf32>)
+// CHECK: graph.add %{{.*}}, %[[V]]
+graph.variable @bias16 : tensor<2xbf16> = dense<1.5>
+func.func @bf16_constant_weights(%x: tensor<3x1xbf16>) -> tensor<3x2xbf16> {
+  %k = graph.constant dense<[[0.328125, -2.0]]> : tensor<1x2xbf16>
+  %y = graph.matmul %x, %k : (tensor<3x1xbf16>, tensor<1x2xbf16>) -> tensor<3x2xbf16>
+  %b = graph.read @bias16 : tensor<2xbf16>
+  %z = graph.add %y, %b : (tensor<3x2xbf16>, tensor<2xbf16>) -> tensor<3x2xbf16>
+  return %z : tensor<3x2xbf16>
+}
+
 // A max pool of rounded values needs no rounding of its own: its result
 // feeds the next op as it is. (The average is rounded where it is computed:
 // it is also returned.)
