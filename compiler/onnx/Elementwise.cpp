@@ -623,9 +623,10 @@ LogicalResult convertWhere(ImportContext &ctx) {
 //===--- type conversion and identities -----------------------------------===//
 
 bool isCastTarget(Type type) {
-  return type && (type.isF32() || type.isF64() || type.isSignlessInteger(1) ||
-                  type.isSignlessInteger(32) || type.isSignlessInteger(64) ||
-                  type.isInteger(8));
+  return type &&
+         (type.isF32() || type.isF64() || type.isF16() || type.isBF16() ||
+          type.isSignlessInteger(1) || type.isSignlessInteger(32) ||
+          type.isSignlessInteger(64) || type.isInteger(8));
 }
 
 /// Input 0 cast to `type` (one isCastTarget accepts), folded when small.

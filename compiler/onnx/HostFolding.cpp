@@ -210,6 +210,15 @@ double roundToFloatElement(Type floatType, double value) {
   assert(isFloat(floatType) && "not a float type");
   if (floatType.isF64())
     return value;
+  if (floatType.isF16() || floatType.isBF16()) {
+    llvm::APFloat rounded(value);
+    bool losesInfo = false;
+    rounded.convert(cast<FloatType>(floatType).getFloatSemantics(),
+                    llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    rounded.convert(llvm::APFloat::IEEEdouble(),
+                    llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    return rounded.convertToDouble();
+  }
   return static_cast<double>(static_cast<float>(value));
 }
 

@@ -150,6 +150,10 @@ Type tfcc::onnx_import::elementTypeOf(MLIRContext *context,
     return b.getF32Type();
   case onnx::TensorProto::DOUBLE:
     return b.getF64Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
   case onnx::TensorProto::INT32:
     return b.getI32Type();
   case onnx::TensorProto::INT64:
@@ -191,6 +195,23 @@ template <typename T> T readRaw(const std::string &raw, int64_t i) {
   return value;
 }
 
+/// FLOAT16 or BFLOAT16: 16-bit patterns, in raw data or one per int32_data
+/// entry (the ONNX spec's typed form).
+bool isHalfData(int32_t dt) {
+  return dt == onnx::TensorProto::FLOAT16 || dt == onnx::TensorProto::BFLOAT16;
+}
+
+/// The value of 16-bit pattern `bits` of FLOAT16 / BFLOAT16 `dt` (exact).
+double halfValue(int32_t dt, uint16_t bits) {
+  APFloat value(dt == onnx::TensorProto::FLOAT16 ? APFloat::IEEEhalf()
+                                                 : APFloat::BFloat(),
+                APInt(16, bits));
+  bool losesInfo = false;
+  value.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+  return value.convertToDouble();
+}
+
 /// Checks that a TensorProto of a supported element type holds exactly the
 /// values its dims declare (raw or typed), without allocating. False with
 /// `error` set otherwise; true for other element types and external data
@@ -198,13 +219,11 @@ template <typename T> T readRaw(const std::string &raw, int64_t i) {
 /// inference reads any, and by convertTensor.
 bool checkTensorData(const onnx::TensorProto &tensor, std::string &error) {
   int32_t dt = tensor.data_type();
-  bool supported = dt == onnx::TensorProto::FLOAT ||
-                   dt == onnx::TensorProto::DOUBLE ||
-                   dt == onnx::TensorProto::INT32 ||
-                   dt == onnx::TensorProto::INT64 ||
-                   dt == onnx::TensorProto::BOOL ||
-                   dt == onnx::TensorProto::INT8 ||
-                   dt == onnx::TensorProto::UINT8;
+  bool supported =
+      dt == onnx::TensorProto::FLOAT || dt == onnx::TensorProto::DOUBLE ||
+      isHalfData(dt) || dt == onnx::TensorProto::INT32 ||
+      dt == onnx::TensorProto::INT64 || dt == onnx::TensorProto::BOOL ||
+      dt == onnx::TensorProto::INT8 || dt == onnx::TensorProto::UINT8;
   if (!supported || tensor.data_location() == onnx::TensorProto::EXTERNAL ||
       tensor.external_data_size() > 0)
     return true;
@@ -221,7 +240,8 @@ bool checkTensorData(const onnx::TensorProto &tensor, std::string &error) {
       : dt == onnx::TensorProto::BOOL || dt == onnx::TensorProto::INT8 ||
               dt == onnx::TensorProto::UINT8
           ? 1
-          : 4;
+      : isHalfData(dt) ? 2
+                       : 4;
   std::optional<int64_t> count = graph::checkedElementCount(shape);
   if (!count || !graph::checkedBytesProduct(*count, width)) {
     error = "declares more than " +
@@ -273,8 +293,8 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
   host.shape.assign(tensor.dims().begin(), tensor.dims().end());
   int64_t n = *graph::checkedElementCount(host.shape);
   int32_t dt = tensor.data_type();
-  bool isFloatData =
-      dt == onnx::TensorProto::FLOAT || dt == onnx::TensorProto::DOUBLE;
+  bool isFloatData = dt == onnx::TensorProto::FLOAT ||
+                     dt == onnx::TensorProto::DOUBLE || isHalfData(dt);
   if (isFloatData)
     host.floats.resize(n);
   else
@@ -288,6 +308,10 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
         break;
       case onnx::TensorProto::DOUBLE:
         host.floats[i] = readRaw<double>(raw, i);
+        break;
+      case onnx::TensorProto::FLOAT16:
+      case onnx::TensorProto::BFLOAT16:
+        host.floats[i] = halfValue(dt, readRaw<uint16_t>(raw, i));
         break;
       case onnx::TensorProto::INT32:
         host.ints[i] = readRaw<int32_t>(raw, i);
@@ -320,6 +344,11 @@ FailureOr<HostTensor> convertTensor(MLIRContext *context,
   case onnx::TensorProto::INT64:
     for (int64_t i = 0; i < n; ++i)
       host.ints[i] = tensor.int64_data(i);
+    break;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    for (int64_t i = 0; i < n; ++i)
+      host.floats[i] = halfValue(dt, uint16_t(tensor.int32_data(i)));
     break;
   default: // INT32, BOOL, INT8, UINT8: one int32 per element
     for (int64_t i = 0; i < n; ++i)
@@ -971,6 +1000,16 @@ std::string Importer::uniqueSymbol(llvm::StringRef hint) {
   return name;
 }
 
+/// `v` rounded to f16 / bf16 `type` (to nearest even; the values of a 16-bit
+/// initializer are exact).
+static APFloat toHalf(Type type, double v) {
+  APFloat value(v);
+  bool losesInfo = false;
+  value.convert(cast<FloatType>(type).getFloatSemantics(),
+                APFloat::rmNearestTiesToEven, &losesInfo);
+  return value;
+}
+
 Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
   RankedTensorType type = value.type();
   Type elementType = value.elementType;
@@ -983,6 +1022,11 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<float>(data));
     } else if (elementType.isF64()) {
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<double>(value.floats));
+    } else if (elementType.isF16() || elementType.isBF16()) {
+      SmallVector<APFloat> data;
+      for (double v : value.floats)
+        data.push_back(toHalf(elementType, v));
+      attr = DenseElementsAttr::get(type, data);
     } else if (elementType.isInteger(32)) {
       std::vector<int32_t> data(value.ints.begin(), value.ints.end());
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<int32_t>(data));
@@ -1015,6 +1059,12 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
   } else if (elementType.isF64()) {
     append(value.floats.data(), value.floats.size() * sizeof(double));
     alignment = 8;
+  } else if (elementType.isF16() || elementType.isBF16()) {
+    for (double v : value.floats) {
+      auto bits =
+          uint16_t(toHalf(elementType, v).bitcastToAPInt().getZExtValue());
+      append(&bits, sizeof bits);
+    }
   } else if (elementType.isInteger(32)) {
     for (int64_t v : value.ints) {
       int32_t i = static_cast<int32_t>(v);
@@ -1614,7 +1664,9 @@ OwningOpRef<ModuleOp> Importer::run(const std::string &moduleName) {
     if (!elementType) {
       error("graph input '" + in.name() + "' has unsupported element type " +
             dataTypeName(type.tensor_type().elem_type()) +
-            " (tfcc supports float, double, int32, int64, int8, uint8 and "
+            " (tfcc supports float, double, float16, bfloat16, int32, int64, "
+            "int8, "
+            "uint8 and "
             "bool)");
       return nullptr;
     }

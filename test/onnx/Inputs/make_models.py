@@ -60,11 +60,11 @@ def relu_graph(op_type="Relu", name="act"):
 save(relu_graph("Frobnicate", "mystery"), "unknown_op.onnx")
 save(relu_graph(), "opset5.onnx", opset=5)
 
-# An attribute value tfcc does not take: Cast to float16 (no f16 tensors yet).
+# An attribute value tfcc does not take: Cast to uint16 (no such tensors).
 graph = helper.make_graph(
-    [helper.make_node("Cast", ["x"], ["y"], name="to_half", to=TensorProto.FLOAT16)], "g",
+    [helper.make_node("Cast", ["x"], ["y"], name="to_uint16", to=TensorProto.UINT16)], "g",
     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 5, 5])],
-    [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [1, 1, 5, 5])])
+    [helper.make_tensor_value_info("y", TensorProto.UINT16, [1, 1, 5, 5])])
 save(graph, "bad_attribute.onnx", opset=12)
 
 # Not a protobuf at all.
