@@ -567,15 +567,15 @@ TEST(OnnxConverters, MathFunctionsTakeFloatsOnly) {
       << diagnostics;
 }
 
-TEST(OnnxConverters, CastLikeToFloat16IsRefused) {
+TEST(OnnxConverters, CastLikeToUint16IsRefused) {
   Model m(15);
   m.input("x", kF32, {4});
-  m.input("like", onnx::TensorProto::FLOAT16, {1});
+  m.input("like", onnx::TensorProto::UINT16, {1});
   m.node("CastLike", {"x", "like"}, {"y"});
-  m.output("y", onnx::TensorProto::FLOAT16);
+  m.output("y", onnx::TensorProto::UINT16);
   std::string diagnostics;
   EXPECT_TRUE(m.import(diagnostics).empty());
-  EXPECT_NE(diagnostics.find("FLOAT16"), std::string::npos) << diagnostics;
+  EXPECT_NE(diagnostics.find("UINT16"), std::string::npos) << diagnostics;
 }
 
 /// Imports one NegativeLogLikelihoodLoss node and returns the diagnostics.
@@ -1397,14 +1397,14 @@ TEST(OnnxConverters, LogicalOpsOnBooleans) {
 // Diagnostics
 //===----------------------------------------------------------------------===//
 
-TEST(OnnxConverters, CastToFloat16IsUnsupported) {
+TEST(OnnxConverters, CastToUint16IsUnsupported) {
   Model m(13);
   m.input("x", kF32, {2});
-  setInt(m.node("Cast", {"x"}, {"y"}), "to", onnx::TensorProto::FLOAT16);
-  m.output("y", onnx::TensorProto::FLOAT16);
+  setInt(m.node("Cast", {"x"}, {"y"}), "to", onnx::TensorProto::UINT16);
+  m.output("y", onnx::TensorProto::UINT16);
   std::string diagnostics;
   EXPECT_TRUE(m.import(diagnostics).empty());
-  EXPECT_NE(diagnostics.find("unsupported attribute 'to' = FLOAT16 in Cast "
+  EXPECT_NE(diagnostics.find("unsupported attribute 'to' = UINT16 in Cast "
                              "node 'Cast_1' (opset 13)"),
             std::string::npos)
       << diagnostics;
