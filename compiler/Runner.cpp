@@ -5,6 +5,7 @@
 #include "compiler/ElementTypes.h"
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/HalfFloat.h"
 #include "dialects/graph/Reference/Interpreter.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -276,8 +277,7 @@ bool CompiledModel::run(int entry, int64_t batch,
 
 /// The APFloat format of a 16-bit float dtype (f16 or bf16).
 static const llvm::fltSemantics &halfFormatOf(DType dtype) {
-  return dtype == DType::F16 ? llvm::APFloat::IEEEhalf()
-                             : llvm::APFloat::BFloat();
+  return mlir::graph::halfSemantics(dtype == DType::BF16);
 }
 
 double elementAsDouble(const NpyArray &a, int64_t i) {
@@ -313,8 +313,7 @@ double elementAsDouble(const NpyArray &a, int64_t i) {
   case DType::BF16: {
     uint16_t bits;
     std::memcpy(&bits, p + 2 * i, 2);
-    return llvm::APFloat(halfFormatOf(a.dtype), llvm::APInt(16, bits))
-        .convertToDouble();
+    return mlir::graph::halfValue(halfFormatOf(a.dtype), bits);
   }
   default:
     return NAN;
@@ -351,11 +350,7 @@ static void setElement(NpyArray &a, int64_t i, double v) {
     return;
   case DType::F16:
   case DType::BF16: {
-    llvm::APFloat x(v);
-    bool losesInfo = false;
-    x.convert(halfFormatOf(a.dtype), llvm::APFloat::rmNearestTiesToEven,
-              &losesInfo);
-    auto bits = uint16_t(x.bitcastToAPInt().getZExtValue());
+    uint16_t bits = mlir::graph::halfBits(halfFormatOf(a.dtype), v);
     std::memcpy(p + 2 * i, &bits, 2);
     return;
   }
@@ -606,9 +601,7 @@ makeRandomInputs(func::FuncOp func,
     std::uniform_int_distribution<int64_t> integer(
         domain.bound ? 0 : low, domain.bound ? *domain.bound - 1 : high);
     for (int64_t i = 0; i < a.numElements(); ++i) {
-      double v = dtype == DType::F32 || dtype == DType::F64 ||
-                         dtype == DType::F16 || dtype == DType::BF16
-                     ? real(rng)
+      double v = isFloatDType(dtype)    ? real(rng)
                  : dtype == DType::BOOL ? double(rng() & 1)
                                         : double(integer(rng));
       setElement(a, i, v);
@@ -642,8 +635,7 @@ static bool forEachDifference(const NpyArray &actual, const NpyArray &reference,
 
 Agreement compareArrays(const NpyArray &actual, const NpyArray &reference) {
   Agreement r;
-  r.exact = actual.dtype != DType::F32 && actual.dtype != DType::F64 &&
-            actual.dtype != DType::F16 && actual.dtype != DType::BF16;
+  r.exact = !isFloatDType(actual.dtype);
   r.typeTolerance = actual.dtype == DType::F16    ? 0x1p-8
                     : actual.dtype == DType::BF16 ? 0x1p-5
                                                   : 0.0;

@@ -3,6 +3,7 @@
 #include "passes/ConstantValues.h"
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/HalfFloat.h"
 #include "dialects/graph/IR/Initializers.h"
 #include "dialects/graph/IR/ShapeInference.h"
 #include "passes/Passes.h"
@@ -20,19 +21,12 @@ using namespace mlir;
 static std::optional<std::vector<float>> getHalfFloats(ElementsAttr elements) {
   const llvm::fltSemantics &semantics =
       cast<FloatType>(elements.getElementType()).getFloatSemantics();
-  auto toFloat = [&](const APInt &bits) {
-    APFloat value(semantics, bits);
-    bool losesInfo = false;
-    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-    return value.convertToFloat();
-  };
   int64_t count = elements.getNumElements();
   std::vector<float> values;
   values.reserve(count);
   if (auto dense = dyn_cast<DenseElementsAttr>(elements)) {
     for (const APFloat &v : dense.getValues<APFloat>())
-      values.push_back(toFloat(v.bitcastToAPInt()));
+      values.push_back(static_cast<float>(v.convertToDouble()));
     return values;
   }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(elements)) {
@@ -43,7 +37,7 @@ static std::optional<std::vector<float>> getHalfFloats(ElementsAttr elements) {
     for (int64_t i = 0; i < count; ++i) {
       uint16_t bits;
       std::memcpy(&bits, data + 2 * i, 2);
-      values.push_back(toFloat(APInt(16, bits)));
+      values.push_back(static_cast<float>(graph::halfValue(semantics, bits)));
     }
     return values;
   }
@@ -195,13 +189,8 @@ std::optional<std::vector<float>> mlir::tfcc::getConstantFloats(Value value) {
       return std::nullopt;
     std::optional<std::vector<float>> values = getConstantFloats(cast.getX());
     if (values && !to.isF32())
-      for (float &v : *values) {
-        APFloat rounded(v);
-        bool losesInfo = false;
-        rounded.convert(to.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                        &losesInfo);
-        v = rounded.convertToFloat();
-      }
+      for (float &v : *values)
+        v = static_cast<float>(graph::roundToHalf(to.getFloatSemantics(), v));
     return values;
   }
   return getConstantValues<float>(value, getFloats);

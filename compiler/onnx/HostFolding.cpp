@@ -2,6 +2,7 @@
 
 #include "compiler/onnx/HostFolding.h"
 
+#include "dialects/graph/IR/HalfFloat.h"
 #include "dialects/graph/IR/TensorSize.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -210,15 +211,9 @@ double roundToFloatElement(Type floatType, double value) {
   assert(isFloat(floatType) && "not a float type");
   if (floatType.isF64())
     return value;
-  if (floatType.isF16() || floatType.isBF16()) {
-    llvm::APFloat rounded(value);
-    bool losesInfo = false;
-    rounded.convert(cast<FloatType>(floatType).getFloatSemantics(),
-                    llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-    rounded.convert(llvm::APFloat::IEEEdouble(),
-                    llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-    return rounded.convertToDouble();
-  }
+  if (floatType.isF16() || floatType.isBF16())
+    return graph::roundToHalf(cast<FloatType>(floatType).getFloatSemantics(),
+                              value);
   return static_cast<double>(static_cast<float>(value));
 }
 

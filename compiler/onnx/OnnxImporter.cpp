@@ -18,6 +18,7 @@
 
 #include "dialects/graph/IR/DimNames.h"
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/HalfFloat.h"
 #include "dialects/graph/IR/Limits.h"
 #include "dialects/graph/IR/ShapeInference.h"
 #include "dialects/graph/IR/TensorSize.h"
@@ -203,13 +204,8 @@ bool isHalfData(int32_t dt) {
 
 /// The value of 16-bit pattern `bits` of FLOAT16 / BFLOAT16 `dt` (exact).
 double halfValue(int32_t dt, uint16_t bits) {
-  APFloat value(dt == onnx::TensorProto::FLOAT16 ? APFloat::IEEEhalf()
-                                                 : APFloat::BFloat(),
-                APInt(16, bits));
-  bool losesInfo = false;
-  value.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
-                &losesInfo);
-  return value.convertToDouble();
+  return graph::halfValue(
+      graph::halfSemantics(dt == onnx::TensorProto::BFLOAT16), bits);
 }
 
 /// Checks that a TensorProto of a supported element type holds exactly the
@@ -1000,16 +996,6 @@ std::string Importer::uniqueSymbol(llvm::StringRef hint) {
   return name;
 }
 
-/// `v` rounded to f16 / bf16 `type` (to nearest even; the values of a 16-bit
-/// initializer are exact).
-static APFloat toHalf(Type type, double v) {
-  APFloat value(v);
-  bool losesInfo = false;
-  value.convert(cast<FloatType>(type).getFloatSemantics(),
-                APFloat::rmNearestTiesToEven, &losesInfo);
-  return value;
-}
-
 Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
   RankedTensorType type = value.type();
   Type elementType = value.elementType;
@@ -1023,9 +1009,11 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
     } else if (elementType.isF64()) {
       attr = DenseElementsAttr::get(type, llvm::ArrayRef<double>(value.floats));
     } else if (elementType.isF16() || elementType.isBF16()) {
+      const llvm::fltSemantics &format =
+          llvm::cast<FloatType>(elementType).getFloatSemantics();
       SmallVector<APFloat> data;
       for (double v : value.floats)
-        data.push_back(toHalf(elementType, v));
+        data.push_back(APFloat(format, APInt(16, graph::halfBits(format, v))));
       attr = DenseElementsAttr::get(type, data);
     } else if (elementType.isInteger(32)) {
       std::vector<int32_t> data(value.ints.begin(), value.ints.end());
@@ -1060,9 +1048,10 @@ Value Importer::materialize(const HostTensor &value, llvm::StringRef nameHint) {
     append(value.floats.data(), value.floats.size() * sizeof(double));
     alignment = 8;
   } else if (elementType.isF16() || elementType.isBF16()) {
+    const llvm::fltSemantics &format =
+        llvm::cast<FloatType>(elementType).getFloatSemantics();
     for (double v : value.floats) {
-      auto bits =
-          uint16_t(toHalf(elementType, v).bitcastToAPInt().getZExtValue());
+      uint16_t bits = graph::halfBits(format, v);
       append(&bits, sizeof bits);
     }
   } else if (elementType.isInteger(32)) {

@@ -10,6 +10,7 @@
 
 #include "dialects/graph/Reference/Interpreter.h"
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/HalfFloat.h"
 #include "dialects/graph/IR/Initializers.h"
 #include "dialects/graph/Reference/Evaluators.h"
 
@@ -149,10 +150,8 @@ FailureOr<Tensor> tensorFromAttr(Attribute attr, std::string &why) {
       case ElementKind::BF16: {
         uint16_t bits;
         std::memcpy(&bits, at, 2);
-        tensor.data[i] = APFloat(*kind == ElementKind::F16 ? APFloat::IEEEhalf()
-                                                           : APFloat::BFloat(),
-                                 APInt(16, bits))
-                             .convertToDouble();
+        tensor.data[i] =
+            halfValue(halfSemantics(*kind == ElementKind::BF16), bits);
         break;
       }
       }

@@ -1,6 +1,7 @@
 //===- Tensor.cpp - tensors and helpers of the reference interpreter ------===//
 
 #include "dialects/graph/Reference/Tensor.h"
+#include "dialects/graph/IR/HalfFloat.h"
 #include "dialects/graph/Reference/Evaluators.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -192,15 +193,6 @@ int64_t broadcastOffset(llvm::ArrayRef<int64_t> index,
   return offset;
 }
 
-/// `value` rounded once, to nearest even, to `format` (f16 or bf16):
-/// overflow gives an infinity, NaN stays NaN.
-static double roundToFormat(double value, const llvm::fltSemantics &format) {
-  llvm::APFloat rounded(value);
-  bool losesInfo = false;
-  rounded.convert(format, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  return rounded.convertToDouble();
-}
-
 double normalizeElement(double value, ElementKind kind) {
   switch (kind) {
   case ElementKind::F32:
@@ -208,9 +200,9 @@ double normalizeElement(double value, ElementKind kind) {
   case ElementKind::F64:
     return value;
   case ElementKind::F16:
-    return roundToFormat(value, llvm::APFloat::IEEEhalf());
+    return mlir::graph::roundToHalf(mlir::graph::halfSemantics(false), value);
   case ElementKind::BF16:
-    return roundToFormat(value, llvm::APFloat::BFloat());
+    return mlir::graph::roundToHalf(mlir::graph::halfSemantics(true), value);
   case ElementKind::I32:
     return static_cast<double>(static_cast<int32_t>(
         static_cast<uint32_t>(static_cast<int64_t>(value))));
