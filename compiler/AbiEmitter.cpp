@@ -274,12 +274,21 @@ private:
          entriesVar, ConstantInt::get(i64Ty, sig.weightBytes),
          ConstantInt::get(i64Ty, sig.stateful ? sig.stateBytes : 0),
          ConstantInt::get(i32Ty, sig.variables.size()),
-         ConstantInt::get(i32Ty, 0), variables, stateInit,
+         ConstantInt::get(i32Ty, trainEntryField()), variables, stateInit,
          ConstantInt::get(i32Ty, sig.dims.size()), ConstantInt::get(i32Ty, 0),
          dimNames, dimBounds, dimFlags});
     return new GlobalVariable(module, modelInfoTy, true,
                               GlobalValue::InternalLinkage, model,
                               ".tfcc.model_info");
+  }
+
+  /// tfcc_model_info.train_entry: 1 + the index of the entry that updates
+  /// the state (the graph.train_step), 0 when there is none.
+  int32_t trainEntryField() const {
+    for (auto [index, entry] : llvm::enumerate(sig.entries))
+      if (!sig.trainEntry.empty() && entry.name == sig.trainEntry)
+        return int32_t(index) + 1;
+    return 0;
   }
 
   Function *exported(const std::string &name, Type *result,

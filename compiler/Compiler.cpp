@@ -951,6 +951,11 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   if (failed(runNormalizePipeline(*module, &timing)))
     return false;
   bool training = !module->getOps<graph::TrainStepOp>().empty();
+  // The train step's entry (tfcc_model_info.train_entry), named before
+  // tfcc-autodiff turns it into a function like the others.
+  std::string trainStepName;
+  for (graph::TrainStepOp step : module->getOps<graph::TrainStepOp>())
+    trainStepName = step.getSymName().str();
   if (!o.train) {
     if (!training) {
       errors << "tfcc: error: --no-train cannot take effect: '" << o.inputPath
@@ -1018,6 +1023,8 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   FailureOr<ModelSignature> sig = buildSignature(*module, o.prefix);
   if (failed(sig))
     return false;
+  if (trainBuild)
+    sig->trainEntry = trainStepName;
   if (failed(runGraphPipeline(*module, &timing)))
     return false;
   if (!o.precision.empty() && !trainBuild &&
