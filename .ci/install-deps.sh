@@ -14,11 +14,14 @@ PACKAGES=(
   libc6-dev-armhf-cross libgcc-12-dev-armhf-cross
   gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
+  libcpp-httplib-dev nlohmann-json3-dev pkg-config
 )
 # flatbuffers-compiler: flatc reads and writes the checkpoints of test/tools/checkpoint.test
 # independently of the runtime's hand-written FlatBuffers code (runtime/src/checkpoint.c);
 # libflatbuffers-dev: the compiler reads checkpoints (tfcc --weights) through flatc --cpp code.
 # The real-model checks (test/onnx/real) run ONNX Runtime from npm.
+# libcpp-httplib-dev, nlohmann-json3-dev and pkg-config: tfcc-serve's HTTP server and JSON
+# (httplib is a compiled library whose pkg-config flags must match its build).
 # qemu-user-static and the arm64 and armhf cross sysroots: the build makes the runtime for
 # each (tfcc --target=aarch64-linux-gnu / armv7a-linux-gnueabihf, docs/embedded.md);
 # test/cross runs the kernel tests and cross-compiled models under qemu-user.
