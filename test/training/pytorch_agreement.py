@@ -2,7 +2,8 @@
 """Compiled training against PyTorch autograd (an independent implementation).
 
 For the spec's MLP and CNN training models, with the weights tfcc initialized
-(read back through <p>_get_variable), on one random batch:
+(read back with get_variable of the tfcc Python package, tools/python/tfcc,
+which also runs train_step), on one random batch:
   1. gradients: a copy of the model with SGD(learning_rate = 1) and no
      clipping makes one train_step's update equal to minus the gradient, which
      must match torch.autograd's gradient of the same loss;
@@ -14,9 +15,9 @@ mask generator (docs/autodiff.md, "Dropout mask"), re-implemented here.
 Tolerances: 1e-4 relative (max-norm) for losses and gradients, 2e-3 for the
 Adam update (step one divides by sqrt(v): for gradients near epsilon the f32
 rounding of the gradient shows; a wrong formula, e.g. without bias correction,
-is off by a factor of 3). Usage: pytorch_agreement.py TFCC SPEC_MODELS_DIR WORK_DIR
+is off by a factor of 3). Usage, with PYTHONPATH holding the tfcc package:
+  pytorch_agreement.py TFCC SPEC_MODELS_DIR WORK_DIR
 """
-import ctypes
 import os
 import re
 import subprocess
@@ -25,6 +26,8 @@ import sys
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+import tfcc
 
 TFCC, SPEC, WORK = sys.argv[1:4]
 os.makedirs(WORK, exist_ok=True)
@@ -48,40 +51,24 @@ def check(what, a, b, tol):
         failures.append(what)
 
 
-class Model:
-    """A tfcc-compiled training model driven through its C API."""
+def compile_and_load(src_text, name, prefix, batch):
+    """The model `src_text` compiled by tfcc and loaded through the tfcc
+    Python package (tools/python/tfcc) with a context for `batch`."""
+    path = os.path.join(WORK, name + ".mlir")
+    with open(path, "w") as f:
+        f.write(src_text)
+    so = os.path.join(WORK, name + ".so")
+    subprocess.check_call([TFCC, path, "-o", so])
+    model = tfcc.load(so, max_batch=batch)
+    assert model.prefix == prefix, f"{so}: prefix {model.prefix}, not {prefix}"
+    return model
 
-    def __init__(self, src_text, name, prefix, batch):
-        path = os.path.join(WORK, name + ".mlir")
-        with open(path, "w") as f:
-            f.write(src_text)
-        so = os.path.join(WORK, name + ".so")
-        subprocess.check_call([TFCC, path, "-o", so])
-        self.lib = ctypes.CDLL(so)
-        self.p = prefix
-        self.ctx = ctypes.c_void_p()
-        create = getattr(self.lib, prefix + "_create")
-        create.argtypes = [ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p)]
-        assert create(batch, ctypes.byref(self.ctx)) == 0, "create failed"
 
-    def get(self, name, shape):
-        out = np.empty(shape, np.float32)
-        fn = getattr(self.lib, self.p + "_get_variable")
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
-                       ctypes.c_uint64]
-        status = fn(self.ctx, name.encode(), out.ctypes.data, out.nbytes)
-        assert status == 0, f"get_variable {name}: status {status}"
-        return out
-
-    def train_step(self, x, y):
-        loss = ctypes.c_float()
-        fn = getattr(self.lib, self.p + "_train_step")
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p,
-                       ctypes.c_void_p, ctypes.POINTER(ctypes.c_float)]
-        status = fn(self.ctx, x.shape[0], x.ctypes.data, y.ctypes.data,
-                    ctypes.byref(loss))
-        assert status == 0, f"train_step: status {status}"
-        return loss.value
+def get(model, name, shape):
+    value = model.get_variable(name)
+    assert value.shape == shape and value.dtype == np.float32, \
+        f"variable {name}: {value.dtype}{value.shape}, not float32{shape}"
+    return value
 
 
 def sgd_variant(text):
@@ -123,9 +110,9 @@ def run(name, text, prefix, variables, torch_loss, x, y):
     """variables: [(name, shape, trainable)]; torch_loss(params dict) -> loss."""
     trainable = [v for v in variables if v[2]]
     # 1. gradients through SGD(1)
-    sgd = Model(sgd_variant(text), name + "_sgd", prefix, x.shape[0])
-    w0 = {n: sgd.get(n, s) for n, s, _ in variables}
-    loss_tfcc = sgd.train_step(x, y)
+    sgd = compile_and_load(sgd_variant(text), name + "_sgd", prefix, x.shape[0])
+    w0 = {n: get(sgd, n, s) for n, s, _ in variables}
+    loss_tfcc = float(sgd.train_step(x, y))
     params = {n: torch.tensor(w0[n], dtype=torch.float32, requires_grad=t)
               for n, s, t in variables}
     loss = torch_loss(params)
@@ -133,16 +120,16 @@ def run(name, text, prefix, variables, torch_loss, x, y):
     check(f"{name}: loss", loss_tfcc, loss.item(), 1e-4)
     torch_grads = {}
     for n, s, _ in trainable:
-        g_tfcc = w0[n] - sgd.get(n, s)
+        g_tfcc = w0[n] - get(sgd, n, s)
         torch_grads[n] = params[n].grad.numpy()
         check(f"{name}: gradient of {n}", g_tfcc, torch_grads[n], 1e-4)
     # 2. one Adam step with clip_norm 1.0, as the model is written
-    adam = Model(text, name + "_adam", prefix, x.shape[0])
+    adam = compile_and_load(text, name + "_adam", prefix, x.shape[0])
     adam.train_step(x, y)
     clipped = clip_by_global_norm([torch_grads[n] for n, _, _ in trainable], 1.0)
     for (n, s, _), g in zip(trainable, clipped):
         expected = keras_adam_first_step(w0[n].astype(np.float64), g)
-        check(f"{name}: Adam update of {n}", w0[n] - adam.get(n, s),
+        check(f"{name}: Adam update of {n}", w0[n] - get(adam, n, s),
               w0[n] - expected, 2e-3)
 
 
