@@ -49,7 +49,7 @@ step() { printf '\n== %s\n' "$*"; }
 run() { printf '$ %s\n' "${*//$REPO\//}"; "$@"; }
 
 step "1. The Keras CNN with its train step, compiled by the build into a library that trains itself"
-echo "$ tfcc examples/train_fashion_mnist/mnist_cnn_train.mlir -o ${BUILD#"$REPO"/}/examples/train_fashion_mnist/model/mnist_cnn_train.so"
+echo "$ tfcc examples/train_fashion_mnist/mnist_cnn_train.mlir --name=mnist_cnn_train -o ${BUILD#"$REPO"/}/examples/train_fashion_mnist/model/mnist_cnn_train.so"
 
 step "2. Training it on this machine ($EPOCHS epoch(s), batch 64, $(nproc) threads)"
 run "$BUILD/bin/train_fashion_mnist" --data "$DATA" --out "$OUT/train" --epochs "$EPOCHS" \

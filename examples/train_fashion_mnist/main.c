@@ -151,15 +151,15 @@ static int argmax10(const float* p) {
 
 static int check(tfcc_context* ctx, tfcc_status_t status, const char* what) {
   if (status == TFCC_OK) return 1;
-  fprintf(stderr, "train_fashion_mnist: %s: %s: %s\n", what, mnist_cnn_status_string(status),
+  fprintf(stderr, "train_fashion_mnist: %s: %s: %s\n", what, mnist_cnn_train_status_string(status),
           ctx ? ctx->message : "");
   return 0;
 }
 
 /* The whole state (weights, batch-norm statistics, Adam slots, step counter) as
- * one buffer, variable after variable in the order of mnist_cnn_info(). */
+ * one buffer, variable after variable in the order of mnist_cnn_train_info(). */
 static uint64_t state_size(void) {
-  const tfcc_model_info* info = mnist_cnn_info();
+  const tfcc_model_info* info = mnist_cnn_train_info();
   uint64_t total = 0;
   int32_t v;
   for (v = 0; v < info->num_variables; ++v) total += info->variables[v].bytes;
@@ -167,11 +167,11 @@ static uint64_t state_size(void) {
 }
 
 static int snapshot_state(tfcc_context* ctx, unsigned char* buffer) {
-  const tfcc_model_info* info = mnist_cnn_info();
+  const tfcc_model_info* info = mnist_cnn_train_info();
   int32_t v;
   for (v = 0; v < info->num_variables; ++v) {
     const tfcc_variable_info* var = &info->variables[v];
-    if (!check(ctx, mnist_cnn_get_variable(ctx, var->name, buffer, var->bytes), var->name))
+    if (!check(ctx, mnist_cnn_train_get_variable(ctx, var->name, buffer, var->bytes), var->name))
       return 0;
     buffer += var->bytes;
   }
@@ -179,11 +179,11 @@ static int snapshot_state(tfcc_context* ctx, unsigned char* buffer) {
 }
 
 static int restore_state(tfcc_context* ctx, const unsigned char* buffer) {
-  const tfcc_model_info* info = mnist_cnn_info();
+  const tfcc_model_info* info = mnist_cnn_train_info();
   int32_t v;
   for (v = 0; v < info->num_variables; ++v) {
     const tfcc_variable_info* var = &info->variables[v];
-    if (!check(ctx, mnist_cnn_set_variable(ctx, var->name, buffer, var->bytes), var->name))
+    if (!check(ctx, mnist_cnn_train_set_variable(ctx, var->name, buffer, var->bytes), var->name))
       return 0;
     buffer += var->bytes;
   }
@@ -191,11 +191,11 @@ static int restore_state(tfcc_context* ctx, const unsigned char* buffer) {
 }
 
 static int save_checkpoint(tfcc_context* ctx, const char* path) {
-  return check(ctx, mnist_cnn_save_checkpoint(ctx, path), path);
+  return check(ctx, mnist_cnn_train_save_checkpoint(ctx, path), path);
 }
 
 static int load_checkpoint(tfcc_context* ctx, const char* path) {
-  return check(ctx, mnist_cnn_load_checkpoint(ctx, path), path);
+  return check(ctx, mnist_cnn_train_load_checkpoint(ctx, path), path);
 }
 
 /* Keras' optimizer option use_ema=True with ema_momentum=M: an exponential moving
@@ -220,7 +220,7 @@ static int averaged(const tfcc_variable_info* var) {
 
 /* Starts the averages at the variables' current values. */
 static int average_init(tfcc_context* ctx, double momentum, WeightAverage* avg) {
-  const tfcc_model_info* info = mnist_cnn_info();
+  const tfcc_model_info* info = mnist_cnn_train_info();
   uint64_t total = 0, largest = 0;
   float* dst;
   int32_t v;
@@ -239,7 +239,7 @@ static int average_init(tfcc_context* ctx, double momentum, WeightAverage* avg) 
   for (v = 0, dst = avg->values; v < info->num_variables; ++v) {
     const tfcc_variable_info* var = &info->variables[v];
     if (!averaged(var)) continue;
-    if (!check(ctx, mnist_cnn_get_variable(ctx, var->name, dst, var->bytes), var->name))
+    if (!check(ctx, mnist_cnn_train_get_variable(ctx, var->name, dst, var->bytes), var->name))
       return 0;
     dst += var->bytes / sizeof(float);
   }
@@ -247,7 +247,7 @@ static int average_init(tfcc_context* ctx, double momentum, WeightAverage* avg) 
 }
 
 static int average_update(tfcc_context* ctx, WeightAverage* avg) {
-  const tfcc_model_info* info = mnist_cnn_info();
+  const tfcc_model_info* info = mnist_cnn_train_info();
   double ramp = (1.0 + (double)avg->steps) / (10.0 + (double)avg->steps);
   float d = (float)(ramp < avg->momentum ? ramp : avg->momentum);
   float* dst = avg->values;
@@ -257,7 +257,7 @@ static int average_update(tfcc_context* ctx, WeightAverage* avg) {
     const tfcc_variable_info* var = &info->variables[v];
     uint64_t i, n = var->bytes / sizeof(float);
     if (!averaged(var)) continue;
-    if (!check(ctx, mnist_cnn_get_variable(ctx, var->name, avg->scratch, var->bytes),
+    if (!check(ctx, mnist_cnn_train_get_variable(ctx, var->name, avg->scratch, var->bytes),
                var->name))
       return 0;
     for (i = 0; i < n; ++i) dst[i] = d * dst[i] + (1.0f - d) * avg->scratch[i];
@@ -269,14 +269,14 @@ static int average_update(tfcc_context* ctx, WeightAverage* avg) {
 
 /* Writes the averages into the model's trainable variables. */
 static int average_apply(tfcc_context* ctx, const WeightAverage* avg) {
-  const tfcc_model_info* info = mnist_cnn_info();
+  const tfcc_model_info* info = mnist_cnn_train_info();
   const float* src = avg->values;
   int32_t v;
   if (avg->momentum == 0) return 1;
   for (v = 0; v < info->num_variables; ++v) {
     const tfcc_variable_info* var = &info->variables[v];
     if (!averaged(var)) continue;
-    if (!check(ctx, mnist_cnn_set_variable(ctx, var->name, src, var->bytes), var->name))
+    if (!check(ctx, mnist_cnn_train_set_variable(ctx, var->name, src, var->bytes), var->name))
       return 0;
     src += var->bytes / sizeof(float);
   }
@@ -297,8 +297,8 @@ static int evaluate(tfcc_context* ctx, const Dataset* d, uint32_t first, uint32_
     const float* x = d->images + (size_t)(first + start) * kPixels;
     const int32_t* y = d->labels + first + start;
     float l = 0;
-    if (!check(ctx, mnist_cnn_loss(ctx, b, x, y, &l), "loss") ||
-        !check(ctx, mnist_cnn_predict(ctx, b, x, probs), "predict"))
+    if (!check(ctx, mnist_cnn_train_loss(ctx, b, x, y, &l), "loss") ||
+        !check(ctx, mnist_cnn_train_predict(ctx, b, x, probs), "predict"))
       return 0;
     loss_sum += (double)l * b;
     for (i = 0; i < b; ++i) correct += argmax10(probs + (size_t)i * kClasses) == y[i];
@@ -501,7 +501,7 @@ int main(int argc, char** argv) {
   }
 
   if (!load_dataset(data_dir, "t10k", limit_test, &test)) return 1;
-  if (!check(NULL, mnist_cnn_create_with_threads(batch, threads, &ctx), "create")) return 1;
+  if (!check(NULL, mnist_cnn_train_create_with_threads(batch, threads, &ctx), "create")) return 1;
   probs = (float*)malloc(sizeof(float) * (size_t)batch * kClasses);
   if (!probs) return 1;
 
@@ -511,7 +511,7 @@ int main(int argc, char** argv) {
       return 1;
     printf("%s: test loss %.4f, test accuracy %.4f (%u images)\n", eval_checkpoint, test_loss,
            test_acc, test.count);
-    mnist_cnn_destroy(ctx);
+    mnist_cnn_train_destroy(ctx);
     free(probs);
     free(test.images);
     free(test.labels);
@@ -571,10 +571,10 @@ int main(int argc, char** argv) {
       }
       /* Training accuracy: the weights before this step (Keras' running metric,
        * here in inference mode). */
-      if (!check(ctx, mnist_cnn_predict(ctx, b, bx, probs), "predict")) return 1;
+      if (!check(ctx, mnist_cnn_train_predict(ctx, b, bx, probs), "predict")) return 1;
       for (k = 0; k < b; ++k) correct += argmax10(probs + (size_t)k * kClasses) == by[k];
       t0 = now_seconds();
-      if (!check(ctx, mnist_cnn_train_step(ctx, b, bx, by, &loss), "train_step")) return 1;
+      if (!check(ctx, mnist_cnn_train_train_step(ctx, b, bx, by, &loss), "train_step")) return 1;
       step_seconds += now_seconds() - t0;
       if (!average_update(ctx, &average)) return 1;
       loss_sum += (double)loss * b;
@@ -644,7 +644,7 @@ int main(int argc, char** argv) {
            so_path, so_acc, test.count, disagreements, max_diff);
   }
 
-  mnist_cnn_destroy(ctx);
+  mnist_cnn_train_destroy(ctx);
   free(order);
   free(bx);
   free(by);
