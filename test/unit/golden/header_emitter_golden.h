@@ -175,7 +175,10 @@ typedef struct tfcc_model_info {
    * size, the variables in it and its initial image (state_bytes bytes). */
   uint64_t state_bytes;
   int32_t num_variables;
-  int32_t reserved;
+  /* 1 + the index of the entry that updates the state memory (the train
+   * step: tools that share a model between callers refuse it); 0 when no
+   * entry does. */
+  int32_t train_entry;
   const tfcc_variable_info* variables; /* num_variables elements */
   const void* state_init;
   /* Dynamic dimensions beyond the batch (docs/c-api.md, "Dimensions"): their
