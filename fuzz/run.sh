@@ -29,7 +29,7 @@ while [[ $# -gt 0 ]]; do
     *) harnesses+=("$1"); shift ;;
   esac
 done
-all=(graph_ir_compile onnx_import checkpoint_load npy_read c_api)
+all=(graph_ir_compile onnx_import checkpoint_load npy_read c_api rest_predict)
 [[ ${#harnesses[@]} -gt 0 ]] || harnesses=("${all[@]}")
 for h in "${harnesses[@]}"; do
   [[ " ${all[*]} " == *" $h "* ]] || { echo "fuzz/run.sh: no harness '$h' (${all[*]})" >&2; exit 2; }
@@ -92,6 +92,12 @@ PY
       ;;
     c_api)
       head -c 256 /dev/urandom > "$d/random0"; head -c 4096 /dev/urandom > "$d/random1" ;;
+    rest_predict)
+      # Requests in both forms against the harness's table (rest_predict.cpp).
+      printf '%s' '{"instances": [{"image": [[1, 2, 3]], "label": 1, "mask": true}], "inputs": 1}' > "$d/rows"
+      printf '%s' '{"signature_name": "predict", "inputs": {"image": [[[1, 2, 3], [4, 5, 6]]], "label": [7], "scale": 0.5, "mask": [false]}}' > "$d/columns"
+      printf '%s' '{"signature_name": "single", "instances": [[1.5, -2e3], [3, 4]]}' > "$d/single"
+      printf '%s' '{"signature_name": "train_step", "inputs": [[1, 2]]}' > "$d/train" ;;
   esac
 }
 
@@ -105,6 +111,7 @@ for h in "${harnesses[@]}"; do
     onnx_import) flags+=(-close_fd_mask=2 -max_len=262144) ;;
     npy_read) flags+=(-dict="$work/dict/npy.dict") ;;
     c_api) flags+=(-max_len=8192) ;;
+    rest_predict) flags+=(-max_len=4096) ;;
   esac
   log=$work/$h.log
   status=0

@@ -74,9 +74,15 @@ int jsonDepth(const std::string &text) {
   return deepest;
 }
 
+/// `value` as JSON text. Strings may hold the request's or the model's
+/// bytes: invalid UTF-8 becomes U+FFFD (plain dump() would throw).
+std::string dumpJson(const json &value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 /// A short rendering of a JSON value for messages.
 std::string brief(const json &value) {
-  std::string text = value.dump();
+  std::string text = dumpJson(value);
   if (text.size() > 40)
     text = text.substr(0, 37) + "...";
   return text;
@@ -266,13 +272,13 @@ void appendTensor(std::string &out, const NpyArray &a, size_t depth,
 }
 
 void appendString(std::string &out, const std::string &text) {
-  out += json(text).dump();
+  out += dumpJson(json(text));
 }
 
 } // namespace
 
 Reply errorReply(int status, const std::string &message) {
-  return Reply{status, json{{"error", message}}.dump()};
+  return Reply{status, dumpJson(json{{"error", message}})};
 }
 
 RestModel::RestModel(const tfcc_model_info &info, std::string name,
@@ -298,7 +304,7 @@ std::string RestModel::statusJson() const {
            {{{"version", "1"},
              {"state", "AVAILABLE"},
              {"status", {{"error_code", "OK"}, {"error_message", ""}}}}})}};
-  return status.dump();
+  return dumpJson(status);
 }
 
 std::string RestModel::metadataJson() const {
@@ -341,7 +347,7 @@ std::string RestModel::metadataJson() const {
          {{"signature_def", signatures},
           {"@type",
            "type.googleapis.com/tensorflow.serving.SignatureDefMap"}}}}}};
-  return metadata.dump();
+  return dumpJson(metadata);
 }
 
 bool RestModel::decodePredict(const std::string &body, PredictRequest &request,
@@ -356,7 +362,7 @@ bool RestModel::decodePredict(const std::string &body, PredictRequest &request,
   json root;
   try {
     root = json::parse(body);
-  } catch (const json::parse_error &e) {
+  } catch (const json::exception &e) { // parse_error, out_of_range (1e999)
     std::string what = e.what();
     size_t bracket = what.find("] ");
     return fail("malformed JSON: " + (bracket == std::string::npos

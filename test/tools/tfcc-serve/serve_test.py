@@ -11,6 +11,8 @@ Compiles the example CNN (one input, one output) and the training CNN (its
      server keeps serving;
   4. /metrics counts what was asked; SIGTERM stops the server with status 0;
   5. bad command lines are refused with a message.
+A training model served with --checkpoint answers with the trained weights
+(trained and saved through the Python package: PYTHONPATH holds it).
 Usage: serve_test.py TFCC TFCC_RUN TFCC_SERVE SOURCE_DIR WORK_DIR
 """
 import json
@@ -167,6 +169,9 @@ def bad(what, code, fragment, body=None, raw=None, path=":predict", method=None)
 
 
 bad("malformed JSON", 400, "malformed JSON", raw=b'{"instances": [1, 2')
+bad("malformed JSON quoting invalid UTF-8", 400, "malformed JSON",
+    raw=b'{"signature_name": "train_\xff\xff", "inputs": [[1,&2]]}')
+bad("number overflow", 400, "malformed JSON: number overflow", raw=b'{"inputs": [1e99999]}')
 bad("not an object", 400, "must be a JSON object", raw=b"[1]")
 bad("wrong rank", 400, "input 'image' of predict has rank 3", {"instances": x1[0].tolist()})
 bad("wrong dim", 400, "has 27 in dimension 1",
@@ -205,7 +210,7 @@ m = re.search(r'tfcc_serve_requests_total\{endpoint="predict",code="200"\} (\d+)
 check("metrics count the 1001 answered predicts", status == 200 and m and int(m.group(1)) == 1001,
       text)
 m = re.search(r'tfcc_serve_requests_total\{endpoint="predict",code="400"\} (\d+)', text)
-check("metrics count the 400s", m and int(m.group(1)) == 15, text)
+check("metrics count the 400s", m and int(m.group(1)) == 17, text)
 proc.send_signal(signal.SIGTERM)
 try:
     code = proc.wait(timeout=30)
@@ -244,6 +249,23 @@ check("metadata lists the servable entries only",
       sorted(sigs) == ["loss", "predict", "serving_default"], str(sorted(sigs)))
 proc.send_signal(signal.SIGINT)
 check("SIGINT stops with status 0", proc.wait(timeout=30) == 0)
+
+# --- --checkpoint: serve what training on the device learned ------------------
+# Three train steps through the Python package (tools/python), saved; the
+# server's predict must equal the trained model's, not the initial one's.
+import tfcc  # noqa: E402  (PYTHONPATH: the build tree's package)
+with tfcc.load(train, max_batch=3) as t:
+    for _ in range(3):
+        t.train_step(x, y)
+    trained = t.predict(x)
+    t.save_checkpoint(os.path.join(WORK, "trained.tfck"))
+proc, base = start(train, "--threads", "2", "--checkpoint", os.path.join(WORK, "trained.tfck"))
+status, text = request(base + "/v1/models/mnist_cnn:predict", {"instances": x.tolist()})
+got = np.array(json.loads(text)["predictions"], np.float32) if status == 200 else None
+check("--checkpoint: predictions of the trained weights", got is not None and np.array_equal(
+    got, trained) and not np.array_equal(got, expected), text[:200])
+proc.terminate()
+proc.wait(timeout=30)
 
 # --- 5. command lines ---------------------------------------------------------
 
