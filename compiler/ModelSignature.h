@@ -145,6 +145,12 @@ inline size_t byteSize(DType dtype) {
   return 0;
 }
 
+/// f32, f64, f16 or bf16.
+inline bool isFloatDType(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
+         dtype == DType::BF16;
+}
+
 /// Short name as in the IR and in diagnostics: "f32", "i32", "i64", "bool",
 /// "f16", "bf16", "i8", "f64", "ui8".
 inline const char *dtypeName(DType dtype) {

@@ -440,11 +440,6 @@ Deviation measureDeviation(const NpyArray &output,
   return d;
 }
 
-bool isFloatDType(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
-         dtype == DType::BF16;
-}
-
 NpyArray convertElements(const NpyArray &array, DType dtype) {
   if (array.dtype == dtype)
     return array;

@@ -105,9 +105,6 @@ bool sameEntrySignature(const tfcc_entry_info &entry,
 /// Element i of an array as a double.
 double elementAsDouble(const NpyArray &array, int64_t i);
 
-/// f32, f64, f16 or bf16.
-bool isFloatDType(DType dtype);
-
 /// `array`'s values as `dtype` (rounded to nearest even where it is
 /// narrower).
 NpyArray convertElements(const NpyArray &array, DType dtype);

@@ -46,11 +46,6 @@ const char *tfDataTypeName(int32_t dtype) {
   return "DT_INVALID";
 }
 
-bool isFloat(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
-         dtype == DType::BF16;
-}
-
 /// The deepest nesting of arrays and objects in `text` (strings skipped),
 /// without parsing it.
 int jsonDepth(const std::string &text) {
@@ -416,7 +411,7 @@ bool RestModel::decodePredict(const std::string &body, PredictRequest &request,
 
   // Each input's value (columnar) or its value in each instance (rows).
   std::vector<std::vector<const json *>> parts(e.num_inputs);
-  auto byName = [&](const json &object, const char *what, size_t instance,
+  auto byName = [&](const json &object, const std::string &what,
                     std::vector<const json *> &found) {
     for (auto it = object.begin(); it != object.end(); ++it) {
       bool known = false;
@@ -432,7 +427,6 @@ bool RestModel::decodePredict(const std::string &body, PredictRequest &request,
                     "'" + where);
       found[i] = &object[e.inputs[i].name];
     }
-    (void)instance;
     return true;
   };
   if (rows) {
@@ -443,7 +437,7 @@ bool RestModel::decodePredict(const std::string &body, PredictRequest &request,
       const json &instance = instances[k];
       std::vector<const json *> found(e.num_inputs);
       if (instance.is_object()) {
-        if (!byName(instance, ("instance " + std::to_string(k)).c_str(), k,
+        if (!byName(instance, "instance " + std::to_string(k),
                     found))
           return false;
       } else if (e.num_inputs == 1) {
@@ -460,7 +454,7 @@ bool RestModel::decodePredict(const std::string &body, PredictRequest &request,
     const json &inputs = root["inputs"];
     std::vector<const json *> found(e.num_inputs);
     if (inputs.is_object()) {
-      if (!byName(inputs, "\"inputs\"", 0, found))
+      if (!byName(inputs, "\"inputs\"", found))
         return false;
     } else if (e.num_inputs == 1) {
       found[0] = &inputs;
@@ -546,7 +540,7 @@ bool RestModel::decodePredict(const std::string &body, PredictRequest &request,
       if (!storeLeaf(a, k, *leaves[k]))
         return fail(
             argText + " is " + dtypeName(a.dtype) +
-            (isFloat(a.dtype)         ? ": expected numbers"
+            (isFloatDType(a.dtype)         ? ": expected numbers"
              : a.dtype == DType::BOOL ? ": expected true or false"
                                       : ": expected integers in its range") +
             ", element " + std::to_string(k) + " is " + brief(*leaves[k]));
