@@ -4,22 +4,27 @@
  * callbacks=[EarlyStopping(monitor="val_loss", patience, restore_best_weights=True)]),
  * then builds an inference-only library with the trained weights baked in
  * (tfcc --no-train --weights) and reports its test accuracy. Includes only the
- * generated mnist_cnn_train.h, libc and POSIX headers (C99).
+ * generated mnist_cnn_train.h, tfcc's TensorBoard writer (tfcc/tfcc_summary.h),
+ * libc and POSIX headers (C99).
  *
  *   train_fashion_mnist [--data DIR] [--epochs 5] [--batch-size 64] [--threads 1]
  *                       [--validation-split 0.1] [--patience 2] [--seed 1]
  *                       [--ema-momentum 0.99]
  *                       [--out DIR] [--limit-train N] [--limit-test N]
  *                       [--tfcc PATH] [--model MODEL.mlir] [--no-export]
+ *                       [--logdir DIR]
  *   train_fashion_mnist --eval-checkpoint FILE [--data DIR] [--batch-size 64] ...
  *
  * DIR (default "data") holds the uncompressed IDX files train-images-idx3-ubyte,
  * train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte.
  * Writes OUT/metrics.csv, a checkpoint per epoch (OUT/epoch_N.tfck), the restored
  * best weights (OUT/best.tfck) and the inference library OUT/fashion_mnist.so (and
- * .h); see README.md. */
+ * .h); with --logdir, TensorBoard event files in LOGDIR/train and
+ * LOGDIR/validation (epoch_loss, epoch_accuracy per epoch, as Keras'
+ * TensorBoard callback writes them); see README.md. */
 #define _POSIX_C_SOURCE 200809L
 #include "mnist_cnn_train.h"
+#include "tfcc/tfcc_summary.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -429,7 +434,7 @@ static void usage(const char* argv0) {
           "          [--validation-split F] [--patience N] [--seed N] [--out DIR]\n"
           "          [--ema-momentum M]\n"
           "          [--limit-train N] [--limit-test N] [--eval-checkpoint FILE]\n"
-          "          [--tfcc PATH] [--model MODEL.mlir] [--no-export]\n",
+          "          [--tfcc PATH] [--model MODEL.mlir] [--no-export] [--logdir DIR]\n",
           argv0);
 }
 
@@ -439,6 +444,8 @@ int main(int argc, char** argv) {
   const char* eval_checkpoint = NULL;
   const char* tfcc = TFCC_PATH;
   const char* model = MODEL_PATH;
+  const char* logdir = NULL;
+  tfcc_summary_writer *tb_train = NULL, *tb_validation = NULL;
   int epochs = 5, patience = 2, threads = 1, i;
   int64_t batch = 64;
   double validation_split = 0.1;
@@ -475,6 +482,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--eval-checkpoint")) eval_checkpoint = v;
     else if (!strcmp(a, "--tfcc")) tfcc = v;
     else if (!strcmp(a, "--model")) model = v;
+    else if (!strcmp(a, "--logdir")) logdir = v;
     else if (!strcmp(a, "--epochs")) epochs = atoi(v);
     else if (!strcmp(a, "--batch-size")) batch = atoi(v);
     else if (!strcmp(a, "--threads")) threads = atoi(v);
@@ -547,6 +555,20 @@ int main(int argc, char** argv) {
   }
   fprintf(csv, "epoch,train_loss,train_accuracy,val_loss,val_accuracy,images_per_s,"
                "epoch_seconds\n");
+  if (logdir) {
+    /* Keras' TensorBoard callback: a run folder per split. */
+    char error[512];
+    snprintf(path, sizeof path, "%s/train", logdir);
+    tb_train = tfcc_summary_open(path, error, sizeof error);
+    if (tb_train && n_val) {
+      snprintf(path, sizeof path, "%s/validation", logdir);
+      tb_validation = tfcc_summary_open(path, error, sizeof error);
+    }
+    if (!tb_train || (n_val && !tb_validation)) {
+      fprintf(stderr, "train_fashion_mnist: --logdir: %s\n", error);
+      return 1;
+    }
+  }
 
   printf("mnist_cnn_train: %u training, %u validation, %u test images; batch %lld, "
          "%d thread%s, seed %llu, weight average momentum %g\n",
@@ -595,6 +617,17 @@ int main(int argc, char** argv) {
              epoch, epochs, train_loss, train_acc, val_loss, val_acc, ips, seconds);
       fprintf(csv, "%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.3f\n", epoch, train_loss, train_acc,
               val_loss, val_acc, ips, seconds);
+      /* Steps count epochs from 0, as Keras' do. */
+      if ((tb_train && (tfcc_summary_scalar(tb_train, "epoch_loss", epoch - 1, train_loss) ||
+                        tfcc_summary_scalar(tb_train, "epoch_accuracy", epoch - 1, train_acc) ||
+                        tfcc_summary_flush(tb_train))) ||
+          (tb_validation &&
+           (tfcc_summary_scalar(tb_validation, "epoch_loss", epoch - 1, val_loss) ||
+            tfcc_summary_scalar(tb_validation, "epoch_accuracy", epoch - 1, val_acc) ||
+            tfcc_summary_flush(tb_validation)))) {
+        fprintf(stderr, "train_fashion_mnist: cannot write the event files in %s\n", logdir);
+        return 1;
+      }
       fflush(stdout);
       fflush(csv);
     }
@@ -630,6 +663,14 @@ int main(int argc, char** argv) {
          test_acc, test.count, best_epoch);
   printf("wall time: %.1f s for %d epoch%s; metrics in %s/metrics.csv, weights in %s\n",
          now_seconds() - total_start, ran, ran == 1 ? "" : "s", out_dir, path);
+  if (logdir) {
+    int closed = tfcc_summary_close(tb_train) | tfcc_summary_close(tb_validation);
+    if (closed) {
+      fprintf(stderr, "train_fashion_mnist: cannot write the event files in %s\n", logdir);
+      return 1;
+    }
+    printf("TensorBoard: tensorboard --logdir %s\n", logdir);
+  }
   if (tfcc) {
     double so_acc, max_diff;
     uint32_t disagreements;

@@ -14,6 +14,13 @@ if(TARGET fashion_mnist_data)
             ${CMAKE_CURRENT_BINARY_DIR}/train_fashion_mnist_mixed_bf16
             ${CMAKE_BINARY_DIR}/examples/train_fashion_mnist/model_mixed_bf16)
   set_tests_properties(train_fashion_mnist_mixed_bf16 PROPERTIES TIMEOUT 600)
+  # --logdir: TensorBoard event files read back by a reader of the formats'
+  # own (TFRecord framing, Event protos compiled with protoc), not the writer's.
+  add_test(NAME train_fashion_mnist_tensorboard
+    COMMAND /usr/bin/python3 ${CMAKE_SOURCE_DIR}/examples/train_fashion_mnist/tensorboard_test.py
+            $<TARGET_FILE:train_fashion_mnist> ${CMAKE_BINARY_DIR}/data
+            ${CMAKE_CURRENT_BINARY_DIR}/train_fashion_mnist_tensorboard)
+  set_tests_properties(train_fashion_mnist_tensorboard PROPERTIES TIMEOUT 600)
   # The main job's steps (examples/main_job.sh), quick: train, bake the
   # weights into an inference library, link examples/mnist/main.c to it.
   add_test(NAME main_job_quick

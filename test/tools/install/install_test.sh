@@ -14,7 +14,8 @@ prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 for f in bin/tfcc bin/tfcc-run bin/tfcc-serve lib/libtfcc_runtime.a \
          lib/cmake/tfcc/tfccConfig.cmake lib/cmake/tfcc/TfccAddModel.cmake \
-         lib/python3/dist-packages/tfcc/__init__.py include/tfcc/tfcc_types.h; do
+         lib/python3/dist-packages/tfcc/__init__.py include/tfcc/tfcc_types.h \
+         lib/libtfcc_summary.a include/tfcc/tfcc_summary.h; do
   [ -e "$prefix/$f" ] || { echo "FAILED: $f not installed"; exit 1; }
 done
 "$prefix/bin/tfcc-serve" --help > /dev/null

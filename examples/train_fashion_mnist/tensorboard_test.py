@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""TensorBoard event files of the training example, read back independently.
+
+Trains 2 epochs on 2000 images with --logdir, then reads LOGDIR/train and
+LOGDIR/validation with a reader built from the formats' specifications, not
+from the writer's code (runtime/src/summary.c):
+  - TFRecord framing: uint64 length, masked CRC-32C of the length, data,
+    masked CRC-32C of the data (CRC-32C computed here, bit by bit);
+  - tensorflow.Event / Summary: the fields TensorBoard reads, declared in a
+    .proto written below and compiled with Debian's protoc for Python's
+    protobuf (python3-protobuf).
+Checks: one event file per folder, every CRC, the file_version event first,
+and scalars epoch_loss / epoch_accuracy at steps 0 and 1 equal (to the 4
+printed decimals) to the losses and accuracies the program printed per epoch.
+A --logdir that cannot be created is refused with a message.
+Usage: tensorboard_test.py PROGRAM DATA_DIR WORK_DIR
+"""
+import glob
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+PROGRAM, DATA, WORK = sys.argv[1:4]
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+failures = []
+
+
+def check(what, ok, detail=""):
+    print(f"{'ok' if ok else 'FAILED'}: {what}{' (' + str(detail) + ')' if not ok else ''}")
+    if not ok:
+        failures.append(what)
+
+
+# --- Event and Summary, as tensorflow/core/util/event.proto and
+# tensorflow/core/framework/summary.proto declare them (the fields read here).
+PROTO = """
+syntax = "proto3";
+package tfcc_test;
+message SummaryValue {
+  string node_name = 7;
+  string tag = 1;
+  oneof value { float simple_value = 2; bytes obsolete_old_style_histogram = 3; }
+}
+message Summary { repeated SummaryValue value = 1; }
+message Event {
+  double wall_time = 1;
+  int64 step = 2;
+  oneof what {
+    string file_version = 3;
+    bytes graph_def = 4;
+    Summary summary = 5;
+  }
+}
+"""
+proto_dir = os.path.join(WORK, "proto")
+os.makedirs(proto_dir)
+with open(os.path.join(proto_dir, "tb_event.proto"), "w") as f:
+    f.write(PROTO)
+subprocess.check_call(["protoc", f"--proto_path={proto_dir}", f"--python_out={proto_dir}",
+                       "tb_event.proto"])
+sys.path.insert(0, proto_dir)
+import tb_event_pb2  # noqa: E402
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def masked(crc):
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def read_records(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    pos, records = 0, []
+    while pos < len(data):
+        header = data[pos:pos + 12]
+        if len(header) < 12:
+            raise ValueError(f"{path}: truncated record header at {pos}")
+        length, length_crc = struct.unpack("<QI", header)
+        if masked(crc32c(header[:8])) != length_crc:
+            raise ValueError(f"{path}: bad length CRC at {pos}")
+        body = data[pos + 12:pos + 12 + length]
+        (body_crc,) = struct.unpack("<I", data[pos + 12 + length:pos + 16 + length])
+        if len(body) != length or masked(crc32c(body)) != body_crc:
+            raise ValueError(f"{path}: bad data CRC at {pos}")
+        records.append(body)
+        pos += 16 + length
+    return records
+
+
+# --- train with --logdir --------------------------------------------------------
+logdir = os.path.join(WORK, "logs")
+run = subprocess.run([PROGRAM, "--data", DATA, "--out", os.path.join(WORK, "out"),
+                      "--epochs", "2", "--patience", "2", "--limit-train", "2000",
+                      "--limit-test", "500", "--no-export", "--logdir", logdir],
+                     capture_output=True, text=True, timeout=600)
+print(run.stdout)
+check("training with --logdir succeeds", run.returncode == 0, run.stderr)
+printed = [tuple(float(v) for v in m) for m in re.findall(
+    r"epoch \d+/2: loss ([0-9.]+) - accuracy ([0-9.]+) - val_loss ([0-9.]+) - "
+    r"val_accuracy ([0-9.]+)", run.stdout)]
+check("two epoch lines printed", len(printed) == 2, printed)
+
+for split, (loss_col, acc_col) in (("train", (0, 1)), ("validation", (2, 3))):
+    files = glob.glob(os.path.join(logdir, split, "events.out.tfevents.*"))
+    check(f"{split}: one event file", len(files) == 1, files)
+    if not files:
+        continue
+    try:
+        events = [tb_event_pb2.Event.FromString(r) for r in read_records(files[0])]
+    except ValueError as e:
+        check(f"{split}: framing", False, e)
+        continue
+    check(f"{split}: file_version first",
+          events and events[0].WhichOneof("what") == "file_version"
+          and events[0].file_version == "brain.Event:2", events[:1])
+    scalars = {}
+    for e in events[1:]:
+        check(f"{split}: summaries after the first event", e.WhichOneof("what") == "summary", e)
+        check(f"{split}: wall time set", e.wall_time > 1.6e9, e.wall_time)
+        for v in e.summary.value:
+            scalars[(v.tag, e.step)] = v.simple_value
+    expected = {}
+    for step, values in enumerate(printed):
+        expected[("epoch_loss", step)] = values[loss_col]
+        expected[("epoch_accuracy", step)] = values[acc_col]
+    check(f"{split}: the scalars Keras writes, per epoch", sorted(scalars) == sorted(expected),
+          sorted(scalars))
+    for key, value in expected.items():
+        got = scalars.get(key)
+        check(f"{split}: {key[0]} at step {key[1]} is the printed {value:.4f}",
+              got is not None and abs(got - value) <= 5e-5, got)
+
+# --- a --logdir that cannot be created -------------------------------------------
+blocker = os.path.join(WORK, "a_file")
+open(blocker, "w").close()
+run = subprocess.run([PROGRAM, "--data", DATA, "--out", os.path.join(WORK, "out2"),
+                      "--epochs", "1", "--limit-train", "200", "--limit-test", "100",
+                      "--no-export", "--logdir", os.path.join(blocker, "logs")],
+                     capture_output=True, text=True, timeout=600)
+check("an impossible --logdir is refused with a message", run.returncode == 1 and
+      "--logdir: cannot create the folder" in run.stderr, run.stderr)
+
+if failures:
+    print("FAILED:", ", ".join(failures))
+    sys.exit(1)
+print("all passed")
