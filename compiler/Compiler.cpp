@@ -12,14 +12,15 @@
 #include "compiler/Calibration.h"
 #include "compiler/ElementTypes.h"
 #include "compiler/Frontend.h"
+#include "compiler/GraphDefEmitter.h"
 #include "compiler/HeaderEmitter.h"
 #include "compiler/Linker.h"
 #include "compiler/Pipeline.h"
 #include "compiler/Registration.h"
-#include "passes/Passes.h"
 #include "dialects/graph/IR/DimNames.h"
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/Initializers.h"
+#include "passes/Passes.h"
 #include "tfcc/tfcc_runtime.h"
 
 #include "mlir/IR/Builders.h"
@@ -1032,6 +1033,14 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     return false;
   if (o.emit == EmitKind::Graph)
     return printModule(*module, o.outputPath, errors);
+  if (o.emit == EmitKind::GraphDef) {
+    std::string graphDef = emitGraphDef(*module);
+    if (o.outputPath == "-") {
+      llvm::outs() << graphDef;
+      return true;
+    }
+    return writeFile(o.outputPath, graphDef, errors);
+  }
 
   if (failed(runToArenaPipeline(*module, &timing)))
     return false;

@@ -22,6 +22,7 @@ enum class EmitKind {
   StaticArchive, // OUT.a holding that object + OUT.h
   Header,        // OUT.h only
   Graph,         // the graph IR after the graph-level passes (inlining, layout)
+  GraphDef,      // that graph as a TensorFlow GraphDef (TensorBoard)
   Mlir,          // the IR after the whole MLIR pipeline
   LlvmIr,        // optimized LLVM IR with the C interface glue
 };

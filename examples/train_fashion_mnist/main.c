@@ -12,7 +12,7 @@
  *                       [--ema-momentum 0.99]
  *                       [--out DIR] [--limit-train N] [--limit-test N]
  *                       [--tfcc PATH] [--model MODEL.mlir] [--no-export]
- *                       [--logdir DIR]
+ *                       [--logdir DIR] [--graph GRAPH.pb]
  *   train_fashion_mnist --eval-checkpoint FILE [--data DIR] [--batch-size 64] ...
  *
  * DIR (default "data") holds the uncompressed IDX files train-images-idx3-ubyte,
@@ -21,7 +21,8 @@
  * best weights (OUT/best.tfck) and the inference library OUT/fashion_mnist.so (and
  * .h); with --logdir, TensorBoard event files in LOGDIR/train and
  * LOGDIR/validation (epoch_loss, epoch_accuracy per epoch, as Keras'
- * TensorBoard callback writes them); see README.md. */
+ * TensorBoard callback writes them, and in train/ the model's graph: GRAPH.pb,
+ * by default the one the build made with tfcc --emit=graphdef); see README.md. */
 #define _POSIX_C_SOURCE 200809L
 #include "mnist_cnn_train.h"
 #include "tfcc/tfcc_summary.h"
@@ -49,6 +50,9 @@ static const char kInferencePrefix[] = "fashion_mnist";
 #endif
 #ifndef MODEL_PATH
 #define MODEL_PATH "mnist_cnn_train.mlir"
+#endif
+#ifndef GRAPH_PATH
+#define GRAPH_PATH "mnist_cnn_train.pb"
 #endif
 
 typedef struct {
@@ -428,13 +432,42 @@ static int evaluate_inference_build(const char* so_path, const char* prefix,
   return ok;
 }
 
+/* The model's GraphDef (tfcc --emit=graphdef) into the train run's event file,
+ * for TensorBoard's Graphs tab. A missing default file (the program run away
+ * from its build tree) is only noted; a --graph that cannot be read is an error. */
+static int write_graph(tfcc_summary_writer* w, const char* path, int given) {
+  FILE* f = fopen(path, "rb");
+  long size;
+  char* bytes;
+  int ok;
+  if (!f) {
+    fprintf(stderr, "train_fashion_mnist: %s the graph %s: %s\n",
+            given ? "--graph: cannot read" : "note: TensorBoard gets no graph: no", path,
+            strerror(errno));
+    return !given;
+  }
+  if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+      !(bytes = (char*)malloc((size_t)size + 1))) {
+    fprintf(stderr, "train_fashion_mnist: cannot read the graph %s\n", path);
+    fclose(f);
+    return 0;
+  }
+  ok = fread(bytes, 1, (size_t)size, f) == (size_t)size &&
+       tfcc_summary_graph(w, bytes, (size_t)size) == 0;
+  if (!ok) fprintf(stderr, "train_fashion_mnist: cannot write the graph %s\n", path);
+  free(bytes);
+  fclose(f);
+  return ok;
+}
+
 static void usage(const char* argv0) {
   fprintf(stderr,
           "usage: %s [--data DIR] [--epochs N] [--batch-size N] [--threads N]\n"
           "          [--validation-split F] [--patience N] [--seed N] [--out DIR]\n"
           "          [--ema-momentum M]\n"
           "          [--limit-train N] [--limit-test N] [--eval-checkpoint FILE]\n"
-          "          [--tfcc PATH] [--model MODEL.mlir] [--no-export] [--logdir DIR]\n",
+          "          [--tfcc PATH] [--model MODEL.mlir] [--no-export] [--logdir DIR]\n"
+          "          [--graph GRAPH.pb]\n",
           argv0);
 }
 
@@ -445,6 +478,8 @@ int main(int argc, char** argv) {
   const char* tfcc = TFCC_PATH;
   const char* model = MODEL_PATH;
   const char* logdir = NULL;
+  const char* graph = GRAPH_PATH;
+  int graph_given = 0;
   tfcc_summary_writer *tb_train = NULL, *tb_validation = NULL;
   int epochs = 5, patience = 2, threads = 1, i;
   int64_t batch = 64;
@@ -483,6 +518,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(a, "--tfcc")) tfcc = v;
     else if (!strcmp(a, "--model")) model = v;
     else if (!strcmp(a, "--logdir")) logdir = v;
+    else if (!strcmp(a, "--graph")) graph = v, graph_given = 1;
     else if (!strcmp(a, "--epochs")) epochs = atoi(v);
     else if (!strcmp(a, "--batch-size")) batch = atoi(v);
     else if (!strcmp(a, "--threads")) threads = atoi(v);
@@ -568,6 +604,7 @@ int main(int argc, char** argv) {
       fprintf(stderr, "train_fashion_mnist: --logdir: %s\n", error);
       return 1;
     }
+    if (!write_graph(tb_train, graph, graph_given)) return 1;
   }
 
   printf("mnist_cnn_train: %u training, %u validation, %u test images; batch %lld, "

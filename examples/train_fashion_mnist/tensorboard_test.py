@@ -10,8 +10,10 @@ from the writer's code (runtime/src/summary.c):
     .proto written below and compiled with Debian's protoc for Python's
     protobuf (python3-protobuf).
 Checks: one event file per folder, every CRC, the file_version event first,
-and scalars epoch_loss / epoch_accuracy at steps 0 and 1 equal (to the 4
-printed decimals) to the losses and accuracies the program printed per epoch.
+the model's graph in train/ (a GraphDef with the model's node names under
+each entry's scope and valid edges), and scalars epoch_loss / epoch_accuracy
+at steps 0 and 1 equal (to the 4 printed decimals) to the losses and
+accuracies the program printed per epoch.
 A --logdir that cannot be created is refused with a message.
 Usage: tensorboard_test.py PROGRAM DATA_DIR WORK_DIR
 """
@@ -35,8 +37,9 @@ def check(what, ok, detail=""):
         failures.append(what)
 
 
-# --- Event and Summary, as tensorflow/core/util/event.proto and
-# tensorflow/core/framework/summary.proto declare them (the fields read here).
+# --- Event, Summary and GraphDef, as tensorflow/core/util/event.proto,
+# tensorflow/core/framework/{summary,graph,node_def,attr_value,tensor_shape}.proto
+# declare them (the fields read here).
 PROTO = """
 syntax = "proto3";
 package tfcc_test;
@@ -46,6 +49,17 @@ message SummaryValue {
   oneof value { float simple_value = 2; bytes obsolete_old_style_histogram = 3; }
 }
 message Summary { repeated SummaryValue value = 1; }
+message Dim { int64 size = 1; string name = 2; }
+message TensorShape { repeated Dim dim = 2; bool unknown_rank = 3; }
+message ListValue { repeated TensorShape shape = 7; }
+message AttrValue { oneof value { ListValue list = 1; int32 type = 6; TensorShape shape = 7; } }
+message NodeDef {
+  string name = 1;
+  string op = 2;
+  repeated string input = 3;
+  map<string, AttrValue> attr = 5;
+}
+message GraphDef { repeated NodeDef node = 1; }
 message Event {
   double wall_time = 1;
   int64 step = 2;
@@ -99,6 +113,29 @@ def read_records(path):
     return records
 
 
+def check_graph(graph):
+    """The model's graph (tfcc --emit=graphdef of mnist_cnn_train.mlir, its
+    predict and loss entries): the model's node names under each entry's
+    scope, valid edges, the batch as -1 in the shapes."""
+    names = {n.name: n for n in graph.node}
+    for scope in ("predict", "loss"):
+        parts = {p for n in names if n.startswith(scope + "/")
+                 for p in n[len(scope) + 1:].split("+")}
+        for node in ("conv1", "pool1", "conv2", "pool2", "flatten", "dense1", "dense2",
+                     "image", "conv1_kernel"):
+            check(f"graph: {scope}/{node}", node in parts, sorted(parts))
+    check("graph: predict's softmax and loss's loss",
+          "predict/softmax" in names and "loss/loss" in names)
+    check("graph: the input is a Placeholder", names.get("predict/image") and
+          names["predict/image"].op == "Placeholder")
+    dangling = [(n.name, i) for n in graph.node for i in n.input if i.split(":")[0] not in names]
+    check("graph: every input names a node", not dangling, dangling[:3])
+    conv1 = names.get("predict/conv1")
+    shape = [d.size for d in conv1.attr["_output_shapes"].list.shape[0].dim] if conv1 else None
+    check("graph: conv1's output shape [-1, 26, 26, 32], float", shape == [-1, 26, 26, 32]
+          and conv1.attr["T"].type == 1, shape)
+
+
 # --- train with --logdir --------------------------------------------------------
 logdir = os.path.join(WORK, "logs")
 run = subprocess.run([PROGRAM, "--data", DATA, "--out", os.path.join(WORK, "out"),
@@ -125,8 +162,15 @@ for split, (loss_col, acc_col) in (("train", (0, 1)), ("validation", (2, 3))):
     check(f"{split}: file_version first",
           events and events[0].WhichOneof("what") == "file_version"
           and events[0].file_version == "brain.Event:2", events[:1])
+    rest = events[1:]
+    if split == "train":
+        graphs = [e for e in rest if e.WhichOneof("what") == "graph_def"]
+        rest = [e for e in rest if e.WhichOneof("what") != "graph_def"]
+        check("train: one graph event", len(graphs) == 1, len(graphs))
+        if graphs:
+            check_graph(tb_event_pb2.GraphDef.FromString(graphs[0].graph_def))
     scalars = {}
-    for e in events[1:]:
+    for e in rest:
         check(f"{split}: summaries after the first event", e.WhichOneof("what") == "summary", e)
         check(f"{split}: wall time set", e.wall_time > 1.6e9, e.wall_time)
         for v in e.summary.value:

@@ -4,7 +4,7 @@
  * tensorflow/core/util/event.proto and framework/summary.proto): no protobuf
  * library is needed to write them. Field numbers:
  *   Event:   wall_time 1 (double), step 2 (int64), file_version 3 (string),
- *            summary 5 (Summary)
+ *            graph_def 4 (bytes), summary 5 (Summary)
  *   Summary: value 1 (Value); Value: tag 1 (string), simple_value 2 (float)
  * Records are framed as TFRecords with masked CRC-32Cs
  * (tensorflow/core/lib/io/record_writer.cc). */
@@ -227,6 +227,11 @@ int tfcc_summary_scalar(tfcc_summary_writer* w, const char* tag, int64_t step, d
   free(v.data);
   free(summary.data);
   return status;
+}
+
+int tfcc_summary_graph(tfcc_summary_writer* w, const void* graph_def, size_t size) {
+  if (!w || (!graph_def && size)) return -1;
+  return write_event(w, 0, 4, graph_def, size);
 }
 
 int tfcc_summary_flush(tfcc_summary_writer* w) {

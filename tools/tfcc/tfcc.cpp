@@ -21,17 +21,22 @@ static cl::opt<std::string>
     outputPath("o", cl::desc("Output file (OUT.so; OUT.h is written beside it)"),
                cl::value_desc("OUT"), cl::cat(category));
 static cl::opt<tfcc::EmitKind> emitKind(
-    "emit", cl::desc("What to produce"), cl::init(tfcc::EmitKind::SharedLibrary),
+    "emit", cl::desc("What to produce"),
+    cl::init(tfcc::EmitKind::SharedLibrary),
     cl::values(
         clEnumValN(tfcc::EmitKind::SharedLibrary, "so",
                    "shared library OUT.so and its header OUT.h (default)"),
-        clEnumValN(tfcc::EmitKind::Object, "obj",
-                   "relocatable object OUT.o with the runtime inside, and OUT.h"),
+        clEnumValN(
+            tfcc::EmitKind::Object, "obj",
+            "relocatable object OUT.o with the runtime inside, and OUT.h"),
         clEnumValN(tfcc::EmitKind::StaticArchive, "static",
                    "static library OUT.a holding that object, and OUT.h"),
         clEnumValN(tfcc::EmitKind::Header, "header", "the C header only"),
         clEnumValN(tfcc::EmitKind::Graph, "graph",
                    "the graph IR after inlining and layout propagation"),
+        clEnumValN(tfcc::EmitKind::GraphDef, "graphdef",
+                   "that graph as a TensorFlow GraphDef (binary; TensorBoard's "
+                   "Graphs tab, docs/tensorboard.md)"),
         clEnumValN(tfcc::EmitKind::Mlir, "mlir",
                    "the MLIR after the whole pipeline (LLVM dialect)"),
         clEnumValN(tfcc::EmitKind::LlvmIr, "llvm",
@@ -173,6 +178,7 @@ int main(int argc, char **argv) {
     const char *ext = emitKind == tfcc::EmitKind::Object          ? ".o"
                       : emitKind == tfcc::EmitKind::StaticArchive ? ".a"
                       : emitKind == tfcc::EmitKind::Header        ? ".h"
+                      : emitKind == tfcc::EmitKind::GraphDef      ? ".pb"
                                                                   : ".so";
     options.outputPath = textual ? "-" : (stem + ext).str();
   }
@@ -290,6 +296,8 @@ int main(int argc, char **argv) {
     case EmitKind::StaticArchive: return "static";
     case EmitKind::Header: return "header";
     case EmitKind::Graph: return "graph";
+    case EmitKind::GraphDef:
+      return "graphdef";
     case EmitKind::Mlir: return "mlir";
     case EmitKind::LlvmIr: return "llvm";
     }

@@ -4,7 +4,8 @@
  * event file per run folder (DIR/train, DIR/validation), each a sequence of
  * TFRecords (length, masked CRC-32C of the length, data, masked CRC-32C of the
  * data) holding serialized tensorflow.Event protos: a file_version event
- * first, then scalar summaries (Summary.Value.simple_value) by tag and step.
+ * first, then the graph and scalar summaries (Summary.Value.simple_value) by
+ * tag and step.
  * `tensorboard --logdir DIR` shows them (docs/tensorboard.md). Plain C99 and
  * POSIX (mkdir, getpid, gethostname); not part of the model runtime: a
  * program links it next to its models.
@@ -31,6 +32,10 @@ tfcc_summary_writer* tfcc_summary_open(const char* dir, char* error, size_t erro
  * timed now. Returns 0, or -1 when writing failed (the writer then fails
  * every later call too). */
 int tfcc_summary_scalar(tfcc_summary_writer* w, const char* tag, int64_t step, double value);
+
+/* Appends the model's graph, `size` bytes of a serialized tensorflow.GraphDef
+ * (tfcc --emit=graphdef), for TensorBoard's Graphs tab. Returns 0 or -1. */
+int tfcc_summary_graph(tfcc_summary_writer* w, const void* graph_def, size_t size);
 
 /* Writes what is buffered to the file (TensorBoard reads files while they
  * grow). Returns 0 or -1. */
