@@ -147,7 +147,10 @@ std::unique_ptr<CompiledModel> CompiledModel::open(const std::string &path,
   model->getVariable_ = reinterpret_cast<GetVarFn>(sym("_get_variable"));
   model->setVariable_ = reinterpret_cast<SetVarFn>(sym("_set_variable"));
   model->resetState_ = reinterpret_cast<ResetFn>(sym("_reset_state"));
-  model->loadCheckpoint_ = reinterpret_cast<LoadFn>(sym("_load_checkpoint"));
+  model->loadCheckpoint_ =
+      reinterpret_cast<CheckpointFn>(sym("_load_checkpoint"));
+  model->saveCheckpoint_ =
+      reinterpret_cast<CheckpointFn>(sym("_save_checkpoint"));
   return model;
 }
 
@@ -214,11 +217,21 @@ bool CompiledModel::resetState(std::string &error) {
 
 bool CompiledModel::loadCheckpoint(const std::string &path,
                                    std::string &error) {
-  if (!loadCheckpoint_ || !context_) {
+  return callCheckpoint(loadCheckpoint_, path, error);
+}
+
+bool CompiledModel::saveCheckpoint(const std::string &path,
+                                   std::string &error) {
+  return callCheckpoint(saveCheckpoint_, path, error);
+}
+
+bool CompiledModel::callCheckpoint(CheckpointFn fn, const std::string &path,
+                                   std::string &error) {
+  if (!fn || !context_) {
     error = "the model has no state memory (or no context yet)";
     return false;
   }
-  tfcc_status_t status = loadCheckpoint_(context_, path.c_str());
+  tfcc_status_t status = fn(context_, path.c_str());
   if (status != TFCC_OK) {
     error = statusMessage(status);
     return false;

@@ -65,6 +65,8 @@ public:
   bool resetState(std::string &error);
   /// Reads a checkpoint of <prefix>_save_checkpoint into the state memory.
   bool loadCheckpoint(const std::string &path, std::string &error);
+  /// Writes the state memory as a checkpoint (<prefix>_save_checkpoint).
+  bool saveCheckpoint(const std::string &path, std::string &error);
 
 private:
   CompiledModel() = default;
@@ -74,8 +76,11 @@ private:
   using SetVarFn = tfcc_status_t (*)(tfcc_context *, const char *, const void *,
                                      uint64_t);
   using ResetFn = tfcc_status_t (*)(tfcc_context *);
-  using LoadFn = tfcc_status_t (*)(tfcc_context *, const char *);
-  LoadFn loadCheckpoint_ = nullptr;
+  /// <prefix>_load_checkpoint and _save_checkpoint.
+  using CheckpointFn = tfcc_status_t (*)(tfcc_context *, const char *);
+  CheckpointFn loadCheckpoint_ = nullptr, saveCheckpoint_ = nullptr;
+  bool callCheckpoint(CheckpointFn fn, const std::string &path,
+                      std::string &error);
   GetVarFn getVariable_ = nullptr;
   SetVarFn setVariable_ = nullptr;
   ResetFn resetState_ = nullptr;

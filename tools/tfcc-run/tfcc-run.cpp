@@ -3,10 +3,11 @@
 #include "compiler/Compiler.h"
 #include "compiler/Frontend.h"
 #include "compiler/Pipeline.h"
-#include "dialects/graph/IR/GraphOps.h"
-#include "dialects/graph/IR/TensorSize.h"
 #include "compiler/Registration.h"
 #include "compiler/Runner.h"
+#include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/TensorSize.h"
+#include "tools/ThreadsOption.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -366,24 +367,12 @@ int runTrainingSession(mlir::ModuleOp module, CompiledModel &compiled,
 
 } // namespace
 
-/// --threads. libLLVM registers an undocumented option called "threads" of its
-/// own (at load time, before this file's options): take the name over.
-static cl::opt<int> &threadsOption() {
-  auto &registered = cl::getRegisteredOptions();
-  auto it = registered.find("threads");
-  if (it != registered.end())
-    it->second->removeArgument();
-  static cl::opt<int> option(
-      "threads",
-      cl::desc("Threads of the compiled model's context: the calling thread "
-               "plus N - 1 pool workers, created once (default 1: no pool)"),
-      cl::value_desc("N"), cl::init(1), cl::cat(category));
-  return option;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::opt<int> &numThreadsOption = threadsOption();
+  cl::opt<int> &numThreadsOption = threadsOption(
+      category,
+      "Threads of the compiled model's context: the calling thread plus N - 1 "
+      "pool workers, created once (default 1: no pool)");
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -12,7 +12,7 @@ build=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
-for f in bin/tfcc bin/tfcc-run bin/tfcc-serve lib/libtfcc_runtime.a \
+for f in bin/tfcc bin/tfcc-run bin/tfcc-serve bin/tfcc-train lib/libtfcc_runtime.a \
          lib/cmake/tfcc/tfccConfig.cmake lib/cmake/tfcc/TfccAddModel.cmake \
          lib/python3/dist-packages/tfcc/__init__.py include/tfcc/tfcc_types.h \
          lib/libtfcc_summary.a include/tfcc/tfcc_summary.h; do
