@@ -886,6 +886,32 @@ std::string defaultRuntimeLibrary() {
 namespace {
 
 /// compile(), with every diagnostic written to `errors`.
+/// tfcc -v: MLIR's timing report cut to its first level, the stages
+/// (the passes of each pipeline are --mlir-timing's).
+class StageTimingOutput : public OutputStrategy {
+public:
+  using OutputStrategy::OutputStrategy;
+  void printHeader(const TimeRecord &total) override { total_ = total.wall; }
+  void printFooter() override {
+    os << "tfcc:" << stages_ << llvm::format(" (%.3f s in all)\n", total_);
+  }
+  void printTime(const TimeRecord &, const TimeRecord &) override {}
+  void printListEntry(StringRef, const TimeRecord &, const TimeRecord &,
+                      bool) override {}
+  void printTreeEntry(unsigned indent, StringRef name, const TimeRecord &time,
+                      const TimeRecord &) override {
+    if (indent == 0)
+      stages_ += llvm::formatv("{0} {1} {2:f3} s", stages_.empty() ? "" : ",",
+                               name, time.wall)
+                     .str();
+  }
+  void printTreeEntryEnd(unsigned, bool) override {}
+
+private:
+  std::string stages_;
+  double total_ = 0;
+};
+
 bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   DialectRegistry registry;
   registerCompilerDialects(registry);
@@ -899,6 +925,11 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   // when the manager goes out of scope.
   DefaultTimingManager timingManager;
   applyPipelineTimingOptions(timingManager);
+  if (o.verbose && !timingManager.isEnabled()) {
+    timingManager.setEnabled(true);
+    timingManager.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+    timingManager.setOutput(std::make_unique<StageTimingOutput>(llvm::errs()));
+  }
   TimingScope timing = timingManager.getRootScope();
 
   // `tfcc model.mlir -o out/model.so` creates out/ when it is missing.

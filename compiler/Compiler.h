@@ -64,6 +64,9 @@ struct CompileOptions {
   /// Compile each graph.train_step (tfcc-autodiff first, every variable in
   /// state memory). false drops them: variables stay compile-time constants.
   bool train = true;
+  /// -v: the time of each stage (loading, each pass pipeline, LLVM's phases,
+  /// linking) on stderr at the end.
+  bool verbose = false;
   /// A checkpoint (<prefix>_save_checkpoint) whose values replace the
   /// variables' initial values (--weights); empty = none.
   std::string weightsPath;

@@ -88,6 +88,11 @@ static cl::opt<std::string> report(
              "size and live range, the planned arena, the liveness bound and "
              "the sum without reuse (to stdout, or to FILE with --report=FILE)"),
     cl::value_desc("FILE"), cl::ValueOptional, cl::cat(category));
+static cl::opt<bool> verbose(
+    "v",
+    cl::desc("Print the time of each stage (loading, each pass pipeline, "
+             "LLVM's phases, linking) at the end (--mlir-timing: every pass)"),
+    cl::cat(category));
 static cl::opt<bool> noTrain(
     "no-train",
     cl::desc("Drop graph.train_step: variables stay compile-time constants "
@@ -194,6 +199,7 @@ int main(int argc, char **argv) {
   if (report.getNumOccurrences())
     options.reportPath = report.empty() ? "-" : report.getValue();
   options.train = !noTrain;
+  options.verbose = verbose;
   options.weightsPath = weights;
   if (quantize.getNumOccurrences()) {
     if (quantize != "int8") {
