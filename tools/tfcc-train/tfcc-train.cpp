@@ -10,8 +10,9 @@
 // converted to the inputs' dtypes), epoch by epoch like Keras' model.fit:
 // a Keras-like line per epoch, the validation loss through the entry that
 // computes the loss without training, accuracy where the model has an entry
-// of class scores, TensorBoard event files (docs/tensorboard.md) and
-// checkpoints. No MLIR: the model loader and the summary writer only.
+// of class scores, TensorBoard event files (docs/tensorboard.md; the loss
+// scale of a mixed_f16 build too) and checkpoints. No MLIR: the model loader
+// and the summary writer only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -397,6 +398,14 @@ int main(int argc, char **argv) {
     return true;
   };
 
+  // Dynamic loss scaling (--precision=mixed_f16): its scale, logged per epoch.
+  std::string lossScale = std::string(step.name) + "/loss_scale";
+  bool hasLossScale = false;
+  for (int32_t v = 0; v < info.num_variables; ++v)
+    hasLossScale |= lossScale == info.variables[v].name &&
+                    info.variables[v].dtype == TFCC_DTYPE_F32 &&
+                    info.variables[v].rank == 0;
+
   std::vector<uint32_t> order(fit);
   std::iota(order.begin(), order.end(), 0);
   for (unsigned epoch = 1; epoch <= epochs; ++epoch) {
@@ -458,7 +467,13 @@ int main(int argc, char **argv) {
     auto scalar = [&](tfcc_summary_writer *w, const char *tag, double value) {
       return !w || tfcc_summary_scalar(w, tag, epoch - 1, value) == 0;
     };
+    NpyArray scale;
+    if (trainLog.w && hasLossScale &&
+        !model->getVariable(lossScale, scale, error))
+      return fail(error);
     bool logged =
+        (!trainLog.w || !hasLossScale ||
+         scalar(trainLog.w, "loss_scale", scalarOf(scale))) &&
         scalar(trainLog.w, "epoch_loss", loss) &&
         (scoreEntry < 0 || scalar(trainLog.w, "epoch_accuracy", accuracy)) &&
         (lossEntry < 0 || scalar(validationLog.w, "epoch_loss", valLoss)) &&

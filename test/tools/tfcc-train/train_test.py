@@ -9,7 +9,8 @@
 2. IDX inputs (Fashion-MNIST), shuffled, with a validation split and
    --logdir: the loss falls, and the event files (read by
    test/tools/tensorboard/event_reader.py) hold the printed epoch_loss,
-   epoch_accuracy in train/ and validation/ and the --graph.
+   epoch_accuracy in train/ and validation/ and the --graph; a mixed_f16
+   build's also its loss scale per epoch.
 3. Each bad command line is refused with a message.
 Usage (PYTHONPATH holding the package): train_test.py TFCC TFCC_TRAIN SOURCE_DIR DATA_DIR WORK_DIR
 """
@@ -112,6 +113,26 @@ for split, cols in (("train", (0, 1)), ("validation", (2, 3))):
         abs(scalars[k] - v) <= 5e-5 for k, v in expected.items()), (scalars, expected))
     graphs = [e for e in events if e.WhichOneof("what") == "graph_def"]
     check(f"{split}: the graph only in train/", len(graphs) == (split == "train"), len(graphs))
+
+# --- the loss scale of a --precision=mixed_f16 build ----------------------------------
+f16 = os.path.join(WORK, "f16.so")
+subprocess.check_call([TFCC, os.path.join(SRC, "examples/train_fashion_mnist/mnist_cnn_train.mlir"),
+                       "--precision=mixed_f16", "-o", f16])
+f16_logs, f16_ckpt = os.path.join(WORK, "f16_logs"), os.path.join(WORK, "f16.tfck")
+run = train(f16, *inputs, "--epochs", "2", "--logdir", f16_logs, "--save-checkpoint", f16_ckpt)
+check("mixed_f16 training succeeds", run.returncode == 0, run.stderr)
+files = [f for f in os.listdir(os.path.join(f16_logs, "train")) if "tfevents" in f]
+scales = {e.step: v.simple_value for e in read_events(os.path.join(f16_logs, "train", files[0]), WORK)
+          if e.WhichOneof("what") == "summary" for v in e.summary.value if v.tag == "loss_scale"}
+m16 = tfcc.load(f16)
+m16.load_checkpoint(f16_ckpt)
+final = float(m16.get_variable("train_step/loss_scale"))
+check("loss_scale per epoch, the last one the model's", sorted(scales) == [0, 1]
+      and scales[1] == final, (scales, final))
+check("no loss_scale for a float32 build", not any(
+    v.tag == "loss_scale" for e in read_events(os.path.join(logdir, "train", [
+        f for f in os.listdir(os.path.join(logdir, "train")) if "tfevents" in f][0]), WORK)
+    if e.WhichOneof("what") == "summary" for v in e.summary.value))
 
 # --- 3. refusals ---------------------------------------------------------------------
 inference = os.path.join(WORK, "inference.so")
