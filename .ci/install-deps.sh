@@ -14,7 +14,7 @@ PACKAGES=(
   libc6-dev-armhf-cross libgcc-12-dev-armhf-cross
   gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
-  libcpp-httplib-dev nlohmann-json3-dev pkg-config python3-protobuf
+  libcpp-httplib-dev nlohmann-json3-dev pkg-config python3-protobuf chromium python3-pil
 )
 # flatbuffers-compiler: flatc reads and writes the checkpoints of test/tools/checkpoint.test
 # independently of the runtime's hand-written FlatBuffers code (runtime/src/checkpoint.c);
@@ -23,6 +23,8 @@ PACKAGES=(
 # libcpp-httplib-dev, nlohmann-json3-dev and pkg-config: tfcc-serve's HTTP server and JSON
 # (httplib is a compiled library whose pkg-config flags must match its build).
 # python3-protobuf: the TensorBoard test reads event files through protos compiled with protoc.
+# chromium and python3-pil: test/tools/graph-views renders tfcc --emit=html headless and
+# checks the screenshot.
 # qemu-user-static and the arm64 and armhf cross sysroots: the build makes the runtime for
 # each (tfcc --target=aarch64-linux-gnu / armv7a-linux-gnueabihf, docs/embedded.md);
 # test/cross runs the kernel tests and cross-compiled models under qemu-user.

@@ -12,7 +12,8 @@
 #include "compiler/Calibration.h"
 #include "compiler/ElementTypes.h"
 #include "compiler/Frontend.h"
-#include "compiler/GraphDefEmitter.h"
+#include "compiler/GraphExport.h"
+#include "compiler/GraphViews.h"
 #include "compiler/HeaderEmitter.h"
 #include "compiler/Linker.h"
 #include "compiler/Pipeline.h"
@@ -1064,13 +1065,18 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     return false;
   if (o.emit == EmitKind::Graph)
     return printModule(*module, o.outputPath, errors);
-  if (o.emit == EmitKind::GraphDef) {
-    std::string graphDef = emitGraphDef(*module);
+  if (o.emit == EmitKind::GraphDef || o.emit == EmitKind::Dot ||
+      o.emit == EmitKind::Html) {
+    std::vector<ExportedScope> scopes = exportGraph(*module);
+    std::string name = sig->modelName;
+    std::string view = o.emit == EmitKind::GraphDef ? graphDefOf(scopes)
+                       : o.emit == EmitKind::Dot    ? dotOf(scopes, name)
+                                                    : htmlOf(scopes, name);
     if (o.outputPath == "-") {
-      llvm::outs() << graphDef;
+      llvm::outs() << view;
       return true;
     }
-    return writeFile(o.outputPath, graphDef, errors);
+    return writeFile(o.outputPath, view, errors);
   }
 
   if (failed(runToArenaPipeline(*module, &timing)))

@@ -23,6 +23,8 @@ enum class EmitKind {
   Header,        // OUT.h only
   Graph,         // the graph IR after the graph-level passes (inlining, layout)
   GraphDef,      // that graph as a TensorFlow GraphDef (TensorBoard)
+  Dot,           // that graph in Graphviz DOT
+  Html,          // that graph drawn in a self-contained HTML page
   Mlir,          // the IR after the whole MLIR pipeline
   LlvmIr,        // optimized LLVM IR with the C interface glue
 };

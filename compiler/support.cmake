@@ -1,5 +1,6 @@
 # TfccSupport: the parts of the compiler that need neither MLIR nor LLVM (the generated
-# header's emitter, .npy I/O, bounded file reads, loading compiled models), so that unit tests and tools can link them cheaply.
+# header's emitter, .npy I/O, bounded file reads, loading compiled models, the
+# graph views), so that unit tests and tools can link them cheaply.
 # Included from compiler/CMakeLists.txt.
 
 # The text of the runtime's public types, embedded into every generated header; regenerated
@@ -19,6 +20,7 @@ const char *tfcc::tfccTypesHeaderText() {
 add_library(TfccSupport STATIC
   ${CMAKE_CURRENT_LIST_DIR}/BoundedFile.cpp
   ${CMAKE_CURRENT_LIST_DIR}/CompiledModel.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/GraphViews.cpp
   ${CMAKE_CURRENT_LIST_DIR}/HeaderEmitter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Npy.cpp
   ${CMAKE_CURRENT_BINARY_DIR}/TfccTypesHeaderText.cpp)

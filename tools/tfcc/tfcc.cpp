@@ -37,6 +37,11 @@ static cl::opt<tfcc::EmitKind> emitKind(
         clEnumValN(tfcc::EmitKind::GraphDef, "graphdef",
                    "that graph as a TensorFlow GraphDef (binary; TensorBoard's "
                    "Graphs tab, docs/tensorboard.md)"),
+        clEnumValN(tfcc::EmitKind::Dot, "dot",
+                   "that graph in Graphviz DOT (fused ops boxed, shapes on the "
+                   "edges)"),
+        clEnumValN(tfcc::EmitKind::Html, "html",
+                   "that graph drawn in a self-contained HTML page"),
         clEnumValN(tfcc::EmitKind::Mlir, "mlir",
                    "the MLIR after the whole pipeline (LLVM dialect)"),
         clEnumValN(tfcc::EmitKind::LlvmIr, "llvm",
@@ -184,6 +189,8 @@ int main(int argc, char **argv) {
                       : emitKind == tfcc::EmitKind::StaticArchive ? ".a"
                       : emitKind == tfcc::EmitKind::Header        ? ".h"
                       : emitKind == tfcc::EmitKind::GraphDef      ? ".pb"
+                      : emitKind == tfcc::EmitKind::Dot           ? ".dot"
+                      : emitKind == tfcc::EmitKind::Html          ? ".html"
                                                                   : ".so";
     options.outputPath = textual ? "-" : (stem + ext).str();
   }
@@ -304,6 +311,10 @@ int main(int argc, char **argv) {
     case EmitKind::Graph: return "graph";
     case EmitKind::GraphDef:
       return "graphdef";
+    case EmitKind::Dot:
+      return "dot";
+    case EmitKind::Html:
+      return "html";
     case EmitKind::Mlir: return "mlir";
     case EmitKind::LlvmIr: return "llvm";
     }

@@ -1,0 +1,179 @@
+//===- GraphExport.cpp - the graph IR as plain nodes and edges ------------===//
+
+#include "compiler/GraphExport.h"
+
+#include "compiler/ElementTypes.h"
+#include "compiler/Frontend.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace tfcc {
+namespace {
+
+/// TensorFlow's DataType number of a dtype (DT_INVALID = 0 for none).
+int tfDataType(std::optional<DType> dtype) {
+  if (!dtype)
+    return 0;
+  switch (*dtype) {
+  case DType::F32:
+    return 1;
+  case DType::F64:
+    return 2;
+  case DType::I32:
+    return 3;
+  case DType::U8:
+    return 4;
+  case DType::I8:
+    return 6;
+  case DType::I64:
+    return 9;
+  case DType::BOOL:
+    return 10;
+  case DType::BF16:
+    return 14;
+  case DType::F16:
+    return 19;
+  }
+  return 0;
+}
+
+ExportedType exportType(Type type) {
+  ExportedType out;
+  auto shaped = dyn_cast<ShapedType>(type);
+  std::optional<DType> dtype =
+      dtypeOfElementType(shaped ? shaped.getElementType() : type);
+  out.dataType = tfDataType(dtype);
+  out.dtype = dtype ? dtypeName(*dtype) : "?";
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  out.ranked = bool(tensor);
+  if (tensor)
+    for (int64_t d : tensor.getShape())
+      out.dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  return out;
+}
+
+/// The model's names of a location (NameLoc names, outermost first, each
+/// once, a leading '/' dropped: ONNX's "/conv1/Conv" would make an empty name
+/// scope).
+std::vector<std::string> locationNames(Location loc) {
+  std::vector<std::string> names;
+  loc->walk([&](Location l) {
+    if (auto named = dyn_cast<NameLoc>(l)) {
+      std::string name = named.getName().str();
+      while (!name.empty() && name.front() == '/')
+        name.erase(name.begin());
+      if (!name.empty() &&
+          std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
+    }
+    return WalkResult::advance();
+  });
+  return names;
+}
+
+/// The nodes of one entry point.
+class EntryExporter {
+public:
+  explicit EntryExporter(func::FuncOp func) : func_(func) {
+    scope_.name = func.getSymName().str();
+  }
+
+  ExportedScope run() {
+    for (auto [i, arg] : llvm::enumerate(func_.getArguments())) {
+      std::string name = "input_" + std::to_string(i);
+      if (auto attr = func_.getArgAttrOfType<StringAttr>(i, kArgNameAttr))
+        name = attr.str();
+      ExportedNode &node =
+          add("Placeholder", unique(name), {}, ValueRange{}, {arg.getType()});
+      names_[arg] = node.name;
+    }
+    for (Operation &op : func_.getBody().front()) {
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+          std::string name = "output_" + std::to_string(i);
+          if (auto attr =
+                  func_.getResultAttrOfType<StringAttr>(i, kArgNameAttr))
+            name = attr.str();
+          add("Identity", unique(name), {}, ValueRange{value},
+              {value.getType()});
+        }
+        continue;
+      }
+      std::vector<std::string> names = locationNames(op.getLoc());
+      std::string name;
+      for (const std::string &n : names)
+        name += (name.empty() ? "" : "+") + n;
+      // An unnamed op referring to a symbol (graph.read @conv1_kernel): the
+      // symbol's name.
+      if (name.empty())
+        for (NamedAttribute attr : op.getAttrs())
+          if (auto symbol = dyn_cast<FlatSymbolRefAttr>(attr.getValue())) {
+            name = symbol.getValue().str();
+            break;
+          }
+      std::string opName = op.getName().stripDialect().str();
+      ExportedNode &node = add(opName, unique(name.empty() ? opName : name),
+                               names, op.getOperands(),
+                               std::vector<Type>(op.getResultTypes().begin(),
+                                                 op.getResultTypes().end()));
+      for (auto [i, result] : llvm::enumerate(op.getResults()))
+        names_[result] =
+            i == 0 ? node.name : node.name + ":" + std::to_string(i);
+    }
+    return std::move(scope_);
+  }
+
+private:
+  ExportedNode &add(const std::string &op, const std::string &name,
+                    std::vector<std::string> names, ValueRange inputs,
+                    const std::vector<Type> &types) {
+    ExportedNode node;
+    node.name = name;
+    node.op = op;
+    node.names = std::move(names);
+    for (Value input : inputs) {
+      auto it = names_.find(input);
+      if (it != names_.end())
+        node.inputs.push_back(it->second);
+    }
+    for (Type type : types)
+      node.outputs.push_back(exportType(type));
+    scope_.nodes.push_back(std::move(node));
+    return scope_.nodes.back();
+  }
+
+  /// `name`, or `name_1`, `name_2`, ... when taken (two ops of one name).
+  std::string unique(const std::string &name) {
+    std::string candidate = name;
+    for (int k = 1; !taken_.insert(candidate).second; ++k)
+      candidate = name + "_" + std::to_string(k);
+    return candidate;
+  }
+
+  func::FuncOp func_;
+  ExportedScope scope_;
+  llvm::DenseMap<Value, std::string> names_;
+  llvm::StringSet<> taken_;
+};
+
+} // namespace
+
+std::vector<ExportedScope> exportGraph(ModuleOp module) {
+  std::vector<ExportedScope> scopes;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      scopes.push_back(EntryExporter(func).run());
+  return scopes;
+}
+
+} // namespace tfcc
