@@ -20,39 +20,12 @@ using namespace mlir;
 namespace tfcc {
 namespace {
 
-/// TensorFlow's DataType number of a dtype (DT_INVALID = 0 for none).
-int tfDataType(std::optional<DType> dtype) {
-  if (!dtype)
-    return 0;
-  switch (*dtype) {
-  case DType::F32:
-    return 1;
-  case DType::F64:
-    return 2;
-  case DType::I32:
-    return 3;
-  case DType::U8:
-    return 4;
-  case DType::I8:
-    return 6;
-  case DType::I64:
-    return 9;
-  case DType::BOOL:
-    return 10;
-  case DType::BF16:
-    return 14;
-  case DType::F16:
-    return 19;
-  }
-  return 0;
-}
-
 ExportedType exportType(Type type) {
   ExportedType out;
   auto shaped = dyn_cast<ShapedType>(type);
   std::optional<DType> dtype =
       dtypeOfElementType(shaped ? shaped.getElementType() : type);
-  out.dataType = tfDataType(dtype);
+  out.dataType = dtype ? tfDataType(*dtype).number : 0;
   out.dtype = dtype ? dtypeName(*dtype) : "?";
   auto tensor = dyn_cast<RankedTensorType>(type);
   out.ranked = bool(tensor);

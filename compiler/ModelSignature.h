@@ -145,6 +145,36 @@ inline size_t byteSize(DType dtype) {
   return 0;
 }
 
+/// TensorFlow's DataType of a dtype (types.proto): its number and its name,
+/// for the GraphDef views and TF Serving's metadata.
+struct TfDataType {
+  int number;
+  const char *name;
+};
+inline TfDataType tfDataType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return {1, "DT_FLOAT"};
+  case DType::F64:
+    return {2, "DT_DOUBLE"};
+  case DType::I32:
+    return {3, "DT_INT32"};
+  case DType::U8:
+    return {4, "DT_UINT8"};
+  case DType::I8:
+    return {6, "DT_INT8"};
+  case DType::I64:
+    return {9, "DT_INT64"};
+  case DType::BOOL:
+    return {10, "DT_BOOL"};
+  case DType::BF16:
+    return {14, "DT_BFLOAT16"};
+  case DType::F16:
+    return {19, "DT_HALF"};
+  }
+  return {0, "DT_INVALID"};
+}
+
 /// f32, f64, f16 or bf16.
 inline bool isFloatDType(DType dtype) {
   return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||

@@ -21,31 +21,6 @@ namespace {
 /// dimensions, and the parser's and our walks recurse per level.
 constexpr int kMaxJsonDepth = 64;
 
-/// TensorFlow's DataType names, for the metadata.
-const char *tfDataTypeName(int32_t dtype) {
-  switch (DType(dtype)) {
-  case DType::F32:
-    return "DT_FLOAT";
-  case DType::I32:
-    return "DT_INT32";
-  case DType::I64:
-    return "DT_INT64";
-  case DType::BOOL:
-    return "DT_BOOL";
-  case DType::F16:
-    return "DT_HALF";
-  case DType::BF16:
-    return "DT_BFLOAT16";
-  case DType::I8:
-    return "DT_INT8";
-  case DType::F64:
-    return "DT_DOUBLE";
-  case DType::U8:
-    return "DT_UINT8";
-  }
-  return "DT_INVALID";
-}
-
 /// The deepest nesting of arrays and objects in `text` (strings skipped),
 /// without parsing it.
 int jsonDepth(const std::string &text) {
@@ -313,7 +288,7 @@ std::string RestModel::metadataJson() const {
       dims.push_back(
           {{"size", std::to_string(dim >= 0 ? dim : -1)}, {"name", dimName}});
     }
-    return json{{"dtype", tfDataTypeName(arg.dtype)},
+    return json{{"dtype", tfDataType(DType(arg.dtype)).name},
                 {"tensor_shape", {{"dim", dims}, {"unknown_rank", false}}},
                 {"name", arg.name}};
   };
