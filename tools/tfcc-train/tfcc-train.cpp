@@ -133,7 +133,10 @@ bool readIdx(const std::string &path, DType dtype, int rank, NpyArray &out,
                  uint32_t(bytes[5 + 4 * d]) << 16 |
                  uint32_t(bytes[6 + 4 * d]) << 8 | bytes[7 + 4 * d];
     out.shape.push_back(n);
-    count *= n;
+    if (__builtin_mul_overflow(count, uint64_t(n), &count)) {
+      error = "'" + path + "' declares more elements than fit in 64 bits";
+      return false;
+    }
   }
   if (count != bytes.size() - offset) {
     error = "'" + path + "' holds " + std::to_string(bytes.size() - offset) +

@@ -142,6 +142,10 @@ np.save(os.path.join(WORK, "x_wrong.npy"), x[:, :27])
 np.save(os.path.join(WORK, "y_float.npy"), y.astype(np.float32))
 blocker = os.path.join(WORK, "a_file")
 open(blocker, "w").close()
+# An IDX header declaring 4 dims of 2^32 - 1: more elements than 64 bits hold.
+huge_idx = os.path.join(WORK, "huge.idx")
+with open(huge_idx, "wb") as f:
+    f.write(bytes([0, 0, 8, 4]) + b"\xff" * 16)
 for what, args, message in [
     ("a model without a train step", [inference, *inputs], "has no train step"),
     ("a missing input", [model, "--input", os.path.join(WORK, "x.npy")],
@@ -159,6 +163,8 @@ for what, args, message in [
     ("a file that is not IDX", [model, "--idx-images", os.path.join(WORK, "x.npy"),
                                 "--idx-labels", os.path.join(WORK, "y.npy")],
      "is not an IDX file of unsigned bytes"),
+    ("an IDX file of impossible dims", [model, "--idx-images", huge_idx, "--idx-labels",
+                                        huge_idx], "declares more elements than fit in 64 bits"),
     ("--graph without --logdir", [model, *inputs, "--graph", graph],
      "--graph cannot take effect without --logdir"),
     ("a validation split of 1", [model, *inputs, "--validation-split", "1"], "is not in [0, 1)"),
