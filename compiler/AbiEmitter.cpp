@@ -28,7 +28,7 @@ using namespace llvm;
 namespace tfcc {
 namespace {
 
-constexpr uint32_t kAbiVersion = 4; // TFCC_ABI_VERSION in tfcc_types.h
+constexpr uint32_t kAbiVersion = TFCC_ABI_VERSION;
 
 class AbiEmitter {
 public:

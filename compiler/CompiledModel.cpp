@@ -151,6 +151,8 @@ std::unique_ptr<CompiledModel> CompiledModel::open(const std::string &path,
       reinterpret_cast<CheckpointFn>(sym("_load_checkpoint"));
   model->saveCheckpoint_ =
       reinterpret_cast<CheckpointFn>(sym("_save_checkpoint"));
+  model->profileStart_ = reinterpret_cast<ResetFn>(sym("_profile_start"));
+  model->profileStop_ = reinterpret_cast<CheckpointFn>(sym("_profile_stop"));
   return model;
 }
 
@@ -278,6 +280,44 @@ bool CompiledModel::reserve(int64_t maxBatch, std::string &error) {
     return false;
   }
   contextBatch_ = maxBatch;
+  if (profiling_) {
+    status = profileStart_(context_);
+    if (status != TFCC_OK) {
+      error = "profiling: " + statusMessage(status);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool CompiledModel::startProfile(std::string &error) {
+  if (!profileStart_ || !profileStop_) {
+    error = "the model exports no <prefix>_profile_start (built by an older "
+            "tfcc)";
+    return false;
+  }
+  profiling_ = true;
+  if (!context_)
+    return true;
+  tfcc_status_t status = profileStart_(context_);
+  if (status != TFCC_OK) {
+    error = "profiling: " + statusMessage(status);
+    return false;
+  }
+  return true;
+}
+
+bool CompiledModel::stopProfile(const std::string &path, std::string &error) {
+  if (!profiling_ || !context_) {
+    error = "profiling: no context is profiling";
+    return false;
+  }
+  tfcc_status_t status = profileStop_(context_, path.c_str());
+  if (status != TFCC_OK) {
+    error = "profiling: " + statusMessage(status);
+    return false;
+  }
+  profiling_ = false;
   return true;
 }
 
@@ -340,6 +380,9 @@ bool CompiledModel::run(int entry, int64_t batch,
   }
   tfcc_status_t status =
       invoke_(entry, context_, dims.data(), in.data(), out.data());
+  // The runtime's message for a --check-numerics report (runtime.c).
+  lastRunNonFinite_ = status == TFCC_INVALID_ARGUMENT &&
+                      std::strstr(context_->message, "produced NaN or Inf");
   if (status != TFCC_OK) {
     error = std::string(statusString_(status)) + ": " + context_->message;
     return false;

@@ -68,6 +68,16 @@ public:
   /// Writes the state memory as a checkpoint (<prefix>_save_checkpoint).
   bool saveCheckpoint(const std::string &path, std::string &error);
 
+  /// Profiling (<prefix>_profile_start / _profile_stop): the current context
+  /// and every one created from now on records spans; stopProfile writes
+  /// those of the current context to `path` as a Chrome trace and stops.
+  bool startProfile(std::string &error);
+  bool stopProfile(const std::string &path, std::string &error);
+
+  /// Whether the last run() failed because a model built with
+  /// --check-numerics found a NaN or an infinity (the error names the node).
+  bool lastRunFoundNonFinite() const { return lastRunNonFinite_; }
+
 private:
   CompiledModel() = default;
   std::string statusMessage(tfcc_status_t status) const;
@@ -97,6 +107,10 @@ private:
   DestroyFn destroy_ = nullptr;
   InvokeFn invoke_ = nullptr;
   StatusStringFn statusString_ = nullptr;
+  ResetFn profileStart_ = nullptr;
+  CheckpointFn profileStop_ = nullptr;
+  bool profiling_ = false;
+  bool lastRunNonFinite_ = false;
   tfcc_context *context_ = nullptr;
   int64_t contextBatch_ = 0;
   int32_t numThreads_ = 1;

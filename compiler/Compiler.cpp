@@ -1058,6 +1058,18 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     return false;
   if (trainBuild)
     sig->trainEntry = trainStepName;
+  if (o.checkNumerics) {
+    // Dynamic loss scaling expects infinite gradients (it skips the step).
+    if (trainBuild && o.precision == "mixed_f16") {
+      errors << "tfcc: error: --check-numerics cannot take effect on a "
+             << "--precision=mixed_f16 train step: its loss scaling makes "
+             << "infinite gradients on purpose (build with --no-train, or "
+             << "without --precision)\n";
+      return false;
+    }
+    if (failed(runCheckNumerics(*module, &timing)))
+      return false;
+  }
   if (failed(runGraphPipeline(*module, &timing)))
     return false;
   if (!o.precision.empty() && !trainBuild &&
@@ -1068,6 +1080,13 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   if (o.emit == EmitKind::GraphDef || o.emit == EmitKind::Dot ||
       o.emit == EmitKind::Html) {
     std::vector<ExportedScope> scopes = exportGraph(*module);
+    // The drawings show where the memory plan puts each node's buffers
+    // (GraphDef has no place for it).
+    if (o.emit != EmitKind::GraphDef) {
+      if (failed(runToArenaPipeline(*module, &timing)))
+        return false;
+      annotateArenaOffsets(scopes, *module);
+    }
     std::string name = sig->modelName;
     std::string view = o.emit == EmitKind::GraphDef ? graphDefOf(scopes)
                        : o.emit == EmitKind::Dot    ? dotOf(scopes, name)
@@ -1129,7 +1148,9 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   if (o.emit == EmitKind::Header)
     return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText()),
                      errors);
-  if (failed(runToLLVMPipeline(*module, &timing)))
+  // Profiling hooks wherever the runtime has a profiler (not bare metal).
+  if (failed(runToLLVMPipeline(*module, &timing,
+                               !isBareMetalArm(targetTripleOf(o)))))
     return false;
   if (o.emit == EmitKind::Mlir)
     return printModule(*module, o.outputPath, errors);

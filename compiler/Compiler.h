@@ -66,6 +66,9 @@ struct CompileOptions {
   /// Compile each graph.train_step (tfcc-autodiff first, every variable in
   /// state memory). false drops them: variables stay compile-time constants.
   bool train = true;
+  /// --check-numerics: the model reports the first node whose float output
+  /// holds a NaN or an infinity (tfcc-check-numerics).
+  bool checkNumerics = false;
   /// -v: the time of each stage (loading, each pass pipeline, LLVM's phases,
   /// linking) on stderr at the end.
   bool verbose = false;

@@ -4,6 +4,8 @@
 
 #include "compiler/ElementTypes.h"
 #include "compiler/Frontend.h"
+#include "passes/NodeNames.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -35,25 +37,6 @@ ExportedType exportType(Type type) {
   return out;
 }
 
-/// The model's names of a location (NameLoc names, outermost first, each
-/// once, a leading '/' dropped: ONNX's "/conv1/Conv" would make an empty name
-/// scope).
-std::vector<std::string> locationNames(Location loc) {
-  std::vector<std::string> names;
-  loc->walk([&](Location l) {
-    if (auto named = dyn_cast<NameLoc>(l)) {
-      std::string name = named.getName().str();
-      while (!name.empty() && name.front() == '/')
-        name.erase(name.begin());
-      if (!name.empty() &&
-          std::find(names.begin(), names.end(), name) == names.end())
-        names.push_back(name);
-    }
-    return WalkResult::advance();
-  });
-  return names;
-}
-
 /// The nodes of one entry point.
 class EntryExporter {
 public:
@@ -82,7 +65,7 @@ public:
         }
         continue;
       }
-      std::vector<std::string> names = locationNames(op.getLoc());
+      std::vector<std::string> names = mlir::tfcc::locationNames(op.getLoc());
       std::string name;
       for (const std::string &n : names)
         name += (name.empty() ? "" : "+") + n;
@@ -147,6 +130,50 @@ std::vector<ExportedScope> exportGraph(ModuleOp module) {
     if (func.isPublic() && !func.isExternal())
       scopes.push_back(EntryExporter(func).run());
   return scopes;
+}
+
+namespace {
+
+/// "1024", "86528*batch" or "1024 + 86528*batch" for the plan's
+/// [fixed, per_batch] pair `name` of `dict`.
+std::string planBytes(DictionaryAttr dict, StringRef name) {
+  auto pair = dict.getAs<DenseI64ArrayAttr>(name);
+  int64_t fixed = pair && pair.size() == 2 ? pair[0] : 0;
+  int64_t perBatch = pair && pair.size() == 2 ? pair[1] : 0;
+  if (perBatch == 0)
+    return std::to_string(fixed);
+  std::string per = std::to_string(perBatch) + "*batch";
+  return fixed == 0 ? per : std::to_string(fixed) + " + " + per;
+}
+
+} // namespace
+
+void annotateArenaOffsets(std::vector<ExportedScope> &scopes,
+                          ModuleOp planned) {
+  for (ExportedScope &scope : scopes) {
+    auto func = planned.lookupSymbol<func::FuncOp>(
+        std::string(mlir::tfcc::kEntryImplPrefix) + scope.name);
+    auto plan = func ? func->getAttrOfType<DictionaryAttr>("tfcc.arena_plan")
+                     : DictionaryAttr();
+    auto buffers = plan ? plan.getAs<ArrayAttr>("buffers") : ArrayAttr();
+    if (!buffers)
+      continue;
+    for (Attribute attr : buffers) {
+      auto buffer = dyn_cast<DictionaryAttr>(attr);
+      auto nameAttr = buffer ? buffer.getAs<StringAttr>("name") : StringAttr();
+      if (!nameAttr)
+        continue;
+      StringRef name = nameAttr.getValue().ltrim('/');
+      for (ExportedNode &node : scope.nodes) {
+        if (std::find(node.names.begin(), node.names.end(), name) ==
+            node.names.end())
+          continue;
+        node.arena.push_back("arena @" + planBytes(buffer, "offset") + ", " +
+                             planBytes(buffer, "size") + " bytes");
+        break;
+      }
+    }
+  }
 }
 
 } // namespace tfcc

@@ -40,6 +40,11 @@ struct ExportedNode {
   /// Producers, as node names of the same scope ("conv1", "split:1").
   std::vector<std::string> inputs;
   std::vector<ExportedType> outputs;
+  /// Where the memory plan put the node's buffers in the arena ("arena @0,
+  /// 86528*batch bytes"), one line each; empty for a node whose results are
+  /// the caller's buffers or live in no buffer. Filled by
+  /// annotateArenaOffsets.
+  std::vector<std::string> arena;
 };
 
 struct ExportedScope {
@@ -49,6 +54,13 @@ struct ExportedScope {
 
 /// Every public function of `module` with a body, in order.
 std::vector<ExportedScope> exportGraph(mlir::ModuleOp module);
+
+/// Fills ExportedNode::arena from the memory plans tfcc-arena-allocation
+/// recorded on `planned` (the same module after the arena pipeline): each
+/// planned buffer goes to the node of its entry's scope that carries the
+/// buffer's node name.
+void annotateArenaOffsets(std::vector<ExportedScope> &scopes,
+                          mlir::ModuleOp planned);
 
 } // namespace tfcc
 

@@ -126,6 +126,7 @@ std::vector<std::string> labelLines(const ExportedNode &node) {
   else
     lines.push_back(node.name);
   lines.push_back(node.op);
+  lines.insert(lines.end(), node.arena.begin(), node.arena.end());
   return lines;
 }
 

@@ -461,6 +461,19 @@ const std::vector<ModelFunction> kModelFunctions = {
  * 1 <= dims[k] <= dim_bounds[k - 1]); only those the entry uses are read (dims may
  * be NULL for a static entry). TFCC_OUT_OF_RANGE names a dimension out of range. */)",
      true},
+    {"profile_start", "tfcc_status_t", "tfcc_context* ctx",
+     "tfcc_rt_profile_start", true, false,
+     R"(/* Profiling (docs/profiling.md): after $p_profile_start, every call on `ctx`
+ * records one span for the call and one per kernel or fused loop nest, named by
+ * the model's node names; $p_profile_stop writes them to `path` as a Chrome trace
+ * (JSON for chrome://tracing and Perfetto; NULL discards them) and stops. Recording
+ * mallocs. TFCC_FAILED_PRECONDITION: stop without start, or a bare-metal build;
+ * TFCC_INVALID_ARGUMENT: a file that cannot be written (ctx->message says why).
+ * With the environment variable TFCC_PROFILE=FILE, a context from $p_create
+ * profiles from the start and writes FILE when destroyed. */)",
+     false},
+    {"profile_stop", "tfcc_status_t", "tfcc_context* ctx, const char* path",
+     "tfcc_rt_profile_stop", true, false, nullptr, true},
     {"get_variable", "tfcc_status_t",
      "tfcc_context* ctx, const char* name, void* out, uint64_t bytes",
      "tfcc_rt_get_variable", true, true,

@@ -46,7 +46,12 @@ const char *const kToArenaPipeline =
     "buffer-results-to-out-params{hoist-static-allocs=true},"
     "canonicalize,tfcc-arena-allocation";
 
+// The profiler's hooks first, while each node's ops are still linalg ops and
+// kernel calls (tfcc leaves them out for bare-metal targets).
+const char *const kProfileSpansPass = "tfcc-profile-spans,";
+
 const char *const kToLLVMPipeline =
+    "tfcc-profile-spans,"
     "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,lower-affine,"
     "canonicalize,convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"
@@ -87,7 +92,8 @@ const NamedPipeline kNamedPipelines[] = {
      "tfcc's output buffers as arguments and the arena memory plan",
      &kToArenaPipeline},
     {"tfcc-to-llvm-pipeline",
-     "tfcc's loops, threads and the LLVM dialect; tfcc --emit=mlir prints "
+     "tfcc's profiling hooks, loops, threads and the LLVM dialect; tfcc "
+     "--emit=mlir prints "
      "the IR after it",
      &kToLLVMPipeline},
 };
@@ -252,8 +258,19 @@ LogicalResult runToArenaPipeline(ModuleOp module, TimingScope *timing) {
   return runPipeline(module, kToArenaPipeline, "to-arena", timing);
 }
 
-LogicalResult runToLLVMPipeline(ModuleOp module, TimingScope *timing) {
-  return runPipeline(module, kToLLVMPipeline, "to-llvm", timing);
+LogicalResult runToLLVMPipeline(ModuleOp module, TimingScope *timing,
+                                bool profileSpans) {
+  if (profileSpans)
+    return runPipeline(module, kToLLVMPipeline, "to-llvm", timing);
+  StringRef pipeline(kToLLVMPipeline);
+  if (!pipeline.consume_front(kProfileSpansPass))
+    llvm::report_fatal_error(
+        "kToLLVMPipeline must start with tfcc-profile-spans");
+  return runPipeline(module, pipeline.str().c_str(), "to-llvm", timing);
+}
+
+LogicalResult runCheckNumerics(ModuleOp module, TimingScope *timing) {
+  return runPipeline(module, "tfcc-check-numerics", "check-numerics", timing);
 }
 
 } // namespace tfcc

@@ -97,8 +97,14 @@ mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module,
 /// kToBuffersPipeline, then kToArenaPipeline.
 mlir::LogicalResult runToArenaPipeline(mlir::ModuleOp module,
                                        mlir::TimingScope *timing = nullptr);
+/// kToLLVMPipeline; without its first pass, tfcc-profile-spans, when
+/// `profileSpans` is false (bare-metal targets: no profiler in the runtime).
 mlir::LogicalResult runToLLVMPipeline(mlir::ModuleOp module,
-                                      mlir::TimingScope *timing = nullptr);
+                                      mlir::TimingScope *timing = nullptr,
+                                      bool profileSpans = true);
+/// tfcc-check-numerics (tfcc --check-numerics), before the graph pipeline.
+mlir::LogicalResult runCheckNumerics(mlir::ModuleOp module,
+                                     mlir::TimingScope *timing = nullptr);
 
 } // namespace tfcc
 

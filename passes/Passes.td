@@ -673,6 +673,93 @@ def CopyReturnedArguments : Pass<"tfcc-copy-returned-arguments"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def ProfileSpans : Pass<"tfcc-profile-spans", "ModuleOp"> {
+  let summary = "Wrap each node's kernel calls and loop nests in runtime profiling hooks";
+  let description = [{
+    After the memory plan, in each entry function (`__tfcc_impl_*`), the
+    ops that do work (calls of runtime kernels, linalg ops, which become
+    loop nests, `memref.copy`, and control flow holding such ops) are
+    grouped: consecutive ones from the same node (the same node label, see
+    `passes/NodeNames.h`) form one span. Each span is wrapped in
+    `tfcc_rt_profile_begin(name, kind)` / `tfcc_rt_profile_end()` calls,
+    guarded by one load of the runtime's `tfcc_rt_profiling_active` counter:
+    a call on a context that is not profiling pays one load and branch per
+    span (runtime/src/profile.c, docs/profiling.md). `name` is the node's
+    name, `kind` the kernels or ops of the span, both private string
+    constants. tfcc runs it on every target with an operating system.
+    Example:
+
+    ```mlir
+    call @tfcc_rt_pool2d_f32(...) : (...) -> () loc("pool1")
+    ```
+    becomes
+    ```mlir
+    %0 = llvm.mlir.addressof @tfcc_rt_profiling_active : !llvm.ptr
+    %1 = llvm.load %0 : !llvm.ptr -> i32
+    %on = arith.cmpi ne, %1, %c0_i32 : i32
+    scf.if %on {
+      %name = llvm.mlir.addressof @__tfcc_span_name : !llvm.ptr   // "pool1"
+      %kind = llvm.mlir.addressof @__tfcc_span_name_0 : !llvm.ptr // "tfcc_rt_pool2d_f32"
+      func.call @tfcc_rt_profile_begin(%name, %kind) : (!llvm.ptr, !llvm.ptr) -> ()
+    }
+    call @tfcc_rt_pool2d_f32(...) : (...) -> ()
+    scf.if %on {
+      func.call @tfcc_rt_profile_end() : () -> ()
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def CheckNumerics : Pass<"tfcc-check-numerics", "ModuleOp"> {
+  let summary = "Report the first node whose float output holds a NaN or an infinity";
+  let description = [{
+    tfcc --check-numerics. Before the graph-level passes, after each op of
+    the graph dialect in a function body with a floating-point tensor result
+    (every result checked), an `any` reduction over the result's elements
+    tests each element's exponent bits (all ones: NaN or an infinity; a bit
+    test, which no fast-math flag can fold away), and where it holds calls
+    `tfcc_rt_report_numerics` with a private string constant naming the node
+    and op: "node 'conv1' (graph.conv2d)", and the result for an op with
+    several. The runtime keeps the first report of a call and returns
+    TFCC_INVALID_ARGUMENT with a message naming it. Constants are not
+    checked (their values are known when compiling: a NaN weight is found at
+    its first use). The checks keep every checked value alive, so some
+    fusions (a convolution with its activation) no longer apply: a model
+    built for debugging. Example:
+
+    ```mlir
+    %y = graph.log %x : (tensor<?x4xf32>) -> tensor<?x4xf32> loc("log1")
+    ```
+    gets after it
+    ```mlir
+    %bad = linalg.generic {... reduction ...} ins(%y : tensor<?x4xf32>)
+        outs(%false : tensor<i1>) {
+    ^bb0(%v: f32, %acc: i1):
+      %bits = arith.bitcast %v : f32 to i32
+      %exp = arith.andi %bits, %c2139095040_i32 : i32
+      %nonfinite = arith.cmpi eq, %exp, %c2139095040_i32 : i32
+      %any = arith.ori %acc, %nonfinite : i1
+      linalg.yield %any : i1
+    } -> tensor<i1>
+    %flag = tensor.extract %bad[] : tensor<i1>
+    scf.if %flag {
+      %node = llvm.mlir.addressof @__tfcc_numerics_node : !llvm.ptr
+      func.call @tfcc_rt_report_numerics(%node) : (!llvm.ptr) -> ()
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
   let summary = "Run large generated loop nests on the context's thread pool";
   let description = [{

@@ -414,11 +414,28 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
       grad = g.mul(grad, g.cast(factor, GraphBuilder::elementOf(grad)));
   }
 
+  // The learning rate lives in the state, as Keras' optimizer.learning_rate
+  // is a variable: a caller may change it between steps (a schedule, through
+  // <prefix>_set_variable) and tfcc-train logs it.
+  double initialRate =
+      isa<SgdAttr>(optimizer)
+          ? cast<SgdAttr>(optimizer).getLearningRate().convertToDouble()
+          : cast<AdamAttr>(optimizer).getLearningRate().convertToDouble();
+  StringAttr rateName =
+      createVariable(name + "/learning_rate", f32Scalar, initialRate);
+  Value rate = b.create<ReadOp>(
+      NameLoc::get(b.getStringAttr("optimizer/learning_rate"), loc), f32Scalar,
+      FlatSymbolRefAttr::get(rateName));
+  llvm::DenseMap<Type, Value> rates; // the rate in each element type
+  rates[f32Scalar.getElementType()] = rate;
+
   // The optimizer update of each variable, with its slots.
   llvm::DenseMap<Type, Value> adamStepSizes;
   for (auto &entry : *gradients) {
     StringAttr var = entry.first;
     Value grad = entry.second;
+    // Named as TensorFlow scopes them, for profiles and graph views.
+    g.setLocation(NameLoc::get(b.getStringAttr("optimizer/" + var.str()), loc));
     Value current = reads.lookup(var);
     auto type = GraphBuilder::typeOf(current);
     Type element = type.getElementType();
@@ -429,11 +446,13 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
       return std::make_pair(slotName, value);
     };
     auto constant = [&](double v) { return g.scalar(v, element); };
+    Value &lr = rates[element];
+    if (!lr)
+      lr = g.cast(rate, element);
     Value updated;
     if (auto sgd = dyn_cast<SgdAttr>(optimizer)) {
-      double lr = sgd.getLearningRate().convertToDouble();
       double momentum = sgd.getMomentum().convertToDouble();
-      Value scaled = g.mul(constant(lr), grad);
+      Value scaled = g.mul(lr, grad);
       if (momentum == 0.0) {
         updated = g.sub(current, scaled);
       } else {
@@ -448,7 +467,6 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
       }
     } else {
       auto adam = cast<AdamAttr>(optimizer);
-      double lr = adam.getLearningRate().convertToDouble();
       double beta1 = adam.getBeta1().convertToDouble();
       double beta2 = adam.getBeta2().convertToDouble();
       double epsilon = adam.getEpsilon().convertToDouble();
@@ -464,8 +482,7 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
       if (!lrT) {
         Value t = g.cast(nextStep, element);
         lrT = g.div(
-            g.mul(constant(lr),
-                  g.sqrt(g.sub(constant(1.0), g.pow(constant(beta2), t)))),
+            g.mul(lr, g.sqrt(g.sub(constant(1.0), g.pow(constant(beta2), t)))),
             g.sub(constant(1.0), g.pow(constant(beta1), t)));
       }
       updated = g.sub(current, g.div(g.mul(lrT, mNew),
@@ -476,11 +493,14 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
     pendingAssigns.push_back(
         {var, unlessSkipped(g.reshape(updated, type), current)});
   }
+  g.setLocation(loc);
   pendingAssigns.push_back({stepName, unlessSkipped(nextStep, stepValue)});
   if (g.failed())
     return failure();
   for (auto &[var, value] : pendingAssigns)
-    b.create<AssignOp>(loc, FlatSymbolRefAttr::get(var), value);
+    b.create<AssignOp>(
+        NameLoc::get(b.getStringAttr("optimizer/" + var.str()), loc),
+        FlatSymbolRefAttr::get(var), value);
   return success();
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Autodiff/Autodiff.h"
+#include "passes/NodeNames.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -693,11 +694,30 @@ bool mlir::tfcc::autodiff::propagatesGradient(Operation *op) {
   return true;
 }
 
+/// Where the gradient ops of a node at `loc` go: named "gradients/<node>"
+/// (TensorFlow's name scope for them), so that profiles and graph views tell
+/// the backward pass from the forward one, at the node's place in its file.
+static Location gradientLocation(Location loc) {
+  std::vector<std::string> names = tfcc::locationNames(loc);
+  if (names.empty())
+    return loc;
+  Location where = UnknownLoc::get(loc->getContext());
+  loc->walk([&](Location l) {
+    if (isa<FileLineColLoc>(l)) {
+      where = l;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return NameLoc::get(
+      StringAttr::get(loc->getContext(), "gradients/" + names.front()), where);
+}
+
 LogicalResult mlir::tfcc::autodiff::emitOperandGradients(
     Operation *op, Value dy, ArrayRef<bool> wanted, GraphBuilder &g,
     SmallVectorImpl<Value> &grads) {
   Location saved = g.location();
-  g.setLocation(op->getLoc());
+  g.setLocation(gradientLocation(op->getLoc()));
   LogicalResult result = Rules(op, dy, wanted, g, grads).run();
   g.setLocation(saved);
   if (failed(result) || g.failed())

@@ -10,6 +10,8 @@
 
 #include "tfcc/tfcc_kernels.h"
 
+#include "profile.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
@@ -28,8 +30,11 @@
  * runtime has one thread and no thread-local storage. */
 #if TFCC_RT_FREESTANDING
 static int32_t tfcc_rt_kernel_error = TFCC_OK;
+static const char* tfcc_rt_numerics_error = NULL;
 #else
 static __thread int32_t tfcc_rt_kernel_error = TFCC_OK;
+/* The node tfcc_rt_report_numerics named, when its report came first. */
+static __thread const char* tfcc_rt_numerics_error = NULL;
 #endif
 
 static uint64_t tfcc_rt_add_sat(uint64_t a, uint64_t b) {
@@ -175,6 +180,7 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
   ctx->owns_arena = 0;
   ctx->num_threads = 1;
   ctx->pool = NULL;
+  ctx->profile = NULL;
   tfcc_rt_clear_message(ctx);
 
   if (!m) {
@@ -284,6 +290,7 @@ tfcc_status_t tfcc_rt_context_create_with_threads(const tfcc_model_info* m,
   ctx->owns_arena = 1;
   ctx->num_threads = num_threads;
   ctx->pool = pool;
+  tfcc_rt_profile_from_env(ctx);
   *out_ctx = ctx;
   return TFCC_OK;
 #endif
@@ -292,6 +299,7 @@ tfcc_status_t tfcc_rt_context_create_with_threads(const tfcc_model_info* m,
 void tfcc_rt_context_destroy(tfcc_context* ctx) {
   if (!ctx || !ctx->owns_arena) return;
 #if !TFCC_RT_FREESTANDING
+  tfcc_rt_profile_release(ctx);
   tfcc_rt_pool_destroy((tfcc_rt_pool*)ctx->pool);
   free(ctx);
 #endif
@@ -689,11 +697,22 @@ tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
   previous_pool = tfcc_rt_get_current_pool();
   tfcc_rt_set_current_pool((tfcc_rt_pool*)ctx->pool);
   tfcc_rt_kernel_error = TFCC_OK;
+  tfcc_rt_numerics_error = NULL;
+  tfcc_rt_profile_call_begin(ctx, e->name);
   e->kernel(buffers, values, ctx->arena, ctx->state);
+  tfcc_rt_profile_call_end(ctx, batch);
   tfcc_rt_set_current_pool(previous_pool);
   if (tfcc_rt_kernel_error != TFCC_OK) {
     tfcc_status_t error = (tfcc_status_t)tfcc_rt_kernel_error;
     tfcc_rt_kernel_error = TFCC_OK;
+    if (tfcc_rt_numerics_error) {
+      TFCC_RT_SET_MESSAGE(ctx, "%s_%s: %s produced NaN or Inf (tfcc "
+                          "--check-numerics; the outputs are not valid)",
+                          tfcc_rt_model_name(m), tfcc_rt_entry_name(e),
+                          tfcc_rt_numerics_error);
+      tfcc_rt_numerics_error = NULL;
+      return error;
+    }
     TFCC_RT_SET_MESSAGE(ctx, "%s_%s: an index or label is out of range, or "
                         "a dynamic dimension too small for a window or "
                         "pad, or two that must agree differ (the outputs "
@@ -708,6 +727,12 @@ tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
 void tfcc_rt_report_error(int32_t code) {
   if (tfcc_rt_kernel_error == TFCC_OK)
     tfcc_rt_kernel_error = code;
+}
+
+void tfcc_rt_report_numerics(const char* node) {
+  if (tfcc_rt_kernel_error != TFCC_OK) return;
+  tfcc_rt_kernel_error = TFCC_INVALID_ARGUMENT;
+  tfcc_rt_numerics_error = node;
 }
 
 /*===----------------------------------------------------------------------===*

@@ -227,7 +227,8 @@ TEST(RuntimeLayoutTest, MatchesTheCompilersConstants) {
   EXPECT_EQ(offsetof(tfcc_context, num_threads), 52u);
   EXPECT_EQ(offsetof(tfcc_context, pool), 56u);
   EXPECT_EQ(offsetof(tfcc_context, message), 64u);
-  EXPECT_EQ(sizeof(tfcc_context), 320u);
+  EXPECT_EQ(offsetof(tfcc_context, profile), 320u);
+  EXPECT_EQ(sizeof(tfcc_context), 328u);
 }
 
 TEST(RuntimeArenaTest, EntryFormula) {

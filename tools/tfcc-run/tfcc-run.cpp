@@ -8,6 +8,7 @@
 #include "dialects/graph/IR/GraphOps.h"
 #include "dialects/graph/IR/TensorSize.h"
 #include "tools/ThreadsOption.h"
+#include "tools/tfcc-run/RunReports.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -110,6 +111,18 @@ static cl::list<std::string> dimValueSpecs(
     cl::desc("Value of named dimension NAME in random inputs (default: its "
              "bound); repeatable"),
     cl::value_desc("NAME=N"), cl::cat(category));
+static cl::opt<std::string> profilePath(
+    "profile",
+    cl::desc("Profile the compiled calls (all of them: --bench, "
+             "--train-steps) and print the ops that took the most time; "
+             "=FILE also keeps the Chrome trace (chrome://tracing, Perfetto)"),
+    cl::value_desc("FILE"), cl::ValueOptional, cl::cat(category));
+static cl::opt<bool> checkNumerics(
+    "check-numerics",
+    cl::desc("Compile as tfcc --check-numerics: a call stops being valid at "
+             "the first node whose output holds NaN or Inf, and tfcc-run "
+             "names the node and the input (and batch row) that made it"),
+    cl::cat(category));
 static cl::opt<std::string> runtimeLib("runtime-lib",
                                        cl::desc("Runtime archive for compiling"),
                                        cl::value_desc("PATH"), cl::cat(category));
@@ -263,7 +276,9 @@ int runTrainingSession(mlir::ModuleOp module, CompiledModel &compiled,
   std::vector<double> losses;
   for (unsigned step = 0; step < steps; ++step) {
     if (!compiled.run(trainIndex, batch, inputs, outputs, error))
-      return fail(error);
+      return fail("train step " + std::to_string(step + 1) + " of " +
+                  std::to_string(steps) + " (random inputs, --seed " +
+                  std::to_string(seed) + "): " + error);
     losses.push_back(elementAsDouble(outputs.at(0), 0));
   }
   if (probeIndex >= 0 &&
@@ -380,7 +395,10 @@ int main(int argc, char **argv) {
       "inputs\n");
   // lld's driver (called by compile()) resets every cl::opt: keep copies.
   const bool interpretOnly = ::interpretOnly, compareFlag = ::compareFlag,
-             printValues = ::printValues, noTrain = ::noTrain;
+             printValues = ::printValues, noTrain = ::noTrain,
+             checkNumerics = ::checkNumerics,
+             profiling = ::profilePath.getNumOccurrences() > 0;
+  const std::string profilePath = ::profilePath;
   const std::string referencePath = ::referencePath;
   const double rtol = ::rtol;
   const unsigned benchRuns = ::benchRuns, trainSteps = ::trainSteps;
@@ -442,13 +460,17 @@ int main(int argc, char **argv) {
   if (::seed.getNumOccurrences() && !inputFiles.empty())
     return fail("--seed cannot take effect with --input (it seeds the random "
                 "inputs the files replace)");
+  if (profiling && interpretOnly)
+    return fail("--profile cannot take effect with --interpret (it profiles "
+                "the compiled code)");
   if (numThreadsOption.getNumOccurrences() && interpretOnly)
     return fail("--threads cannot take effect with --interpret (the "
                 "interpreter runs on one thread)");
   for (auto [flag, given] :
        {std::pair<const char *, bool>{"--cpu", ::cpu.getNumOccurrences() > 0},
         {"--runtime-lib", ::runtimeLib.getNumOccurrences() > 0},
-        {"--no-train", ::noTrain.getNumOccurrences() > 0}})
+        {"--no-train", ::noTrain.getNumOccurrences() > 0},
+        {"--check-numerics", checkNumerics}})
     if (given && !compiles)
       return fail(std::string(flag) +
                   " cannot take effect: tfcc-run compiles only a .mlir, "
@@ -522,6 +544,7 @@ int main(int argc, char **argv) {
       options.inputValues = inputValues;
       options.dimBounds = dimBounds;
       options.train = !noTrain;
+      options.checkNumerics = checkNumerics;
       auto start = Clock::now();
       CompileStatus status = compile(options);
       llvm::errs() << status.diagnostics;
@@ -536,11 +559,42 @@ int main(int argc, char **argv) {
     if (!compiled)
       return fail(error);
     compiled->setThreads(numThreads);
+    if (profiling) {
+      std::string error;
+      if (!compiled->startProfile(error))
+        return fail(error);
+    }
   }
+  // --profile: the trace of every compiled call, then the table.
+  auto finishProfile = [&]() -> bool {
+    if (!profiling)
+      return true;
+    std::string path = profilePath, error;
+    llvm::SmallString<128> temporary;
+    if (path.empty()) {
+      if (llvm::sys::fs::createTemporaryFile("tfcc-profile", "json", temporary))
+        return fail("cannot create a temporary file") == 0;
+      path = temporary.str().str();
+    }
+    bool ok = compiled->stopProfile(path, error) &&
+              printProfileSummary(path, 15, llvm::outs(), error);
+    if (ok && !profilePath.empty())
+      llvm::outs() << "Chrome trace: " << path << "\n";
+    if (!temporary.empty())
+      llvm::sys::fs::remove(temporary);
+    if (!ok)
+      fail(error);
+    return ok;
+  };
 
-  if (trainSteps > 0)
-    return runTrainingSession(*module, *compiled, trainEntry, entryName, batchSize,
-                              seed, compareFlag, rtol, trainSteps, outputDir);
+  if (trainSteps > 0) {
+    int status =
+        runTrainingSession(*module, *compiled, trainEntry, entryName, batchSize,
+                           seed, compareFlag, rtol, trainSteps, outputDir);
+    if (!finishProfile())
+      return 1;
+    return status;
+  }
 
   // Pick the entry.
   mlir::func::FuncOp func;
@@ -680,8 +734,16 @@ int main(int argc, char **argv) {
     if (!compiled->reserve(batch, error))
       return fail(error);
     auto start = Clock::now();
-    if (!compiled->run(entryIndex, batch, inputs, outputs, error))
-      return fail(error);
+    if (!compiled->run(entryIndex, batch, inputs, outputs, error)) {
+      fail(error);
+      if (compiled->lastRunFoundNonFinite()) {
+        std::vector<std::string> sources = inputFiles;
+        sources.resize(inputs.size(), "random, --seed " + std::to_string(seed));
+        reportNonFiniteInputs(*compiled, entryIndex, batch, inputs, sources,
+                              outputDir, llvm::errs());
+      }
+      return 1;
+    }
     compiledMs = millisSince(start);
   }
   if (interpretOnly || compareFlag) {
@@ -796,6 +858,8 @@ int main(int argc, char **argv) {
       llvm::outs() << ", " << numThreads << " threads";
     llvm::outs() << ")\n";
   }
+  if (compiled && !finishProfile())
+    return 1;
   if (!tempDir.empty())
     llvm::sys::fs::remove_directories(tempDir);
   if (!agree) {

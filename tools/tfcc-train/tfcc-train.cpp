@@ -3,16 +3,16 @@
 // tfcc-train MODEL.so --input X.npy --input Y.npy [--epochs N]
 //   [--batch-size B] [--validation-split F] [--seed S | --no-shuffle]
 //   [--threads N] [--logdir DIR] [--graph G.pb] [--load-checkpoint F]
-//   [--save-checkpoint F]
+//   [--save-checkpoint F] [--learning-rate LR]
 //
 // Drives the model's train step (tfcc_model_info.train_entry) over the
 // samples of its inputs (.npy files, or IDX files of images and labels,
 // converted to the inputs' dtypes), epoch by epoch like Keras' model.fit:
 // a Keras-like line per epoch, the validation loss through the entry that
 // computes the loss without training, accuracy where the model has an entry
-// of class scores, TensorBoard event files (docs/tensorboard.md; the loss
-// scale of a mixed_f16 build too) and checkpoints. No MLIR: the model loader
-// and the summary writer only.
+// of class scores, TensorBoard event files (docs/tensorboard.md; the
+// learning rate, and the loss scale of a mixed_f16 build) and checkpoints. No
+// MLIR: the model loader and the summary writer only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +64,12 @@ static cl::opt<unsigned> epochs("epochs", cl::desc("Epochs (default 1)"),
 static cl::opt<unsigned> batchSize("batch-size",
                                    cl::desc("Samples per step (default 32)"),
                                    cl::init(32), cl::cat(category));
+static cl::opt<double> learningRate(
+    "learning-rate",
+    cl::desc("Train at this learning rate instead of the one the model was "
+             "compiled with (the train step's <step>/learning_rate variable; "
+             "after --load-checkpoint)"),
+    cl::value_desc("LR"), cl::cat(category));
 static cl::opt<double> validationSplit(
     "validation-split",
     cl::desc("The last fraction of the samples, held out before shuffling, "
@@ -342,6 +348,29 @@ int main(int argc, char **argv) {
     return fail(error);
   if (!loadCheckpoint.empty() && !model->loadCheckpoint(loadCheckpoint, error))
     return fail("--load-checkpoint '" + loadCheckpoint + "': " + error);
+  // The learning rate: a variable of the state (tfcc-autodiff), logged per
+  // epoch; a model built before it has none.
+  const std::string rateName = std::string(step.name) + "/learning_rate";
+  bool hasRate = false;
+  for (int32_t v = 0; v < info.num_variables; ++v)
+    hasRate |= rateName == info.variables[v].name &&
+               info.variables[v].dtype == TFCC_DTYPE_F32 &&
+               info.variables[v].rank == 0;
+  if (learningRate.getNumOccurrences()) {
+    if (!hasRate)
+      return fail("--learning-rate cannot take effect: '" + modelPath +
+                  "' has no variable " + rateName +
+                  " (built by an older tfcc)");
+    if (!(learningRate > 0) || !std::isfinite(learningRate))
+      return fail("--learning-rate must be a positive number");
+    NpyArray rate;
+    rate.dtype = DType::F32;
+    float value = float(learningRate);
+    rate.data.resize(sizeof value);
+    std::memcpy(rate.data.data(), &value, sizeof value);
+    if (!model->setVariable(rateName, rate, error))
+      return fail("--learning-rate: " + error);
+  }
 
   struct Writer {
     tfcc_summary_writer *w = nullptr;
@@ -427,14 +456,29 @@ int main(int argc, char **argv) {
         batch.push_back(gatherRows(a, order.data() + first, n));
       // Training accuracy on the weights before the step (Keras' running
       // metric), in inference mode.
+      // Where a call of this step failed; for a --check-numerics build,
+      // which samples the batch held.
+      auto stepFailure = [&](const char *entry) {
+        std::string message = llvm::formatv("epoch {0}, step {1}: {2}: {3}",
+                                            epoch, steps + 1, entry, error)
+                                  .str();
+        if (model->lastRunFoundNonFinite()) {
+          message += "; the batch held samples (rows of the input files)";
+          for (uint32_t k = 0; k < n && k < 16; ++k)
+            message += (k ? ", " : " ") + std::to_string(order[first + k]);
+          if (n > 16)
+            message += ", ... (" + std::to_string(n) + " in all)";
+        }
+        return fail(message);
+      };
       if (scoreEntry >= 0) {
         if (!model->run(scoreEntry, n, {batch[0]}, outputs, error))
-          return fail(error);
+          return stepFailure(info.entries[scoreEntry].name);
         correct += accuracyOf(outputs[0], batch[1]) * n;
       }
       auto t0 = std::chrono::steady_clock::now();
       if (!model->run(train, n, batch, outputs, error))
-        return fail(std::string(step.name) + ": " + error);
+        return stepFailure(step.name);
       stepSeconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
               .count();
@@ -470,13 +514,17 @@ int main(int argc, char **argv) {
     auto scalar = [&](tfcc_summary_writer *w, const char *tag, double value) {
       return !w || tfcc_summary_scalar(w, tag, epoch - 1, value) == 0;
     };
-    NpyArray scale;
+    NpyArray scale, rate;
     if (trainLog.w && hasLossScale &&
         !model->getVariable(lossScale, scale, error))
+      return fail(error);
+    if (trainLog.w && hasRate && !model->getVariable(rateName, rate, error))
       return fail(error);
     bool logged =
         (!trainLog.w || !hasLossScale ||
          scalar(trainLog.w, "loss_scale", scalarOf(scale))) &&
+        (!trainLog.w || !hasRate ||
+         scalar(trainLog.w, "epoch_learning_rate", scalarOf(rate))) &&
         scalar(trainLog.w, "epoch_loss", loss) &&
         (scoreEntry < 0 || scalar(trainLog.w, "epoch_accuracy", accuracy)) &&
         (lossEntry < 0 || scalar(validationLog.w, "epoch_loss", valLoss)) &&

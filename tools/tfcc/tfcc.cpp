@@ -98,6 +98,13 @@ static cl::opt<bool> verbose(
     cl::desc("Print the time of each stage (loading, each pass pipeline, "
              "LLVM's phases, linking) at the end (--mlir-timing: every pass)"),
     cl::cat(category));
+static cl::opt<bool> checkNumerics(
+    "check-numerics",
+    cl::desc("Build a model that reports the first node whose float output "
+             "holds a NaN or an infinity: the call returns "
+             "TFCC_INVALID_ARGUMENT naming the node and op (slower: for "
+             "debugging)"),
+    cl::cat(category));
 static cl::opt<bool> noTrain(
     "no-train",
     cl::desc("Drop graph.train_step: variables stay compile-time constants "
@@ -206,6 +213,7 @@ int main(int argc, char **argv) {
   if (report.getNumOccurrences())
     options.reportPath = report.empty() ? "-" : report.getValue();
   options.train = !noTrain;
+  options.checkNumerics = checkNumerics;
   options.verbose = verbose;
   options.weightsPath = weights;
   if (quantize.getNumOccurrences()) {
@@ -299,6 +307,7 @@ int main(int argc, char **argv) {
       {"--weights", weights.getNumOccurrences() > 0, valued},
       {"--quantize", quantize.getNumOccurrences() > 0, valued},
       {"--precision", precision.getNumOccurrences() > 0, valued},
+      {"--check-numerics", checkNumerics.getNumOccurrences() > 0, valued},
       {"--report", report.getNumOccurrences() > 0, planned},
       {"--max-arena", maxArena.getNumOccurrences() > 0, planned},
   };

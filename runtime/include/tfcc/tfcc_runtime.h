@@ -261,6 +261,40 @@ TFCC_RT_API const char* tfcc_rt_context_message(const tfcc_context* ctx);
  * message. The first code reported in a call wins. */
 TFCC_RT_API void tfcc_rt_report_error(int32_t code);
 
+/* Called by the code of a model built with tfcc --check-numerics after an op
+ * whose output holds a NaN or an infinity: `node` is a static string naming
+ * it ("node 'conv1' (graph.conv2d)"). The call then returns
+ * TFCC_INVALID_ARGUMENT with a message naming the node, unless an earlier
+ * report in the call came first (the first report wins). */
+TFCC_RT_API void tfcc_rt_report_numerics(const char* node);
+
+/* Profiling (src/profile.c, docs/profiling.md). tfcc_rt_profile_start makes
+ * `ctx` record one span per call and one per kernel or fused loop nest of the
+ * call (named by the model's node names); tfcc_rt_profile_stop writes them to
+ * `path` as a Chrome trace (JSON; NULL: discards them) and stops. Both
+ * TFCC_INVALID_ARGUMENT for a context of another model; stop
+ * TFCC_FAILED_PRECONDITION when not profiling, TFCC_INVALID_ARGUMENT when the
+ * file cannot be written (the message has the errno text; profiling goes
+ * on). start on a profiling context starts over. Recording mallocs; a
+ * bare-metal runtime has no profiler (TFCC_FAILED_PRECONDITION). A context
+ * made by tfcc_rt_context_create(_with_threads) while the environment
+ * variable TFCC_PROFILE names a file profiles from the start and writes the
+ * file when destroyed (the n-th such context of a process, n >= 2, writes
+ * "<stem>.n<extension>"). */
+TFCC_RT_API tfcc_status_t tfcc_rt_profile_start(const tfcc_model_info* m,
+                                                tfcc_context* ctx);
+TFCC_RT_API tfcc_status_t tfcc_rt_profile_stop(const tfcc_model_info* m,
+                                               tfcc_context* ctx,
+                                               const char* path);
+
+/* What generated code calls around each op (passes/ProfileSpans.cpp) while
+ * tfcc_rt_profiling_active, the number of contexts profiling in this model's
+ * copy of the runtime, is not 0: `name` is the node's name, `kind` the kernel
+ * or kind of loop nest, both static strings. */
+TFCC_RT_API extern int32_t tfcc_rt_profiling_active;
+TFCC_RT_API void tfcc_rt_profile_begin(const char* name, const char* kind);
+TFCC_RT_API void tfcc_rt_profile_end(void);
+
 /* A strided buffer as MLIR passes it to memrefCopy: {rank, descriptor}, the
  * descriptor being {allocated, aligned, offset, sizes[rank], strides[rank]}
  * with offset, sizes and strides in elements. */

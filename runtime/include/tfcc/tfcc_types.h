@@ -10,8 +10,8 @@
  * tfcc_arg_info as constants with natural C alignment (x86-64, aarch64). Change
  * a struct only together with TFCC_ABI_VERSION and the compiler's emitter.
  */
-#ifndef TFCC_TYPES_H_V4
-#define TFCC_TYPES_H_V4
+#ifndef TFCC_TYPES_H_V5
+#define TFCC_TYPES_H_V5
 
 #include <stdint.h>
 
@@ -69,7 +69,7 @@ typedef enum tfcc_dtype_t {
  * TFCC_DIM_NAMED(0) is the batch. */
 #define TFCC_DIM_NAMED(k) (-1 - (int64_t)(k))
 /* Version of the structs below; tfcc_model_info.abi_version must equal it. */
-#define TFCC_ABI_VERSION 4
+#define TFCC_ABI_VERSION 5
 /* Alignment of the arena a kernel receives (and of each buffer the compiler
  * places in it and of the state memory). */
 #define TFCC_ARENA_ALIGNMENT 64
@@ -192,10 +192,13 @@ struct tfcc_context {
    * num_threads is 1. */
   void* pool;
   char message[256]; /* "" after success, else what went wrong */
+  /* The spans of <prefix>_profile_start .. _profile_stop (a runtime-private
+   * record); NULL when the context is not profiling. */
+  void* profile;
 };
 
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
-#endif /* TFCC_TYPES_H_V4 */
+#endif /* TFCC_TYPES_H_V5 */

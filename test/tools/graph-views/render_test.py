@@ -10,7 +10,9 @@ training CNN's forward entries is loaded by Chromium (Debian's `chromium`):
     page (self-contained: no src=, href= or url( but the page's own marker);
   - its screenshot is not blank: at least 2% of the pixels are not white, in
     more than one colour (boxes, edges, text).
-The DOT output names the same nodes with an edge per input.
+The DOT output names the same nodes with an edge per input, and where the
+memory plan puts each layer's buffer in the arena (checked against the
+layers' shapes).
 Usage: render_test.py TFCC SPEC_MODELS_DIR SOURCE_DIR WORK_DIR
 """
 import os
@@ -94,6 +96,28 @@ for name, model, args, model_names in [
     edges = len(re.findall(r'^  "[^"]+" -> "[^"]+"', dot, re.M))
     inputs = sum(len(n.input) for n in graph.node)
     check(f"{name}: DOT has an edge per input ({inputs})", edges == inputs, edges)
+
+    # The memory plan's place of each node's buffer: per image, its output's
+    # elements times 4 bytes (the shapes from the GraphDef), 64-byte aligned
+    # offsets, and buffers live at once (a node's input and output) apart.
+    if name == "seed CNN":
+        placed = {}
+        for node, offset, size in re.findall(
+                r'"predict/(\w+)" \[label="[^"]*\\narena @(\d+|\d+\*batch), (\d+)\*batch bytes"', dot):
+            placed[node] = (0 if offset == "0" else int(offset.split("*")[0]), int(size))
+        per_image = {"conv1": 26 * 26 * 32, "pool1": 13 * 13 * 32, "conv2": 11 * 11 * 64,
+                     "pool2": 5 * 5 * 64, "dense1": 64}
+        check("seed CNN: DOT places each layer's output in the arena",
+              all(placed.get(n, (0, 0))[1] == 4 * e for n, e in per_image.items()), placed)
+        check("seed CNN: arena offsets 64-byte aligned",
+              all(o % 64 == 0 for o, _ in placed.values()), placed)
+        overlap = [(a, b) for a, b in [("conv1", "pool1"), ("pool1", "conv2"), ("conv2", "pool2")]
+                   if a in placed and b in placed and
+                   max(placed[a][0], placed[b][0]) <
+                   min(placed[a][0] + placed[a][1], placed[b][0] + placed[b][1])]
+        check("seed CNN: a node's input and output buffers do not overlap", not overlap, overlap)
+        check("seed CNN: the page shows the arena offsets",
+              "arena @0, 86528*batch bytes" in texts, sorted(t for t in texts if "arena" in t))
 
 if failures:
     print("FAILED:", ", ".join(failures))

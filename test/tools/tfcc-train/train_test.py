@@ -85,6 +85,33 @@ saved.load_checkpoint(ckpt3)
 diff = [n for n, v in after_three.items() if not np.array_equal(saved.get_variable(n), v)]
 check("--load-checkpoint goes on where the package's third epoch does", not diff, diff)
 
+# --learning-rate: the package's loop with the rate variable set to the same value.
+ckpt_lr = os.path.join(WORK, "lr.tfck")
+run = train(model, *inputs, "--batch-size", "32", "--no-shuffle", "--learning-rate", "0.0004",
+            "--save-checkpoint", ckpt_lr)
+check("training at --learning-rate 0.0004 succeeds", run.returncode == 0, run.stderr)
+slow = tfcc.load(model, max_batch=32)
+check("the compiled learning rate is the model's (Adam 1e-3)",
+      float(slow.get_variable("train_step/learning_rate")) == np.float32(1e-3))
+slow.set_variable("train_step/learning_rate", np.float32(0.0004))
+for k in range(0, 96, 32):
+    slow.train_step(x[k:k + 32], y[k:k + 32])
+saved.load_checkpoint(ckpt_lr)
+diff = [v.name for v in slow.variables
+        if not np.array_equal(saved.get_variable(v.name), slow.get_variable(v.name))]
+check("--learning-rate trains as the package's loop at that rate", not diff, diff)
+fast = tfcc.load(model, max_batch=32)
+for k in range(0, 96, 32):
+    fast.train_step(x[k:k + 32], y[k:k + 32])
+check("the rate changes the update", not np.array_equal(
+    saved.get_variable("conv1_kernel"), fast.get_variable("conv1_kernel")))
+# A model without the variable (as built before it existed: its name patched).
+old_model = os.path.join(WORK, "old.so")
+with open(model, "rb") as f:
+    image = f.read()
+with open(old_model, "wb") as f:
+    f.write(image.replace(b"train_step/learning_rate\0", b"train_step/learning_ratX\0"))
+
 # --- 2. IDX data, shuffled, validation, TensorBoard ---------------------------------
 logdir = os.path.join(WORK, "logs")
 run = train(model, "--idx-images", os.path.join(DATA, "train-images-idx3-ubyte"),
@@ -109,6 +136,8 @@ for split, cols in (("train", (0, 1)), ("validation", (2, 3))):
                if e.WhichOneof("what") == "summary" for v in e.summary.value}
     expected = {(tag, step): values[step][col] for step in range(len(values))
                 for tag, col in zip(("epoch_loss", "epoch_accuracy"), cols)}
+    if split == "train":  # the learning rate, Adam's 1e-3
+        expected.update({("epoch_learning_rate", step): 1e-3 for step in range(len(values))})
     check(f"{split}: the printed scalars", sorted(scalars) == sorted(expected) and all(
         abs(scalars[k] - v) <= 5e-5 for k, v in expected.items()), (scalars, expected))
     graphs = [e for e in events if e.WhichOneof("what") == "graph_def"]
@@ -169,6 +198,12 @@ for what, args, message in [
      "--graph cannot take effect without --logdir"),
     ("a validation split of 1", [model, *inputs, "--validation-split", "1"], "is not in [0, 1)"),
     ("zero threads", [model, *inputs, "--threads", "0"], "must be at least 1"),
+    ("a learning rate of 0", [model, *inputs, "--learning-rate", "0"],
+     "--learning-rate must be a positive number"),
+    ("--learning-rate for a model without the variable",
+     [old_model, *inputs, "--learning-rate", "0.01"],
+     "--learning-rate cannot take effect: '" + old_model + "' has no variable "
+     "train_step/learning_rate"),
     ("a missing checkpoint", [model, *inputs, "--load-checkpoint", os.path.join(WORK, "none")],
      "--load-checkpoint"),
     ("an impossible --logdir", [model, *inputs, "--logdir", os.path.join(blocker, "logs")],

@@ -33,8 +33,8 @@
  * tfcc_arg_info as constants with natural C alignment (x86-64, aarch64). Change
  * a struct only together with TFCC_ABI_VERSION and the compiler's emitter.
  */
-#ifndef TFCC_TYPES_H_V4
-#define TFCC_TYPES_H_V4
+#ifndef TFCC_TYPES_H_V5
+#define TFCC_TYPES_H_V5
 
 #include <stdint.h>
 
@@ -92,7 +92,7 @@ typedef enum tfcc_dtype_t {
  * TFCC_DIM_NAMED(0) is the batch. */
 #define TFCC_DIM_NAMED(k) (-1 - (int64_t)(k))
 /* Version of the structs below; tfcc_model_info.abi_version must equal it. */
-#define TFCC_ABI_VERSION 4
+#define TFCC_ABI_VERSION 5
 /* Alignment of the arena a kernel receives (and of each buffer the compiler
  * places in it and of the state memory). */
 #define TFCC_ARENA_ALIGNMENT 64
@@ -215,13 +215,16 @@ struct tfcc_context {
    * num_threads is 1. */
   void* pool;
   char message[256]; /* "" after success, else what went wrong */
+  /* The spans of <prefix>_profile_start .. _profile_stop (a runtime-private
+   * record); NULL when the context is not profiling. */
+  void* profile;
 };
 
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
-#endif /* TFCC_TYPES_H_V4 */
+#endif /* TFCC_TYPES_H_V5 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -312,6 +315,17 @@ tfcc_status_t mnist_cnn_resolve_dims(int32_t entry_index, tfcc_context* ctx,
 tfcc_status_t mnist_cnn_invoke_dims(int32_t entry_index, tfcc_context* ctx,
                                     const int64_t* dims, const void* const* inputs,
                                     void* const* outputs);
+
+/* Profiling (docs/profiling.md): after mnist_cnn_profile_start, every call on `ctx`
+ * records one span for the call and one per kernel or fused loop nest, named by
+ * the model's node names; mnist_cnn_profile_stop writes them to `path` as a Chrome trace
+ * (JSON for chrome://tracing and Perfetto; NULL discards them) and stops. Recording
+ * mallocs. TFCC_FAILED_PRECONDITION: stop without start, or a bare-metal build;
+ * TFCC_INVALID_ARGUMENT: a file that cannot be written (ctx->message says why).
+ * With the environment variable TFCC_PROFILE=FILE, a context from mnist_cnn_create
+ * profiles from the start and writes FILE when destroyed. */
+tfcc_status_t mnist_cnn_profile_start(tfcc_context* ctx);
+tfcc_status_t mnist_cnn_profile_stop(tfcc_context* ctx, const char* path);
 
 /*
  * Runs entry 'predict' of model 'mnist_cnn'.

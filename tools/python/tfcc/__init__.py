@@ -84,6 +84,7 @@ class Model:
     def __init__(self, path, threads=1, max_batch=None, prefix=None):
         self._ctx = None
         self._closed = False
+        self._profiling = False
         path = os.fspath(path)
         if not os.path.exists(path):
             raise FileNotFoundError(errno.ENOENT, "No such tfcc model file", path)
@@ -317,6 +318,8 @@ class Model:
                 ctypes.memmove(new_c.state, old_c.state, self.state_bytes)
             self._fn["_destroy"](old)
         self._ctx, self._max_batch = ctx, max_batch
+        if self._profiling:
+            self._raise_for(self._fn["_profile_start"](ctx), "start_profile", ctx)
         return ctx
 
     def close(self):
@@ -400,6 +403,29 @@ class Model:
         with self._lock:
             ctx = self._training("reset_state")
             self._raise_for(self._fn["_reset_state"](ctx), "reset_state", ctx)
+
+    def start_profile(self):
+        """Records a span per call and per kernel or loop nest, named by the
+        model's nodes, until stop_profile (docs/profiling.md). A call with a
+        batch above the largest so far makes a new context, which starts
+        over."""
+        with self._lock:
+            self._profiling = True
+            if self._ctx is not None:
+                self._raise_for(self._fn["_profile_start"](self._ctx), "start_profile",
+                                self._ctx)
+
+    def stop_profile(self, path=None):
+        """Writes the spans to `path` as a Chrome trace (chrome://tracing,
+        Perfetto; None discards them) and stops profiling."""
+        with self._lock:
+            if not self._profiling or self._ctx is None:
+                raise ValueError(f"model {self.name!r} is not profiling a context "
+                                 "(start_profile, then a call)")
+            status = self._fn["_profile_stop"](
+                self._ctx, None if path is None else os.fsencode(path))
+            self._raise_for(status, f"stop_profile {path!r}", self._ctx)
+            self._profiling = False
 
     def save_checkpoint(self, path):
         """Writes the whole state to the checkpoint file `path`

@@ -1,4 +1,4 @@
-"""ctypes mirrors of runtime/include/tfcc/tfcc_types.h (TFCC_ABI_VERSION 4)
+"""ctypes mirrors of runtime/include/tfcc/tfcc_types.h (TFCC_ABI_VERSION 5)
 and the element types' numpy equivalents.
 
 Change together with the header: the layouts below are natural C alignment on
@@ -8,7 +8,7 @@ import ctypes
 
 import numpy as np
 
-ABI_VERSION = 4
+ABI_VERSION = 5
 DIM_DYNAMIC = -1
 DIM_DERIVED = 1
 
@@ -69,7 +69,7 @@ class Context(ctypes.Structure):
                 ("state_bytes", _u64), ("arena_bytes", _u64),
                 ("max_batch", _i64), ("owns_arena", _i32),
                 ("num_threads", _i32), ("pool", _p),
-                ("message", ctypes.c_char * 256)]
+                ("message", ctypes.c_char * 256), ("profile", _p)]
 
 
 CONTEXT_P = ctypes.POINTER(Context)
@@ -85,6 +85,8 @@ FUNCTIONS = {
                             ctypes.POINTER(_p), ctypes.POINTER(_p)]),
     "_resolve_dims": (_i32, [_i32, CONTEXT_P, ctypes.POINTER(_i64)]),
     "_kernels_isa": (ctypes.c_char_p, []),
+    "_profile_start": (_i32, [CONTEXT_P]),
+    "_profile_stop": (_i32, [CONTEXT_P, ctypes.c_char_p]),
 }
 TRAINING_FUNCTIONS = {
     "_get_variable": (_i32, [CONTEXT_P, ctypes.c_char_p, _p, _u64]),
