@@ -1149,8 +1149,13 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     return writeFile(o.outputPath, emitHeader(*sig, tfccTypesHeaderText()),
                      errors);
   // Profiling hooks wherever the runtime has a profiler (not bare metal).
-  if (failed(runToLLVMPipeline(*module, &timing,
-                               !isBareMetalArm(targetTripleOf(o)))))
+  bool bareMetal = isBareMetalArm(targetTripleOf(o));
+  if (!o.profileHooks && bareMetal) {
+    errors << "tfcc: error: --no-profile-hooks cannot take effect for --target "
+           << o.targetTriple << ": bare-metal builds have no profiling hooks\n";
+    return false;
+  }
+  if (failed(runToLLVMPipeline(*module, &timing, o.profileHooks && !bareMetal)))
     return false;
   if (o.emit == EmitKind::Mlir)
     return printModule(*module, o.outputPath, errors);

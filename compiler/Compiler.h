@@ -69,6 +69,10 @@ struct CompileOptions {
   /// --check-numerics: the model reports the first node whose float output
   /// holds a NaN or an infinity (tfcc-check-numerics).
   bool checkNumerics = false;
+  /// The profiler's hooks around each node's kernels and loop nests
+  /// (tfcc-profile-spans); --no-profile-hooks leaves them out. Bare-metal
+  /// targets never get them.
+  bool profileHooks = true;
   /// -v: the time of each stage (loading, each pass pipeline, LLVM's phases,
   /// linking) on stderr at the end.
   bool verbose = false;

@@ -98,6 +98,12 @@ static cl::opt<bool> verbose(
     cl::desc("Print the time of each stage (loading, each pass pipeline, "
              "LLVM's phases, linking) at the end (--mlir-timing: every pass)"),
     cl::cat(category));
+static cl::opt<bool> noProfileHooks(
+    "no-profile-hooks",
+    cl::desc("Leave out the profiler's hooks (one load and branch per op; "
+             "TFCC_PROFILE and <prefix>_profile_start then record only the "
+             "calls)"),
+    cl::cat(category));
 static cl::opt<bool> checkNumerics(
     "check-numerics",
     cl::desc("Build a model that reports the first node whose float output "
@@ -214,6 +220,7 @@ int main(int argc, char **argv) {
     options.reportPath = report.empty() ? "-" : report.getValue();
   options.train = !noTrain;
   options.checkNumerics = checkNumerics;
+  options.profileHooks = !noProfileHooks;
   options.verbose = verbose;
   options.weightsPath = weights;
   if (quantize.getNumOccurrences()) {
@@ -285,6 +292,9 @@ int main(int argc, char **argv) {
                               EmitKind::StaticArchive, EmitKind::LlvmIr};
   const EmitKind linked[] = {EmitKind::SharedLibrary, EmitKind::Object,
                              EmitKind::StaticArchive};
+  const EmitKind lowered[] = {EmitKind::SharedLibrary, EmitKind::Object,
+                              EmitKind::StaticArchive, EmitKind::Mlir,
+                              EmitKind::LlvmIr};
   const EmitKind named[] = {EmitKind::SharedLibrary, EmitKind::Object,
                             EmitKind::StaticArchive, EmitKind::Header,
                             EmitKind::LlvmIr};
@@ -308,6 +318,7 @@ int main(int argc, char **argv) {
       {"--quantize", quantize.getNumOccurrences() > 0, valued},
       {"--precision", precision.getNumOccurrences() > 0, valued},
       {"--check-numerics", checkNumerics.getNumOccurrences() > 0, valued},
+      {"--no-profile-hooks", noProfileHooks.getNumOccurrences() > 0, lowered},
       {"--report", report.getNumOccurrences() > 0, planned},
       {"--max-arena", maxArena.getNumOccurrences() > 0, planned},
   };
