@@ -1082,10 +1082,26 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     std::vector<ExportedScope> scopes = exportGraph(*module);
     // The drawings show where the memory plan puts each node's buffers
     // (GraphDef has no place for it).
+    // A graph the lowering refuses is still drawn, without them: the view
+    // is how one looks at such a graph.
     if (o.emit != EmitKind::GraphDef) {
-      if (failed(runToArenaPipeline(*module, &timing)))
-        return false;
-      annotateArenaOffsets(scopes, *module);
+      std::string lowering;
+      LogicalResult planned = success();
+      {
+        ScopedDiagnosticHandler quiet(
+            module->getContext(), [&](Diagnostic &diagnostic) {
+              if (lowering.empty() &&
+                  diagnostic.getSeverity() == DiagnosticSeverity::Error)
+                lowering = diagnostic.str();
+              return success();
+            });
+        planned = runToArenaPipeline(*module, &timing);
+      }
+      if (succeeded(planned))
+        annotateArenaOffsets(scopes, *module);
+      else
+        errors << "tfcc: warning: the graph is drawn without arena offsets: "
+               << "the lowering failed (" << lowering << ")\n";
     }
     std::string name = sig->modelName;
     std::string view = o.emit == EmitKind::GraphDef ? graphDefOf(scopes)

@@ -421,13 +421,20 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
       isa<SgdAttr>(optimizer)
           ? cast<SgdAttr>(optimizer).getLearningRate().convertToDouble()
           : cast<AdamAttr>(optimizer).getLearningRate().convertToDouble();
+  // f32 as Keras', f64 where a variable is f64: each update then rounds the
+  // rate once, as a constant of its type did.
+  Type rateElement = f32Scalar.getElementType();
+  for (auto &entry : *gradients)
+    if (GraphBuilder::elementOf(entry.second).isF64())
+      rateElement = b.getF64Type();
+  auto rateType = RankedTensorType::get({}, rateElement);
   StringAttr rateName =
-      createVariable(name + "/learning_rate", f32Scalar, initialRate);
+      createVariable(name + "/learning_rate", rateType, initialRate);
   Value rate = b.create<ReadOp>(
-      NameLoc::get(b.getStringAttr("optimizer/learning_rate"), loc), f32Scalar,
+      NameLoc::get(b.getStringAttr("optimizer/learning_rate"), loc), rateType,
       FlatSymbolRefAttr::get(rateName));
   llvm::DenseMap<Type, Value> rates; // the rate in each element type
-  rates[f32Scalar.getElementType()] = rate;
+  rates[rateElement] = rate;
 
   // The optimizer update of each variable, with its slots.
   llvm::DenseMap<Type, Value> adamStepSizes;

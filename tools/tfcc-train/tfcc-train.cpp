@@ -352,10 +352,14 @@ int main(int argc, char **argv) {
   // epoch; a model built before it has none.
   const std::string rateName = std::string(step.name) + "/learning_rate";
   bool hasRate = false;
+  DType rateDtype = DType::F32; // f64 in a model of f64 variables
   for (int32_t v = 0; v < info.num_variables; ++v)
-    hasRate |= rateName == info.variables[v].name &&
-               info.variables[v].dtype == TFCC_DTYPE_F32 &&
-               info.variables[v].rank == 0;
+    if (rateName == info.variables[v].name && info.variables[v].rank == 0 &&
+        (info.variables[v].dtype == TFCC_DTYPE_F32 ||
+         info.variables[v].dtype == TFCC_DTYPE_F64)) {
+      hasRate = true;
+      rateDtype = DType(info.variables[v].dtype);
+    }
   if (learningRate.getNumOccurrences()) {
     if (!hasRate)
       return fail("--learning-rate cannot take effect: '" + modelPath +
@@ -364,10 +368,15 @@ int main(int argc, char **argv) {
     if (!(learningRate > 0) || !std::isfinite(learningRate))
       return fail("--learning-rate must be a positive number");
     NpyArray rate;
-    rate.dtype = DType::F32;
-    float value = float(learningRate);
-    rate.data.resize(sizeof value);
-    std::memcpy(rate.data.data(), &value, sizeof value);
+    rate.dtype = rateDtype;
+    float single = float(learningRate);
+    double value = learningRate;
+    if (rateDtype == DType::F32)
+      rate.data.assign(reinterpret_cast<const uint8_t *>(&single),
+                       reinterpret_cast<const uint8_t *>(&single + 1));
+    else
+      rate.data.assign(reinterpret_cast<const uint8_t *>(&value),
+                       reinterpret_cast<const uint8_t *>(&value + 1));
     if (!model->setVariable(rateName, rate, error))
       return fail("--learning-rate: " + error);
   }
