@@ -51,7 +51,7 @@ const char *const kToArenaPipeline =
 const char *const kProfileSpansPass = "tfcc-profile-spans,";
 
 const char *const kToLLVMPipeline =
-    "tfcc-profile-spans,"
+    "tfcc-profile-spans,tfcc-return-on-numerics-report,"
     "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,lower-affine,"
     "canonicalize,convert-scf-to-cf,"
     "expand-strided-metadata,lower-affine,"

@@ -24,8 +24,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr const char *kReportNumericsFunction = "tfcc_rt_report_numerics";
-
 /// Whether any element of float tensor `value` is a NaN or an infinity, as
 /// an i1: its exponent bits all ones.
 Value buildAnyNonFinite(OpBuilder &b, Location loc, Value value) {
@@ -99,7 +97,7 @@ private:
     declare(b, loc);
     Value bad = buildAnyNonFinite(b, loc, value);
     b.create<scf::IfOp>(loc, bad, [&](OpBuilder &nb, Location nl) {
-      nb.create<func::CallOp>(nl, kReportNumericsFunction, TypeRange{},
+      nb.create<func::CallOp>(nl, tfcc::kReportNumericsFunction, TypeRange{},
                               ValueRange{stringAddress(nb, nl, what)});
       nb.create<scf::YieldOp>(nl);
     });
@@ -123,13 +121,13 @@ private:
   }
 
   void declare(OpBuilder &b, Location loc) {
-    if (declared_ || symbols_.lookup(kReportNumericsFunction))
+    if (declared_ || symbols_.lookup(tfcc::kReportNumericsFunction))
       return;
     declared_ = true;
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module_.getBody());
     auto ptr = LLVM::LLVMPointerType::get(b.getContext());
-    b.create<func::FuncOp>(loc, kReportNumericsFunction,
+    b.create<func::FuncOp>(loc, tfcc::kReportNumericsFunction,
                            b.getFunctionType({ptr}, {}))
         .setPrivate();
   }

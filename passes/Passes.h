@@ -88,6 +88,12 @@ inline constexpr const char *kEntryImplPrefix = "__tfcc_impl_";
 /// error (e.g. a gather index out of range): void(i32 code).
 inline constexpr const char *kReportErrorFunction = "tfcc_rt_report_error";
 
+/// Name of the external function a --check-numerics build calls after a node
+/// whose output holds a NaN or an infinity: void(!llvm.ptr node), the node
+/// described in a string constant (runtime/src/runtime.c).
+inline constexpr const char *kReportNumericsFunction =
+    "tfcc_rt_report_numerics";
+
 } // namespace mlir::tfcc
 
 #endif // TFCC_PASSES_PASSES_H

@@ -760,6 +760,38 @@ def CheckNumerics : Pass<"tfcc-check-numerics", "ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def ReturnOnNumericsReport : Pass<"tfcc-return-on-numerics-report", "ModuleOp"> {
+  let summary = "Return from a --check-numerics build's function at the first NaN report";
+  let description = [{
+    In every function without results (the entries after the out-params
+    pass), each `scf.if %bad { ... func.call @tfcc_rt_report_numerics(...) }`
+    that tfcc-check-numerics made becomes a conditional branch to a block
+    that reports and returns: the call stops at the first node whose output
+    holds a NaN or an infinity, and the variable updates of a train step,
+    which come last, are not made. Example:
+
+    ```mlir
+    scf.if %bad {
+      %node = llvm.mlir.addressof @__tfcc_numerics_node : !llvm.ptr
+      func.call @tfcc_rt_report_numerics(%node) : (!llvm.ptr) -> ()
+    }
+    ... the rest of the function ...
+    ```
+    becomes
+    ```mlir
+      cf.cond_br %bad, ^report, ^rest
+    ^report:
+      %node = llvm.mlir.addressof @__tfcc_numerics_node : !llvm.ptr
+      func.call @tfcc_rt_report_numerics(%node) : (!llvm.ptr) -> ()
+      return
+    ^rest:
+      ... the rest of the function ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::cf::ControlFlowDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
   let summary = "Run large generated loop nests on the context's thread pool";
   let description = [{

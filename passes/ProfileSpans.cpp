@@ -32,7 +32,6 @@ namespace {
 constexpr const char *kActiveFlag = "tfcc_rt_profiling_active";
 constexpr const char *kBeginFunction = "tfcc_rt_profile_begin";
 constexpr const char *kEndFunction = "tfcc_rt_profile_end";
-constexpr const char *kNumericsFunction = "tfcc_rt_report_numerics";
 
 /// What a span of `op` is called besides its node: the kernel it calls or the
 /// op itself ("linalg.generic": a generated loop nest); "" when `op` does no
@@ -40,8 +39,9 @@ constexpr const char *kNumericsFunction = "tfcc_rt_report_numerics";
 std::string spanKind(Operation *op) {
   if (auto call = dyn_cast<func::CallOp>(op)) {
     StringRef callee = call.getCallee();
-    if (callee == tfcc::kReportErrorFunction || callee == kNumericsFunction ||
-        callee == kBeginFunction || callee == kEndFunction)
+    if (callee == tfcc::kReportErrorFunction ||
+        callee == tfcc::kReportNumericsFunction || callee == kBeginFunction ||
+        callee == kEndFunction)
       return "";
     return callee.str();
   }
