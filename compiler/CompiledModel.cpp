@@ -324,6 +324,7 @@ bool CompiledModel::stopProfile(const std::string &path, std::string &error) {
 bool CompiledModel::run(int entry, int64_t batch,
                         const std::vector<NpyArray> &inputs,
                         std::vector<NpyArray> &outputs, std::string &error) {
+  lastRunNonFinite_ = false;
   const tfcc_entry_info &e = info_->entries[entry];
   if (inputs.size() != size_t(e.num_inputs)) {
     error = std::string(e.name) + " takes " + std::to_string(e.num_inputs) +
