@@ -2,6 +2,8 @@
 
 #include "compiler/CompiledModel.h"
 
+#include "runtime/include/tfcc/tfcc_runtime.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -383,7 +385,7 @@ bool CompiledModel::run(int entry, int64_t batch,
       invoke_(entry, context_, dims.data(), in.data(), out.data());
   // The runtime's message for a --check-numerics report (runtime.c).
   lastRunNonFinite_ = status == TFCC_INVALID_ARGUMENT &&
-                      std::strstr(context_->message, "produced NaN or Inf");
+                      std::strstr(context_->message, TFCC_RT_NONFINITE_TEXT);
   if (status != TFCC_OK) {
     error = std::string(statusString_(status)) + ": " + context_->message;
     return false;

@@ -25,5 +25,8 @@ add_library(TfccSupport STATIC
   ${CMAKE_CURRENT_LIST_DIR}/Npy.cpp
   ${CMAKE_CURRENT_BINARY_DIR}/TfccTypesHeaderText.cpp)
 target_include_directories(TfccSupport PUBLIC ${CMAKE_SOURCE_DIR})
+# CompiledModel.cpp reads a runtime header (tfcc_runtime.h) that includes its
+# sibling as "tfcc/tfcc_types.h".
+target_include_directories(TfccSupport PRIVATE ${CMAKE_SOURCE_DIR}/runtime/include)
 set_target_properties(TfccSupport PROPERTIES POSITION_INDEPENDENT_CODE ON)
 target_link_libraries(TfccSupport PUBLIC ${CMAKE_DL_LIBS})

@@ -97,27 +97,14 @@ private:
     declare(b, loc);
     Value bad = buildAnyNonFinite(b, loc, value);
     b.create<scf::IfOp>(loc, bad, [&](OpBuilder &nb, Location nl) {
+      StringAttr node = tfcc::createStringConstant(
+          nb, nl, module_, symbols_, "__tfcc_numerics_node", what);
+      Value address = nb.create<LLVM::AddressOfOp>(
+          nl, LLVM::LLVMPointerType::get(nb.getContext()), node);
       nb.create<func::CallOp>(nl, tfcc::kReportNumericsFunction, TypeRange{},
-                              ValueRange{stringAddress(nb, nl, what)});
+                              ValueRange{address});
       nb.create<scf::YieldOp>(nl);
     });
-  }
-
-  /// The address of a new private NUL-terminated constant holding `text`.
-  Value stringAddress(OpBuilder &b, Location loc, const std::string &text) {
-    std::string value = text;
-    value.push_back('\0');
-    LLVM::GlobalOp global;
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(module_.getBody());
-      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
-      global = b.create<LLVM::GlobalOp>(
-          loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
-          "__tfcc_numerics_node", b.getStringAttr(value), /*alignment=*/0);
-      symbols_.insert(global);
-    }
-    return b.create<LLVM::AddressOfOp>(loc, global);
   }
 
   void declare(OpBuilder &b, Location loc) {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/GraphToLinalg/Utils.h"
 #include "passes/NodeNames.h"
 #include "passes/Passes.h"
 
@@ -103,20 +104,14 @@ private:
   /// distinct text).
   Value stringAddress(OpBuilder &b, Location loc, StringRef text) {
     auto it = strings_.find(text);
-    if (it == strings_.end()) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToEnd(module_.getBody());
-      std::string value = text.str();
-      value.push_back('\0');
-      auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
-      auto global = b.create<LLVM::GlobalOp>(
-          loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
-          "__tfcc_span_name", b.getStringAttr(value), /*alignment=*/0);
-      symbols_.insert(global);
-      it = strings_.try_emplace(text, global.getSymName().str()).first;
-    }
+    if (it == strings_.end())
+      it = strings_
+               .try_emplace(
+                   text, tfcc::createStringConstant(b, loc, module_, symbols_,
+                                                    "__tfcc_span_name", text))
+               .first;
     return b.create<LLVM::AddressOfOp>(
-        loc, LLVM::LLVMPointerType::get(b.getContext()), it->second);
+        loc, LLVM::LLVMPointerType::get(b.getContext()), it->second.getValue());
   }
 
   void declare(OpBuilder &b, Location loc) {
@@ -165,7 +160,7 @@ private:
 
   ModuleOp module_;
   SymbolTable symbols_;
-  llvm::StringMap<std::string> strings_;
+  llvm::StringMap<StringAttr> strings_;
   llvm::StringSet<> kinds_;
   bool declared_ = false;
 };

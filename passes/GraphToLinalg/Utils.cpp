@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/SymbolTable.h"
@@ -469,6 +470,22 @@ Value mlir::tfcc::buildAnyOutOfRange(OpBuilder &b, Location loc, Value indices,
         return nb.create<arith::OrIOp>(nl, args[1], bad);
       });
   return b.create<tensor::ExtractOp>(loc, anyTensor, ValueRange{});
+}
+
+StringAttr mlir::tfcc::createStringConstant(OpBuilder &b, Location loc,
+                                            ModuleOp module,
+                                            SymbolTable &symbols,
+                                            StringRef symbolPrefix,
+                                            StringRef text) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  std::string value = text.str();
+  value.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
+  auto global = b.create<LLVM::GlobalOp>(
+      loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, symbolPrefix,
+      b.getStringAttr(value), /*alignment=*/0);
+  return symbols.insert(global);
 }
 
 /// Declares `func.func private @tfcc_rt_report_error(i32)` in `module` once.

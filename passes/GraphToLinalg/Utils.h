@@ -12,8 +12,10 @@
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::tfcc {
 
@@ -200,6 +202,13 @@ Value mergeLastDims(OpBuilder &b, Location loc, Value value);
 /// outside [0, limit).
 Value buildAnyOutOfRange(OpBuilder &b, Location loc, Value indices,
                          Value limit);
+
+/// A new private constant `llvm.mlir.global` at the end of `module` holding
+/// `text` NUL-terminated, named `symbolPrefix` (made unique in `symbols`):
+/// the strings generated code hands the runtime. Returns its name.
+StringAttr createStringConstant(OpBuilder &b, Location loc, ModuleOp module,
+                                SymbolTable &symbols, StringRef symbolPrefix,
+                                StringRef text);
 
 /// Emits `scf.if %condition { func.call @tfcc_rt_report_error(code) }`,
 /// declaring the report function in the module of `anchor` if needed.

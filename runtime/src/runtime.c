@@ -706,7 +706,7 @@ tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
     tfcc_status_t error = (tfcc_status_t)tfcc_rt_kernel_error;
     tfcc_rt_kernel_error = TFCC_OK;
     if (tfcc_rt_numerics_error) {
-      TFCC_RT_SET_MESSAGE(ctx, "%s_%s: %s produced NaN or Inf (tfcc "
+      TFCC_RT_SET_MESSAGE(ctx, "%s_%s: %s " TFCC_RT_NONFINITE_TEXT " (tfcc "
                           "--check-numerics; the outputs are not valid)",
                           tfcc_rt_model_name(m), tfcc_rt_entry_name(e),
                           tfcc_rt_numerics_error);

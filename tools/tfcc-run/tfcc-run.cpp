@@ -572,8 +572,11 @@ int main(int argc, char **argv) {
     std::string path = profilePath, error;
     llvm::SmallString<128> temporary;
     if (path.empty()) {
-      if (llvm::sys::fs::createTemporaryFile("tfcc-profile", "json", temporary))
-        return fail("cannot create a temporary file") == 0;
+      if (llvm::sys::fs::createTemporaryFile("tfcc-profile", "json",
+                                             temporary)) {
+        fail("cannot create a temporary file");
+        return false;
+      }
       path = temporary.str().str();
     }
     bool ok = compiled->stopProfile(path, error) &&

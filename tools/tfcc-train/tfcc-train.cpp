@@ -33,6 +33,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 namespace cl = llvm::cl;
 using namespace tfcc;
@@ -193,6 +194,19 @@ NpyArray gatherRows(const NpyArray &a, const uint32_t *rows, size_t count) {
   return out;
 }
 
+/// The dtype of the model's float scalar variable `name` (F32 or F64), if it
+/// has one: the train step's learning rate and loss scale.
+std::optional<DType> floatScalarVariable(const tfcc_model_info &info,
+                                         const std::string &name) {
+  for (int32_t v = 0; v < info.num_variables; ++v) {
+    const tfcc_variable_info &variable = info.variables[v];
+    if (name == variable.name && variable.rank == 0 &&
+        (variable.dtype == TFCC_DTYPE_F32 || variable.dtype == TFCC_DTYPE_F64))
+      return DType(variable.dtype);
+  }
+  return std::nullopt;
+}
+
 double scalarOf(const NpyArray &a) {
   if (a.dtype == DType::F32) {
     float f;
@@ -351,15 +365,9 @@ int main(int argc, char **argv) {
   // The learning rate: a variable of the state (tfcc-autodiff), logged per
   // epoch; a model built before it has none.
   const std::string rateName = std::string(step.name) + "/learning_rate";
-  bool hasRate = false;
-  DType rateDtype = DType::F32; // f64 in a model of f64 variables
-  for (int32_t v = 0; v < info.num_variables; ++v)
-    if (rateName == info.variables[v].name && info.variables[v].rank == 0 &&
-        (info.variables[v].dtype == TFCC_DTYPE_F32 ||
-         info.variables[v].dtype == TFCC_DTYPE_F64)) {
-      hasRate = true;
-      rateDtype = DType(info.variables[v].dtype);
-    }
+  // f64 in a model of f64 variables.
+  std::optional<DType> rateDtype = floatScalarVariable(info, rateName);
+  bool hasRate = rateDtype.has_value();
   if (learningRate.getNumOccurrences()) {
     if (!hasRate)
       return fail("--learning-rate cannot take effect: '" + modelPath +
@@ -368,10 +376,10 @@ int main(int argc, char **argv) {
     if (!(learningRate > 0) || !std::isfinite(learningRate))
       return fail("--learning-rate must be a positive number");
     NpyArray rate;
-    rate.dtype = rateDtype;
+    rate.dtype = *rateDtype;
     float single = float(learningRate);
     double value = learningRate;
-    if (rateDtype == DType::F32)
+    if (*rateDtype == DType::F32)
       rate.data.assign(reinterpret_cast<const uint8_t *>(&single),
                        reinterpret_cast<const uint8_t *>(&single + 1));
     else
@@ -441,11 +449,8 @@ int main(int argc, char **argv) {
 
   // Dynamic loss scaling (--precision=mixed_f16): its scale, logged per epoch.
   std::string lossScale = std::string(step.name) + "/loss_scale";
-  bool hasLossScale = false;
-  for (int32_t v = 0; v < info.num_variables; ++v)
-    hasLossScale |= lossScale == info.variables[v].name &&
-                    info.variables[v].dtype == TFCC_DTYPE_F32 &&
-                    info.variables[v].rank == 0;
+  bool hasLossScale =
+      floatScalarVariable(info, lossScale) == std::optional(DType::F32);
 
   std::vector<uint32_t> order(fit);
   std::iota(order.begin(), order.end(), 0);

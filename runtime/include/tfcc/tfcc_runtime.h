@@ -268,6 +268,10 @@ TFCC_RT_API void tfcc_rt_report_error(int32_t code);
  * report in the call came first (the first report wins). */
 TFCC_RT_API void tfcc_rt_report_numerics(const char* node);
 
+/* What that message says after the node: tools recognize the failure by it
+ * (compiler/CompiledModel.cpp). */
+#define TFCC_RT_NONFINITE_TEXT "produced NaN or Inf"
+
 /* Profiling (src/profile.c, docs/profiling.md). tfcc_rt_profile_start makes
  * `ctx` record one span per call and one per kernel or fused loop nest of the
  * call (named by the model's node names); tfcc_rt_profile_stop writes them to
