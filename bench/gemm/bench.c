@@ -508,8 +508,10 @@ static void run_int8(int reps, double min_s) {
 
 /* ---- bf16 GEMM (--bf16) ----------------------------------------------------
  * What a --precision=mixed_bf16 matmul runs: tfcc_rt_sgemm on bf16 values
- * held in f32 (B pre-packed), accumulating in f32, the result rounded to bf16
- * in the epilogue (TFCC_ACT_ROUND_BF16); against oneDNN's matmul primitive
+ * held in f32 (B pre-packed, TFCC_ACT_BF16_OPERANDS: vdpbf16ps where the CPU
+ * has AVX512_BF16), accumulating in f32, the result rounded to bf16 in the
+ * epilogue (TFCC_ACT_ROUND_BF16); against tfcc's float32 GEMM of the same
+ * operands and oneDNN's matmul primitive
  * with bf16 source, weights and destination (row-major, weights as given),
  * whose implementation name is printed (on CPUs without AVX512_BF16 or
  * AVX512_CORE oneDNN 2.6 has no jit bf16 matmul). Interleaved repeats, median,
@@ -535,7 +537,14 @@ typedef struct {
 static void bf16_tfcc(void* ctx) {
   gemm_case* g = &((bf16_case*)ctx)->g;
   tfcc_rt_sgemm(1, g->M, g->N, g->K, g->A, g->K, 0, 0, g->Bp, g->N, 0, 0, 1,
-                g->C, g->N, 0, NULL, NULL, TFCC_ACT_ROUND_BF16, 0.f, 0.f);
+                g->C, g->N, 0, NULL, NULL,
+                TFCC_ACT_ROUND_BF16 | TFCC_ACT_BF16_OPERANDS, 0.f, 0.f);
+}
+/* tfcc's float32 GEMM of the same shape (the float32 build's matmul). */
+static void bf16_tfcc_f32(void* ctx) {
+  gemm_case* g = &((bf16_case*)ctx)->g;
+  tfcc_rt_sgemm(1, g->M, g->N, g->K, g->A, g->K, 0, 0, g->Bp, g->N, 0, 0, 1,
+                g->C2, g->N, 0, NULL, NULL, TFCC_ACT_NONE, 0.f, 0.f);
 }
 static void bf16_dnnl(void* ctx) {
   bf16_case* b = (bf16_case*)ctx;
@@ -549,8 +558,9 @@ static void run_bf16(int reps, double min_s) {
     abort();
   printf("bf16 GEMM MxNxK (bf16 operands, f32 accumulation, bf16 result), "
          "GFLOP/s, median of %d\n", reps);
-  printf("%-16s %3s %9s %9s %7s %9s  %s\n", "shape", "thr", "tfcc", "oneDNN",
-         "ratio", "maxdiff", "oneDNN implementation");
+  printf("%-16s %3s %9s %9s %9s %7s %8s %9s  %s\n", "shape", "thr", "tfcc",
+         "tfcc f32", "oneDNN", "ratio", "vs f32", "maxdiff",
+         "oneDNN implementation");
   for (int T = 1; T <= 2; ++T) {
     tfcc_rt_pool* pool = tfcc_rt_pool_create(T);
     tfcc_rt_set_current_pool(pool);
@@ -563,6 +573,7 @@ static void run_bf16(int reps, double min_s) {
       g->B = falloc(g->K * g->N);
       g->Bp = falloc(tfcc_rt_sgemm_packed_b_size(g->K, g->N));
       g->C = falloc(g->M * g->N);
+      g->C2 = falloc(g->M * g->N);
       fill(g->A, g->M * g->K, 1);
       fill(g->B, g->K * g->N, 2);
       b.A16 = (uint16_t*)malloc(g->M * g->K * 2);
@@ -609,22 +620,25 @@ static void run_bf16(int reps, double min_s) {
         for (int64_t i = 0; i < g->M * g->N; ++i)
           maxd = fmax(maxd, fabs(g->C[i] - bf16_value(b.C16[i])));
       }
-      double tt[64], td[64];
+      double tt[64], tf[64], td[64];
       int n = reps > 64 ? 64 : reps;
       for (int k = 0; k < n; ++k) {
         quiet();
         tt[k] = wall_time(bf16_tfcc, &b, min_s);
         quiet();
+        tf[k] = wall_time(bf16_tfcc_f32, &b, min_s);
+        quiet();
         td[k] = have ? wall_time(bf16_dnnl, &b, min_s) : NAN;
       }
       double fl = 2.0 * g->M * g->N * g->K;
       double gt = fl / median(tt, n) * 1e-9;
+      double gf = fl / median(tf, n) * 1e-9;
       double gd = have ? fl / median(td, n) * 1e-9 : NAN;
       char shape[64];
       snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)g->M,
                (long long)g->N, (long long)g->K);
-      printf("%-16s %3d %9.1f %9.1f %6.1f%% %9.2e  %s\n", shape, T, gt, gd,
-             100.0 * gt / gd, maxd, impl);
+      printf("%-16s %3d %9.1f %9.1f %9.1f %6.1f%% %7.2fx %9.2e  %s\n", shape,
+             T, gt, gf, gd, 100.0 * gt / gd, gt / gf, maxd, impl);
       fflush(stdout);
       if (have) {
         dnnl_memory_destroy(am);
@@ -639,6 +653,7 @@ static void run_bf16(int reps, double min_s) {
       free(g->B);
       free(g->Bp);
       free(g->C);
+      free(g->C2);
       free(b.A16);
       free(b.B16);
       free(b.C16);

@@ -22,6 +22,6 @@ fi
 "$here/build.sh" "$out/bench" "$root/runtime/src/kernels" "$root/runtime/include" "$out/obj"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "ISA flags: $(grep -o -w 'avx2\|fma\|avx512f\|avx512bw\|avx512vl\|avx512_vnni\|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')" \
+echo "ISA flags: $(grep -o -w 'avx2\|fma\|avx512f\|avx512bw\|avx512vl\|avx512_vnni\|avx512_bf16\|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')" \
   "TFCC_KERNELS_ISA=${TFCC_KERNELS_ISA:-(unset)} ONEDNN_MAX_CPU_ISA=${ONEDNN_MAX_CPU_ISA:-(unset)}"
 exec "$out/bench" "$@"

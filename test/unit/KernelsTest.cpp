@@ -119,6 +119,23 @@ TEST(KernelsIsaTest, PublicNameFollowsTheLevel) {
   EXPECT_STREQ(tfcc_rt_kernels_isa(), kIsaNames[tfcc_kernels_isa()]);
 }
 
+// x rounded to a binary format of `digits` significant bits whose normal
+// numbers start at 2^minExp, infinite beyond maxFinite: by scaling and
+// std::nearbyint (ties to even) in double, not the kernels' bit code.
+float roundToFormat(float x, int digits, int minExp, double maxFinite) {
+  if (std::isnan(x) || std::isinf(x) || x == 0.0f)
+    return x;
+  int e;
+  std::frexp(x, &e); // |x| in [2^(e-1), 2^e)
+  const int q = std::max(e - 1, minExp) - (digits - 1);
+  double r = std::ldexp(std::nearbyint(std::ldexp(double(x), -q)), q);
+  if (std::fabs(r) > maxFinite)
+    r = std::copysign(INFINITY, r);
+  return static_cast<float>(r);
+}
+float bf16Ref(float x) { return roundToFormat(x, 8, -126, 0x1.fep127); }
+float f16Ref(float x) { return roundToFormat(x, 11, -14, 65504.0); }
+
 // ---- sgemm ----------------------------------------------------------------
 
 struct GemmCase {
@@ -127,6 +144,9 @@ struct GemmCase {
   bool bias, residual, inPlace;
   int act;
   int64_t padLd; // extra leading-dimension elements
+  // A and B of bf16 values, TFCC_ACT_BF16_OPERANDS (vdpbf16ps on CPUs with
+  // AVX512_BF16 at the AVX-512 level).
+  bool bf16Operands = false;
 };
 
 std::string describe(const GemmCase &c) {
@@ -138,7 +158,8 @@ std::string describe(const GemmCase &c) {
          " bias=" + std::to_string(c.bias) +
          " res=" + std::to_string(c.residual) +
          " inplace=" + std::to_string(c.inPlace) +
-         " act=" + std::to_string(c.act) + " pad=" + std::to_string(c.padLd);
+         " act=" + std::to_string(c.act) + " pad=" + std::to_string(c.padLd) +
+         " bf16=" + std::to_string(c.bf16Operands);
 }
 
 ::testing::AssertionResult runGemm(const GemmCase &c, std::mt19937 &rng) {
@@ -160,6 +181,12 @@ std::string describe(const GemmCase &c) {
   std::vector<float> C(strideC * c.batch + 1, 12345.0f);
   if (c.inPlace)
     C = res;
+  if (c.bf16Operands) {
+    for (float &v : A)
+      v = bf16Ref(v);
+    for (float &v : B)
+      v = bf16Ref(v);
+  }
 
   auto a = [&](int64_t b, int64_t m, int64_t k) -> double {
     return A[b * strideA + (c.transA ? k * lda + m : m * lda + k)];
@@ -208,7 +235,8 @@ std::string describe(const GemmCase &c) {
                 ldb, strideBArg, c.transB, c.packed, C.data(), ldc, strideC,
                 c.bias ? bias.data() : nullptr,
                 c.residual ? (c.inPlace ? C.data() : res.data()) : nullptr,
-                c.act, alpha, beta);
+                c.act | (c.bf16Operands ? TFCC_ACT_BF16_OPERANDS : 0), alpha,
+                beta);
   auto result = compareOutputs(
       C.data(), want,
       [&](size_t i) {
@@ -361,6 +389,89 @@ TEST_P(KernelsTest, GemmLargeBlocks) {
   ASSERT_TRUE(runGemm({2, 2, 40, 1024, false, false, true, true, false, true,
                        true, TFCC_ACT_LEAKY_RELU, 0},
                       rng));
+}
+
+// bf16 operands (TFCC_ACT_BF16_OPERANDS): the shapes and options of the
+// tests above, K odd and even, across K blocks and B blocks, every
+// activation, transposed and pre-packed operands, batches, in-place
+// residuals; on a CPU with AVX512_BF16 the AVX-512 level runs them on
+// vdpbf16ps (GemmBf16OperandsTakeTheBf16Path shows which), elsewhere on the
+// f32 kernels.
+TEST_P(KernelsTest, GemmBf16Operands) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  std::mt19937 rng(21);
+  for (int64_t M : {1, 8, 13, 14, 15, 29, 100})
+    for (int64_t N : {1, 16, 17, 32, 33, 100})
+      for (int64_t K : {1, 2, 9, 33, 256, 257}) {
+        GemmCase c{1,
+                   M,
+                   N,
+                   K,
+                   false,
+                   false,
+                   (M + N + K) % 2 == 0,
+                   false,
+                   N % 2 == 0,
+                   M % 3 == 0,
+                   M % 3 == 0,
+                   TFCC_ACT_NONE,
+                   0,
+                   true};
+        ASSERT_TRUE(runGemm(c, rng));
+      }
+  std::uniform_int_distribution<int> dim(1, 300), bit(0, 1), act(0, 5);
+  for (int i = 0; i < 40; ++i) {
+    GemmCase c{1 + (i % 4 == 0),
+               8 + dim(rng),
+               dim(rng),
+               dim(rng),
+               bit(rng) != 0,
+               bit(rng) != 0,
+               bit(rng) != 0,
+               bit(rng) != 0,
+               bit(rng) != 0,
+               bit(rng) != 0,
+               bit(rng) && bit(rng),
+               act(rng),
+               bit(rng) ? 0 : 3,
+               true};
+    ASSERT_TRUE(runGemm(c, rng));
+  }
+  for (const GemmCase &c :
+       {GemmCase{1, 130, 1100, 600, false, false, true, false, true, true, true,
+                 TFCC_ACT_RELU, 0, true},
+        GemmCase{2, 45, 300, 1031, true, true, false, false, false, true, true,
+                 TFCC_ACT_CLIP, 0, true},
+        GemmCase{1, 64, 512, 1024, false, false, false, false, true, false,
+                 false, TFCC_ACT_NONE, 0, true},
+        GemmCase{3, 100, 70, 300, false, false, true, true, false, true, true,
+                 TFCC_ACT_NONE, 5, true},
+        GemmCase{2, 20, 40, 0, false, false, false, false, true, true, false,
+                 TFCC_ACT_RELU, 0, true}})
+    ASSERT_TRUE(runGemm(c, rng)) << describe(c);
+}
+
+// Which kernel ran: operands that break the bf16 promise (1 + 2^-10, not a
+// bf16 value) make the vdpbf16ps path visible, as it reads only their high
+// halves (1.0). It runs at the AVX-512 level of a CPU with AVX512_BF16 for
+// 8 rows or more; otherwise the f32 kernels compute the exact product.
+TEST_P(KernelsTest, GemmBf16OperandsTakeTheBf16Path) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  const bool vdpbf16ps =
+      isa_ == TFCC_ISA_AVX512 && tfcc_kernels_has_avx512_bf16();
+  const float offBf16 = 1.0f + 0x1p-10f;
+  for (int64_t M : {7, 8, 40}) {
+    const int64_t N = 48, K = 64;
+    std::vector<float> A(M * K, offBf16), B(K * N, 1.0f), C(M * N, -1.0f);
+    tfcc_rt_sgemm(1, M, N, K, A.data(), K, 0, 0, B.data(), N, 0, 0, 0, C.data(),
+                  N, 0, nullptr, nullptr, TFCC_ACT_BF16_OPERANDS, 0.0f, 0.0f);
+    const float want = vdpbf16ps && M >= 8 ? float(K) : float(K) * offBf16;
+    for (int64_t i = 0; i < M * N; ++i)
+      ASSERT_EQ(C[i], want) << "M=" << M << " element " << i
+                            << (vdpbf16ps ? " (AVX512_BF16)" : "");
+  }
 }
 
 TEST_P(KernelsTest, GemmZeroK) {
@@ -1118,23 +1229,6 @@ TEST_P(KernelsTest, BatchNormTrainReductions) {
 }
 
 // ---- the epilogue's rounding to bf16 / f16 (TFCC_ACT_ROUND_*) -------------
-
-// x rounded to a binary format of `digits` significant bits whose normal
-// numbers start at 2^minExp, infinite beyond maxFinite: by scaling and
-// std::nearbyint (ties to even) in double, not the kernels' bit code.
-float roundToFormat(float x, int digits, int minExp, double maxFinite) {
-  if (std::isnan(x) || std::isinf(x) || x == 0.0f)
-    return x;
-  int e;
-  std::frexp(x, &e); // |x| in [2^(e-1), 2^e)
-  const int q = std::max(e - 1, minExp) - (digits - 1);
-  double r = std::ldexp(std::nearbyint(std::ldexp(double(x), -q)), q);
-  if (std::fabs(r) > maxFinite)
-    r = std::copysign(INFINITY, r);
-  return static_cast<float>(r);
-}
-float bf16Ref(float x) { return roundToFormat(x, 8, -126, 0x1.fep127); }
-float f16Ref(float x) { return roundToFormat(x, 11, -14, 65504.0); }
 
 uint32_t bitsOf(float v) {
   uint32_t u;

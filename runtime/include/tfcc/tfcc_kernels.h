@@ -71,6 +71,15 @@ enum {
   TFCC_ACT_ROUND_F16 = 0x200,
   TFCC_ACT_ROUND_MASK = 0x300
 };
+/* Or'ed into the activation code of tfcc_rt_sgemm only: every value of A and
+ * B is a bf16 value held in an f32 (its low 16 bits zero), as the operands
+ * of a --precision=mixed_bf16 layer are. Where the CPU has AVX512_BF16 the
+ * product then runs on vdpbf16ps: bf16 pairs, f32 accumulation (the exact
+ * products added in another order; subnormal bf16 inputs and sums flush to
+ * zero), twice the multiply-adds per instruction. Elsewhere it changes
+ * nothing. The low 16 bits of an operand that breaks the promise may be
+ * dropped. */
+enum { TFCC_ACT_BF16_OPERANDS = 0x400 };
 
 /* Weights packed for the GEMM "B" operand: B is K x N (row-major, element
  * (k,n) at B[k*ldb+n], or when trans_b is 1, at B[n*ldb+k]). The packed form

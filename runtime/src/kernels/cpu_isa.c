@@ -91,26 +91,46 @@ void tfcc_rt_kernels_force_isa(int isa) {
   __atomic_store_n(&g_forced, isa, __ATOMIC_RELAXED);
 }
 
-/* AVX512_VNNI: CPUID leaf 7 ECX bit 11, used on top of the AVX-512 level
- * (the int8 GEMM's vpdpbusd kernel). */
-static int detect_avx512_vnni(void) {
+/* Bit `bit` of register `reg` (0 EAX, 1 EBX, 2 ECX, 3 EDX) of CPUID leaf 7
+ * sub-leaf `sub`; 0 where the CPU reports no such sub-leaf. */
+static int cpuid7_bit(unsigned sub, int reg, int bit) {
 #if TFCC_X86
   if (__get_cpuid_max(0, NULL) < 7)
     return 0;
-  unsigned a, b, c, d;
-  __cpuid_count(7, 0, a, b, c, d);
-  return (c >> 11) & 1;
+  unsigned r[4];
+  __cpuid_count(7, 0, r[0], r[1], r[2], r[3]);
+  if (sub > r[0]) /* EAX of sub-leaf 0: the highest sub-leaf */
+    return 0;
+  __cpuid_count(7, sub, r[0], r[1], r[2], r[3]);
+  return (r[reg] >> bit) & 1;
 #else
+  (void)sub;
+  (void)reg;
+  (void)bit;
   return 0;
 #endif
 }
 
-int tfcc_kernels_has_avx512_vnni(void) {
-  static int g_vnni = -1;
-  int v = __atomic_load_n(&g_vnni, __ATOMIC_RELAXED);
+/* A CPUID feature used on top of the AVX-512 level: read once into *cache
+ * (-1 until then), and only reported while the kernels run at that level. */
+static int avx512_extension(int* cache, unsigned sub, int reg, int bit) {
+  int v = __atomic_load_n(cache, __ATOMIC_RELAXED);
   if (v < 0) {
-    v = detect_avx512_vnni();
-    __atomic_store_n(&g_vnni, v, __ATOMIC_RELAXED);
+    v = cpuid7_bit(sub, reg, bit);
+    __atomic_store_n(cache, v, __ATOMIC_RELAXED);
   }
   return v && tfcc_kernels_isa() == TFCC_ISA_AVX512;
+}
+
+/* AVX512_VNNI (leaf 7 ECX bit 11): the int8 GEMM's vpdpbusd kernel. */
+int tfcc_kernels_has_avx512_vnni(void) {
+  static int g_vnni = -1;
+  return avx512_extension(&g_vnni, 0, 2, 11);
+}
+
+/* AVX512_BF16 (leaf 7 sub-leaf 1 EAX bit 5): the GEMM's vdpbf16ps kernel for
+ * bf16 operands. */
+int tfcc_kernels_has_avx512_bf16(void) {
+  static int g_bf16 = -1;
+  return avx512_extension(&g_bf16, 1, 0, 5);
 }

@@ -91,6 +91,11 @@ int64_t tfcc_uk_mr_for_isa(int isa) {
 
 /* ---- GEMM driver -------------------------------------------------------- */
 
+/* Rows of A from which bf16 operands take the vdpbf16ps path. */
+#ifndef TFCC_GEMM_BF16_MIN_M
+#define TFCC_GEMM_BF16_MIN_M 8
+#endif
+
 /* Tasks per pool thread of a small product (see tfcc_sgemm_impl). */
 #define TFCC_GEMM_TASKS_PER_THREAD 4
 
@@ -119,6 +124,7 @@ typedef struct gemm_ctx {
   tfcc_uk_fn uk;
   tfcc_uk_fn uk_kmajor; /* A^T read in place; NULL without AVX-512 */
   int64_t mr;           /* rows of uk's tile (tfcc_uk_mr_for_isa) */
+  int32_t bf16;         /* bf16 operands on vdpbf16ps (gemm_range_bf16) */
 } gemm_ctx;
 
 /* Copies rows [mt, mt+mr) x columns [k0, k0+kc) of op(A) into dst [mr][kc]. */
@@ -137,9 +143,111 @@ static void pack_a_tile(const gemm_ctx* g, const float* A, int64_t mt,
   }
 }
 
+/* The micro-kernel arguments every tile of a GEMM shares: one tap, C and the
+ * residual at ldc, the activation. */
+static tfcc_uk_args gemm_uk_args(const gemm_ctx* g) {
+  tfcc_uk_args u;
+  u.toff = NULL;
+  u.ntaps = 1;
+  u.b_tap_stride = 0;
+  u.ldc = g->ldc;
+  u.ldr = g->ldc;
+  u.act = g->act;
+  u.alpha = g->alpha;
+  u.beta = g->beta;
+  return u;
+}
+
+#if TFCC_KERNELS_HAVE_AVX512
+/* K values per block of the bf16 path (even), and B panels per block: the
+ * [10][128][32][2] bf16 block (160 KiB) stays in L2 while every row tile of
+ * the range streams past it, each A tile converted once per block (a
+ * 14 x 256 tile, 7 KiB, in L1). As many panels as the stack allows: each
+ * block costs a conversion of the A rows (docs/mixed-precision.md). */
+#ifndef TFCC_KC_BF16
+#define TFCC_KC_BF16 256
+#endif
+#ifndef TFCC_NCP_BF16
+#define TFCC_NCP_BF16 10
+#endif
+_Static_assert(TFCC_KC_BF16 % 2 == 0, "TFCC_KC_BF16 counts k pairs");
+_Static_assert((TFCC_NCP_BF16 * TFCC_UK_NR + TFCC_UK_MR) * TFCC_KC_BF16 * 2 +
+                       16 * 1024 <=
+                   TFCC_RT_KERNEL_STACK_BYTES,
+               "the bf16 GEMM's buffers exceed TFCC_RT_KERNEL_STACK_BYTES");
+
+/* gemm_range with bf16 operands (TFCC_ACT_BF16_OPERANDS on AVX512_BF16):
+ * for each K block and block of B panels, the B block converted once, then
+ * every row tile: A tile converted, one bf16 micro-kernel call per panel.
+ * The same reduction order whatever the thread split. */
+static void gemm_range_bf16(const gemm_ctx* g, int64_t bi, int64_t r0,
+                            int64_t r1, int64_t q0, int64_t q1) {
+  uint16_t bbuf[TFCC_NCP_BF16 * TFCC_KC_BF16 * TFCC_UK_NR]
+      __attribute__((aligned(64)));
+  uint16_t abuf[TFCC_UK_MR * TFCC_KC_BF16] __attribute__((aligned(64)));
+  const int64_t K = g->K, N = g->N;
+  const float* A = g->A + bi * g->stride_a;
+  const float* B = g->B + bi * g->stride_b;
+  float* C = g->C + bi * g->stride_c;
+  const float* R = g->res ? g->res + bi * g->stride_c : NULL;
+  const int64_t nkb = K > 0 ? (K + TFCC_KC_BF16 - 1) / TFCC_KC_BF16 : 1;
+  /* balanced blocks, each but the last of an even length */
+  const int64_t kcs = K > 0 ? (((K + nkb - 1) / nkb) + 1) & ~(int64_t)1 : 0;
+  tfcc_uk_args u = gemm_uk_args(g);
+  for (int64_t kb = 0; kb < nkb; ++kb) {
+    const int64_t k0 = kb * kcs;
+    const int64_t kc = K - k0 < kcs ? K - k0 : kcs;
+    const int64_t kp = (kc + 1) & ~(int64_t)1;
+    u.kt = kp / 2;
+    u.lda = kp;
+    u.flags = (kb == 0 ? TFCC_UK_FIRST : 0) | (kb == nkb - 1 ? TFCC_UK_LAST : 0);
+    for (int64_t qb = q0; qb < q1; qb += TFCC_NCP_BF16) {
+      const int64_t qe = TFCC_MIN(qb + TFCC_NCP_BF16, q1);
+      if (kc > 0)
+        tfcc_bf16_pack_b(B, g->ldb, g->trans_b, g->b_packed, K, N, k0, kc, qb,
+                         qe - qb, bbuf);
+      for (int64_t mt = r0; mt < r1; mt += g->mr) {
+        const int64_t mr = TFCC_MIN(g->mr, r1 - mt);
+        if (kc > 0)
+          tfcc_bf16_pack_a(g->trans_a ? A + k0 * g->lda + mt
+                                      : A + mt * g->lda + k0,
+                           g->lda, g->trans_a, mr, kc, abuf);
+        /* the next tile's rows start arriving while this one computes */
+        if (!g->trans_a && kc > 0 && mt + g->mr < r1)
+          for (int64_t i = 0; i < TFCC_MIN(g->mr, r1 - mt - g->mr); ++i)
+            for (int64_t k = 0; k < kc; k += 16)
+              __builtin_prefetch(A + (mt + g->mr + i) * g->lda + k0 + k, 0, 2);
+        u.a = (const float*)(const void*)abuf;
+        u.mr = mr;
+        for (int64_t q = qb; q < qe; ++q) {
+          const int64_t n0 = q * TFCC_UK_NR;
+          u.nr = TFCC_MIN(N - n0, TFCC_UK_NR);
+          u.b = (const float*)(const void*)(bbuf + (q - qb) * kp * TFCC_UK_NR);
+          u.c = C + mt * g->ldc + n0;
+          u.res = R ? R + mt * g->ldc + n0 : NULL;
+          u.bias = g->bias ? g->bias + n0 : NULL;
+          tfcc_uk_avx512_bf16(&u);
+        }
+        if (g->round && (u.flags & TFCC_UK_LAST)) {
+          const int64_t n0 = qb * TFCC_UK_NR;
+          g->round_fn(C + mt * g->ldc + n0, g->ldc, mr,
+                      TFCC_MIN(qe * TFCC_UK_NR, N) - n0, g->round);
+        }
+      }
+    }
+  }
+}
+#endif
+
 /* Rows [r0, r1) (in one batch) and panels [q0, q1). */
 static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
                        int64_t q0, int64_t q1) {
+#if TFCC_KERNELS_HAVE_AVX512
+  if (g->bf16) {
+    gemm_range_bf16(g, bi, r0, r1, q0, q1);
+    return;
+  }
+#endif
   /* Pre-packed B: up to TFCC_MC_TILES packed A tiles (one K block), so that
    * each B block loaded into L2 serves several tiles and A is copied once
    * per K block. Run-time packed B: the B block, then one A tile. */
@@ -172,15 +280,7 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
                          g->ldb == TFCC_UK_NR;
   float* const bbuf = buf;
   float* const abuf = g->b_packed ? buf : buf + TFCC_BBUF_FLOATS;
-  tfcc_uk_args u;
-  u.toff = NULL;
-  u.ntaps = 1;
-  u.b_tap_stride = 0;
-  u.ldc = g->ldc;
-  u.ldr = g->ldc;
-  u.act = g->act;
-  u.alpha = g->alpha;
-  u.beta = g->beta;
+  tfcc_uk_args u = gemm_uk_args(g);
   for (int64_t kb = 0; kb < nkb; ++kb) {
     const int64_t k0 = kb * kcs;
     const int64_t kc = K - k0 < kcs ? K - k0 : kcs;
@@ -363,7 +463,7 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.stride_c = stride_c;
   g.bias = bias;
   g.res = residual;
-  g.act = act & ~TFCC_ACT_ROUND_MASK;
+  g.act = act & ~(TFCC_ACT_ROUND_MASK | TFCC_ACT_BF16_OPERANDS);
   g.round = act & TFCC_ACT_ROUND_MASK;
   g.alpha = alpha;
   g.beta = beta;
@@ -372,6 +472,10 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.uk = tfcc_uk_for_isa(isa);
   g.mr = tfcc_uk_mr_for_isa(isa);
   g.uk_kmajor = TFCC_IS_AVX512(isa) ? tfcc_uk_avx512_kmajor : NULL;
+  /* bf16 operands: on vdpbf16ps where the CPU has it, unless A has so few
+   * rows that converting B (once per call) outweighs the faster products. */
+  g.bf16 = (act & TFCC_ACT_BF16_OPERANDS) && M >= TFCC_GEMM_BF16_MIN_M &&
+           TFCC_IS_AVX512(isa) && tfcc_kernels_has_avx512_bf16();
   g.tiles_m = (M + g.mr - 1) / g.mr;
   g.panels = (N + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.per = 1;

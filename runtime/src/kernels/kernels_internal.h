@@ -137,6 +137,30 @@ TFCC_INTERNAL void tfcc_uk_avx512_kmajor(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_uk_avx2_kmajor(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_uk_base_kmajor(const tfcc_uk_args* p);
 
+/* bf16 operands on AVX512_BF16 (gemm_bf16_avx512.c), the GEMM of
+ * TFCC_ACT_BF16_OPERANDS: the operands' high halves (their bf16 values) are
+ * packed per block, an A tile as [mr][kp] and a B block as 32-wide panels
+ * [kp/2][32][2] (kp = kc rounded up to even, zero padded), so that one
+ * vdpbf16ps multiplies a row's k pair by 16 columns' pairs.
+ * tfcc_uk_avx512_bf16 takes tfcc_uk_args with `a` and `b` pointing at those
+ * uint16_t buffers, lda = kp, kt = kp / 2 pairs, one tap; the epilogue is
+ * the f32 micro-kernel's. Called only where
+ * tfcc_kernels_has_avx512_bf16(). */
+TFCC_INTERNAL int tfcc_kernels_has_avx512_bf16(void);
+TFCC_INTERNAL void tfcc_uk_avx512_bf16(const tfcc_uk_args* p);
+/* Rows [0, mr) x columns [0, kc) of op(A) from `a`, its element (0, 0):
+ * (i, k) at a[i * lda + k], or at a[k * lda + i] when trans_a. */
+TFCC_INTERNAL void tfcc_bf16_pack_a(const float* a, int64_t lda,
+                                    int32_t trans_a, int64_t mr, int64_t kc,
+                                    uint16_t* dst);
+/* Rows [k0, k0+kc) and panels [p0, p0+np) of B (K x N as tfcc_rt_sgemm
+ * takes it: pre-packed when b_packed). */
+TFCC_INTERNAL void tfcc_bf16_pack_b(const float* B, int64_t ldb,
+                                    int32_t trans_b, int32_t b_packed,
+                                    int64_t K, int64_t N, int64_t k0,
+                                    int64_t kc, int64_t p0, int64_t np,
+                                    uint16_t* dst);
+
 /* Packs rows [k0, k0+kc) and panels [p0, p0+np) of B (K x N, see
  * tfcc_rt_sgemm_pack_b) into dst as [np][kc][32], zero padded in n. */
 TFCC_INTERNAL void tfcc_pack_b_block(int64_t N, const float* B, int64_t ldb,

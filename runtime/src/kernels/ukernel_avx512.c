@@ -15,38 +15,6 @@
 #include <math.h>
 #include <string.h>
 
-/* ---- vector epilogue ---------------------------------------------------- */
-
-/* exp(x) for x in [-88, 88]: Cody-Waite range reduction + degree-6
- * polynomial (~1-2 ulp), then scaling by 2^n. */
-INL __m512 v_exp(__m512 x) {
-  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.3f)),
-                    _mm512_set1_ps(88.3f));
-  __m512 n = _mm512_roundscale_ps(
-      _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_set1_ps(1.9875691500E-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507E-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073E-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894E-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459E-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201E-1f));
-  __m512 r2 = _mm512_mul_ps(r, r);
-  p = _mm512_fmadd_ps(p, r2, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-  return _mm512_scalef_ps(p, n);
-}
-
-INL __m512 v_act(__m512 v, int32_t act, float alpha, float beta) {
-  if (act == TFCC_ACT_SIGMOID) {
-    __m512 e = v_exp(_mm512_sub_ps(_mm512_setzero_ps(), v));
-    return _mm512_div_ps(_mm512_set1_ps(1.0f),
-                         _mm512_add_ps(_mm512_set1_ps(1.0f), e));
-  }
-  return v_act_piecewise(v, act, alpha, beta);
-}
-
 /* ---- GEMM micro-kernel -------------------------------------------------- */
 
 /* NH: 16-float halves of the panel computed (1 when nr <= 16), or 3: 24
@@ -60,32 +28,8 @@ INL void uk_body(const int MR, const int NH, const int AK,
   __m512 c0[TFCC_UK_MR], c1[TFCC_UK_MR];
   __m256 c2[TFCC_UK_MR]; /* NH == 3: columns 16..23 */
   const int64_t lda = p->lda, kt = p->kt, ntaps = p->ntaps;
-  const int64_t nr = p->nr, ldc = p->ldc;
-  const __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
-  const __mmask16 m1 =
-      nr >= 32 ? 0xffff : nr > 16 ? (__mmask16)((1u << (nr - 16)) - 1) : 0;
-  float* c = p->c;
-  const int32_t flags = p->flags;
+  const uk_tile tile = uk_prologue(MR, NH, p);
 
-  /* Accumulate from zero; what the tile adds to (C from the previous K
-   * block, or the residual) is prefetched now and added at the end, so its
-   * cache misses overlap the FMAs. */
-  const float* prev = NULL;
-  int64_t ldp = ldc;
-  if (!(flags & TFCC_UK_FIRST)) {
-    prev = c;
-  } else if (p->res) {
-    prev = p->res;
-    ldp = p->ldr;
-  }
-  if (prev) {
-#pragma unroll
-    for (int i = 0; i < MR; ++i) {
-      _mm_prefetch((const char*)(prev + i * ldp), _MM_HINT_T0);
-      _mm_prefetch((const char*)(prev + i * ldp + (NH == 3 ? 23 : 16 * NH - 1)),
-                   _MM_HINT_T0);
-    }
-  }
 #pragma unroll
   for (int i = 0; i < MR; ++i) {
     c0[i] = _mm512_setzero_ps();
@@ -169,55 +113,7 @@ INL void uk_body(const int MR, const int NH, const int AK,
     }
   }
 
-  if (prev) {
-#pragma unroll
-    for (int i = 0; i < MR; ++i) {
-      c0[i] = _mm512_add_ps(c0[i], _mm512_maskz_loadu_ps(m0, prev + i * ldp));
-      if (NH == 2)
-        c1[i] = _mm512_add_ps(c1[i],
-                              _mm512_maskz_loadu_ps(m1, prev + i * ldp + 16));
-      if (NH == 3)
-        c2[i] = _mm256_add_ps(
-            c2[i], _mm256_maskz_loadu_ps((__mmask8)m1, prev + i * ldp + 16));
-    }
-  }
-  if (flags & TFCC_UK_LAST) {
-    if (p->bias) {
-      __m512 bb0 = _mm512_maskz_loadu_ps(m0, p->bias);
-      __m512 bb1 = NH == 2 ? _mm512_maskz_loadu_ps(m1, p->bias + 16) : bb0;
-      __m256 bb2 = NH == 3 ? _mm256_maskz_loadu_ps((__mmask8)m1, p->bias + 16)
-                           : _mm256_setzero_ps();
-#pragma unroll
-      for (int i = 0; i < MR; ++i) {
-        c0[i] = _mm512_add_ps(c0[i], bb0);
-        if (NH == 2)
-          c1[i] = _mm512_add_ps(c1[i], bb1);
-        if (NH == 3)
-          c2[i] = _mm256_add_ps(c2[i], bb2);
-      }
-    }
-    const int32_t act = p->act;
-    if (act != TFCC_ACT_NONE) {
-      const float al = p->alpha, be = p->beta;
-#pragma unroll
-      for (int i = 0; i < MR; ++i) {
-        c0[i] = v_act(c0[i], act, al, be);
-        if (NH == 2)
-          c1[i] = v_act(c1[i], act, al, be);
-        if (NH == 3)
-          c2[i] = _mm512_castps512_ps256(
-              v_act(_mm512_castps256_ps512(c2[i]), act, al, be));
-      }
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < MR; ++i) {
-    _mm512_mask_storeu_ps(c + i * ldc, m0, c0[i]);
-    if (NH == 2)
-      _mm512_mask_storeu_ps(c + i * ldc + 16, m1, c1[i]);
-    if (NH == 3)
-      _mm256_mask_storeu_ps(c + i * ldc + 16, (__mmask8)m1, c2[i]);
-  }
+  uk_epilogue(MR, NH, c0, c1, c2, &tile, p);
 }
 
 #define UK(MR)                                                                 \
