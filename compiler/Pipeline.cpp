@@ -34,7 +34,8 @@ const char *const kGraphPipeline =
 
 const char *const kToBuffersPipeline =
     "tfcc-lower-state-access,tfcc-rename-entries,tfcc-widen-low-precision-ops,"
-    "tfcc-fuse-epilogue-rounding,tfcc-convert-graph-to-linalg,"
+    "tfcc-fuse-epilogue-rounding,tfcc-mark-bf16-operands,"
+    "tfcc-convert-graph-to-linalg,"
     "tfcc-strip-signedness,canonicalize,cse,"
     "tfcc-fuse-elementwise,canonicalize,tfcc-split-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "

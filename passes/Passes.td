@@ -549,6 +549,32 @@ def FuseEpilogueRounding : Pass<"tfcc-fuse-epilogue-rounding", "ModuleOp"> {
   }];
 }
 
+def MarkBf16Operands : Pass<"tfcc-mark-bf16-operands", "ModuleOp"> {
+  let summary = "Mark the dense layers and matmuls whose f32 operands hold bf16 values";
+  let description = [{
+    After tfcc-widen-low-precision-ops and tfcc-fuse-epilogue-rounding, a
+    `--precision=mixed_bf16` model's products multiply f32 tensors holding
+    bf16 values: widened from bf16, rounded to it in a kernel's epilogue
+    (`round_to = bf16`), constants whose values all are bf16 values, or
+    moved or selected from such tensors (reshape, transpose, slice, max
+    pooling, relu, ...). A `graph.fused_dense` or `graph.matmul` whose two
+    operands are such tensors gets the unit attribute `tfcc.bf16_operands`;
+    its `tfcc_rt_sgemm` call then carries TFCC_ACT_BF16_OPERANDS, which lets
+    the runtime multiply them as bf16 pairs on AVX512_BF16's vdpbf16ps (the
+    same exact products, accumulated in f32 in another order). Example:
+
+    ```mlir
+    %x = graph.cast %xl : (tensor<16x64xbf16>) -> tensor<16x64xf32>
+    %k = graph.constant dense<0.5> : tensor<64x32xf32>
+    %y = graph.fused_dense %x, %k : (tensor<16x64xf32>, tensor<64x32xf32>) -> tensor<16x32xf32>
+    ```
+    gets
+    ```mlir
+    %y = graph.fused_dense %x, %k {tfcc.bf16_operands} : (tensor<16x64xf32>, tensor<64x32xf32>) -> tensor<16x32xf32>
+    ```
+  }];
+}
+
 def RetypeInterface : Pass<"tfcc-retype-interface", "ModuleOp"> {
   let summary = "Entry points take and return f16 / bf16 where the model has f32 tensors";
   let description = [{

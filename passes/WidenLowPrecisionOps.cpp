@@ -14,6 +14,7 @@
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "passes/ConstantValues.h"
+#include "passes/LowPrecisionValues.h"
 #include "passes/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -39,15 +40,6 @@ Type widened(Type type) {
     return type;
   return cast<RankedTensorType>(type).clone(
       Float32Type::get(type.getContext()));
-}
-
-/// Ops whose results hold their operands' values (or select among them):
-/// on values exact in a 16-bit type, their results are exact in it too.
-bool keepsValuesExact(Operation *op) {
-  return isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, GatherOp,
-             GatherElementsOp, BroadcastLikeOp, SelectOp, MaximumOp, MinimumOp,
-             NegOp, AbsOp, ReluOp, MaxPool2DOp, GlobalMaxPool2DOp, ReduceMaxOp,
-             ReduceMinOp>(op);
 }
 
 bool needsWidening(Operation *op) {
@@ -98,26 +90,6 @@ void widen(Operation *op, DenseMap<Value, Value> &widenedValues) {
     result.replaceAllUsesWith(replacement);
   }
   op->erase();
-}
-
-/// Whether every value of the f32 tensor `value` is exact in `low`: widened
-/// from `low`, or moved or selected from such values.
-bool isExactIn(Value value, Type low, DenseMap<Value, bool> &known) {
-  if (auto it = known.find(value); it != known.end())
-    return it->second;
-  known[value] = false; // (graphs are acyclic; this ends any recursion)
-  bool exact = false;
-  Operation *def = value.getDefiningOp();
-  if (auto cast = dyn_cast_or_null<CastOp>(def)) {
-    exact = getElementTypeOrSelf(cast.getX().getType()) == low;
-  } else if (def && keepsValuesExact(def)) {
-    exact = llvm::all_of(def->getOperands(), [&](Value operand) {
-      Type element = getElementTypeOrSelf(operand.getType());
-      return !element.isF32() || isExactIn(operand, low, known);
-    });
-  }
-  known[value] = exact;
-  return exact;
 }
 
 /// Ops with one float operand whose results are some of its values, chosen
@@ -199,8 +171,8 @@ void dropExactRoundings(Operation *root) {
     if (!rounding || !getElementTypeOrSelf(rounding.getX().getType()).isF32() ||
         rounding.getX().getType() != widening.getY().getType())
       continue;
-    if (isExactIn(rounding.getX(),
-                  getElementTypeOrSelf(rounding.getY().getType()), known))
+    if (tfcc::isExactIn(rounding.getX(),
+                        getElementTypeOrSelf(rounding.getY().getType()), known))
       widening.getY().replaceAllUsesWith(rounding.getX());
   }
 }

@@ -14,6 +14,7 @@
 #include "dialects/graph/IR/GraphOps.h"
 #include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/GraphToLinalg/Utils.h"
+#include "passes/LowPrecisionValues.h"
 #include "passes/Passes.h"
 
 #include "tfcc/tfcc_kernels.h"
@@ -208,6 +209,10 @@ struct DenseLowering : OpRewritePattern<DenseOp> {
   }
 };
 
+/// TFCC_ACT_BF16_OPERANDS for a product tfcc-mark-bf16-operands marked.
+int32_t bf16OperandsFlag(Operation *op) {
+  return op->hasAttr(tfcc::kBf16OperandsAttrName) ? TFCC_ACT_BF16_OPERANDS : 0;
+}
 
 /// x [..., k] @ kernel [k, n] as one [m, k] @ [k, n] GEMM, m the product of
 /// the leading dims, the kernel packed (packGemmWeights).
@@ -248,7 +253,8 @@ struct FusedDenseToKernel : OpRewritePattern<FusedDenseOp> {
             .stride_c = 0,
             .bias = op.getBias(),
             .residual = op.getResidual(),
-            .activation = getEpilogueCode(op.getActivation(), op.getRoundTo()),
+            .activation = getEpilogueCode(op.getActivation(), op.getRoundTo()) |
+                          bf16OperandsFlag(op),
             .alpha = op.getAlpha().convertToFloat(),
             .beta = op.getBeta().convertToFloat()});
     rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
@@ -307,29 +313,29 @@ struct MatmulToKernel : OpRewritePattern<MatmulOp> {
                                                : n);
     Value output = allocResult(rewriter, loc, resultType, dynamicSizes);
     Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
-    emitKernelCall(rewriter, loc,
-                   kernels::tfcc_rt_sgemm{
-                       .batch = batch,
-                       .M = m,
-                       .N = n,
-                       .K = k,
-                       .A = lhs,
-                       .lda = lhsCols,
-                       .stride_a = mul(m, k),
-                       .trans_a = transA,
-                       .B = rhs,
-                       .ldb = rhsCols,
-                       .stride_b = sharedRhs ? zero : mul(k, n),
-                       .trans_b = transB,
-                       .b_packed = 0,
-                       .C = output,
-                       .ldc = n,
-                       .stride_c = mul(m, n),
-                       .bias = nullptr,
-                       .residual = nullptr,
-                       .activation = TFCC_ACT_NONE,
-                       .alpha = 0,
-                       .beta = 0});
+    emitKernelCall(
+        rewriter, loc,
+        kernels::tfcc_rt_sgemm{.batch = batch,
+                               .M = m,
+                               .N = n,
+                               .K = k,
+                               .A = lhs,
+                               .lda = lhsCols,
+                               .stride_a = mul(m, k),
+                               .trans_a = transA,
+                               .B = rhs,
+                               .ldb = rhsCols,
+                               .stride_b = sharedRhs ? zero : mul(k, n),
+                               .trans_b = transB,
+                               .b_packed = 0,
+                               .C = output,
+                               .ldc = n,
+                               .stride_c = mul(m, n),
+                               .bias = nullptr,
+                               .residual = nullptr,
+                               .activation = bf16OperandsFlag(op),
+                               .alpha = 0,
+                               .beta = 0});
     rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
     return success();
   }
