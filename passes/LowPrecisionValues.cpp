@@ -16,8 +16,8 @@ using namespace mlir::graph;
 bool mlir::tfcc::keepsValuesExact(Operation *op) {
   return isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, GatherOp,
              GatherElementsOp, BroadcastLikeOp, SelectOp, MaximumOp, MinimumOp,
-             NegOp, AbsOp, ReluOp, MaxPool2DOp, GlobalMaxPool2DOp, ReduceMaxOp,
-             ReduceMinOp>(op);
+             NegOp, AbsOp, ReluOp, MaxPool2DOp, MaxPool2DWithIndicesOp,
+             GlobalMaxPool2DOp, ReduceMaxOp, ReduceMinOp>(op);
 }
 
 /// Whether `v` converts to `low` without rounding.

@@ -2,7 +2,8 @@
 // RUN: tfcc-opt --split-input-file --tfcc-mark-bf16-operands --tfcc-convert-graph-to-linalg %s | FileCheck %s --check-prefix=CALL
 
 // Operands widened from bf16, a constant of bf16 values, a fused layer's
-// bf16-rounded result through a reshape, a transpose and a max pool: marked.
+// bf16-rounded result through a reshape and a transpose, a max pool (the
+// train step's, with indices) through a reshape: marked.
 // The GEMM calls carry TFCC_ACT_BF16_OPERANDS (1024; | relu 1 = 1025).
 // CHECK-LABEL: func.func @marked
 // CHECK: %[[D:.*]] = graph.fused_dense %{{.*}} {activation = "relu", tfcc.bf16_operands}
@@ -25,7 +26,7 @@ func.func @marked(%xl: tensor<16x64xbf16>, %yl: tensor<64x8xbf16>, %pl: tensor<2
   %t = graph.transpose %r {perm = [1, 0]} : (tensor<64x32xf32>) -> tensor<32x64xf32>
   %k2 = graph.reshape %t : (tensor<32x64xf32>) -> tensor<64x32xf32>
   %p = graph.cast %pl : (tensor<2x4x4x16xbf16>) -> tensor<2x4x4x16xf32>
-  %q = graph.max_pool2d %p {window = [2, 2], strides = [2, 2]} : (tensor<2x4x4x16xf32>) -> tensor<2x2x2x16xf32>
+  %q, %taps = graph.max_pool2d_with_indices %p {strides = [2, 2], window = [2, 2]} : (tensor<2x4x4x16xf32>) -> (tensor<2x2x2x16xf32>, tensor<2x2x2x16xi8>)
   %f = graph.reshape %q : (tensor<2x2x2x16xf32>) -> tensor<2x64xf32>
   %z = graph.fused_dense %f, %k : (tensor<2x64xf32>, tensor<64x32xf32>) -> tensor<2x32xf32>
   %u = graph.fused_dense %f, %k2 : (tensor<2x64xf32>, tensor<64x32xf32>) -> tensor<2x32xf32>
