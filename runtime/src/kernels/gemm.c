@@ -502,8 +502,11 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
    * thread's rows where the layers before and after, split by rows too, have
    * theirs: a panel split leaves half of every row of C in the other
    * thread's cache for the next layer to fetch. */
+  /* bf16 operands: one task per thread, as each task converts the B blocks
+   * of its panels (every panel, tile-major) once. */
   const int64_t want =
-      (flops > 2e8 ? 2 : TFCC_GEMM_TASKS_PER_THREAD) * (int64_t)threads;
+      (g.bf16 ? 1 : flops > 2e8 ? 2 : TFCC_GEMM_TASKS_PER_THREAD) *
+      (int64_t)threads;
   if (batch < want)
     g.per = TFCC_MIN((want + batch - 1) / batch, g.tiles_m * g.panels);
   g.panel_major = (double)K * (double)N > (double)M * (double)(K + N);
