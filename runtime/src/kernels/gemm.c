@@ -130,6 +130,8 @@ typedef struct gemm_ctx {
 /* Copies rows [mt, mt+mr) x columns [k0, k0+kc) of op(A) into dst [mr][kc]. */
 static void pack_a_tile(const gemm_ctx* g, const float* A, int64_t mt,
                         int64_t mr, int64_t k0, int64_t kc, float* dst) {
+  if (kc <= 0) /* nothing to copy (A may be NULL) */
+    return;
   if (!g->trans_a) {
     for (int64_t i = 0; i < mr; ++i)
       memcpy(dst + i * kc, A + (mt + i) * g->lda + k0,
@@ -186,8 +188,9 @@ static void gemm_range_bf16(const gemm_ctx* g, int64_t bi, int64_t r0,
       __attribute__((aligned(64)));
   uint16_t abuf[TFCC_UK_MR * TFCC_KC_BF16] __attribute__((aligned(64)));
   const int64_t K = g->K, N = g->N;
-  const float* A = g->A + bi * g->stride_a;
-  const float* B = g->B + bi * g->stride_b;
+  /* A and B may be NULL when K is 0: then point at a buffer, never read */
+  const float* A = g->A ? g->A + bi * g->stride_a : (const float*)(void*)abuf;
+  const float* B = g->B ? g->B + bi * g->stride_b : (const float*)(void*)bbuf;
   float* C = g->C + bi * g->stride_c;
   const float* R = g->res ? g->res + bi * g->stride_c : NULL;
   const int64_t nkb = K > 0 ? (K + TFCC_KC_BF16 - 1) / TFCC_KC_BF16 : 1;
@@ -253,8 +256,9 @@ static void gemm_range(const gemm_ctx* g, int64_t bi, int64_t r0, int64_t r1,
    * per K block. Run-time packed B: the B block, then one A tile. */
   float buf[TFCC_BUF_FLOATS] __attribute__((aligned(64)));
   const int64_t K = g->K, N = g->N;
-  const float* A = g->A + bi * g->stride_a;
-  const float* B = g->B + bi * g->stride_b;
+  /* A and B may be NULL when K is 0: then point at a buffer, never read */
+  const float* A = g->A ? g->A + bi * g->stride_a : buf;
+  const float* B = g->B ? g->B + bi * g->stride_b : buf;
   float* C = g->C + bi * g->stride_c;
   const float* R = g->res ? g->res + bi * g->stride_c : NULL;
   /* A rows in place unless transposed or at a stride that aliases in L1. */
