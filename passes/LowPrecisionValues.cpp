@@ -34,11 +34,11 @@ static bool isExactFloat(float v, Type low) {
   return !losesInfo;
 }
 
-bool mlir::tfcc::isExactIn(Value value, Type low,
-                           llvm::DenseMap<Value, bool> &known) {
-  if (auto it = known.find(value); it != known.end())
+bool mlir::tfcc::isExactIn(Value value, Type low, ExactnessCache &known) {
+  const std::pair<Value, Type> key(value, low);
+  if (auto it = known.find(key); it != known.end())
     return it->second;
-  known[value] = false; // (graphs are acyclic; this ends any recursion)
+  known[key] = false; // (graphs are acyclic; this ends any recursion)
   bool exact = false;
   Operation *def = value.getDefiningOp();
   if (auto castOp = dyn_cast_or_null<CastOp>(def)) {
@@ -57,6 +57,6 @@ bool mlir::tfcc::isExactIn(Value value, Type low,
               return isExactFloat(v, low);
             });
   }
-  known[value] = exact;
+  known[key] = exact;
   return exact;
 }

@@ -27,11 +27,14 @@ inline constexpr llvm::StringLiteral kBf16OperandsAttrName =
 /// on values exact in a 16-bit type, their results are exact in it too.
 bool keepsValuesExact(Operation *op);
 
+/// What isExactIn has answered, by (value, 16-bit type).
+using ExactnessCache = llvm::DenseMap<std::pair<Value, Type>, bool>;
+
 /// Whether every value of the f32 tensor `value` is exact in `low` (bf16 or
 /// f16): widened from `low` by a graph.cast, rounded to it in a fused op's
 /// epilogue (`round_to`), a constant whose values all are, or moved or
 /// selected from such values. `known` remembers the answers across calls.
-bool isExactIn(Value value, Type low, llvm::DenseMap<Value, bool> &known);
+bool isExactIn(Value value, Type low, ExactnessCache &known);
 
 } // namespace mlir::tfcc
 

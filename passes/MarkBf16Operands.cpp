@@ -23,7 +23,7 @@ using namespace mlir::graph;
 namespace {
 
 /// Whether `lhs` and `rhs` are f32 tensors holding bf16 values.
-bool bothHoldBf16(Value lhs, Value rhs, DenseMap<Value, bool> &known) {
+bool bothHoldBf16(Value lhs, Value rhs, tfcc::ExactnessCache &known) {
   Type bf16 = BFloat16Type::get(lhs.getContext());
   return getElementTypeOrSelf(lhs.getType()).isF32() &&
          getElementTypeOrSelf(rhs.getType()).isF32() &&
@@ -33,7 +33,7 @@ bool bothHoldBf16(Value lhs, Value rhs, DenseMap<Value, bool> &known) {
 struct MarkBf16OperandsPass
     : tfcc::impl::MarkBf16OperandsBase<MarkBf16OperandsPass> {
   void runOnOperation() override {
-    DenseMap<Value, bool> known;
+    tfcc::ExactnessCache known;
     UnitAttr mark = UnitAttr::get(&getContext());
     getOperation()->walk([&](Operation *op) {
       bool products = false;

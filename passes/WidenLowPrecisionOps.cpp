@@ -165,7 +165,7 @@ void dropExactRoundings(Operation *root) {
         isLowFloat(op.getX().getType()))
       widenings.push_back(op);
   });
-  DenseMap<Value, bool> known;
+  tfcc::ExactnessCache known;
   for (CastOp widening : widenings) {
     auto rounding = widening.getX().getDefiningOp<CastOp>();
     if (!rounding || !getElementTypeOrSelf(rounding.getX().getType()).isF32() ||

@@ -80,3 +80,20 @@ func.func @wide(%x: tensor<2xf32>, %d: tensor<2xf64>) -> (tensor<2xf32>, tensor<
   %b = graph.exp %d : tensor<2xf64>
   return %a, %b : tensor<2xf32>, tensor<2xf64>
 }
+
+// An f16 value rounded to f16 (exact: the rounding is dropped) and to bf16
+// (not exact: f16 keeps 11 significant bits, bf16 8): the second rounding
+// stays. Whether a value is exact is known per 16-bit type.
+// CHECK-LABEL: func.func @exact_per_type
+// CHECK: %[[A:.*]] = graph.cast %arg0 : (tensor<4xf16>) -> tensor<4xf32>
+// CHECK: %[[B:.*]] = graph.cast %[[A]] : (tensor<4xf32>) -> tensor<4xbf16>
+// CHECK: %[[C:.*]] = graph.cast %[[B]] : (tensor<4xbf16>) -> tensor<4xf32>
+// CHECK: return %[[A]], %[[C]]
+func.func @exact_per_type(%h: tensor<4xf16>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = graph.cast %h : (tensor<4xf16>) -> tensor<4xf32>
+  %f = graph.cast %a : (tensor<4xf32>) -> tensor<4xf16>
+  %g = graph.cast %f : (tensor<4xf16>) -> tensor<4xf32>
+  %b = graph.cast %a : (tensor<4xf32>) -> tensor<4xbf16>
+  %c = graph.cast %b : (tensor<4xbf16>) -> tensor<4xf32>
+  return %g, %c : tensor<4xf32>, tensor<4xf32>
+}
