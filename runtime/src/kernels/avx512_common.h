@@ -68,6 +68,12 @@ INL __m512 v_act(__m512 v, int32_t act, float alpha, float beta) {
   return v_act_piecewise(v, act, alpha, beta);
 }
 
+/* X(1) X(2) ... X(14): each row count of a GEMM micro-kernel's tile, for
+ * the per-MR functions and their tables. */
+#define TFCC_UK_ROW_COUNTS(X)                                                  \
+  X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14)
+_Static_assert(TFCC_UK_MR == 14, "TFCC_UK_ROW_COUNTS lists 1..TFCC_UK_MR");
+
 /* The tile of a GEMM micro-kernel (f32 and bf16 operands alike): the
  * columns of C it writes (m0 | m1, of nr) and what it adds to, C from the
  * previous K block or the residual (`prev`, rows ldp apart; NULL: nothing). */

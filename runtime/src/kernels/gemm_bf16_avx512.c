@@ -157,28 +157,14 @@ ukb_body(const int MR, const int NH, const tfcc_uk_args* p) {
       const tfcc_uk_args* p) {                                                 \
     ukb_body(MR, 1, p);                                                        \
   }
-UKB(1)
-UKB(2)
-UKB(3)
-UKB(4)
-UKB(5)
-UKB(6)
-UKB(7)
-UKB(8)
-UKB(9)
-UKB(10)
-UKB(11)
-UKB(12)
-UKB(13)
-UKB(14)
+TFCC_UK_ROW_COUNTS(UKB)
+
+#define UKB_FULL(MR) ukb_##MR,
+#define UKB_HALF(MR) ukb_##MR##h,
 
 TGT_BF16 void tfcc_uk_avx512_bf16(const tfcc_uk_args* p) {
-  static const tfcc_uk_fn full[TFCC_UK_MR] = {
-      ukb_1, ukb_2, ukb_3,  ukb_4,  ukb_5,  ukb_6,  ukb_7,
-      ukb_8, ukb_9, ukb_10, ukb_11, ukb_12, ukb_13, ukb_14};
-  static const tfcc_uk_fn half[TFCC_UK_MR] = {
-      ukb_1h, ukb_2h, ukb_3h,  ukb_4h,  ukb_5h,  ukb_6h,  ukb_7h,
-      ukb_8h, ukb_9h, ukb_10h, ukb_11h, ukb_12h, ukb_13h, ukb_14h};
+  static const tfcc_uk_fn full[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UKB_FULL)};
+  static const tfcc_uk_fn half[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UKB_HALF)};
   (p->nr <= 16 ? half : full)[p->mr - 1](p);
 }
 

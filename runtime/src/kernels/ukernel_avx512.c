@@ -126,57 +126,28 @@ INL void uk_body(const int MR, const int NH, const int AK,
   static TGT __attribute__((noinline)) void uk_##MR##q(const tfcc_uk_args* p) { \
     uk_body(MR, 3, 0, p);                                                      \
   }
-UK(1)
-UK(2)
-UK(3)
-UK(4)
-UK(5)
-UK(6)
-UK(7)
-UK(8)
-UK(9)
-UK(10)
-UK(11)
-UK(12)
-UK(13)
-UK(14)
+TFCC_UK_ROW_COUNTS(UK)
 
 #define UKT(MR)                                                                \
   static TGT __attribute__((noinline)) void ukt_##MR(const tfcc_uk_args* p) {  \
     uk_body(MR, 2, 1, p);                                                      \
   }
-UKT(1)
-UKT(2)
-UKT(3)
-UKT(4)
-UKT(5)
-UKT(6)
-UKT(7)
-UKT(8)
-UKT(9)
-UKT(10)
-UKT(11)
-UKT(12)
-UKT(13)
-UKT(14)
+TFCC_UK_ROW_COUNTS(UKT)
+
+#define UK_FULL(MR) uk_##MR,
+#define UK_HALF(MR) uk_##MR##h,
+#define UK_Q24(MR) uk_##MR##q,
+#define UKT_FULL(MR) ukt_##MR,
 
 TGT void tfcc_uk_avx512_kmajor(const tfcc_uk_args* p) {
-  static const tfcc_uk_fn full[TFCC_UK_MR] = {
-      ukt_1, ukt_2, ukt_3,  ukt_4,  ukt_5,  ukt_6,  ukt_7,
-      ukt_8, ukt_9, ukt_10, ukt_11, ukt_12, ukt_13, ukt_14};
+  static const tfcc_uk_fn full[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UKT_FULL)};
   full[p->mr - 1](p);
 }
 
 TGT void tfcc_uk_avx512(const tfcc_uk_args* p) {
-  static const tfcc_uk_fn full[TFCC_UK_MR] = {uk_1,  uk_2,  uk_3,  uk_4,  uk_5,
-                                              uk_6,  uk_7,  uk_8,  uk_9,  uk_10,
-                                              uk_11, uk_12, uk_13, uk_14};
-  static const tfcc_uk_fn half[TFCC_UK_MR] = {
-      uk_1h, uk_2h, uk_3h,  uk_4h,  uk_5h,  uk_6h,  uk_7h,
-      uk_8h, uk_9h, uk_10h, uk_11h, uk_12h, uk_13h, uk_14h};
-  static const tfcc_uk_fn q24[TFCC_UK_MR] = {
-      uk_1q, uk_2q, uk_3q,  uk_4q,  uk_5q,  uk_6q,  uk_7q,
-      uk_8q, uk_9q, uk_10q, uk_11q, uk_12q, uk_13q, uk_14q};
+  static const tfcc_uk_fn full[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UK_FULL)};
+  static const tfcc_uk_fn half[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UK_HALF)};
+  static const tfcc_uk_fn q24[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UK_Q24)};
   (p->nr <= 16 ? half : p->nr <= 24 ? q24 : full)[p->mr - 1](p);
 }
 
