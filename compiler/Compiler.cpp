@@ -989,6 +989,14 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   std::string trainStepName;
   for (graph::TrainStepOp step : module->getOps<graph::TrainStepOp>())
     trainStepName = step.getSymName().str();
+  if (o.splitTrainStep && (!training || !o.train)) {
+    errors << "tfcc: error: --split-train-step cannot take effect: '"
+           << o.inputPath << "' "
+           << (training ? "is built with --no-train"
+                        : "has no graph.train_step to split")
+           << "\n";
+    return false;
+  }
   if (!o.train) {
     if (!training) {
       errors << "tfcc: error: --no-train cannot take effect: '" << o.inputPath
@@ -1027,7 +1035,8 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
       failed(runPrecisionPolicy(*module, o.precision, &timing)))
     return false;
   if (failed(runTrainingPasses(*module, &timing,
-                               trainBuild && o.precision == "mixed_f16")))
+                               trainBuild && o.precision == "mixed_f16",
+                               o.splitTrainStep)))
     return false;
   // 16-bit ops in f32 (rounding each result) before the graph pipeline, so
   // that their convolutions and dense layers fuse into kernel calls as float32

@@ -66,6 +66,9 @@ struct CompileOptions {
   /// Compile each graph.train_step (tfcc-autodiff first, every variable in
   /// state memory). false drops them: variables stay compile-time constants.
   bool train = true;
+  /// Also the train step's halves, compute_gradients and apply_gradients
+  /// (tfcc-autodiff's split option, --split-train-step).
+  bool splitTrainStep = false;
   /// --check-numerics: the model reports the first node whose float output
   /// holds a NaN or an infinity (tfcc-check-numerics).
   bool checkNumerics = false;

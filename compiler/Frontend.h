@@ -3,6 +3,8 @@
 #ifndef TFCC_COMPILER_FRONTEND_H
 #define TFCC_COMPILER_FRONTEND_H
 
+#include "dialects/graph/IR/DimNames.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -31,7 +33,7 @@ public:
 
 /// Attribute on entry arguments/results holding the name written in the
 /// model (`%image` -> "image"), for the header and the reflective table.
-inline constexpr const char *kArgNameAttr = "tfcc.name";
+inline constexpr const char *kArgNameAttr = mlir::graph::kArgNameAttr;
 
 /// Parses and verifies the model in `sourceMgr`'s main buffer. Diagnostics go
 /// to the context's handler. Bare `loc("name")` locations keep the file, line

@@ -232,16 +232,19 @@ LogicalResult runDropTrainSteps(ModuleOp module, TimingScope *timing) {
 }
 
 LogicalResult runTrainingPasses(ModuleOp module, TimingScope *timing,
-                                bool dynamicLossScale) {
+                                bool dynamicLossScale, bool splitTrainStep) {
   if (module.getOps<graph::TrainStepOp>().empty())
     return success();
-  if (!dynamicLossScale)
+  if (!dynamicLossScale && !splitTrainStep)
     return runPipeline(module, kTrainingPipeline, "training", timing);
-  // The same pipeline, tfcc-autodiff with its option.
+  // The same pipeline, tfcc-autodiff with its options.
   std::string pipeline = kTrainingPipeline;
   const std::string autodiff = "tfcc-autodiff";
+  std::string options = dynamicLossScale ? "dynamic-loss-scale=true" : "";
+  if (splitTrainStep)
+    options += std::string(options.empty() ? "" : " ") + "split=true";
   pipeline.replace(pipeline.find(autodiff), autodiff.size(),
-                   autodiff + "{dynamic-loss-scale=true}");
+                   autodiff + "{" + options + "}");
   return runPipeline(module, pipeline.c_str(), "training", timing);
 }
 

@@ -52,10 +52,12 @@ void applyPipelineTimingOptions(mlir::DefaultTimingManager &manager);
 ///
 /// Each run* function times its passes under `timing` when given (a nested
 /// scope per pipeline, for tfcc --mlir-timing).
-/// `dynamicLossScale`: tfcc-autodiff's Keras loss scaling (mixed_f16).
+/// `dynamicLossScale`: tfcc-autodiff's Keras loss scaling (mixed_f16);
+/// `splitTrainStep`: its two halves too (tfcc --split-train-step).
 mlir::LogicalResult runTrainingPasses(mlir::ModuleOp module,
                                       mlir::TimingScope *timing = nullptr,
-                                      bool dynamicLossScale = false);
+                                      bool dynamicLossScale = false,
+                                      bool splitTrainStep = false);
 /// tfcc-apply-checkpoint of the checkpoint at `path` (tfcc --weights).
 mlir::LogicalResult runApplyCheckpoint(mlir::ModuleOp module,
                                        const std::string &path,

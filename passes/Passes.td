@@ -232,10 +232,25 @@ def Autodiff : Pass<"tfcc-autodiff", "ModuleOp"> {
     when any is not finite the variables, slots and step counter keep their
     values and S halves (to no less than 1); after 2000 finite steps in a row
     (counted in `@"<name>/good_steps"`) S doubles.
+
+    With `split` (tfcc --split-train-step), the step's two halves follow it,
+    sharing its state: `@compute_gradients` (the step's arguments) runs the
+    forward and backward pass and returns the loss, every gradient in one
+    flat f32 vector (f64 when a gradient is f64) and, when the model has
+    batch normalization, the batch statistics (mean and variance of each)
+    in another; `@apply_gradients(gradients[, batch_statistics])` updates
+    the moving statistics, clips, applies the optimizer and counts the step,
+    returning the new step counter. Between them a caller can all-reduce the
+    vectors (docs/distributed.md). For a step `@s` not named `train_step`
+    they are `@s_compute_gradients` and `@s_apply_gradients`.
   }];
   let options = [
     Option<"dynamicLossScale", "dynamic-loss-scale", "bool", "false",
            "Keras' dynamic loss scaling (for float16 training)">,
+    Option<"splitStep", "split", "bool", "false",
+           "Also emit the step's two halves, @compute_gradients and "
+           "@apply_gradients (@<name>_... for a step not named train_step), "
+           "for data-parallel training">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }

@@ -13,13 +13,16 @@
 #include "passes/Autodiff/Autodiff.h"
 #include "passes/Passes.h"
 
+#include "dialects/graph/IR/DimNames.h"
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/TrainStepNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace mlir::tfcc {
 #define GEN_PASS_DEF_AUTODIFF
@@ -35,40 +38,85 @@ namespace {
 /// Deepest chain of calls inlined into a train step (catches recursion).
 constexpr unsigned kMaxInlineDepth = 64;
 
-/// Builds one train step function.
+/// A batch-norm moving statistic a step updates:
+/// variable <- variable * momentum + batch * (1 - momentum).
+struct MovingStatistic {
+  StringAttr variable;
+  Value batch; // [C]: the batch's mean or biased variance
+  double momentum;
+  Location loc; // the batch_norm's
+};
+
+/// What the forward and backward pass of a function hand to the update.
+struct StepValues {
+  Value step;             // the step counter's read
+  Value scale, goodSteps; // dynamic loss scaling's reads; null without it
+  /// The loss's gradient with respect to each trainable variable it depends
+  /// on, in module order (divided by the loss scale where there is one).
+  llvm::MapVector<StringAttr, Value> gradients;
+  SmallVector<MovingStatistic> moving;
+  /// A read of each variable the update uses.
+  llvm::DenseMap<StringAttr, Value> reads;
+};
+
+/// Builds the functions of one graph.train_step: the train step and, when
+/// split, its two halves.
 class TrainStepGenerator {
 public:
   TrainStepGenerator(ModuleOp module, SymbolTable &symbols,
                      bool dynamicLossScale)
       : module(module), symbols(symbols), dynamicLossScale(dynamicLossScale) {}
 
-  LogicalResult generate(TrainStepOp step);
+  LogicalResult generate(TrainStepOp step, bool split);
 
 private:
-  /// A new non-trainable variable named `name` (made unique), every element
-  /// `initial`; returns its symbol.
+  /// The non-trainable variable this generator created under `name` (made
+  /// unique when taken), every element `initial`; created on first use, so
+  /// that a step and its halves share their state.
   StringAttr createVariable(StringRef name, RankedTensorType type,
                             double initial = 0.0);
+  /// A public copy of the loss function named `name`, inserted at `where`.
+  func::FuncOp cloneLossFunction(func::FuncOp lossFn, StringRef name,
+                                 Block *moduleBody, Block::iterator where,
+                                 Location loc);
   LogicalResult inlineCalls(func::FuncOp func);
-  LogicalResult enterTrainingMode(func::FuncOp func, Value step);
+  LogicalResult enterTrainingMode(func::FuncOp func, Value step,
+                                  SmallVectorImpl<MovingStatistic> &moving);
   /// The gradient of the loss with respect to every trainable variable
   /// read in `func`, in the module's variable order; with `seed`, of the
   /// loss times `seed` (a 0-D tensor of the loss's type).
   FailureOr<llvm::MapVector<StringAttr, Value>>
   differentiate(func::FuncOp func, Value loss, Value seed = {});
+  /// Turns `func` (a copy of the loss function) into the forward and
+  /// backward pass of a training step: fills `values`.
+  LogicalResult forwardAndBackward(func::FuncOp func, StringRef stepName,
+                                   StepValues &values);
+  /// Emits at `b` the update of a step from `values`: moving statistics,
+  /// loss scale, clipping, the optimizer and every graph.assign. Returns the
+  /// step counter's new value.
+  FailureOr<Value> emitUpdate(OpBuilder &b, Location loc, StringRef stepName,
+                              Attribute optimizer,
+                              std::optional<double> clipNorm,
+                              StepValues &values);
+  /// Makes `compute` (from forwardAndBackward) return the loss, the
+  /// gradients in one flat vector and the batch statistics in another, and
+  /// builds `applyName`, which takes both and updates the state.
+  LogicalResult split(func::FuncOp compute, StepValues &computed,
+                      StringRef applyName, StringRef stepName,
+                      Attribute optimizer, std::optional<double> clipNorm);
 
   ModuleOp module;
   SymbolTable &symbols;
   bool dynamicLossScale;
-  /// graph.assign ops to emit at the end: (variable, new value).
-  SmallVector<std::pair<StringAttr, Value>> pendingAssigns;
-  /// The first read of each variable in the function.
-  llvm::DenseMap<StringAttr, Value> reads;
+  /// The variables created so far, by requested name.
+  llvm::StringMap<StringAttr> created;
 };
 
 StringAttr TrainStepGenerator::createVariable(StringRef name,
                                               RankedTensorType type,
                                               double initial) {
+  if (StringAttr known = created.lookup(name))
+    return known;
   OpBuilder b(module.getContext());
   // After the last variable, so that declarations stay together.
   Operation *last = nullptr;
@@ -88,7 +136,27 @@ StringAttr TrainStepGenerator::createVariable(StringRef name,
       module.getLoc(), b.getStringAttr(name), TypeAttr::get(type),
       DenseElementsAttr::get(type, value), b.getBoolAttr(false));
   // Makes the name unique if it is taken.
-  return symbols.insert(variable);
+  StringAttr symbol = symbols.insert(variable);
+  created[name] = symbol;
+  return symbol;
+}
+
+func::FuncOp TrainStepGenerator::cloneLossFunction(func::FuncOp lossFn,
+                                                   StringRef name,
+                                                   Block *moduleBody,
+                                                   Block::iterator where,
+                                                   Location loc) {
+  auto func = func::FuncOp::create(loc, name, lossFn.getFunctionType());
+  for (NamedAttribute attr : lossFn->getAttrs())
+    if (attr.getName() != SymbolTable::getSymbolAttrName() &&
+        attr.getName() != SymbolTable::getVisibilityAttrName() &&
+        attr.getName() != lossFn.getFunctionTypeAttrName())
+      func->setAttr(attr.getName(), attr.getValue());
+  moduleBody->getOperations().insert(where, func);
+  symbols.insert(func);
+  IRMapping mapping;
+  lossFn.getBody().cloneInto(&func.getBody(), mapping);
+  return func;
 }
 
 LogicalResult TrainStepGenerator::inlineCalls(func::FuncOp func) {
@@ -130,8 +198,8 @@ StringAttr readVariable(Value v) {
   return {};
 }
 
-LogicalResult TrainStepGenerator::enterTrainingMode(func::FuncOp func,
-                                                    Value step) {
+LogicalResult TrainStepGenerator::enterTrainingMode(
+    func::FuncOp func, Value step, SmallVectorImpl<MovingStatistic> &moving) {
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
     if (isa<DropoutOp, BatchNormOp, LayerNormOp>(op))
@@ -171,18 +239,12 @@ LogicalResult TrainStepGenerator::enterTrainingMode(func::FuncOp func,
           g.reshape(g.slice(moments, {0, 0}, {1, channels}, {1, 1}), vectorType);
       Value variance =
           g.reshape(g.slice(moments, {1, 0}, {2, channels}, {1, 1}), vectorType);
-      // moving = moving * momentum + batch * (1 - momentum)
+      // Updated by the step's update (emitUpdate).
       double momentum = bn.getMomentum().convertToFloat();
-      for (auto [moving, batch] : {std::pair(bn.getMean(), mean),
-                                   std::pair(bn.getVariance(), variance)}) {
-        StringAttr name = readVariable(moving);
-        if (!name)
-          continue;
-        Value updated = g.add(g.mul(moving, g.scalar(momentum, element)),
-                              g.mul(batch, g.scalar(1.0 - momentum, element)));
-        pendingAssigns.push_back(
-            {name, g.reshape(updated, GraphBuilder::typeOf(moving))});
-      }
+      for (auto [movingValue, batch] : {std::pair(bn.getMean(), mean),
+                                        std::pair(bn.getVariance(), variance)})
+        if (StringAttr name = readVariable(movingValue))
+          moving.push_back({name, batch, momentum, op->getLoc()});
     } else if (auto ln = dyn_cast<LayerNormOp>(op)) {
       Value x = ln.getX();
       int64_t rank = GraphBuilder::typeOf(x).getRank();
@@ -289,82 +351,96 @@ TrainStepGenerator::differentiate(func::FuncOp func, Value loss, Value seed) {
   return gradients;
 }
 
-LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
-  auto lossFn = symbols.lookup<func::FuncOp>(step.getLoss());
-  if (!lossFn || lossFn.isExternal() || !lossFn.getBody().hasOneBlock())
-    return step.emitOpError() << "loss " << step.getLossAttr()
-                              << " must be a func.func with one block";
-  std::string name = step.getSymName().str();
-  Attribute optimizer = step.getOptimizer();
-  std::optional<double> clipNorm;
-  if (std::optional<APFloat> clip = step.getClipNorm())
-    clipNorm = clip->convertToDouble();
-  Location loc = step.getLoc();
-
-  // The function takes the place of the train_step op.
-  Block::iterator where = std::next(Block::iterator(step));
-  Block *moduleBody = step->getBlock();
-  symbols.erase(step);
-  auto func = func::FuncOp::create(loc, name, lossFn.getFunctionType());
-  for (NamedAttribute attr : lossFn->getAttrs())
-    if (attr.getName() != SymbolTable::getSymbolAttrName() &&
-        attr.getName() != SymbolTable::getVisibilityAttrName() &&
-        attr.getName() != lossFn.getFunctionTypeAttrName())
-      func->setAttr(attr.getName(), attr.getValue());
-  moduleBody->getOperations().insert(where, func);
-  symbols.insert(func);
-  IRMapping mapping;
-  lossFn.getBody().cloneInto(&func.getBody(), mapping);
+LogicalResult TrainStepGenerator::forwardAndBackward(func::FuncOp func,
+                                                     StringRef stepName,
+                                                     StepValues &values) {
   if (failed(inlineCalls(func)))
     return failure();
+  Location loc = func.getLoc();
   Block &body = func.getBody().front();
-  Operation *terminator = body.getTerminator();
-  Value loss = terminator->getOperand(0);
-
+  Value loss = body.getTerminator()->getOperand(0);
   auto i64Scalar =
       RankedTensorType::get({}, IntegerType::get(module.getContext(), 64));
-  StringAttr stepName = createVariable(name + "/step", i64Scalar);
+  auto f32Scalar =
+      RankedTensorType::get({}, Float32Type::get(module.getContext()));
+  StringAttr stepVariable = createVariable(stepName, i64Scalar);
   OpBuilder b = OpBuilder::atBlockBegin(&body);
-  Value stepValue = b.create<ReadOp>(
-      loc, i64Scalar, FlatSymbolRefAttr::get(stepName));
-  if (failed(enterTrainingMode(func, stepValue)))
+  values.step =
+      b.create<ReadOp>(loc, i64Scalar, FlatSymbolRefAttr::get(stepVariable));
+  if (failed(enterTrainingMode(func, values.step, values.moving)))
     return failure();
   for (Operation &op : body)
     if (auto read = dyn_cast<ReadOp>(op))
-      reads.try_emplace(read.getVariableAttr().getAttr(), read.getValue());
+      values.reads.try_emplace(read.getVariableAttr().getAttr(),
+                               read.getValue());
 
   // Dynamic loss scaling: the gradients of loss * S, divided by S.
-  auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
-  StringAttr scaleName, goodStepsName;
-  Value scale, goodSteps;
   if (dynamicLossScale) {
-    if (GraphBuilder::elementOf(loss) != f32Scalar.getElementType())
-      return step.emitOpError()
-             << "dynamic loss scaling needs an f32 loss, not "
-             << GraphBuilder::typeOf(loss);
-    scaleName = createVariable(name + "/loss_scale", f32Scalar, 32768.0);
-    goodStepsName = createVariable(name + "/good_steps", i64Scalar);
-    b.setInsertionPointAfterValue(stepValue);
-    scale = b.create<ReadOp>(loc, f32Scalar, FlatSymbolRefAttr::get(scaleName));
-    goodSteps =
+    std::string stepPrefix = stepName.drop_back(strlen("/step")).str();
+    StringAttr scaleName =
+        createVariable(stepPrefix + "/loss_scale", f32Scalar, 32768.0);
+    StringAttr goodStepsName =
+        createVariable(stepPrefix + "/good_steps", i64Scalar);
+    b.setInsertionPointAfterValue(values.step);
+    values.scale =
+        b.create<ReadOp>(loc, f32Scalar, FlatSymbolRefAttr::get(scaleName));
+    values.goodSteps =
         b.create<ReadOp>(loc, i64Scalar, FlatSymbolRefAttr::get(goodStepsName));
+    values.reads.try_emplace(scaleName, values.scale);
+    values.reads.try_emplace(goodStepsName, values.goodSteps);
   }
   FailureOr<llvm::MapVector<StringAttr, Value>> gradients =
-      differentiate(func, loss, scale);
+      differentiate(func, loss, values.scale);
   if (failed(gradients))
     return failure();
+  values.gradients = std::move(*gradients);
+  if (dynamicLossScale) {
+    b.setInsertionPoint(body.getTerminator());
+    GraphBuilder g(b, loc);
+    Value inverse = g.div(g.scalar(1.0, b.getF32Type()), values.scale);
+    for (auto &[var, grad] : values.gradients)
+      grad = g.mul(grad, g.cast(inverse, GraphBuilder::elementOf(grad)));
+    if (g.failed())
+      return failure();
+  }
+  return success();
+}
 
-  b.setInsertionPoint(terminator);
+FailureOr<Value> TrainStepGenerator::emitUpdate(OpBuilder &b, Location loc,
+                                                StringRef stepName,
+                                                Attribute optimizer,
+                                                std::optional<double> clipNorm,
+                                                StepValues &values) {
   GraphBuilder g(b, loc);
+  auto i64Scalar = RankedTensorType::get({}, b.getI64Type());
+  auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
+  std::string stepPrefix = stepName.drop_back(strlen("/step")).str();
+  /// graph.assign ops to emit at the end: (variable, new value).
+  SmallVector<std::pair<StringAttr, Value>> pendingAssigns;
+
+  // Batch-norm moving statistics (updated even when a non-finite gradient
+  // skips the rest: Keras updates them in the forward pass).
+  for (const MovingStatistic &m : values.moving) {
+    g.setLocation(m.loc);
+    Value current = values.reads.lookup(m.variable);
+    Type element = GraphBuilder::elementOf(m.batch);
+    Value updated = g.add(g.mul(current, g.scalar(m.momentum, element)),
+                          g.mul(m.batch, g.scalar(1.0 - m.momentum, element)));
+    pendingAssigns.push_back(
+        {m.variable, g.reshape(updated, GraphBuilder::typeOf(current))});
+  }
+  g.setLocation(loc);
+
+  Value stepValue = values.step;
   Value nextStep = g.add(stepValue, g.scalar(1.0, i64Scalar.getElementType()));
+  auto &gradients = values.gradients;
   // Whether every unscaled gradient is finite: the sum of g * 0 over all of
   // them is 0, or NaN when any is infinite or NaN.
   Value finite;
   if (dynamicLossScale) {
-    Value inverse = g.div(g.scalar(1.0, b.getF32Type()), scale);
+    Value scale = values.scale, goodSteps = values.goodSteps;
     Value zeros;
-    for (auto &[var, grad] : *gradients) {
-      grad = g.mul(grad, g.cast(inverse, GraphBuilder::elementOf(grad)));
+    for (auto &[var, grad] : gradients) {
       int64_t rank = GraphBuilder::typeOf(grad).getRank();
       SmallVector<int64_t> axes;
       for (int64_t i = 0; i < rank; ++i)
@@ -388,8 +464,12 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
                  g.maximum(g.div(scale, two), g.scalar(1.0, b.getF32Type())));
     Value newGoodSteps =
         g.select(finite, g.select(grow, zeroSteps, counted), zeroSteps);
-    pendingAssigns.push_back({scaleName, newScale});
-    pendingAssigns.push_back({goodStepsName, newGoodSteps});
+    pendingAssigns.push_back(
+        {cast<ReadOp>(scale.getDefiningOp()).getVariableAttr().getAttr(),
+         newScale});
+    pendingAssigns.push_back(
+        {cast<ReadOp>(goodSteps.getDefiningOp()).getVariableAttr().getAttr(),
+         newGoodSteps});
   }
   // An update that a non-finite gradient skips keeps the current value.
   auto unlessSkipped = [&](Value updated, Value current) {
@@ -397,10 +477,10 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
   };
 
   // tf.clip_by_global_norm: g * clip_norm / max(global_norm, clip_norm).
-  if (clipNorm && !gradients->empty()) {
-    Type normType = GraphBuilder::elementOf(gradients->front().second);
+  if (clipNorm && !gradients.empty()) {
+    Type normType = GraphBuilder::elementOf(gradients.front().second);
     Value total;
-    for (auto &[var, grad] : *gradients) {
+    for (auto &[var, grad] : gradients) {
       int64_t rank = GraphBuilder::typeOf(grad).getRank();
       SmallVector<int64_t> axes;
       for (int64_t i = 0; i < rank; ++i)
@@ -410,7 +490,7 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
     }
     Value clip = g.scalar(*clipNorm, normType);
     Value factor = g.div(clip, g.maximum(g.sqrt(total), clip));
-    for (auto &[var, grad] : *gradients)
+    for (auto &[var, grad] : gradients)
       grad = g.mul(grad, g.cast(factor, GraphBuilder::elementOf(grad)));
   }
 
@@ -424,12 +504,12 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
   // f32 as Keras', f64 where a variable is f64: each update then rounds the
   // rate once, as a constant of its type did.
   Type rateElement = f32Scalar.getElementType();
-  for (auto &entry : *gradients)
+  for (auto &entry : gradients)
     if (GraphBuilder::elementOf(entry.second).isF64())
       rateElement = b.getF64Type();
   auto rateType = RankedTensorType::get({}, rateElement);
   StringAttr rateName =
-      createVariable(name + "/learning_rate", rateType, initialRate);
+      createVariable(stepPrefix + "/learning_rate", rateType, initialRate);
   Value rate = b.create<ReadOp>(
       NameLoc::get(b.getStringAttr("optimizer/learning_rate"), loc), rateType,
       FlatSymbolRefAttr::get(rateName));
@@ -438,12 +518,12 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
 
   // The optimizer update of each variable, with its slots.
   llvm::DenseMap<Type, Value> adamStepSizes;
-  for (auto &entry : *gradients) {
+  for (auto &entry : gradients) {
     StringAttr var = entry.first;
     Value grad = entry.second;
     // Named as TensorFlow scopes them, for profiles and graph views.
     g.setLocation(NameLoc::get(b.getStringAttr("optimizer/" + var.str()), loc));
-    Value current = reads.lookup(var);
+    Value current = values.reads.lookup(var);
     auto type = GraphBuilder::typeOf(current);
     Type element = type.getElementType();
     auto slot = [&](StringRef suffix) {
@@ -501,14 +581,199 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step) {
         {var, unlessSkipped(g.reshape(updated, type), current)});
   }
   g.setLocation(loc);
-  pendingAssigns.push_back({stepName, unlessSkipped(nextStep, stepValue)});
+  Value newStep = unlessSkipped(nextStep, stepValue);
+  pendingAssigns.push_back(
+      {cast<ReadOp>(stepValue.getDefiningOp()).getVariableAttr().getAttr(),
+       newStep});
   if (g.failed())
     return failure();
   for (auto &[var, value] : pendingAssigns)
     b.create<AssignOp>(
         NameLoc::get(b.getStringAttr("optimizer/" + var.str()), loc),
         FlatSymbolRefAttr::get(var), value);
+  return newStep;
+}
+
+LogicalResult TrainStepGenerator::split(func::FuncOp compute,
+                                        StepValues &computed,
+                                        StringRef applyName, StringRef stepName,
+                                        Attribute optimizer,
+                                        std::optional<double> clipNorm) {
+  Location loc = compute.getLoc();
+  MLIRContext *context = module.getContext();
+  if (computed.gradients.empty())
+    return emitError(loc) << "cannot split the train step into "
+                          << compute.getSymName() << " and " << applyName
+                          << ": its loss depends on no trainable variable";
+  // One flat vector per kind, f64 where a gradient is f64 (f32 otherwise:
+  // 16-bit gradients widen exactly).
+  Type flatElement = Float32Type::get(context);
+  for (auto &entry : computed.gradients)
+    if (GraphBuilder::elementOf(entry.second).isF64())
+      flatElement = Float64Type::get(context);
+  auto countOf = [](Value v) {
+    return GraphBuilder::typeOf(v).getNumElements();
+  };
+  int64_t gradientCount = 0, statisticCount = 0;
+  for (auto &entry : computed.gradients)
+    gradientCount += countOf(entry.second);
+  for (const MovingStatistic &m : computed.moving)
+    statisticCount += countOf(m.batch);
+  auto vectorOf = [&](int64_t n) {
+    return RankedTensorType::get({n}, flatElement);
+  };
+
+  // compute_gradients returns (loss, gradients[, batch statistics]).
+  Block &body = compute.getBody().front();
+  Operation *terminator = body.getTerminator();
+  OpBuilder b(terminator);
+  GraphBuilder g(b, loc);
+  auto flatten = [&](Value v) {
+    return g.reshape(g.cast(v, flatElement), vectorOf(countOf(v)));
+  };
+  SmallVector<Value> pieces;
+  for (auto &entry : computed.gradients)
+    pieces.push_back(flatten(entry.second));
+  SmallVector<Value> results = {terminator->getOperand(0), g.concat(pieces, 0)};
+  pieces.clear();
+  for (const MovingStatistic &m : computed.moving)
+    pieces.push_back(flatten(m.batch));
+  if (!pieces.empty())
+    results.push_back(g.concat(pieces, 0));
+  if (g.failed())
+    return failure();
+  b.create<func::ReturnOp>(loc, results);
+  terminator->erase();
+  SmallVector<Type> resultTypes;
+  for (Value v : results)
+    resultTypes.push_back(v.getType());
+  compute.setFunctionType(
+      FunctionType::get(context, compute.getArgumentTypes(), resultTypes));
+  auto named = [&](StringRef name) {
+    return b.getDictionaryAttr(
+        b.getNamedAttr(kArgNameAttr, b.getStringAttr(name)));
+  };
+  DictionaryAttr lossAttrs = compute.getResultAttrDict(0);
+  SmallVector<DictionaryAttr> resultAttrs = {
+      lossAttrs && lossAttrs.get(kArgNameAttr) ? lossAttrs : named("loss")};
+  resultAttrs.push_back(named("gradients"));
+  if (results.size() == 3)
+    resultAttrs.push_back(named("batch_statistics"));
+  compute.setAllResultAttrs(resultAttrs);
+
+  // apply_gradients(gradients[, batch statistics]) -> the new step counter.
+  SmallVector<Type> argTypes = {vectorOf(gradientCount)};
+  SmallVector<DictionaryAttr> argAttrs = {named("gradients")};
+  if (statisticCount) {
+    argTypes.push_back(vectorOf(statisticCount));
+    argAttrs.push_back(named("batch_statistics"));
+  }
+  auto i64Scalar = RankedTensorType::get({}, b.getI64Type());
+  auto apply = func::FuncOp::create(
+      loc, applyName, FunctionType::get(context, argTypes, {i64Scalar}));
+  apply.setAllArgAttrs(argAttrs);
+  apply.setAllResultAttrs(ArrayRef<DictionaryAttr>{named("step")});
+  module.getBody()->getOperations().insert(std::next(Block::iterator(compute)),
+                                           apply);
+  symbols.insert(apply);
+  Block *entry = apply.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  StepValues values;
+  auto readOf = [&](StringAttr variable) {
+    Value &read = values.reads[variable];
+    if (!read) {
+      auto type = symbols.lookup<VariableOp>(variable).getTensorType();
+      read = b.create<ReadOp>(loc, type, FlatSymbolRefAttr::get(variable));
+    }
+    return read;
+  };
+  auto readerOf = [&](Value read) {
+    return cast<ReadOp>(read.getDefiningOp()).getVariableAttr().getAttr();
+  };
+  values.step = readOf(readerOf(computed.step));
+  if (dynamicLossScale) {
+    values.scale = readOf(readerOf(computed.scale));
+    values.goodSteps = readOf(readerOf(computed.goodSteps));
+  }
+  // Each piece back in its variable's shape and element type.
+  auto unflatten = [&](Value flat, int64_t &offset, Value like) {
+    int64_t n = countOf(like);
+    Value piece = g.slice(flat, {offset}, {offset + n}, {1});
+    offset += n;
+    return g.cast(g.reshape(piece, RankedTensorType::get(
+                                       GraphBuilder::typeOf(like).getShape(),
+                                       flatElement)),
+                  GraphBuilder::elementOf(like));
+  };
+  int64_t offset = 0;
+  for (auto &[variable, grad] : computed.gradients) {
+    readOf(variable);
+    values.gradients[variable] = unflatten(entry->getArgument(0), offset, grad);
+  }
+  offset = 0;
+  for (const MovingStatistic &m : computed.moving) {
+    readOf(m.variable);
+    values.moving.push_back({m.variable,
+                             unflatten(entry->getArgument(1), offset, m.batch),
+                             m.momentum, m.loc});
+  }
+  if (g.failed())
+    return failure();
+  FailureOr<Value> newStep =
+      emitUpdate(b, loc, stepName, optimizer, clipNorm, values);
+  if (failed(newStep))
+    return failure();
+  b.create<func::ReturnOp>(loc, *newStep);
   return success();
+}
+
+LogicalResult TrainStepGenerator::generate(TrainStepOp step, bool splitStep) {
+  auto lossFn = symbols.lookup<func::FuncOp>(step.getLoss());
+  if (!lossFn || lossFn.isExternal() || !lossFn.getBody().hasOneBlock())
+    return step.emitOpError() << "loss " << step.getLossAttr()
+                              << " must be a func.func with one block";
+  FunctionType lossType = lossFn.getFunctionType();
+  if (dynamicLossScale && lossType.getNumResults() &&
+      !getElementTypeOrSelf(lossType.getResult(0)).isF32())
+    return step.emitOpError() << "dynamic loss scaling needs an f32 loss, not "
+                              << lossType.getResult(0);
+  std::string name = step.getSymName().str();
+  std::string computeName = computeGradientsName(name);
+  std::string applyName = applyGradientsName(name);
+  if (splitStep)
+    for (const std::string &half : {computeName, applyName})
+      if (symbols.lookup(half))
+        return step.emitOpError()
+               << "cannot be split into @" << computeName << " and @"
+               << applyName << ": the module already has a symbol @" << half;
+  Attribute optimizer = step.getOptimizer();
+  std::optional<double> clipNorm;
+  if (std::optional<APFloat> clip = step.getClipNorm())
+    clipNorm = clip->convertToDouble();
+  Location loc = step.getLoc();
+  std::string stepName = name + "/step";
+
+  // The function takes the place of the train_step op.
+  Block::iterator where = std::next(Block::iterator(step));
+  Block *moduleBody = step->getBlock();
+  symbols.erase(step);
+  func::FuncOp func = cloneLossFunction(lossFn, name, moduleBody, where, loc);
+  StepValues values;
+  if (failed(forwardAndBackward(func, stepName, values)))
+    return failure();
+  OpBuilder b(func.getBody().front().getTerminator());
+  if (failed(emitUpdate(b, loc, stepName, optimizer, clipNorm, values)))
+    return failure();
+  if (!splitStep)
+    return success();
+
+  // Its two halves, after it, sharing its state.
+  func::FuncOp compute = cloneLossFunction(
+      lossFn, computeName, moduleBody, std::next(Block::iterator(func)), loc);
+  StepValues computed;
+  if (failed(forwardAndBackward(compute, stepName, computed)))
+    return failure();
+  return split(compute, computed, applyName, stepName, optimizer, clipNorm);
 }
 
 struct AutodiffPass : mlir::tfcc::impl::AutodiffBase<AutodiffPass> {
@@ -520,7 +785,7 @@ struct AutodiffPass : mlir::tfcc::impl::AutodiffBase<AutodiffPass> {
     SmallVector<TrainStepOp> steps(module.getOps<TrainStepOp>());
     for (TrainStepOp step : steps) {
       TrainStepGenerator generator(module, symbols, dynamicLossScale);
-      if (failed(generator.generate(step)))
+      if (failed(generator.generate(step, splitStep)))
         return signalPassFailure();
     }
   }

@@ -70,6 +70,8 @@ public:
   Value slice(Value x, ArrayRef<int64_t> starts, ArrayRef<int64_t> limits,
               ArrayRef<int64_t> strides);
   Value pad(Value x, ArrayRef<int64_t> pads);
+  /// `inputs` (at least one) joined along `axis`; the one input itself.
+  Value concat(ValueRange inputs, int64_t axis);
   /// `value` broadcast to the shape of `like` (graph.broadcast_like).
   Value broadcastLike(Value value, Value like);
   /// The product of dimensions `axes` of `x` as a 0-D tensor of `elementType`

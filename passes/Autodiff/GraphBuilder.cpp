@@ -130,6 +130,13 @@ Value GraphBuilder::slice(Value x, ArrayRef<int64_t> starts,
                                   b.getI64ArrayAttr(strides)));
 }
 
+Value GraphBuilder::concat(ValueRange inputs, int64_t axis) {
+  if (inputs.size() == 1)
+    return inputs.front();
+  return finish(b.create<ConcatOp>(loc, placeholder(inputs.front()), inputs,
+                                   b.getI64IntegerAttr(axis)));
+}
+
 Value GraphBuilder::pad(Value x, ArrayRef<int64_t> pads) {
   return finish(b.create<PadOp>(loc, placeholder(x), x,
                                 b.getI64ArrayAttr(pads), b.getF32FloatAttr(0)));

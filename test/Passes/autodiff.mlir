@@ -94,10 +94,6 @@ module @sgd {
 // CHECK: %[[BMEAN0:.*]] = graph.slice %[[M]] {limits = [1, 2], starts = [0, 0], strides = [1, 1]}
 // CHECK: %[[BMEAN:.*]] = graph.reshape %[[BMEAN0]] : (tensor<1x2xf32>) -> tensor<2xf32>
 // CHECK: graph.slice %[[M]] {limits = [2, 2], starts = [1, 0], strides = [1, 1]}
-// CHECK: %[[MOM:.*]] = graph.constant dense<0.899999976> : tensor<f32>
-// CHECK: %[[OLD:.*]] = graph.mul %[[MEAN]], %[[MOM]]
-// CHECK: %[[NEW:.*]] = graph.mul %[[BMEAN]], %{{.*}}
-// CHECK: %[[MOVING:.*]] = graph.add %[[OLD]], %[[NEW]]
 // CHECK: graph.sparse_softmax_cross_entropy %[[Y]]
 // x is an input, so only gamma and beta get gradients (rows 1 and 0 of
 // the sums, gamma's scaled by rsqrt(variance + epsilon)):
@@ -107,6 +103,11 @@ module @sgd {
 // CHECK: graph.slice %[[S]] {limits = [1, 2], starts = [0, 0], strides = [1, 1]}
 // CHECK-NOT: graph.batch_norm_train_grad
 // CHECK-NOT: graph.batch_norm %
+// The update: moving statistics first.
+// CHECK: %[[MOM:.*]] = graph.constant dense<0.899999976> : tensor<f32>
+// CHECK: %[[OLD:.*]] = graph.mul %[[MEAN]], %[[MOM]]
+// CHECK: %[[NEW:.*]] = graph.mul %[[BMEAN]], %{{.*}}
+// CHECK: %[[MOVING:.*]] = graph.add %[[OLD]], %[[NEW]]
 // lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t) with t = step + 1:
 // CHECK: %[[T:.*]] = graph.cast %{{.*}} : (tensor<i64>) -> tensor<f32>
 // CHECK: graph.pow %{{.*}}, %[[T]]

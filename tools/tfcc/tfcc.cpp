@@ -116,6 +116,15 @@ static cl::opt<bool> noTrain(
     cl::desc("Drop graph.train_step: variables stay compile-time constants "
              "(inference only)"),
     cl::init(false));
+static cl::opt<bool> splitTrainStep(
+    "split-train-step",
+    cl::desc(
+        "Also build the train step's two halves, <prefix>_compute_gradients "
+        "(forward and backward: the loss, the gradients in one flat vector "
+        "and the batch statistics) and <prefix>_apply_gradients (the "
+        "update), for data-parallel training with an all-reduce between "
+        "them (tfcc-train --mpi, docs/distributed.md)"),
+    cl::cat(category));
 static cl::opt<std::string> weights(
     "weights",
     cl::desc("Bake a checkpoint (written by a trained model's "
@@ -219,6 +228,7 @@ int main(int argc, char **argv) {
   if (report.getNumOccurrences())
     options.reportPath = report.empty() ? "-" : report.getValue();
   options.train = !noTrain;
+  options.splitTrainStep = splitTrainStep;
   options.checkNumerics = checkNumerics;
   options.profileHooks = !noProfileHooks;
   options.verbose = verbose;

@@ -1,4 +1,7 @@
-//===- DimNames.h - the attributes naming dynamic dims (no MLIR) -*- C++ -*-===//
+//===- DimNames.h - the attributes naming entry args and dims -*- C++ -*-===//
+//
+// No MLIR. kArgNameAttr, on an entry's arguments and results, holds the name
+// the header and the reflective table give it.
 //
 // Dimensions beyond the batch (docs/c-api.md, "Dimensions", also the graph-IR
 // notation). An entry argument's kDimNamesAttr (an array
@@ -14,6 +17,7 @@
 
 namespace mlir::graph {
 
+inline constexpr const char *kArgNameAttr = "tfcc.name";
 inline constexpr const char *kDimNamesAttr = "tfcc.dim_names";
 inline constexpr const char *kDimBoundsAttr = "tfcc.dim_bounds";
 /// Output dimensions computed from the named ones (the memory planner's
