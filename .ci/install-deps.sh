@@ -15,6 +15,7 @@ PACKAGES=(
   gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   libcpp-httplib-dev nlohmann-json3-dev pkg-config python3-protobuf chromium python3-pil
+  openmpi-bin libopenmpi-dev
 )
 # flatbuffers-compiler: flatc reads and writes the checkpoints of test/tools/checkpoint.test
 # independently of the runtime's hand-written FlatBuffers code (runtime/src/checkpoint.c);
@@ -23,6 +24,8 @@ PACKAGES=(
 # libcpp-httplib-dev, nlohmann-json3-dev and pkg-config: tfcc-serve's HTTP server and JSON
 # (httplib is a compiled library whose pkg-config flags must match its build).
 # python3-protobuf: the TensorBoard test reads event files through protos compiled with protoc.
+# openmpi-bin and libopenmpi-dev: tfcc-train --mpi (data-parallel training, docs/distributed.md)
+# and its test under mpirun.
 # chromium and python3-pil: test/tools/graph-views renders tfcc --emit=html headless and
 # checks the screenshot.
 # qemu-user-static and the arm64 and armhf cross sysroots: the build makes the runtime for

@@ -3,6 +3,7 @@
 #include "tools/tfcc-serve/RestApi.h"
 
 #include "dialects/graph/IR/HalfFloat.h"
+#include "dialects/graph/IR/TrainStepNames.h"
 
 #include <nlohmann/json.hpp>
 
@@ -256,7 +257,14 @@ RestModel::RestModel(const tfcc_model_info &info, std::string name,
     : info_(info), name_(std::move(name)), maxBatch_(maxBatch) {}
 
 bool RestModel::servable(int entry) const {
-  return entry != info_.train_entry - 1;
+  if (info_.train_entry <= 0)
+    return true;
+  // The train step and its halves (tfcc --split-train-step) update the state.
+  const char *step = info_.entries[info_.train_entry - 1].name;
+  const char *name = info_.entries[entry].name;
+  return entry != info_.train_entry - 1 &&
+         name != mlir::graph::computeGradientsName(step) &&
+         name != mlir::graph::applyGradientsName(step);
 }
 
 int RestModel::entryForSignature(const std::string &signature) const {
@@ -363,8 +371,9 @@ bool RestModel::decodePredict(const std::string &body, PredictRequest &request,
         index = i;
     if (index >= 0)
       return fail("signature '" + signature +
-                  "' is the model's train step, which updates its state: "
-                  "tfcc-serve serves only entries that do not");
+                  "' is the model's train step or a half of it, which "
+                  "updates its state: tfcc-serve serves only entries that do "
+                  "not");
     std::string known;
     for (int i = 0; i < info_.num_entries; ++i)
       if (servable(i))

@@ -3,7 +3,7 @@
 // tfcc-train MODEL.so --input X.npy --input Y.npy [--epochs N]
 //   [--batch-size B] [--validation-split F] [--seed S | --no-shuffle]
 //   [--threads N] [--logdir DIR] [--graph G.pb] [--load-checkpoint F]
-//   [--save-checkpoint F] [--learning-rate LR]
+//   [--save-checkpoint F] [--learning-rate LR] [--mpi]
 //
 // Drives the model's train step (tfcc_model_info.train_entry) over the
 // samples of its inputs (.npy files, or IDX files of images and labels,
@@ -11,17 +11,23 @@
 // a Keras-like line per epoch, the validation loss through the entry that
 // computes the loss without training, accuracy where the model has an entry
 // of class scores, TensorBoard event files (docs/tensorboard.md; the
-// learning rate, and the loss scale of a mixed_f16 build) and checkpoints. No
-// MLIR: the model loader and the summary writer only.
+// learning rate, and the loss scale of a mixed_f16 build) and checkpoints.
+// With --mpi, under mpirun, one replica per rank: each global batch is split
+// across the ranks, and the gradients of the step's halves
+// (<step>_compute_gradients, tfcc --split-train-step) are averaged over them
+// before <step>_apply_gradients (docs/distributed.md). No MLIR: the model
+// loader, the summary writer and MPI only.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/BoundedFile.h"
 #include "compiler/CompiledModel.h"
 #include "dialects/graph/IR/Limits.h"
+#include "dialects/graph/IR/TrainStepNames.h"
 
 #include "runtime/include/tfcc/tfcc_summary.h"
 #include "tools/ThreadsOption.h"
+#include "tools/tfcc-train/Replicas.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -99,11 +105,66 @@ static cl::opt<std::string>
                    cl::desc("Save the trained state to this checkpoint"),
                    cl::value_desc("FILE"), cl::cat(category));
 
+static cl::opt<bool>
+    mpi("mpi",
+        cl::desc("Data-parallel training under mpirun, one replica per rank, "
+                 "of a model built with tfcc --split-train-step: each global "
+                 "batch of --batch-size samples is split across the ranks and "
+                 "the gradients are averaged over them; rank 0 prints, writes "
+                 "--logdir and saves the checkpoint (docs/distributed.md)"),
+        cl::cat(category));
+
 namespace {
 
+/// The replicas of an --mpi run; null otherwise.
+Replicas *replicas = nullptr;
+
+/// Reports a failure; in an --mpi run of several ranks, names the rank and
+/// ends every replica (the others would wait for this one forever).
 int fail(const std::string &message) {
+  if (replicas && replicas->size() > 1) {
+    llvm::errs() << "tfcc-train: rank " << replicas->rank() << ": " << message
+                 << "\n";
+    llvm::errs().flush();
+    replicas->abort(1);
+  }
   llvm::errs() << "tfcc-train: " << message << "\n";
   return 1;
+}
+
+/// An array of `arg`'s dtype and static shape, every element 0.
+NpyArray zerosLike(const tfcc_arg_info &arg) {
+  NpyArray out;
+  out.dtype = DType(arg.dtype);
+  out.shape.assign(arg.dims, arg.dims + arg.rank);
+  out.data.assign(size_t(out.numElements()) * byteSize(out.dtype), 0);
+  return out;
+}
+
+/// Replaces each array's values x (of type T) by
+/// (sum over the replicas of x * weight) / total.
+template <typename T>
+bool averageOverReplicas(const std::vector<NpyArray *> &arrays, double weight,
+                         double total, std::string &error) {
+  size_t count = 0;
+  for (const NpyArray *a : arrays)
+    count += a->data.size() / sizeof(T);
+  std::vector<T> buffer(count);
+  size_t k = 0;
+  for (const NpyArray *a : arrays) {
+    const T *x = reinterpret_cast<const T *>(a->data.data());
+    for (size_t i = 0; i < a->data.size() / sizeof(T); ++i)
+      buffer[k++] = x[i] * T(weight);
+  }
+  if (!replicas->sum(buffer.data(), count, error))
+    return false;
+  k = 0;
+  for (NpyArray *a : arrays) {
+    T *x = reinterpret_cast<T *>(a->data.data());
+    for (size_t i = 0; i < a->data.size() / sizeof(T); ++i)
+      x[i] = buffer[k++] / T(total);
+  }
+  return true;
 }
 
 uint64_t splitmix64(uint64_t &state) {
@@ -256,6 +317,17 @@ int main(int argc, char **argv) {
       "tfcc-train: trains a model built by tfcc with its train step, like "
       "Keras' fit\n");
   std::string error;
+  std::unique_ptr<Replicas> mpiReplicas;
+  if (mpi) {
+    mpiReplicas = Replicas::start(argc, argv, error);
+    if (!mpiReplicas)
+      return fail(error);
+    replicas = mpiReplicas.get();
+  }
+  const int rank = replicas ? replicas->rank() : 0;
+  const int ranks = replicas ? replicas->size() : 1;
+  // Rank 0 prints, writes the event files and saves the checkpoint.
+  const bool leader = rank == 0;
   std::unique_ptr<CompiledModel> model = CompiledModel::open(modelPath, error);
   if (!model)
     return fail(error);
@@ -273,6 +345,22 @@ int main(int argc, char **argv) {
                 " is not in [0, 1)");
   if (!graphFile.empty() && logdir.empty())
     return fail("--graph cannot take effect without --logdir");
+  // --mpi: the step's halves.
+  int computeEntry = -1, applyEntry = -1;
+  if (mpi) {
+    std::string computeName = mlir::graph::computeGradientsName(step.name),
+                applyName = mlir::graph::applyGradientsName(step.name);
+    for (int e = 0; e < info.num_entries; ++e) {
+      if (info.entries[e].name == computeName)
+        computeEntry = e;
+      if (info.entries[e].name == applyName)
+        applyEntry = e;
+    }
+    if (computeEntry < 0 || applyEntry < 0)
+      return fail("--mpi needs the train step's halves: '" + modelPath +
+                  "' has no entries " + computeName + " and " + applyName +
+                  " (build it with tfcc --split-train-step)");
+  }
 
   // The samples: one array per input of the train step.
   std::vector<NpyArray> data;
@@ -389,6 +477,10 @@ int main(int argc, char **argv) {
       return fail("--learning-rate: " + error);
   }
 
+  if (!leader) {
+    logdir.setValue("");
+    graphFile.setValue("");
+  }
   struct Writer {
     tfcc_summary_writer *w = nullptr;
     ~Writer() { tfcc_summary_close(w); }
@@ -412,17 +504,25 @@ int main(int argc, char **argv) {
     }
   }
 
-  llvm::outs() << llvm::formatv(
-      "{0}: {1} training, {2} validation samples; batch {3}, {4} thread{5}, "
-      "{6}\n",
-      info.name, fit, validation, unsigned(batchSize), int(threads),
-      threads == 1 ? "" : "s",
-      noShuffle ? std::string("in order")
-                : "shuffled with seed " + std::to_string(seed));
-  // Runs `entry` over rows [begin, end) of the data in batches; the mean of
-  // its scalar output and, with `scores`, the accuracy of the score entry.
+  if (leader)
+    llvm::outs() << llvm::formatv(
+        "{0}: {1} training, {2} validation samples; batch {3}{7}, {4} "
+        "thread{5}{8}, {6}\n",
+        info.name, fit, validation, unsigned(batchSize), int(threads),
+        threads == 1 ? "" : "s",
+        noShuffle ? std::string("in order")
+                  : "shuffled with seed " + std::to_string(seed),
+        replicas ? " split across " + std::to_string(ranks) + " replicas"
+                 : std::string(),
+        replicas ? " each" : "");
+  // Runs the loss and score entries over rows [begin, end) of the data in
+  // batches: the mean loss and the accuracy (with --mpi, each replica
+  // evaluates its share of the rows and the sums are added).
   auto evaluate = [&](uint32_t begin, uint32_t end, double &loss,
                       double &accuracy) {
+    uint32_t rows = end - begin;
+    end = begin + uint32_t(uint64_t(rows) * (rank + 1) / ranks);
+    begin = begin + uint32_t(uint64_t(rows) * rank / ranks);
     double lossSum = 0, correct = 0;
     for (uint32_t start = begin; start < end; start += batchSize) {
       uint32_t n = std::min<uint32_t>(batchSize, end - start);
@@ -442,8 +542,11 @@ int main(int argc, char **argv) {
         correct += accuracyOf(outputs[0], batch[1]) * n;
       }
     }
-    loss = lossSum / (end - begin);
-    accuracy = correct / (end - begin);
+    double sums[2] = {lossSum, correct};
+    if (replicas && !replicas->sum(sums, 2, error))
+      return false;
+    loss = sums[0] / rows;
+    accuracy = sums[1] / rows;
     return true;
   };
 
@@ -464,10 +567,14 @@ int main(int argc, char **argv) {
     double lossSum = 0, correct = 0, stepSeconds = 0;
     unsigned steps = 0;
     for (uint32_t first = 0; first < fit; first += batchSize) {
-      uint32_t n = std::min<uint32_t>(batchSize, fit - first);
+      uint32_t global = std::min<uint32_t>(batchSize, fit - first);
+      // This replica's share of the global batch (all of it without --mpi).
+      uint32_t share = first + uint32_t(uint64_t(global) * rank / ranks);
+      uint32_t n =
+          first + uint32_t(uint64_t(global) * (rank + 1) / ranks) - share;
       std::vector<NpyArray> batch, outputs;
       for (const NpyArray &a : data)
-        batch.push_back(gatherRows(a, order.data() + first, n));
+        batch.push_back(gatherRows(a, order.data() + share, n));
       // Training accuracy on the weights before the step (Keras' running
       // metric), in inference mode.
       // Where a call of this step failed; for a --check-numerics build,
@@ -479,31 +586,65 @@ int main(int argc, char **argv) {
         if (model->lastRunFoundNonFinite()) {
           message += "; the batch held samples (rows of the input files)";
           for (uint32_t k = 0; k < n && k < 16; ++k)
-            message += (k ? ", " : " ") + std::to_string(order[first + k]);
+            message += (k ? ", " : " ") + std::to_string(order[share + k]);
           if (n > 16)
             message += ", ... (" + std::to_string(n) + " in all)";
         }
         return fail(message);
       };
-      if (scoreEntry >= 0) {
+      if (scoreEntry >= 0 && n) {
         if (!model->run(scoreEntry, n, {batch[0]}, outputs, error))
           return stepFailure(info.entries[scoreEntry].name);
         correct += accuracyOf(outputs[0], batch[1]) * n;
       }
       auto t0 = std::chrono::steady_clock::now();
-      if (!model->run(train, n, batch, outputs, error))
-        return stepFailure(step.name);
+      double loss;
+      if (!replicas) {
+        if (!model->run(train, n, batch, outputs, error))
+          return stepFailure(step.name);
+        loss = scalarOf(outputs[0]);
+      } else {
+        // The halves, the gradients and batch statistics averaged over the
+        // global batch in between (weighted by each share's size).
+        const tfcc_entry_info &compute = info.entries[computeEntry];
+        if (n) {
+          if (!model->run(computeEntry, n, batch, outputs, error))
+            return stepFailure(compute.name);
+        } else {
+          outputs.clear();
+          for (int k = 0; k < compute.num_outputs; ++k)
+            outputs.push_back(zerosLike(compute.outputs[k]));
+        }
+        double lossSum = n ? scalarOf(outputs[0]) * n : 0;
+        std::vector<NpyArray *> vectors;
+        for (size_t k = 1; k < outputs.size(); ++k)
+          vectors.push_back(&outputs[k]);
+        bool averaged =
+            outputs[1].dtype == DType::F64
+                ? averageOverReplicas<double>(vectors, n, global, error)
+                : averageOverReplicas<float>(vectors, n, global, error);
+        if (!averaged || !replicas->sum(&lossSum, 1, error))
+          return fail(
+              llvm::formatv("epoch {0}, step {1}: {2}", epoch, steps + 1, error)
+                  .str());
+        loss = lossSum / global;
+        std::vector<NpyArray> update(outputs.begin() + 1, outputs.end()),
+            counter;
+        if (!model->run(applyEntry, 1, update, counter, error))
+          return stepFailure(info.entries[applyEntry].name);
+      }
       stepSeconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
               .count();
-      double loss = scalarOf(outputs[0]);
       if (!std::isfinite(loss))
         return fail(llvm::formatv("epoch {0}, step {1}: the loss is {2}", epoch,
                                   steps + 1, loss)
                         .str());
-      lossSum += loss * n;
+      lossSum += loss * global;
       ++steps;
     }
+    if (replicas && !replicas->sum(&correct, 1, error))
+      return fail(error);
     double loss = lossSum / fit, accuracy = correct / fit, valLoss = 0,
            valAccuracy = 0;
     if (validation && !evaluate(fit, uint32_t(samples), valLoss, valAccuracy))
@@ -522,8 +663,10 @@ int main(int argc, char **argv) {
     line += llvm::formatv(" - {0:f2} ms/step - {1:f1} s",
                           1e3 * stepSeconds / steps, seconds)
                 .str();
-    llvm::outs() << line << "\n";
-    llvm::outs().flush();
+    if (leader) {
+      llvm::outs() << line << "\n";
+      llvm::outs().flush();
+    }
     // Keras' TensorBoard callback: steps count epochs from 0.
     auto scalar = [&](tfcc_summary_writer *w, const char *tag, double value) {
       return !w || tfcc_summary_scalar(w, tag, epoch - 1, value) == 0;
@@ -549,7 +692,8 @@ int main(int argc, char **argv) {
     if (!logged)
       return fail("cannot write the event files in " + logdir);
   }
-  if (!saveCheckpoint.empty() && !model->saveCheckpoint(saveCheckpoint, error))
+  if (leader && !saveCheckpoint.empty() &&
+      !model->saveCheckpoint(saveCheckpoint, error))
     return fail("--save-checkpoint '" + saveCheckpoint + "': " + error);
   return 0;
 }

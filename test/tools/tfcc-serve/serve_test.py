@@ -89,8 +89,9 @@ def reference(so, inputs, entry=None):
 reference.count = 0
 
 cnn = compile_model(os.path.join(SRC, "examples/mnist/mnist_cnn.mlir"), "cnn")
+# With the train step's halves, which update the state too (--split-train-step).
 train = compile_model(os.path.join(SRC, "examples/train_fashion_mnist/mnist_cnn_train.mlir"),
-                      "train")
+                      "train", "--split-train-step")
 proc, base = start(cnn, "--threads", "2", "--max-batch", "8", "--max-body-bytes", "1000000",
                    "--model-name", "mnist")
 url = base + "/v1/models/mnist"
@@ -243,6 +244,11 @@ bad("batch disagreement", 400, "has batch 2, input 'image' 3",
     {"signature_name": "loss", "inputs": {"image": x.tolist(), "label": [1, 2]}})
 bad("train step refused", 400, "is the model's train step",
     {"signature_name": "train_step", "inputs": {"image": x.tolist(), "label": y.tolist()}})
+bad("compute_gradients refused", 400, "is the model's train step or a half of it",
+    {"signature_name": "compute_gradients",
+     "inputs": {"image": x.tolist(), "label": y.tolist()}})
+bad("apply_gradients refused", 400, "is the model's train step or a half of it",
+    {"signature_name": "apply_gradients", "inputs": {"gradients": [0.0] * 121962}})
 status, text = request(url + "/metadata")
 sigs = json.loads(text)["metadata"]["signature_def"]["signature_def"]
 check("metadata lists the servable entries only",
