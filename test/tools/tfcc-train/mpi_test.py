@@ -112,6 +112,29 @@ worst = max(np.max(np.abs(got[n] - v)) / max(np.max(np.abs(v)), 1e-30)
 check("the comparison can fail: 10 steps on shares alone differ by over 1e-3", worst > 1e-3,
       worst)
 
+# mixed_f16: the loss scale's skip decision is the same on every replica (the
+# summed gradients keep an infinity), so replicas stay together.
+f16 = os.path.join(WORK, "small_f16.so")
+subprocess.check_call([TFCC, os.path.join(SRC, "test/tools/tfcc-train/small_cnn_train.mlir"),
+                       "--split-train-step", "--precision=mixed_f16", "-o", f16])
+f16_common = [f16, *IDX, "--limit", "640", "--batch-size", "64"]
+one16 = train(*f16_common, "--save-checkpoint", os.path.join(WORK, "one16.tfck"))
+two16 = train(*f16_common, "--save-checkpoint", os.path.join(WORK, "two16.tfck"), ranks=2)
+check("mixed_f16: one process and 2 replicas train", one16.returncode == two16.returncode == 0,
+      one16.stderr + two16.stderr)
+if one16.returncode == two16.returncode == 0:
+    a, b = variables(f16, os.path.join(WORK, "one16.tfck")), variables(
+        f16, os.path.join(WORK, "two16.tfck"))
+    check("mixed_f16: the same loss scale and step count",
+          a["train_step/loss_scale"] == b["train_step/loss_scale"] and
+          a["train_step/step"] == b["train_step/step"] == 10,
+          (a["train_step/loss_scale"], b["train_step/loss_scale"]))
+    # f16 rounds each layer's output: another summation order may move a value
+    # by an f16 unit (2^-11), so the bound is f16's, not f32's.
+    worst = max(np.max(np.abs(b[n] - v)) / max(np.max(np.abs(v)), 1e-30) for n, v in a.items())
+    check("mixed_f16: every variable within 1e-2 of one process's", worst <= 1e-2, worst)
+    print(f"mixed_f16, 2 replicas vs one process: largest relative difference {worst:.3g}")
+
 # --- 2. the seed CNN: the same test accuracy ------------------------------------------
 cnn = os.path.join(WORK, "cnn.so")
 subprocess.check_call([TFCC, os.path.join(SRC, "examples/train_fashion_mnist/mnist_cnn_train.mlir"),
