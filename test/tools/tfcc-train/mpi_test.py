@@ -2,7 +2,7 @@
 """tfcc-train --mpi (docs/distributed.md) under mpirun on this machine.
 
 1. Equivalence: a CNN without batch norm or dropout
-   (small_cnn_train.mlir), 10 steps of global batch 64 on Fashion-MNIST:
+   (Inputs/small_cnn_train.mlir), 10 steps of global batch 64 on Fashion-MNIST:
    2 and 3 replicas (shares of 32/32 and 21/21/22 samples) end with every
    variable (weights, Adam slots, step counter) within 1e-5 of the largest
    magnitude of the one-process run's, and print the same losses.
@@ -76,7 +76,7 @@ def losses(stdout):
 
 # --- 1. replicas train as one process -----------------------------------------------
 small = os.path.join(WORK, "small.so")
-subprocess.check_call([TFCC, os.path.join(SRC, "test/tools/tfcc-train/small_cnn_train.mlir"),
+subprocess.check_call([TFCC, os.path.join(SRC, "test/tools/tfcc-train/Inputs/small_cnn_train.mlir"),
                        "--split-train-step", "-o", small])
 common = [small, *IDX, "--limit", "640", "--batch-size", "64"]
 one = train(*common, "--save-checkpoint", os.path.join(WORK, "one.tfck"))
@@ -102,6 +102,24 @@ for ranks in (2, 3):
     check(f"{ranks} replicas: the printed loss is one process's",
           np.allclose(losses(run.stdout), losses(one.stdout), atol=1e-4),
           (losses(run.stdout), losses(one.stdout)))
+# A partial last global batch: 643 samples give 10 batches of 64 and one of 3,
+# which 4 replicas share as 0, 1, 1, 1 samples (a replica with none adds
+# nothing and still applies the average). --logdir: rank 0 alone writes.
+tail_common = [small, *IDX, "--limit", "643", "--batch-size", "64"]
+one_tail = train(*tail_common, "--save-checkpoint", os.path.join(WORK, "one_tail.tfck"))
+four = train(*tail_common, "--save-checkpoint", os.path.join(WORK, "four.tfck"), "--logdir",
+             os.path.join(WORK, "logs"), ranks=4)
+check("4 replicas with a partial last batch train", four.returncode == 0, four.stderr)
+if four.returncode == 0 and one_tail.returncode == 0:
+    a = variables(small, os.path.join(WORK, "one_tail.tfck"))
+    b = variables(small, os.path.join(WORK, "four.tfck"))
+    worst = max(np.max(np.abs(b[n] - v)) / max(np.max(np.abs(v)), 1e-30) for n, v in a.items())
+    check("4 replicas, 11 steps with a share of none: within 1e-5 of one process", worst <= 1e-5,
+          worst)
+    check("4 replicas: the step counter is 11", b["train_step/step"] == 11)
+    events = os.listdir(os.path.join(WORK, "logs", "train"))
+    check("--logdir: one event file, rank 0's", len(events) == 1, events)
+
 # The tolerance tells a replica that trained on its share alone (batches of
 # 32, no averaging) from one that averaged: such a run is far from 1e-5.
 alone = train(small, *IDX, "--limit", "320", "--batch-size", "32", "--save-checkpoint",
@@ -115,7 +133,7 @@ check("the comparison can fail: 10 steps on shares alone differ by over 1e-3", w
 # mixed_f16: the loss scale's skip decision is the same on every replica (the
 # summed gradients keep an infinity), so replicas stay together.
 f16 = os.path.join(WORK, "small_f16.so")
-subprocess.check_call([TFCC, os.path.join(SRC, "test/tools/tfcc-train/small_cnn_train.mlir"),
+subprocess.check_call([TFCC, os.path.join(SRC, "test/tools/tfcc-train/Inputs/small_cnn_train.mlir"),
                        "--split-train-step", "--precision=mixed_f16", "-o", f16])
 f16_common = [f16, *IDX, "--limit", "640", "--batch-size", "64"]
 one16 = train(*f16_common, "--save-checkpoint", os.path.join(WORK, "one16.tfck"))
@@ -211,7 +229,7 @@ check("the failing replica names itself",
 
 # --- 4. refusals ----------------------------------------------------------------------
 whole = os.path.join(WORK, "whole.so")
-subprocess.check_call([TFCC, os.path.join(SRC, "test/tools/tfcc-train/small_cnn_train.mlir"),
+subprocess.check_call([TFCC, os.path.join(SRC, "test/tools/tfcc-train/Inputs/small_cnn_train.mlir"),
                        "-o", whole])
 run = train(whole, *IDX, "--limit", "64", ranks=2, timeout=120)
 check("--mpi without the halves is refused", run.returncode != 0 and
