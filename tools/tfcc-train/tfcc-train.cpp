@@ -615,7 +615,7 @@ int main(int argc, char **argv) {
           for (int k = 0; k < compute.num_outputs; ++k)
             outputs.push_back(zerosLike(compute.outputs[k]));
         }
-        double lossSum = n ? scalarOf(outputs[0]) * n : 0;
+        double shareLoss = n ? scalarOf(outputs[0]) * n : 0;
         std::vector<NpyArray *> vectors;
         for (size_t k = 1; k < outputs.size(); ++k)
           vectors.push_back(&outputs[k]);
@@ -623,11 +623,11 @@ int main(int argc, char **argv) {
             outputs[1].dtype == DType::F64
                 ? averageOverReplicas<double>(vectors, n, global, error)
                 : averageOverReplicas<float>(vectors, n, global, error);
-        if (!averaged || !replicas->sum(&lossSum, 1, error))
+        if (!averaged || !replicas->sum(&shareLoss, 1, error))
           return fail(
               llvm::formatv("epoch {0}, step {1}: {2}", epoch, steps + 1, error)
                   .str());
-        loss = lossSum / global;
+        loss = shareLoss / global;
         std::vector<NpyArray> update(outputs.begin() + 1, outputs.end()),
             counter;
         if (!model->run(applyEntry, 1, update, counter, error))
