@@ -41,6 +41,8 @@ struct MarkBf16OperandsPass
         products = bothHoldBf16(dense.getX(), dense.getKernel(), known);
       else if (auto matmul = dyn_cast<MatmulOp>(op))
         products = bothHoldBf16(matmul.getLhs(), matmul.getRhs(), known);
+      else if (auto filterGrad = dyn_cast<Conv2DBackpropFilterOp>(op))
+        products = bothHoldBf16(filterGrad.getX(), filterGrad.getDy(), known);
       if (products)
         op->setAttr(tfcc::kBf16OperandsAttrName, mark);
     });

@@ -565,16 +565,18 @@ def FuseEpilogueRounding : Pass<"tfcc-fuse-epilogue-rounding", "ModuleOp"> {
 }
 
 def MarkBf16Operands : Pass<"tfcc-mark-bf16-operands", "ModuleOp"> {
-  let summary = "Mark the dense layers and matmuls whose f32 operands hold bf16 values";
+  let summary = "Mark the dense layers, matmuls and filter gradients whose f32 operands hold bf16 values";
   let description = [{
     After tfcc-widen-low-precision-ops and tfcc-fuse-epilogue-rounding, a
     `--precision=mixed_bf16` model's products multiply f32 tensors holding
     bf16 values: widened from bf16, rounded to it in a kernel's epilogue
     (`round_to = bf16`), constants whose values all are bf16 values, or
     moved or selected from such tensors (reshape, transpose, slice, max
-    pooling, relu, ...). A `graph.fused_dense` or `graph.matmul` whose two
-    operands are such tensors gets the unit attribute `tfcc.bf16_operands`;
-    its `tfcc_rt_sgemm` call then carries TFCC_ACT_BF16_OPERANDS, which lets
+    pooling, relu, ...). A `graph.fused_dense`, `graph.matmul` or
+    `graph.conv2d_backprop_filter` (a train step's) whose two operands are
+    such tensors gets the unit attribute `tfcc.bf16_operands`; its
+    `tfcc_rt_sgemm` (`tfcc_rt_conv2d_filter_grad_f32`) call then carries
+    TFCC_ACT_BF16_OPERANDS, which lets
     the runtime multiply them as bf16 pairs on AVX512_BF16's vdpbf16ps (the
     same exact products, accumulated in f32 in another order). Example:
 

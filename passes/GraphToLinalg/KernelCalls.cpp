@@ -8,6 +8,7 @@
 #include "passes/GraphToLinalg/KernelCalls.h"
 
 #include "passes/GraphToLinalg/Utils.h"
+#include "passes/LowPrecisionValues.h"
 #include "passes/Passes.h"
 
 #include "tfcc/tfcc_kernels.h"
@@ -170,6 +171,10 @@ Value mlir::tfcc::toReadOnlyMemref(OpBuilder &b, Location loc, Value tensor) {
       /*read_only=*/true);
   op->setAttr(kKernelReadAttr, b.getI64IntegerAttr(ordinal));
   return op;
+}
+
+int32_t mlir::tfcc::bf16OperandsFlag(Operation *op) {
+  return op->hasAttr(kBf16OperandsAttrName) ? TFCC_ACT_BF16_OPERANDS : 0;
 }
 
 Value mlir::tfcc::allocResult(OpBuilder &b, Location loc,

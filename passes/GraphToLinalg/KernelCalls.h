@@ -133,6 +133,10 @@ void eraseUnusedKernelFunctions(ModuleOp module);
 Value toReadOnlyMemref(OpBuilder &b, Location loc, Value tensor);
 inline constexpr const char *kKernelReadAttr = "tfcc.kernel_read";
 
+/// TFCC_ACT_BF16_OPERANDS for a product tfcc-mark-bf16-operands marked (its
+/// operands hold bf16 values), else 0.
+int32_t bf16OperandsFlag(Operation *op);
+
 /// A fresh 64-byte aligned buffer for a result of `type` whose dynamic dims
 /// come from `dynamicSizes` (in order); placed in the arena later.
 Value allocResult(OpBuilder &b, Location loc, RankedTensorType type,

@@ -14,7 +14,6 @@
 #include "dialects/graph/IR/GraphOps.h"
 #include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/GraphToLinalg/Utils.h"
-#include "passes/LowPrecisionValues.h"
 #include "passes/Passes.h"
 
 #include "tfcc/tfcc_kernels.h"
@@ -208,11 +207,6 @@ struct DenseLowering : OpRewritePattern<DenseOp> {
     return success();
   }
 };
-
-/// TFCC_ACT_BF16_OPERANDS for a product tfcc-mark-bf16-operands marked.
-int32_t bf16OperandsFlag(Operation *op) {
-  return op->hasAttr(tfcc::kBf16OperandsAttrName) ? TFCC_ACT_BF16_OPERANDS : 0;
-}
 
 /// x [..., k] @ kernel [k, n] as one [m, k] @ [k, n] GEMM, m the product of
 /// the leading dims, the kernel packed (packGemmWeights).

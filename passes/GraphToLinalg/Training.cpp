@@ -997,7 +997,8 @@ struct Conv2DBackpropFilterToKernel
                          .oh = oh,
                          .ow = ow,
                          .co = out,
-                         .dk = output});
+                         .dk = output,
+                         .flags = bf16OperandsFlag(op)});
       rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
       return success();
     }

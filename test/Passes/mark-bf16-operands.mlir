@@ -60,3 +60,24 @@ func.func @left_alone(%a: tensor<16x64xf32>, %xl: tensor<16x64xbf16>, %hl: tenso
   %d5 = graph.matmul %x, %kf : (tensor<16x64xf32>, tensor<64x32xf32>) -> tensor<16x32xf32>
   return %d1, %d2, %d3, %d4, %d5, %d6 : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>
 }
+
+// -----
+
+// A convolution's filter gradient (the train step's) whose input and output
+// gradient hold bf16 values: marked, its kernel call's flags
+// TFCC_ACT_BF16_OPERANDS; with an f32 output gradient: not marked, flags 0.
+// CHECK-LABEL: func.func @filter_gradient
+// CHECK: graph.conv2d_backprop_filter %{{.*}} {kernel_size = [3, 3], tfcc.bf16_operands}
+// CHECK-NOT: tfcc.bf16_operands
+// CALL-LABEL: func.func @filter_gradient
+// CALL: %[[ON:.*]] = arith.constant 1024 : i32
+// CALL: call @tfcc_rt_conv2d_filter_grad_f32({{.*}}, %[[ON]])
+// CALL: %[[OFF:.*]] = arith.constant 0 : i32
+// CALL: call @tfcc_rt_conv2d_filter_grad_f32({{.*}}, %[[OFF]])
+func.func @filter_gradient(%xl: tensor<2x13x13x32xbf16>, %dyl: tensor<2x11x11x64xbf16>, %dyf: tensor<2x11x11x64xf32>) -> (tensor<3x3x32x64xf32>, tensor<3x3x32x64xf32>) {
+  %x = graph.cast %xl : (tensor<2x13x13x32xbf16>) -> tensor<2x13x13x32xf32>
+  %dy = graph.cast %dyl : (tensor<2x11x11x64xbf16>) -> tensor<2x11x11x64xf32>
+  %g = graph.conv2d_backprop_filter %x, %dy {kernel_size = [3, 3]} : (tensor<2x13x13x32xf32>, tensor<2x11x11x64xf32>) -> tensor<3x3x32x64xf32>
+  %h = graph.conv2d_backprop_filter %x, %dyf {kernel_size = [3, 3]} : (tensor<2x13x13x32xf32>, tensor<2x11x11x64xf32>) -> tensor<3x3x32x64xf32>
+  return %g, %h : tensor<3x3x32x64xf32>, tensor<3x3x32x64xf32>
+}

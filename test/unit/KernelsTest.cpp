@@ -1118,13 +1118,12 @@ TEST_P(KernelsTest, MaxPool2dGrad) {
 
 // ---- convolution kernel gradient without im2col ------------------------------
 
-// Against double sums with a bound from the sum of |terms|: 3x3 over 32 -> 64
-// channels (the train step's conv2), one input channel, a 3x1 and a 1x2
-// window, odd channel counts around the 14-row tiles and 32-column panels,
-// rows wider than a K block (ow 299), and a batch large enough to split.
-TEST_P(KernelsTest, Conv2dFilterGrad) {
-  KernelEnv env(isa_, threads_);
-  ASSERT_TRUE(env.ok());
+// tfcc_rt_conv2d_filter_grad_f32 with `flags` against double sums with a
+// bound from the sum of |terms|: 3x3 over 32 -> 64 channels (the train step's
+// conv2), one input channel, a 3x1 and a 1x2 window, odd channel counts
+// around the 14-row tiles and 32-column panels, rows wider than a K block
+// (ow 299), and a batch large enough to split. `toValue` makes each input.
+void checkConv2dFilterGrad(int32_t flags, float (*toValue)(float)) {
   struct Case {
     int64_t n, h, w, c, kh, kw, co;
   };
@@ -1137,12 +1136,12 @@ TEST_P(KernelsTest, Conv2dFilterGrad) {
     int64_t oh = k.h - k.kh + 1, ow = k.w - k.kw + 1;
     std::vector<float> x(k.n * k.h * k.w * k.c), dy(k.n * oh * ow * k.co);
     for (float &v : x)
-      v = u(rng);
+      v = toValue(u(rng));
     for (float &v : dy)
-      v = u(rng);
+      v = toValue(u(rng));
     std::vector<float> dk(k.kh * k.kw * k.c * k.co, 123.0f);
     tfcc_rt_conv2d_filter_grad_f32(x.data(), k.n, k.h, k.w, k.c, k.kh, k.kw,
-                                   dy.data(), oh, ow, k.co, dk.data());
+                                   dy.data(), oh, ow, k.co, dk.data(), flags);
     for (int64_t i = 0; i < k.kh; ++i)
       for (int64_t j = 0; j < k.kw; ++j)
         for (int64_t ci = 0; ci < k.c; ++ci)
@@ -1158,11 +1157,56 @@ TEST_P(KernelsTest, Conv2dFilterGrad) {
                 }
             float got = dk[((i * k.kw + j) * k.c + ci) * k.co + o];
             ASSERT_NEAR(got, want, 1e-6 * magnitude + 1e-6)
-                << "n=" << k.n << " h=" << k.h << " w=" << k.w << " c=" << k.c
-                << " window " << k.kh << "x" << k.kw << " co=" << k.co
-                << " at " << i << "," << j << "," << ci << "," << o;
+                << "flags " << flags << " n=" << k.n << " h=" << k.h
+                << " w=" << k.w << " c=" << k.c << " window " << k.kh << "x"
+                << k.kw << " co=" << k.co << " at " << i << "," << j << ","
+                << ci << "," << o;
           }
   }
+}
+
+TEST_P(KernelsTest, Conv2dFilterGrad) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  checkConv2dFilterGrad(0, [](float v) { return v; });
+}
+
+// With TFCC_ACT_BF16_OPERANDS (x and dy hold bf16 values): the exact products
+// of the bf16 values summed in f32, the same cases; on AVX512_BF16 through
+// vdpbf16ps (Conv2dFilterGradBf16OperandsTakeTheBf16Path shows which),
+// elsewhere on the f32 kernels.
+TEST_P(KernelsTest, Conv2dFilterGradBf16Operands) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  checkConv2dFilterGrad(TFCC_ACT_BF16_OPERANDS, [](float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+    std::memcpy(&v, &bits, 4);
+    return v;
+  });
+}
+
+// The flag's promise broken on purpose (x holds 1 + 2^-10, not a bf16
+// value): vdpbf16ps multiplies the high halves (1.0), the f32 kernels the
+// values themselves, so the sums tell which path ran.
+TEST_P(KernelsTest, Conv2dFilterGradBf16OperandsTakeTheBf16Path) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  const bool vdpbf16ps =
+      isa_ == TFCC_ISA_AVX512 && tfcc_kernels_has_avx512_bf16();
+  const float offBf16 = 1.0f + 0x1p-10f;
+  const int64_t n = 2, h = 8, w = 8, c = 16, kh = 3, kw = 3, co = 48;
+  const int64_t oh = h - kh + 1, ow = w - kw + 1;
+  std::vector<float> x(n * h * w * c, offBf16), dy(n * oh * ow * co, 1.0f),
+      dk(kh * kw * c * co, -1.0f);
+  tfcc_rt_conv2d_filter_grad_f32(x.data(), n, h, w, c, kh, kw, dy.data(), oh,
+                                 ow, co, dk.data(), TFCC_ACT_BF16_OPERANDS);
+  const float count = float(n * oh * ow);
+  const float want = vdpbf16ps ? count : count * offBf16;
+  for (size_t i = 0; i < dk.size(); ++i)
+    ASSERT_EQ(dk[i], want) << "element " << i
+                           << (vdpbf16ps ? " (AVX512_BF16)" : "");
 }
 
 // ---- training batch norm reductions -----------------------------------------

@@ -71,7 +71,8 @@ enum {
   TFCC_ACT_ROUND_F16 = 0x200,
   TFCC_ACT_ROUND_MASK = 0x300
 };
-/* Or'ed into the activation code of tfcc_rt_sgemm only: every value of A and
+/* Or'ed into the activation code of tfcc_rt_sgemm (and the flags of
+ * tfcc_rt_conv2d_filter_grad_f32, for x and dy): every value of A and
  * B is a bf16 value held in an f32 (its low 16 bits zero), as the operands
  * of a --precision=mixed_bf16 layer are. Where the CPU has AVX512_BF16 the
  * product then runs on vdpbf16ps: bf16 pairs, f32 accumulation (the exact

@@ -110,11 +110,40 @@ TGT void tfcc_bf16_pack_b(const float* B, int64_t ldb, int32_t trans_b,
   }
 }
 
+/* Columns [0, mr) of a k-major A whose K values come in taps (the filter
+ * gradient's: value k at a + toff[k / kt] + (k % kt) * ldk), as k pairs:
+ * dword i of pair k / 2 at dst[(k / 2) * ld + i]. */
+TGT void tfcc_bf16_pack_a_taps(const float* a, int64_t ldk,
+                               const int64_t* toff, int64_t kt, int64_t kc,
+                               int64_t mr, int64_t ld, uint32_t* dst) {
+  const __mmask16 m = tail_mask(mr);
+  /* k = t * kt + s, walked without dividing */
+  int64_t t = 0, s = 0;
+  for (int64_t k = 0; k < kc; k += 2) {
+    const __m512 r0 = _mm512_maskz_loadu_ps(m, a + toff[t] + s * ldk);
+    if (++s == kt) {
+      s = 0;
+      ++t;
+    }
+    __m512 r1 = _mm512_setzero_ps();
+    if (k + 1 < kc) {
+      r1 = _mm512_maskz_loadu_ps(m, a + toff[t] + s * ldk);
+      if (++s == kt) {
+        s = 0;
+        ++t;
+      }
+    }
+    _mm512_mask_storeu_epi32(dst + (k / 2) * ld, m, pair_words(r0, r1));
+  }
+}
+
 /* ---- micro-kernel --------------------------------------------------------- */
 
-/* NH: 16-column halves computed, 1 (nr <= 16) or 2. */
+/* NH: 16-column halves computed, 1 (nr <= 16) or 2. KMAJOR: A as k pairs of
+ * rows, row i's pair k the dword a[k * lda + i] (the filter gradient's), so a
+ * pair's rows are one contiguous run; else rows of pairs, a[i * lda + 2k]. */
 static inline __attribute__((always_inline)) TGT_BF16 void
-ukb_body(const int MR, const int NH, const tfcc_uk_args* p) {
+ukb_body(const int MR, const int NH, const int KMAJOR, const tfcc_uk_args* p) {
   __m512 c0[TFCC_UK_MR], c1[TFCC_UK_MR];
   __m256 unused[1];
   const uk_tile tile = uk_prologue(MR, NH, p);
@@ -136,10 +165,12 @@ ukb_body(const int MR, const int NH, const tfcc_uk_args* p) {
     b += 64;
 #pragma unroll
     for (int i = 0; i < MR; ++i) {
-      const uint16_t* row = i < 7 ? pa + i * lda : pb + (i - 7) * lda;
-      int32_t pair;
-      memcpy(&pair, row + 2 * k, sizeof pair);
-      const __m512bh av = (__m512bh)_mm512_set1_epi32(pair);
+      const uint16_t* pair = KMAJOR ? a + 2 * (k * lda + i)
+                             : i < 7 ? pa + i * lda + 2 * k
+                                     : pb + (i - 7) * lda + 2 * k;
+      int32_t bits;
+      memcpy(&bits, pair, sizeof bits);
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(bits);
       c0[i] = _mm512_dpbf16_ps(c0[i], av, b0);
       if (NH == 2)
         c1[i] = _mm512_dpbf16_ps(c1[i], av, b1);
@@ -151,20 +182,39 @@ ukb_body(const int MR, const int NH, const tfcc_uk_args* p) {
 #define UKB(MR)                                                                \
   static TGT_BF16 __attribute__((noinline)) void ukb_##MR(                     \
       const tfcc_uk_args* p) {                                                 \
-    ukb_body(MR, 2, p);                                                        \
+    ukb_body(MR, 2, 0, p);                                                     \
   }                                                                            \
   static TGT_BF16 __attribute__((noinline)) void ukb_##MR##h(                  \
       const tfcc_uk_args* p) {                                                 \
-    ukb_body(MR, 1, p);                                                        \
+    ukb_body(MR, 1, 0, p);                                                     \
   }
 TFCC_UK_ROW_COUNTS(UKB)
 
+#define UKBK(MR)                                                               \
+  static TGT_BF16 __attribute__((noinline)) void ukbk_##MR(                    \
+      const tfcc_uk_args* p) {                                                 \
+    ukb_body(MR, 2, 1, p);                                                     \
+  }                                                                            \
+  static TGT_BF16 __attribute__((noinline)) void ukbk_##MR##h(                 \
+      const tfcc_uk_args* p) {                                                 \
+    ukb_body(MR, 1, 1, p);                                                     \
+  }
+TFCC_UK_ROW_COUNTS(UKBK)
+
 #define UKB_FULL(MR) ukb_##MR,
 #define UKB_HALF(MR) ukb_##MR##h,
+#define UKBK_FULL(MR) ukbk_##MR,
+#define UKBK_HALF(MR) ukbk_##MR##h,
 
 TGT_BF16 void tfcc_uk_avx512_bf16(const tfcc_uk_args* p) {
   static const tfcc_uk_fn full[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UKB_FULL)};
   static const tfcc_uk_fn half[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UKB_HALF)};
+  (p->nr <= 16 ? half : full)[p->mr - 1](p);
+}
+
+TGT_BF16 void tfcc_uk_avx512_bf16_kmajor(const tfcc_uk_args* p) {
+  static const tfcc_uk_fn full[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UKBK_FULL)};
+  static const tfcc_uk_fn half[TFCC_UK_MR] = {TFCC_UK_ROW_COUNTS(UKBK_HALF)};
   (p->nr <= 16 ? half : full)[p->mr - 1](p);
 }
 

@@ -153,6 +153,16 @@ TFCC_INTERNAL void tfcc_uk_avx512_bf16(const tfcc_uk_args* p);
 TFCC_INTERNAL void tfcc_bf16_pack_a(const float* a, int64_t lda,
                                     int32_t trans_a, int64_t mr, int64_t kc,
                                     uint16_t* dst);
+/* The filter gradient's k-major A on AVX512_BF16 (conv_filter_grad.c): an A
+ * tile as k pairs [kp/2][ld] dwords (dword i of a pair: row i's two bf16
+ * values), read by tfcc_uk_avx512_bf16_kmajor with lda = ld (dwords), kt =
+ * kp / 2, one tap. Columns [0, mr) of K values k at
+ * a + toff[k / kt] + (k % kt) * ldk, k < kc. */
+TFCC_INTERNAL void tfcc_uk_avx512_bf16_kmajor(const tfcc_uk_args* p);
+TFCC_INTERNAL void tfcc_bf16_pack_a_taps(const float* a, int64_t ldk,
+                                         const int64_t* toff, int64_t kt,
+                                         int64_t kc, int64_t mr, int64_t ld,
+                                         uint32_t* dst);
 /* Rows [k0, k0+kc) and panels [p0, p0+np) of B (K x N as tfcc_rt_sgemm
  * takes it: pre-packed when b_packed). */
 TFCC_INTERNAL void tfcc_bf16_pack_b(const float* B, int64_t ldb,
