@@ -88,13 +88,13 @@ private:
   FailureOr<llvm::MapVector<StringAttr, Value>>
   differentiate(func::FuncOp func, Value loss, Value seed = {});
   /// Turns `func` (a copy of the loss function) into the forward and
-  /// backward pass of a training step: fills `values`.
-  LogicalResult forwardAndBackward(func::FuncOp func, StringRef stepName,
+  /// backward pass of the train step `stepSymbol`: fills `values`.
+  LogicalResult forwardAndBackward(func::FuncOp func, StringRef stepSymbol,
                                    StepValues &values);
   /// Emits at `b` the update of a step from `values`: moving statistics,
   /// loss scale, clipping, the optimizer and every graph.assign. Returns the
   /// step counter's new value.
-  FailureOr<Value> emitUpdate(OpBuilder &b, Location loc, StringRef stepName,
+  FailureOr<Value> emitUpdate(OpBuilder &b, Location loc, StringRef stepSymbol,
                               Attribute optimizer,
                               std::optional<double> clipNorm,
                               StepValues &values);
@@ -102,7 +102,7 @@ private:
   /// gradients in one flat vector and the batch statistics in another, and
   /// builds `applyName`, which takes both and updates the state.
   LogicalResult split(func::FuncOp compute, StepValues &computed,
-                      StringRef applyName, StringRef stepName,
+                      StringRef applyName, StringRef stepSymbol,
                       Attribute optimizer, std::optional<double> clipNorm);
 
   ModuleOp module;
@@ -352,7 +352,7 @@ TrainStepGenerator::differentiate(func::FuncOp func, Value loss, Value seed) {
 }
 
 LogicalResult TrainStepGenerator::forwardAndBackward(func::FuncOp func,
-                                                     StringRef stepName,
+                                                     StringRef stepSymbol,
                                                      StepValues &values) {
   if (failed(inlineCalls(func)))
     return failure();
@@ -363,7 +363,8 @@ LogicalResult TrainStepGenerator::forwardAndBackward(func::FuncOp func,
       RankedTensorType::get({}, IntegerType::get(module.getContext(), 64));
   auto f32Scalar =
       RankedTensorType::get({}, Float32Type::get(module.getContext()));
-  StringAttr stepVariable = createVariable(stepName, i64Scalar);
+  StringAttr stepVariable =
+      createVariable(stepSymbol.str() + "/step", i64Scalar);
   OpBuilder b = OpBuilder::atBlockBegin(&body);
   values.step =
       b.create<ReadOp>(loc, i64Scalar, FlatSymbolRefAttr::get(stepVariable));
@@ -376,11 +377,10 @@ LogicalResult TrainStepGenerator::forwardAndBackward(func::FuncOp func,
 
   // Dynamic loss scaling: the gradients of loss * S, divided by S.
   if (dynamicLossScale) {
-    std::string stepPrefix = stepName.drop_back(strlen("/step")).str();
     StringAttr scaleName =
-        createVariable(stepPrefix + "/loss_scale", f32Scalar, 32768.0);
+        createVariable(stepSymbol.str() + "/loss_scale", f32Scalar, 32768.0);
     StringAttr goodStepsName =
-        createVariable(stepPrefix + "/good_steps", i64Scalar);
+        createVariable(stepSymbol.str() + "/good_steps", i64Scalar);
     b.setInsertionPointAfterValue(values.step);
     values.scale =
         b.create<ReadOp>(loc, f32Scalar, FlatSymbolRefAttr::get(scaleName));
@@ -407,14 +407,13 @@ LogicalResult TrainStepGenerator::forwardAndBackward(func::FuncOp func,
 }
 
 FailureOr<Value> TrainStepGenerator::emitUpdate(OpBuilder &b, Location loc,
-                                                StringRef stepName,
+                                                StringRef stepSymbol,
                                                 Attribute optimizer,
                                                 std::optional<double> clipNorm,
                                                 StepValues &values) {
   GraphBuilder g(b, loc);
   auto i64Scalar = RankedTensorType::get({}, b.getI64Type());
   auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
-  std::string stepPrefix = stepName.drop_back(strlen("/step")).str();
   /// graph.assign ops to emit at the end: (variable, new value).
   SmallVector<std::pair<StringAttr, Value>> pendingAssigns;
 
@@ -464,12 +463,8 @@ FailureOr<Value> TrainStepGenerator::emitUpdate(OpBuilder &b, Location loc,
                  g.maximum(g.div(scale, two), g.scalar(1.0, b.getF32Type())));
     Value newGoodSteps =
         g.select(finite, g.select(grow, zeroSteps, counted), zeroSteps);
-    pendingAssigns.push_back(
-        {cast<ReadOp>(scale.getDefiningOp()).getVariableAttr().getAttr(),
-         newScale});
-    pendingAssigns.push_back(
-        {cast<ReadOp>(goodSteps.getDefiningOp()).getVariableAttr().getAttr(),
-         newGoodSteps});
+    pendingAssigns.push_back({readVariable(scale), newScale});
+    pendingAssigns.push_back({readVariable(goodSteps), newGoodSteps});
   }
   // An update that a non-finite gradient skips keeps the current value.
   auto unlessSkipped = [&](Value updated, Value current) {
@@ -508,8 +503,8 @@ FailureOr<Value> TrainStepGenerator::emitUpdate(OpBuilder &b, Location loc,
     if (GraphBuilder::elementOf(entry.second).isF64())
       rateElement = b.getF64Type();
   auto rateType = RankedTensorType::get({}, rateElement);
-  StringAttr rateName =
-      createVariable(stepPrefix + "/learning_rate", rateType, initialRate);
+  StringAttr rateName = createVariable(stepSymbol.str() + "/learning_rate",
+                                       rateType, initialRate);
   Value rate = b.create<ReadOp>(
       NameLoc::get(b.getStringAttr("optimizer/learning_rate"), loc), rateType,
       FlatSymbolRefAttr::get(rateName));
@@ -582,9 +577,7 @@ FailureOr<Value> TrainStepGenerator::emitUpdate(OpBuilder &b, Location loc,
   }
   g.setLocation(loc);
   Value newStep = unlessSkipped(nextStep, stepValue);
-  pendingAssigns.push_back(
-      {cast<ReadOp>(stepValue.getDefiningOp()).getVariableAttr().getAttr(),
-       newStep});
+  pendingAssigns.push_back({readVariable(stepValue), newStep});
   if (g.failed())
     return failure();
   for (auto &[var, value] : pendingAssigns)
@@ -594,11 +587,10 @@ FailureOr<Value> TrainStepGenerator::emitUpdate(OpBuilder &b, Location loc,
   return newStep;
 }
 
-LogicalResult TrainStepGenerator::split(func::FuncOp compute,
-                                        StepValues &computed,
-                                        StringRef applyName, StringRef stepName,
-                                        Attribute optimizer,
-                                        std::optional<double> clipNorm) {
+LogicalResult
+TrainStepGenerator::split(func::FuncOp compute, StepValues &computed,
+                          StringRef applyName, StringRef stepSymbol,
+                          Attribute optimizer, std::optional<double> clipNorm) {
   Location loc = compute.getLoc();
   MLIRContext *context = module.getContext();
   if (computed.gradients.empty())
@@ -687,13 +679,10 @@ LogicalResult TrainStepGenerator::split(func::FuncOp compute,
     }
     return read;
   };
-  auto readerOf = [&](Value read) {
-    return cast<ReadOp>(read.getDefiningOp()).getVariableAttr().getAttr();
-  };
-  values.step = readOf(readerOf(computed.step));
+  values.step = readOf(readVariable(computed.step));
   if (dynamicLossScale) {
-    values.scale = readOf(readerOf(computed.scale));
-    values.goodSteps = readOf(readerOf(computed.goodSteps));
+    values.scale = readOf(readVariable(computed.scale));
+    values.goodSteps = readOf(readVariable(computed.goodSteps));
   }
   // Each piece back in its variable's shape and element type.
   auto unflatten = [&](Value flat, int64_t &offset, Value like) {
@@ -720,7 +709,7 @@ LogicalResult TrainStepGenerator::split(func::FuncOp compute,
   if (g.failed())
     return failure();
   FailureOr<Value> newStep =
-      emitUpdate(b, loc, stepName, optimizer, clipNorm, values);
+      emitUpdate(b, loc, stepSymbol, optimizer, clipNorm, values);
   if (failed(newStep))
     return failure();
   b.create<func::ReturnOp>(loc, *newStep);
@@ -751,7 +740,6 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step, bool splitStep) {
   if (std::optional<APFloat> clip = step.getClipNorm())
     clipNorm = clip->convertToDouble();
   Location loc = step.getLoc();
-  std::string stepName = name + "/step";
 
   // The function takes the place of the train_step op.
   Block::iterator where = std::next(Block::iterator(step));
@@ -759,10 +747,10 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step, bool splitStep) {
   symbols.erase(step);
   func::FuncOp func = cloneLossFunction(lossFn, name, moduleBody, where, loc);
   StepValues values;
-  if (failed(forwardAndBackward(func, stepName, values)))
+  if (failed(forwardAndBackward(func, name, values)))
     return failure();
   OpBuilder b(func.getBody().front().getTerminator());
-  if (failed(emitUpdate(b, loc, stepName, optimizer, clipNorm, values)))
+  if (failed(emitUpdate(b, loc, name, optimizer, clipNorm, values)))
     return failure();
   if (!splitStep)
     return success();
@@ -771,9 +759,9 @@ LogicalResult TrainStepGenerator::generate(TrainStepOp step, bool splitStep) {
   func::FuncOp compute = cloneLossFunction(
       lossFn, computeName, moduleBody, std::next(Block::iterator(func)), loc);
   StepValues computed;
-  if (failed(forwardAndBackward(compute, stepName, computed)))
+  if (failed(forwardAndBackward(compute, name, computed)))
     return failure();
-  return split(compute, computed, applyName, stepName, optimizer, clipNorm);
+  return split(compute, computed, applyName, name, optimizer, clipNorm);
 }
 
 struct AutodiffPass : mlir::tfcc::impl::AutodiffBase<AutodiffPass> {

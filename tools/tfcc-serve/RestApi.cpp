@@ -254,17 +254,17 @@ Reply errorReply(int status, const std::string &message) {
 
 RestModel::RestModel(const tfcc_model_info &info, std::string name,
                      int64_t maxBatch)
-    : info_(info), name_(std::move(name)), maxBatch_(maxBatch) {}
-
-bool RestModel::servable(int entry) const {
+    : info_(info), name_(std::move(name)), maxBatch_(maxBatch),
+      servable_(size_t(info.num_entries), true) {
   if (info_.train_entry <= 0)
-    return true;
-  // The train step and its halves (tfcc --split-train-step) update the state.
+    return;
   const char *step = info_.entries[info_.train_entry - 1].name;
-  const char *name = info_.entries[entry].name;
-  return entry != info_.train_entry - 1 &&
-         name != mlir::graph::computeGradientsName(step) &&
-         name != mlir::graph::applyGradientsName(step);
+  for (int e = 0; e < info_.num_entries; ++e) {
+    const char *entry = info_.entries[e].name;
+    servable_[e] = e != info_.train_entry - 1 &&
+                   entry != mlir::graph::computeGradientsName(step) &&
+                   entry != mlir::graph::applyGradientsName(step);
+  }
 }
 
 int RestModel::entryForSignature(const std::string &signature) const {

@@ -63,11 +63,14 @@ private:
   /// The entry a signature name selects ("" and "serving_default": the
   /// first servable one); -1 when none.
   int entryForSignature(const std::string &signature) const;
-  bool servable(int entry) const;
+  bool servable(int entry) const { return servable_[entry]; }
 
   const tfcc_model_info &info_;
   std::string name_;
   int64_t maxBatch_;
+  /// Per entry: false for the train step and its halves (tfcc
+  /// --split-train-step), which update the state.
+  std::vector<bool> servable_;
 };
 
 } // namespace tfcc::serve

@@ -40,6 +40,8 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 namespace cl = llvm::cl;
 using namespace tfcc;
@@ -130,6 +132,15 @@ int fail(const std::string &message) {
   }
   llvm::errs() << "tfcc-train: " << message << "\n";
   return 1;
+}
+
+/// Rows [begin, end) of `count` rows from `first` on that replica `rank` of
+/// `ranks` takes: the rank-th of consecutive shares, sizes differing by at
+/// most one.
+std::pair<uint32_t, uint32_t> shareOf(uint32_t first, uint32_t count, int rank,
+                                      int ranks) {
+  return {first + uint32_t(uint64_t(count) * rank / ranks),
+          first + uint32_t(uint64_t(count) * (rank + 1) / ranks)};
 }
 
 /// An array of `arg`'s dtype and static shape, every element 0.
@@ -521,8 +532,7 @@ int main(int argc, char **argv) {
   auto evaluate = [&](uint32_t begin, uint32_t end, double &loss,
                       double &accuracy) {
     uint32_t rows = end - begin;
-    end = begin + uint32_t(uint64_t(rows) * (rank + 1) / ranks);
-    begin = begin + uint32_t(uint64_t(rows) * rank / ranks);
+    std::tie(begin, end) = shareOf(begin, rows, rank, ranks);
     double lossSum = 0, correct = 0;
     for (uint32_t start = begin; start < end; start += batchSize) {
       uint32_t n = std::min<uint32_t>(batchSize, end - start);
@@ -569,9 +579,8 @@ int main(int argc, char **argv) {
     for (uint32_t first = 0; first < fit; first += batchSize) {
       uint32_t global = std::min<uint32_t>(batchSize, fit - first);
       // This replica's share of the global batch (all of it without --mpi).
-      uint32_t share = first + uint32_t(uint64_t(global) * rank / ranks);
-      uint32_t n =
-          first + uint32_t(uint64_t(global) * (rank + 1) / ranks) - share;
+      auto [share, shareEnd] = shareOf(first, global, rank, ranks);
+      uint32_t n = shareEnd - share;
       std::vector<NpyArray> batch, outputs;
       for (const NpyArray &a : data)
         batch.push_back(gatherRows(a, order.data() + share, n));

@@ -179,27 +179,17 @@ ukb_body(const int MR, const int NH, const int KMAJOR, const tfcc_uk_args* p) {
   uk_epilogue(MR, NH, c0, c1, unused, &tile, p);
 }
 
+/* A micro-kernel per row count, column halves (NH) and A layout (KMAJOR). */
+#define UKB_FN(NAME, MR, NH, KMAJOR)                                           \
+  static TGT_BF16 __attribute__((noinline)) void NAME(const tfcc_uk_args* p) { \
+    ukb_body(MR, NH, KMAJOR, p);                                               \
+  }
 #define UKB(MR)                                                                \
-  static TGT_BF16 __attribute__((noinline)) void ukb_##MR(                     \
-      const tfcc_uk_args* p) {                                                 \
-    ukb_body(MR, 2, 0, p);                                                     \
-  }                                                                            \
-  static TGT_BF16 __attribute__((noinline)) void ukb_##MR##h(                  \
-      const tfcc_uk_args* p) {                                                 \
-    ukb_body(MR, 1, 0, p);                                                     \
-  }
+  UKB_FN(ukb_##MR, MR, 2, 0)                                                   \
+  UKB_FN(ukb_##MR##h, MR, 1, 0)                                                \
+  UKB_FN(ukbk_##MR, MR, 2, 1)                                                  \
+  UKB_FN(ukbk_##MR##h, MR, 1, 1)
 TFCC_UK_ROW_COUNTS(UKB)
-
-#define UKBK(MR)                                                               \
-  static TGT_BF16 __attribute__((noinline)) void ukbk_##MR(                    \
-      const tfcc_uk_args* p) {                                                 \
-    ukb_body(MR, 2, 1, p);                                                     \
-  }                                                                            \
-  static TGT_BF16 __attribute__((noinline)) void ukbk_##MR##h(                 \
-      const tfcc_uk_args* p) {                                                 \
-    ukb_body(MR, 1, 1, p);                                                     \
-  }
-TFCC_UK_ROW_COUNTS(UKBK)
 
 #define UKB_FULL(MR) ukb_##MR,
 #define UKB_HALF(MR) ukb_##MR##h,

@@ -70,6 +70,12 @@ def variables(model, checkpoint):
     return {v.name: np.asarray(m.get_variable(v.name), dtype=np.float64) for v in m.variables}
 
 
+def worst_relative(got, reference, skip=()):
+    """Largest |got - reference| of a variable over the reference's largest magnitude."""
+    return max(np.max(np.abs(got[n] - v)) / max(np.max(np.abs(v)), 1e-30)
+               for n, v in reference.items() if n not in skip)
+
+
 def losses(stdout):
     return [float(v) for v in re.findall(r"loss ([0-9.]+)", stdout)]
 
@@ -93,8 +99,7 @@ for ranks in (2, 3):
     if run.returncode:
         continue
     got = variables(small, ckpt)
-    worst = max(np.max(np.abs(got[n] - v)) / max(np.max(np.abs(v)), 1e-30)
-                for n, v in reference.items())
+    worst = worst_relative(got, reference)
     print(f"{ranks} replicas vs one process: largest relative difference {worst:.3g}")
     check(f"{ranks} replicas: every variable within 1e-5 of one process's after 10 steps",
           worst <= 1e-5, worst)
@@ -113,7 +118,7 @@ check("4 replicas with a partial last batch train", four.returncode == 0, four.s
 if four.returncode == 0 and one_tail.returncode == 0:
     a = variables(small, os.path.join(WORK, "one_tail.tfck"))
     b = variables(small, os.path.join(WORK, "four.tfck"))
-    worst = max(np.max(np.abs(b[n] - v)) / max(np.max(np.abs(v)), 1e-30) for n, v in a.items())
+    worst = worst_relative(b, a)
     check("4 replicas, 11 steps with a share of none: within 1e-5 of one process", worst <= 1e-5,
           worst)
     check("4 replicas: the step counter is 11", b["train_step/step"] == 11)
@@ -125,8 +130,7 @@ if four.returncode == 0 and one_tail.returncode == 0:
 alone = train(small, *IDX, "--limit", "320", "--batch-size", "32", "--save-checkpoint",
               os.path.join(WORK, "alone.tfck"))
 got = variables(small, os.path.join(WORK, "alone.tfck"))
-worst = max(np.max(np.abs(got[n] - v)) / max(np.max(np.abs(v)), 1e-30)
-            for n, v in reference.items() if n != "train_step/step")
+worst = worst_relative(got, reference, skip=("train_step/step",))
 check("the comparison can fail: 10 steps on shares alone differ by over 1e-3", worst > 1e-3,
       worst)
 
@@ -149,7 +153,7 @@ if one16.returncode == two16.returncode == 0:
           (a["train_step/loss_scale"], b["train_step/loss_scale"]))
     # f16 rounds each layer's output: another summation order may move a value
     # by an f16 unit (2^-11), so the bound is f16's, not f32's.
-    worst = max(np.max(np.abs(b[n] - v)) / max(np.max(np.abs(v)), 1e-30) for n, v in a.items())
+    worst = worst_relative(b, a)
     check("mixed_f16: every variable within 1e-2 of one process's", worst <= 1e-2, worst)
     print(f"mixed_f16, 2 replicas vs one process: largest relative difference {worst:.3g}")
 
