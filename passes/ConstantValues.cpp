@@ -159,10 +159,13 @@ static std::vector<T> transposeValues(const std::vector<T> &values,
 }
 
 /// The values of `value` by `get` on its constant attribute, looking through
-/// graph.transpose ops (whose permutation is applied here).
+/// graph.transpose ops (whose permutation is applied here) and graph.reshape
+/// ops (which keep the row-major order).
 template <typename T, typename GetFn>
 static std::optional<std::vector<T>> getConstantValues(Value value,
                                                        GetFn get) {
+  if (auto reshape = value.getDefiningOp<graph::ReshapeOp>())
+    return getConstantValues<T>(reshape.getX(), get);
   auto transpose = value.getDefiningOp<graph::TransposeOp>();
   if (!transpose)
     return get(getConstantAttr(value));

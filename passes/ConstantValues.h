@@ -21,7 +21,8 @@ namespace mlir::tfcc {
 /// The row-major float32 values of `value` when it is a compile-time
 /// constant: a graph.constant, an arith.constant, or a graph.read of a
 /// variable in a module without training entry points (whose variables never
-/// change), possibly through graph.transpose ops (applied here), or such a
+/// change), possibly through graph.transpose ops (applied here) and
+/// graph.reshape ops (row-major order unchanged), or such a
 /// constant cast between f32, f16 and bf16 (each value rounded as the cast
 /// rounds it, given as a float). Values of any other element type, or not
 /// constant: nullopt.

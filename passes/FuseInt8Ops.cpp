@@ -134,17 +134,23 @@ struct Int8Operands {
   int64_t zeroPoint;
 };
 
-/// The int8 operands of a fused op of input `x` and kernel `kernel`, built
-/// at the rewriter's insertion point, or failure (nothing built) when they
-/// are not int8 data.
+/// The int8 operands of a fused op of input `x` and kernel `kernel` with
+/// `channels` output channels, built at the rewriter's insertion point, or
+/// failure (nothing built) when they are not int8 data.
 FailureOr<Int8Operands> buildInt8Operands(PatternRewriter &rewriter,
-                                          Location loc, Value x,
-                                          Value kernel) {
+                                          Location loc, Value x, Value kernel,
+                                          int64_t channels) {
   std::optional<QuantizedInput> input = matchQuantizedInput(x);
   std::optional<QuantizedKernel> weights = matchQuantizedKernel(kernel);
   if (!input || !weights)
     return failure();
   std::vector<float> combined = weights->scales;
+  // One scale (per tensor) for a kernel whose last axis is not the output
+  // channels (a depthwise kernel [kh, kw, c, 1]).
+  if (combined.size() == 1)
+    combined.assign(channels, combined.front());
+  if (static_cast<int64_t>(combined.size()) != channels)
+    return failure();
   for (float &s : combined)
     s *= input->scale;
   auto type = RankedTensorType::get({static_cast<int64_t>(combined.size())},
@@ -157,22 +163,67 @@ FailureOr<Int8Operands> buildInt8Operands(PatternRewriter &rewriter,
                       scales, input->zeroPoint};
 }
 
+/// Why the runtime's uint8 depthwise kernel cannot take `op` (a depthwise
+/// fused convolution), or null: it takes one output channel per input
+/// channel, no residual, windows of at most kMaxInt8DepthwiseTaps taps and
+/// static image sizes.
+const char *getInt8DepthwiseMismatch(FusedConv2DOp op) {
+  ArrayRef<int64_t> kernel = op.getKernel().getType().getShape();
+  if (kernel[3] != 1)
+    return "depthwise with several output channels per input channel";
+  if (op.getResidual())
+    return "depthwise with a residual";
+  if (kernel[0] * kernel[1] > kMaxInt8DepthwiseTaps)
+    return "depthwise window over the int8 kernel's taps";
+  ArrayRef<int64_t> x = op.getX().getType().getShape();
+  ArrayRef<int64_t> y = op.getType().getShape();
+  if (ShapedType::isDynamicShape(x.drop_front()) ||
+      ShapedType::isDynamicShape(y.drop_front()))
+    return "depthwise with dynamic image sizes";
+  return nullptr;
+}
+
 struct FusedConv2DToInt8 : OpRewritePattern<FusedConv2DOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FusedConv2DOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.getDepthwise())
-      return rewriter.notifyMatchFailure(op, "depthwise");
+    Value kernel = op.getKernel();
+    auto kernelType = cast<RankedTensorType>(kernel.getType());
+    // An ONNX depthwise kernel [c, 1, kh, kw] reaches the convolution
+    // transposed to [kh, kw, 1, c] and reshaped to [kh, kw, c, 1]: below
+    // the reshape its channels are the last axis, as the int8 weights'
+    // matching expects; the integers take the same reshape.
+    ReshapeOp reshape;
+    if (op.getDepthwise()) {
+      if (const char *mismatch = getInt8DepthwiseMismatch(op))
+        return rewriter.notifyMatchFailure(op, mismatch);
+      reshape = kernel.getDefiningOp<ReshapeOp>();
+      ArrayRef<int64_t> k = kernelType.getShape();
+      if (reshape && reshape.getX().getType().getShape() ==
+                         ArrayRef<int64_t>{k[0], k[1], 1, k[2]})
+        kernel = reshape.getX();
+      else
+        reshape = nullptr;
+    }
+    int64_t channels = op.getType().getShape().back();
     FailureOr<Int8Operands> int8 =
-        buildInt8Operands(rewriter, op.getLoc(), op.getX(), op.getKernel());
+        buildInt8Operands(rewriter, op.getLoc(), op.getX(), kernel, channels);
     if (failed(int8))
       return rewriter.notifyMatchFailure(op, "operands are not int8 data");
+    Value int8Kernel = int8->kernel;
+    if (reshape)
+      int8Kernel = rewriter.create<ReshapeOp>(
+          reshape.getLoc(),
+          RankedTensorType::get(
+              kernelType.getShape(),
+              cast<ShapedType>(int8Kernel.getType()).getElementType()),
+          int8Kernel);
     rewriter.replaceOpWithNewOp<FusedConv2DInt8Op>(
-        op, op.getType(), int8->x, int8->kernel, int8->scales, op.getBias(),
+        op, op.getType(), int8->x, int8Kernel, int8->scales, op.getBias(),
         op.getResidual(), op.getStrides(), op.getDilations(), op.getPads(),
         rewriter.getI64IntegerAttr(int8->zeroPoint), op.getActivationAttr(),
         op.getAlphaAttr(), op.getBetaAttr(), FloatAttr(),
-        rewriter.getI64IntegerAttr(0));
+        rewriter.getI64IntegerAttr(0), op.getDepthwiseAttr());
     return success();
   }
 };
@@ -182,7 +233,8 @@ struct FusedDenseToInt8 : OpRewritePattern<FusedDenseOp> {
   LogicalResult matchAndRewrite(FusedDenseOp op,
                                 PatternRewriter &rewriter) const override {
     FailureOr<Int8Operands> int8 =
-        buildInt8Operands(rewriter, op.getLoc(), op.getX(), op.getKernel());
+        buildInt8Operands(rewriter, op.getLoc(), op.getX(), op.getKernel(),
+                          op.getType().getShape().back());
     if (failed(int8))
       return rewriter.notifyMatchFailure(op, "operands are not int8 data");
     rewriter.replaceOpWithNewOp<FusedDenseInt8Op>(

@@ -2,7 +2,8 @@
 //
 // graph.fused_conv2d_int8 and graph.fused_dense_int8 (tfcc-fuse-int8-ops)
 // become calls of the runtime's int8 GEMM (tfcc_rt_qgemm_u8s8_f32, or _u8
-// when the op requantizes its result), with the
+// when the op requantizes its result), or for a depthwise convolution its
+// uint8 depthwise kernel (tfcc_rt_depthwise_conv2d_u8s8_f32 / _u8), with the
 // weights packed at compile time. A convolution that is not a plain 1x1
 // (stride 1, no padding) first gathers its rows with tfcc_rt_im2col_u8 into
 // an arena buffer (padding with the input's zero point); a 1x1 one reads
@@ -14,6 +15,8 @@
 #include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
+
+#include "tfcc/tfcc_kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
@@ -94,10 +97,102 @@ struct FusedDenseInt8ToKernel : OpRewritePattern<FusedDenseInt8Op> {
   }
 };
 
+static_assert(graph::kMaxInt8DepthwiseTaps == TFCC_RT_DWQ_MAX_TAPS,
+              "the dialect's depthwise int8 window limit is the kernel's");
+
+/// The uint8 depthwise kernel's call for a depthwise `op`.
+Value emitInt8Depthwise(PatternRewriter &rewriter, FusedConv2DInt8Op op) {
+  Location loc = op.getLoc();
+  Value x = op.getX();
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  ArrayRef<int64_t> kernelShape =
+      cast<RankedTensorType>(op.getKernel().getType()).getShape();
+  SmallVector<int64_t> strides = getIntegers(op.getStrides());
+  SmallVector<int64_t> dilations = getIntegers(op.getDilations());
+  SmallVector<int64_t> pads = getIntegers(op.getPads());
+  int64_t c = xType.getDimSize(3);
+  Value packed = packInt8DepthwiseWeights(rewriter, loc, op.getKernel(),
+                                          kernelShape[0] * kernelShape[1], c);
+  Value output = allocResultLike(rewriter, loc, resultType, x);
+  Value batch = getDimValue(rewriter, loc, x, 0);
+  int32_t zeroPoint = static_cast<int32_t>(op.getXZeroPoint());
+  int32_t activation = getActivationCode(op.getActivation());
+  float alpha = op.getAlpha().convertToFloat();
+  float beta = op.getBeta().convertToFloat();
+  int64_t h = xType.getDimSize(1), w = xType.getDimSize(2);
+  int64_t oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+  if (std::optional<APFloat> outScale = op.getOutScale())
+    emitKernelCall(
+        rewriter, loc,
+        kernels::tfcc_rt_depthwise_conv2d_u8s8_u8{
+            .x = x,
+            .n = batch,
+            .h = h,
+            .w = w,
+            .c = c,
+            .x_zero_point = zeroPoint,
+            .packed_weights = packed,
+            .kh = kernelShape[0],
+            .kw = kernelShape[1],
+            .stride_h = strides[0],
+            .stride_w = strides[1],
+            .dil_h = dilations[0],
+            .dil_w = dilations[1],
+            .pad_top = pads[0],
+            .pad_left = pads[2],
+            .oh = oh,
+            .ow = ow,
+            .scales = op.getScales(),
+            .bias = op.getBias(),
+            .activation = activation,
+            .alpha = alpha,
+            .beta = beta,
+            .out_scale = outScale->convertToFloat(),
+            .out_zero_point = static_cast<int32_t>(op.getOutZeroPoint()),
+            .y = output});
+  else
+    emitKernelCall(
+        rewriter, loc,
+        kernels::tfcc_rt_depthwise_conv2d_u8s8_f32{.x = x,
+                                                   .n = batch,
+                                                   .h = h,
+                                                   .w = w,
+                                                   .c = c,
+                                                   .x_zero_point = zeroPoint,
+                                                   .packed_weights = packed,
+                                                   .kh = kernelShape[0],
+                                                   .kw = kernelShape[1],
+                                                   .stride_h = strides[0],
+                                                   .stride_w = strides[1],
+                                                   .dil_h = dilations[0],
+                                                   .dil_w = dilations[1],
+                                                   .pad_top = pads[0],
+                                                   .pad_left = pads[2],
+                                                   .oh = oh,
+                                                   .ow = ow,
+                                                   .scales = op.getScales(),
+                                                   .bias = op.getBias(),
+                                                   .activation = activation,
+                                                   .alpha = alpha,
+                                                   .beta = beta,
+                                                   .y = output});
+  return toResultTensor(rewriter, loc, resultType, output);
+}
+
 struct FusedConv2DInt8ToKernel : OpRewritePattern<FusedConv2DInt8Op> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FusedConv2DInt8Op op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getDepthwise()) {
+      if (ShapedType::isDynamicShape(
+              op.getX().getType().getShape().drop_front()) ||
+          ShapedType::isDynamicShape(op.getType().getShape().drop_front()))
+        return op.emitOpError("a depthwise int8 convolution needs static "
+                              "image sizes");
+      rewriter.replaceOp(op, emitInt8Depthwise(rewriter, op));
+      return success();
+    }
     Location loc = op.getLoc();
     Value x = op.getX();
     auto xType = cast<RankedTensorType>(x.getType());

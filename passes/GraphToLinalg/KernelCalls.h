@@ -199,6 +199,11 @@ Value packGemmWeights(OpBuilder &b, Location loc, Value weights, int64_t k,
 Value packInt8GemmWeights(OpBuilder &b, Location loc, Value weights, int64_t k,
                           int64_t n);
 
+/// The uint8 depthwise kernel's weights (tfcc_rt_depthwise_u8s8_pack) of
+/// int8 weights [taps, c] (any shape of that row-major order), the same way.
+Value packInt8DepthwiseWeights(OpBuilder &b, Location loc, Value weights,
+                               int64_t taps, int64_t c);
+
 /// The Winograd kernel's weights from a [3, 3, c, oc] HWIO tensor,
 /// transformed and packed the same way (compile time when constant, a call
 /// of tfcc_rt_winograd_pack otherwise). Returns the buffer.

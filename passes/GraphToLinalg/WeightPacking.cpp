@@ -96,3 +96,23 @@ Value mlir::tfcc::packInt8GemmWeights(OpBuilder &b, Location loc,
                      .K = k, .N = n, .B = weights, .packed = buffer});
   return buffer;
 }
+
+Value mlir::tfcc::packInt8DepthwiseWeights(OpBuilder &b, Location loc,
+                                           Value weights, int64_t taps,
+                                           int64_t c) {
+  int64_t size = tfcc_rt_depthwise_u8s8_packed_size(taps, c);
+  if (std::optional<std::vector<int64_t>> values =
+          getConstantIntegers(weights)) {
+    std::vector<int8_t> narrow(values->begin(), values->end());
+    std::vector<float> packed(size);
+    tfcc_rt_depthwise_u8s8_pack(taps, c, narrow.data(), packed.data());
+    return createPackedConstant(b, loc, packed);
+  }
+  Value buffer =
+      allocResult(b, loc, RankedTensorType::get({size}, b.getF32Type()), {});
+  emitKernelCall(
+      b, loc,
+      kernels::tfcc_rt_depthwise_u8s8_pack{
+          .taps = taps, .c = c, .weights = weights, .packed = buffer});
+  return buffer;
+}

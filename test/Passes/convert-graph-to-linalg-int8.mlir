@@ -59,3 +59,22 @@ func.func @dense(%x: tensor<?x3x7xui8>, %w: tensor<7x2xi8>) -> tensor<?x3x2xf32>
   %y = graph.fused_dense_int8 %x, %w, %s {x_zero_point = 9 : i64} : (tensor<?x3x7xui8>, tensor<7x2xi8>, tensor<2xf32>) -> tensor<?x3x2xf32>
   return %y : tensor<?x3x2xf32>
 }
+
+// -----
+
+// A depthwise convolution: its int8 weights [3, 3, 2, 1] packed at compile
+// time as floats (tap by tap, 2 channels) then each channel's weight sum
+// (tfcc_rt_depthwise_u8s8_pack: 9 and -9), and one call of the uint8
+// depthwise kernel with the geometry (h 6, w 5, c 2, 3x3, stride 2,
+// dilation 1, pads top 1 and left 0, output 3x2), the input's zero point
+// 4 and the requantization (out_scale 0.5, zero point 9).
+// CHECK: func.func private @tfcc_rt_depthwise_conv2d_u8s8_u8(!llvm.ptr, i64, i64, i64, i64, i32, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i32, f32, f32, f32, i32, !llvm.ptr)
+// CHECK-LABEL: func.func @depthwise
+// CHECK: arith.constant dense<[1.000000e+00, -1.000000e+00, 1.000000e+00, -1.000000e+00, {{.*}}, 9.000000e+00, -9.000000e+00]> : tensor<20xf32>
+// CHECK: call @tfcc_rt_depthwise_conv2d_u8s8_u8(%{{.*}}, %{{.*}}, %c6_i64, %c5_i64, %c2_i64, %c4_i32, %{{.*}}, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i64, %c3_i64, %c2_i64, %{{.*}}, %{{.*}}, %c2_i32, %cst{{.*}}, %cst{{.*}}, %cst{{.*}}, %c9_i32, %{{.*}})
+func.func @depthwise(%x: tensor<?x6x5x2xui8>) -> tensor<?x3x2x2xui8> {
+  %w = graph.constant dense<[[[[1], [-1]], [[1], [-1]], [[1], [-1]]], [[[1], [-1]], [[1], [-1]], [[1], [-1]]], [[[1], [-1]], [[1], [-1]], [[1], [-1]]]]> : tensor<3x3x2x1xi8>
+  %s = graph.constant dense<0.5> : tensor<2xf32>
+  %y = graph.fused_conv2d_int8 %x, %w, %s {activation = "clip", beta = 6.0 : f32, depthwise = true, dilations = [1, 1], out_scale = 5.000000e-01 : f32, out_zero_point = 9 : i64, pads = [1, 1, 0, 1], strides = [2, 2], x_zero_point = 4 : i64} : (tensor<?x6x5x2xui8>, tensor<3x3x2x1xi8>, tensor<2xf32>) -> tensor<?x3x2x2xui8>
+  return %y : tensor<?x3x2x2xui8>
+}

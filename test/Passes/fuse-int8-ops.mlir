@@ -53,11 +53,11 @@ func.func @dense(%q: tensor<?x3xui8>, %r: tensor<?x2xf32>) -> (tensor<?x2xf32>, 
 
 // What stays float: weights with a nonzero zero point, weights that are
 // not constant, an i8 input, weights scaled along another axis than the
-// output channels, a depthwise convolution.
+// output channels.
 // CHECK-LABEL: func.func @stays_float
 // CHECK-NOT: _int8
 // CHECK: return
-func.func @stays_float(%q: tensor<?x3xui8>, %qs: tensor<?x3xi8>, %wv: tensor<3x2xi8>, %d: tensor<?x8x8x3xui8>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x8x8x3xf32>) {
+func.func @stays_float(%q: tensor<?x3xui8>, %qs: tensor<?x3xi8>, %wv: tensor<3x2xi8>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>) {
   %sx = graph.constant dense<0.25> : tensor<f32>
   %zx = graph.constant dense<1> : tensor<ui8>
   %zxs = graph.constant dense<1> : tensor<i8>
@@ -77,11 +77,7 @@ func.func @stays_float(%q: tensor<?x3xui8>, %qs: tensor<?x3xi8>, %wv: tensor<3x2
   %zk = graph.constant dense<0> : tensor<3xi8>
   %w4 = graph.dequantize %wq, %sk, %zk {axis = 0} : (tensor<3x2xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x2xf32>
   %y4 = graph.fused_dense %x, %w4 : (tensor<?x3xf32>, tensor<3x2xf32>) -> tensor<?x2xf32>
-  %dx = graph.dequantize %d, %sx, %zx : (tensor<?x8x8x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x8x8x3xf32>
-  %dq = graph.constant dense<1> : tensor<3x3x3x1xi8>
-  %dw = graph.dequantize %dq, %sw, %zw0 : (tensor<3x3x3x1xi8>, tensor<f32>, tensor<i8>) -> tensor<3x3x3x1xf32>
-  %y5 = graph.fused_conv2d %dx, %dw {depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x1xf32>) -> tensor<?x8x8x3xf32>
-  return %y1, %y2, %y3, %y4, %y5 : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x8x8x3xf32>
+  return %y1, %y2, %y3, %y4 : tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>
 }
 
 // -----
@@ -105,4 +101,86 @@ func.func @transposed_operands(%q: tensor<?x3x8x8xui8>) -> tensor<?x8x8x4xf32> {
   %wt = graph.transpose %w {perm = [2, 3, 1, 0]} : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
   %y = graph.fused_conv2d %xt, %wt {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x8x8x4xf32>
   return %y : tensor<?x8x8x4xf32>
+}
+
+// -----
+
+// An ONNX QDQ depthwise convolution: the OIHW weights [c, 1, 3, 3] (scales
+// along axis 0) reach the NHWC convolution transposed to [3, 3, 1, c] and
+// reshaped to [3, 3, c, 1]; the integers take the same transpose and
+// reshape. Scales s_x * s_w: 0.5 * [0.25, 2.0, 4.0]; the quantize after it
+// is absorbed.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: %[[S:.*]] = graph.constant dense<[1.250000e-01, 1.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK: %[[WT:.*]] = graph.transpose %{{.*}} {perm = [2, 3, 1, 0]} : (tensor<3x1x3x3xi8>) -> tensor<3x3x1x3xi8>
+// CHECK: %[[W:.*]] = graph.reshape %[[WT]] : (tensor<3x3x1x3xi8>) -> tensor<3x3x3x1xi8>
+// CHECK: %[[Y:.*]] = graph.fused_conv2d_int8 %arg0, %[[W]], %[[S]] bias %arg1 {activation = "clip", beta = 6.000000e+00 : f32, depthwise = true, dilations = [1, 1], out_scale = 2.500000e-01 : f32, out_zero_point = 7 : i64, pads = [1, 1, 1, 1], strides = [2, 2], x_zero_point = 3 : i64} : (tensor<?x8x8x3xui8>, tensor<3x3x3x1xi8>, tensor<3xf32>, tensor<3xf32>) -> tensor<?x4x4x3xui8>
+// CHECK-NOT: graph.quantize
+// CHECK: return %[[Y]]
+func.func @depthwise(%q: tensor<?x8x8x3xui8>, %b: tensor<3xf32>) -> tensor<?x4x4x3xui8> {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<3> : tensor<ui8>
+  %x = graph.dequantize %q, %sx, %zx : (tensor<?x8x8x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x8x8x3xf32>
+  %wq = graph.constant dense<1> : tensor<3x1x3x3xi8>
+  %sw = graph.constant dense<[0.25, 2.0, 4.0]> : tensor<3xf32>
+  %zw = graph.constant dense<0> : tensor<3xi8>
+  %w = graph.dequantize %wq, %sw, %zw {axis = 0} : (tensor<3x1x3x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x1x3x3xf32>
+  %wt = graph.transpose %w {perm = [2, 3, 1, 0]} : (tensor<3x1x3x3xf32>) -> tensor<3x3x1x3xf32>
+  %wr = graph.reshape %wt : (tensor<3x3x1x3xf32>) -> tensor<3x3x3x1xf32>
+  %y = graph.fused_conv2d %x, %wr bias %b {activation = "clip", beta = 6.0 : f32, depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [2, 2]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x1xf32>, tensor<3xf32>) -> tensor<?x4x4x3xf32>
+  %so = graph.constant dense<0.25> : tensor<f32>
+  %zo = graph.constant dense<7> : tensor<ui8>
+  %r = graph.quantize %y, %so, %zo : (tensor<?x4x4x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x4x4x3xui8>
+  return %r : tensor<?x4x4x3xui8>
+}
+
+// -----
+
+// A depthwise kernel [3, 3, c, 1] dequantized per tensor: one scale for
+// every channel.
+// CHECK-LABEL: func.func @depthwise_per_tensor
+// CHECK: %[[S:.*]] = graph.constant dense<1.000000e+00> : tensor<3xf32>
+// CHECK: graph.fused_conv2d_int8 %arg0, %{{.*}}, %[[S]] {depthwise = true, {{.*}}} : (tensor<?x8x8x3xui8>, tensor<3x3x3x1xi8>, tensor<3xf32>) -> tensor<?x8x8x3xf32>
+func.func @depthwise_per_tensor(%q: tensor<?x8x8x3xui8>) -> tensor<?x8x8x3xf32> {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<0> : tensor<ui8>
+  %x = graph.dequantize %q, %sx, %zx : (tensor<?x8x8x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x8x8x3xf32>
+  %wq = graph.constant dense<1> : tensor<3x3x3x1xi8>
+  %sw = graph.constant dense<2.0> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %w = graph.dequantize %wq, %sw, %zw : (tensor<3x3x3x1xi8>, tensor<f32>, tensor<i8>) -> tensor<3x3x3x1xf32>
+  %y = graph.fused_conv2d %x, %w {depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x1xf32>) -> tensor<?x8x8x3xf32>
+  return %y : tensor<?x8x8x3xf32>
+}
+
+// -----
+
+// Depthwise convolutions the uint8 kernel does not take stay float: two
+// output channels per input channel, a residual, a 23x23 window (529 taps,
+// over kMaxInt8DepthwiseTaps), scales along the channel axis of a
+// [3, 3, c, 1] kernel (the matching reads them on the last axis).
+// CHECK-LABEL: func.func @depthwise_stays_float
+// CHECK-NOT: _int8
+// CHECK: return
+func.func @depthwise_stays_float(%q: tensor<?x8x8x3xui8>, %r: tensor<?x8x8x3xf32>, %q23: tensor<?x23x23x1xui8>) -> (tensor<?x8x8x6xf32>, tensor<?x8x8x3xf32>, tensor<?x1x1x1xf32>, tensor<?x8x8x3xf32>) {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<0> : tensor<ui8>
+  %sw = graph.constant dense<2.0> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %x = graph.dequantize %q, %sx, %zx : (tensor<?x8x8x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x8x8x3xf32>
+  %wq2 = graph.constant dense<1> : tensor<3x3x3x2xi8>
+  %w2 = graph.dequantize %wq2, %sw, %zw : (tensor<3x3x3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x3x3x2xf32>
+  %y1 = graph.fused_conv2d %x, %w2 {depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x2xf32>) -> tensor<?x8x8x6xf32>
+  %wq = graph.constant dense<1> : tensor<3x3x3x1xi8>
+  %w = graph.dequantize %wq, %sw, %zw : (tensor<3x3x3x1xi8>, tensor<f32>, tensor<i8>) -> tensor<3x3x3x1xf32>
+  %y2 = graph.fused_conv2d %x, %w residual %r {depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x1xf32>, tensor<?x8x8x3xf32>) -> tensor<?x8x8x3xf32>
+  %x23 = graph.dequantize %q23, %sx, %zx : (tensor<?x23x23x1xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x23x23x1xf32>
+  %wq23 = graph.constant dense<1> : tensor<23x23x1x1xi8>
+  %w23 = graph.dequantize %wq23, %sw, %zw : (tensor<23x23x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<23x23x1x1xf32>
+  %y3 = graph.fused_conv2d %x23, %w23 {depthwise = true, dilations = [1, 1], pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<?x23x23x1xf32>, tensor<23x23x1x1xf32>) -> tensor<?x1x1x1xf32>
+  %sc = graph.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %zc = graph.constant dense<0> : tensor<3xi8>
+  %wc = graph.dequantize %wq, %sc, %zc {axis = 2} : (tensor<3x3x3x1xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<3x3x3x1xf32>
+  %y4 = graph.fused_conv2d %x, %wc {depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x1xf32>) -> tensor<?x8x8x3xf32>
+  return %y1, %y2, %y3, %y4 : tensor<?x8x8x6xf32>, tensor<?x8x8x3xf32>, tensor<?x1x1x1xf32>, tensor<?x8x8x3xf32>
 }

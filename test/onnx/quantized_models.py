@@ -8,7 +8,10 @@ tfcc.
 expected outputs DIR/want_*.npy, and the invalid models DIR/bad_*.onnx.
 `quantized_models.py --check WANT_DIR GOT_DIR` compares output_N.npy with
 want_N.npy exactly (integers and f32 alike); `--close A.npy B.npy` within a
-relative error of 1e-5 (of B's largest magnitude).
+relative error of 1e-5 (of B's largest magnitude); `--requantized A.npy
+B.npy STEP` within one quantization step STEP everywhere and equal in at
+least 99% of the elements (a float rounding may move a value on a .5
+boundary by one step).
 """
 import os
 import sys
@@ -19,6 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from onnx_proto import (FLOAT, INT8, INT32, UINT8, attribute_int,  # noqa: E402
                         attribute_ints, model_proto, node_proto, tensor_proto,
                         value_info)
+
+DW_CHANNELS = 19  # two vectors of 8 and a tail at AVX2, one of 16 at AVX-512
 
 SCALE = np.float32(0.05)
 AXIS_SCALE = np.array([0.02, 0.1, 0.5], np.float32)
@@ -126,6 +131,94 @@ def write_qdq_conv(d):
     with open(f"{d}/conv_ref.onnx", "wb") as f:
         f.write(model_proto(ref, inputs, [value_info("y", FLOAT)],
                             [tensor_proto("w", wd), tensor_proto("b", bias)], 13))
+
+
+def depthwise(xq, xz, wq, stride, pad, dilation):
+    """The integer depthwise convolution of NCHW uint8 data (zero point xz,
+    padding a real 0) by [C, 1, kh, kw] int8 weights, in int64."""
+    n, c, h, w = xq.shape
+    kh, kw = wq.shape[2:]
+    x = np.pad(xq.astype(np.int64) - int(xz), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (h + 2 * pad - dilation * (kh - 1) - 1) // stride + 1
+    ow = (w + 2 * pad - dilation * (kw - 1) - 1) // stride + 1
+    acc = np.zeros((n, c, oh, ow), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            tap = x[:, :, i * dilation:i * dilation + (oh - 1) * stride + 1:stride,
+                    j * dilation:j * dilation + (ow - 1) * stride + 1:stride]
+            acc += tap * wq[:, 0, i, j].astype(np.int64).reshape(1, c, 1, 1)
+    return acc
+
+
+def write_qdq_depthwise(d):
+    """Two QDQ depthwise convolutions (Conv with group = C) of one uint8
+    input, as ONNX Runtime's quantizer writes MobileNet's: a 3x3 one with
+    stride 2, bias and Clip(0, 6), requantized (QuantizeLinear, then
+    DequantizeLinear to a float output), and a 5x5 one with dilation 2 whose
+    float result is the output. Expected outputs from the integers in NumPy:
+    acc exact, v = acc * s_x * s_w + bias in float64, quantized with rint
+    (half to even)."""
+    rng = np.random.default_rng(12)
+    c = DW_CHANNELS
+    xs, xz = np.float32(0.03), 117
+    nodes = [
+        node_proto("QuantizeLinear", ["x", "xs", "xz"], ["xq"], "x_q"),
+        node_proto("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], "x_dq")]
+    inits = [tensor_proto("xs", np.array(xs)), tensor_proto("xz", np.array(np.uint8(xz)))]
+    x = rng.uniform(-3.5, 4, (2, c, 10, 13)).astype(np.float32)
+    xq = quantize(x, xs, xz, 0, 255).astype(np.uint8)
+    wants = []
+    for k, (kh, stride, pad, dil, requantize) in enumerate([(3, 2, 1, 1, True),
+                                                          (5, 1, 2, 2, False)]):
+        w = rng.normal(0, 0.5, (c, 1, kh, kh)).astype(np.float32)
+        ws = (np.abs(w).reshape(c, -1).max(axis=1) / 127).astype(np.float32)
+        wq = np.clip(np.rint(w / ws.reshape(c, 1, 1, 1)), -127, 127).astype(np.int8)
+        wq[0, 0, 0, 0] = -128  # the int8 extreme, which an ONNX file may hold
+        bias = rng.normal(0, 0.2, (c,)).astype(np.float32)
+        nodes += [
+            node_proto("DequantizeLinear", [f"wq{k}", f"ws{k}", f"wz{k}"], [f"wd{k}"],
+                       f"w{k}_dq", [attribute_int("axis", 0)]),
+            node_proto("Conv", ["xd", f"wd{k}", f"b{k}"], [f"c{k}"], f"dw{k}",
+                       [attribute_int("group", c), attribute_ints("strides", [stride] * 2),
+                        attribute_ints("pads", [pad] * 4),
+                        attribute_ints("dilations", [dil] * 2)])]
+        inits += [tensor_proto(f"wq{k}", wq), tensor_proto(f"ws{k}", ws),
+                  tensor_proto(f"wz{k}", np.zeros(c, np.int8)), tensor_proto(f"b{k}", bias)]
+        acc = depthwise(xq, xz, wq, stride, pad, dil)
+        v = (acc * (np.float64(xs) * ws.astype(np.float64)).reshape(1, c, 1, 1) +
+             bias.astype(np.float64).reshape(1, c, 1, 1))
+        if requantize:
+            ys, yz = np.float32(0.025), 3
+            nodes += [
+                node_proto("Clip", [f"c{k}", "zero", "six"], [f"r{k}"], f"clip{k}"),
+                node_proto("QuantizeLinear", [f"r{k}", "ys", "yz"], [f"q{k}"], f"y{k}_q"),
+                node_proto("DequantizeLinear", [f"q{k}", "ys", "yz"], [f"y{k}"], f"y{k}_dq")]
+            inits += [tensor_proto("zero", np.array(np.float32(0))),
+                      tensor_proto("six", np.array(np.float32(6))),
+                      tensor_proto("ys", np.array(ys)), tensor_proto("yz", np.array(np.uint8(yz)))]
+            q = np.clip(np.rint(np.clip(v, 0, 6) / np.float64(ys)) + yz, 0, 255)
+            v = (q - yz) * np.float64(ys)
+        wants.append(v.astype(np.float32))
+    outputs = [value_info("y0", FLOAT), value_info("c1", FLOAT)]
+    inputs = [value_info("x", FLOAT, ["N", c, 10, 13])]
+    with open(f"{d}/qdq_dw.onnx", "wb") as f:
+        f.write(model_proto(nodes, inputs, outputs, inits, 13))
+    np.save(f"{d}/dw_x.npy", x)
+    for i, want in enumerate(wants):
+        np.save(f"{d}/dw_want_{i}.npy", want)
+
+
+def requantized(a_path, b_path, step):
+    a, b = np.load(a_path), np.load(b_path)
+    if a.shape != b.shape:
+        print(f"FAR: shapes {list(a.shape)} and {list(b.shape)}")
+        sys.exit(1)
+    diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+    equal = float(np.mean(diff <= 1e-6 * step))
+    ok = float(diff.max()) <= step * 1.001 and equal >= 0.99
+    print(f"{'requantized' if ok else 'FAR'}: max difference {diff.max() / step:.3g} steps, "
+          f"{equal * 100:.1f}% equal")
+    sys.exit(0 if ok else 1)
 
 
 def write_invalid(d):
@@ -243,9 +336,12 @@ if __name__ == "__main__":
         close(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "--check":
         check(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "--requantized":
+        requantized(sys.argv[2], sys.argv[3], float(sys.argv[4]))
     else:
         write_qdq(sys.argv[1])
         write_invalid(sys.argv[1])
         write_invalid_matmul(sys.argv[1])
         write_qdq_conv(sys.argv[1])
+        write_qdq_depthwise(sys.argv[1])
         write_unsupported(sys.argv[1])

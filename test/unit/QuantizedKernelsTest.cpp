@@ -1,6 +1,7 @@
 //===- QuantizedKernelsTest.cpp - the runtime's int8 kernels --------------===//
 //
-// tfcc_rt_qgemm_u8s8_f32 / _u8, tfcc_rt_qgemm_pack_b and tfcc_rt_im2col_u8 against
+// tfcc_rt_qgemm_u8s8_f32 / _u8, tfcc_rt_qgemm_pack_b, tfcc_rt_im2col_u8 and the
+// uint8 depthwise convolution (tfcc_rt_depthwise_conv2d_u8s8_*) against
 // definitions written here from tfcc_kernels.def: the dot products in int64,
 // the epilogue in double, the requantization with std::nearbyint (round half
 // to even). Every ISA level and 1 and 2 threads; every micro-kernel the
@@ -305,6 +306,163 @@ TEST_P(QuantizedKernelsTest, Im2col) {
   checkIm2col(1, 9, 9, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0);
   checkIm2col(2, 8, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
   checkIm2col(1, 11, 10, 3, 7, 7, 2, 2, 1, 1, 3, 3, 2, 2);
+}
+
+// The uint8 depthwise convolution against its definition (acc in int64 over
+// the taps inside x, v in double, requantized with nearbyint), with the
+// weights packed by tfcc_rt_depthwise_u8s8_pack.
+struct DepthwiseU8Case {
+  int64_t n, h, w, c, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  int32_t xZeroPoint;
+  bool bias;
+  int32_t act;
+  bool quantizeOutput;
+};
+
+void checkDepthwiseU8(const DepthwiseU8Case &k, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int64_t oh = (k.h + k.pt + k.pb - (k.dh * (k.kh - 1) + 1)) / k.sh + 1;
+  const int64_t ow = (k.w + k.pl + k.pr - (k.dw * (k.kw - 1) + 1)) / k.sw + 1;
+  const int64_t taps = k.kh * k.kw, C = k.c;
+  std::vector<uint8_t> x = randomU8(k.n * k.h * k.w * C, rng);
+  std::vector<int8_t> wt = randomI8(taps * C, rng);
+  std::vector<float> scales = randomF32(C, rng, 1e-4f, 2e-3f);
+  std::vector<float> bias = randomF32(C, rng, -2.0f, 2.0f);
+  std::vector<float> packed(tfcc_rt_depthwise_u8s8_packed_size(taps, C));
+  tfcc_rt_depthwise_u8s8_pack(taps, C, wt.data(), packed.data());
+  const float outScale = 0.02f;
+  const int32_t outZeroPoint = 100;
+  const int64_t outputs = k.n * oh * ow * C;
+  std::vector<float> yf(outputs, -7.0f);
+  std::vector<uint8_t> yq(outputs, 7);
+  const float *b = k.bias ? bias.data() : nullptr;
+  if (k.quantizeOutput)
+    tfcc_rt_depthwise_conv2d_u8s8_u8(
+        x.data(), k.n, k.h, k.w, C, k.xZeroPoint, packed.data(), k.kh, k.kw,
+        k.sh, k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow, scales.data(), b, k.act,
+        kAlpha, kBeta, outScale, outZeroPoint, yq.data());
+  else
+    tfcc_rt_depthwise_conv2d_u8s8_f32(
+        x.data(), k.n, k.h, k.w, C, k.xZeroPoint, packed.data(), k.kh, k.kw,
+        k.sh, k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow, scales.data(), b, k.act,
+        kAlpha, kBeta, yf.data());
+  for (int64_t bi = 0; bi < k.n; ++bi)
+    for (int64_t r = 0; r < oh; ++r)
+      for (int64_t s = 0; s < ow; ++s)
+        for (int64_t ch = 0; ch < C; ++ch) {
+          int64_t acc = 0;
+          for (int64_t i = 0; i < k.kh; ++i)
+            for (int64_t j = 0; j < k.kw; ++j) {
+              int64_t yy = r * k.sh - k.pt + i * k.dh;
+              int64_t xx = s * k.sw - k.pl + j * k.dw;
+              if (yy < 0 || yy >= k.h || xx < 0 || xx >= k.w)
+                continue;
+              acc += (int64_t(x[((bi * k.h + yy) * k.w + xx) * C + ch]) -
+                      k.xZeroPoint) *
+                     wt[(i * k.kw + j) * C + ch];
+            }
+          double v = double(acc) * scales[ch] + (k.bias ? bias[ch] : 0.0);
+          switch (k.act) {
+          case TFCC_ACT_RELU:
+            v = v > 0 ? v : 0;
+            break;
+          case TFCC_ACT_CLIP:
+            v = std::min(std::max(v, double(kAlpha)), double(kBeta));
+            break;
+          case TFCC_ACT_LEAKY_RELU:
+            v = v > 0 ? v : kAlpha * v;
+            break;
+          case TFCC_ACT_HARD_SWISH:
+            v = v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
+            break;
+          default:
+            break;
+          }
+          const int64_t o = ((bi * oh + r) * ow + s) * C + ch;
+          if (!k.quantizeOutput) {
+            ASSERT_NEAR(yf[o], v, 1e-5 * (std::fabs(v) + 1.0))
+                << "c " << C << " kernel " << k.kh << "x" << k.kw << " stride "
+                << k.sh << "x" << k.sw << " at (" << bi << ", " << r << ", "
+                << s << ", " << ch << ")";
+            continue;
+          }
+          double q = std::nearbyint(v / outScale) + outZeroPoint;
+          q = std::min(std::max(q, 0.0), 255.0);
+          double frac = std::fabs(v / outScale - std::trunc(v / outScale));
+          bool nearHalf = std::fabs(frac - 0.5) < 1e-3;
+          ASSERT_LE(std::fabs(double(yq[o]) - q), nearHalf ? 1.0 : 0.0)
+              << "c " << C << " kernel " << k.kh << "x" << k.kw << " stride "
+              << k.sh << "x" << k.sw << " at (" << bi << ", " << r << ", " << s
+              << ", " << ch << "): v " << v;
+        }
+}
+
+// 3x3 windows (the vector path's blocks of pixels, its border pixels, both
+// strides, dilation) and other windows, channel counts around the vector
+// widths (4, 8, 16) and the scalar tail, zero points 0..255, bias on and
+// off, every activation, both outputs.
+TEST_P(QuantizedKernelsTest, DepthwiseU8) {
+  const int32_t activations[] = {TFCC_ACT_NONE, TFCC_ACT_RELU, TFCC_ACT_CLIP,
+                                 TFCC_ACT_LEAKY_RELU, TFCC_ACT_HARD_SWISH};
+  struct Geometry {
+    int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  };
+  const Geometry geometries[] = {
+      {9, 23, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  // MobileNet's, stride 1
+      {10, 21, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, // MobileNet's, stride 2
+      {7, 40, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0},  // no padding: blocks only
+      {8, 9, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},   // dilated
+      {6, 7, 3, 3, 1, 2, 1, 1, 0, 1, 2, 1},   // uneven padding and strides
+      {9, 11, 5, 5, 2, 1, 1, 1, 2, 2, 2, 2},  // 5x5
+      {5, 6, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},   // 1x1
+      {4, 13, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},  // 1x7
+      {2, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},   // smaller than the window
+  };
+  uint32_t seed = 900;
+  for (const Geometry &g : geometries)
+    for (int64_t c : {1, 3, 8, 16, 17, 40})
+      for (bool q : {false, true}) {
+        checkDepthwiseU8({seed % 3 == 0 ? 2 : 1, g.h, g.w, c, g.kh, g.kw, g.sh,
+                          g.sw, g.dh, g.dw, g.pt, g.pl, g.pb, g.pr,
+                          int32_t(seed * 37 % 256), seed % 2 == 0,
+                          activations[seed % 5], q},
+                         seed);
+        ++seed;
+      }
+  // A MobileNetV2 layer: many rows, so both threads take some.
+  checkDepthwiseU8({1, 56, 56, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, true,
+                    TFCC_ACT_CLIP, true},
+                   7);
+}
+
+// The extremes, where an inexact float sum would show: x = 0 with zero
+// point 255 and weights -128 (each product -255 * -128 = 32640) over a 22 x
+// 23 window (506 taps, within TFCC_RT_DWQ_MAX_TAPS), scale 1: acc =
+// 16,515,840,
+// exact as a float only because each partial sum is an integer below 2^24.
+TEST_P(QuantizedKernelsTest, DepthwiseU8LargestSums) {
+  const int64_t kh = 22, kw = 23, taps = kh * kw, C = 19;
+  ASSERT_LE(taps, TFCC_RT_DWQ_MAX_TAPS);
+  std::vector<uint8_t> x(kh * kw * C, 0);
+  std::vector<int8_t> wt(taps * C, -128);
+  std::vector<float> packed(tfcc_rt_depthwise_u8s8_packed_size(taps, C));
+  tfcc_rt_depthwise_u8s8_pack(taps, C, wt.data(), packed.data());
+  std::vector<float> scales(C, 1.0f), y(C, 0.0f);
+  tfcc_rt_depthwise_conv2d_u8s8_f32(
+      x.data(), 1, kh, kw, C, 255, packed.data(), kh, kw, 1, 1, 1, 1, 0, 0, 1,
+      1, scales.data(), nullptr, TFCC_ACT_NONE, 0, 0, y.data());
+  for (int64_t ch = 0; ch < C; ++ch)
+    ASSERT_EQ(y[ch], 255.0f * 128.0f * taps) << "channel " << ch;
+}
+
+// The packed layout: the weights as floats, then each channel's sum.
+TEST(QuantizedDepthwise, PackLayout) {
+  const std::vector<int8_t> wt = {1, -2, 3, 127, -128, 5};
+  EXPECT_EQ(tfcc_rt_depthwise_u8s8_packed_size(2, 3), 9);
+  EXPECT_EQ(tfcc_rt_depthwise_u8s8_packed_size(0, 3), 0);
+  std::vector<float> packed(9, -1.0f);
+  tfcc_rt_depthwise_u8s8_pack(2, 3, wt.data(), packed.data());
+  EXPECT_EQ(packed, (std::vector<float>{1, -2, 3, 127, -128, 5, 128, -130, 8}));
 }
 
 INSTANTIATE_TEST_SUITE_P(IsaThreads, QuantizedKernelsTest,

@@ -552,11 +552,22 @@ static LogicalResult verifyInt8Epilogue(OpTy op) {
 }
 
 LogicalResult FusedConv2DInt8Op::verify() {
-  if (failed(verifyConvGeometry(*this, getX().getType(),
-                                getKernel().getType(), getType(), getStrides(),
-                                getDilations(), getPads(),
-                                /*depthwise=*/false)))
+  if (failed(verifyConvGeometry(*this, getX().getType(), getKernel().getType(),
+                                getType(), getStrides(), getDilations(),
+                                getPads(), getDepthwise())))
     return failure();
+  if (getDepthwise()) {
+    ArrayRef<int64_t> kernel = getKernel().getType().getShape();
+    if (kernel[3] != 1)
+      return emitOpError("a depthwise int8 kernel must have one output "
+                         "channel per input channel ([kh, kw, c, 1])");
+    if (getResidual())
+      return emitOpError("a depthwise int8 convolution takes no residual");
+    if (kernel[0] * kernel[1] > kMaxInt8DepthwiseTaps)
+      return emitOpError() << "a depthwise int8 window has at most "
+                           << kMaxInt8DepthwiseTaps << " taps, not "
+                           << kernel[0] * kernel[1];
+  }
   return verifyInt8Epilogue(*this);
 }
 

@@ -34,6 +34,10 @@ enum class MathFunction {
 std::optional<MathFunction> mathFunctionNamed(llvm::StringRef name);
 /// The `fn` attribute of `function`.
 llvm::StringRef mathFunctionName(MathFunction function);
+/// The largest window of a depthwise graph.fused_conv2d_int8: the runtime
+/// kernel's float sums of (x - z) * w are exact up to there (the lowering
+/// checks that TFCC_RT_DWQ_MAX_TAPS agrees).
+inline constexpr int64_t kMaxInt8DepthwiseTaps = 512;
 } // namespace mlir::graph
 
 #define GET_ATTRDEF_CLASSES

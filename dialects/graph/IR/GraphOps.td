@@ -1563,17 +1563,21 @@ class Graph_FusedInt8Op<string mnemonic> : Graph_Op<mnemonic,
 def Graph_FusedConv2DInt8Op : Graph_FusedInt8Op<"fused_conv2d_int8"> {
   let summary = "uint8 x int8 convolution, int32 accumulation, float epilogue, optional requantization";
   let description = [{
-    What tfcc-fuse-int8-ops makes of a `graph.fused_conv2d` (groups = 1)
-    whose input is `graph.dequantize` of a ui8 tensor by one constant scale
-    s_x and zero point z_x, and whose kernel is `graph.dequantize` of
-    constant int8 weights (HWIO) with zero points 0 and one scale per output
-    channel (or per tensor) s_w. With `scales[o] = s_x * s_w[o]`:
+    What tfcc-fuse-int8-ops makes of a `graph.fused_conv2d` (groups = 1,
+    or depthwise with one output channel per input channel) whose input is
+    `graph.dequantize` of a ui8 tensor by one constant scale s_x and zero
+    point z_x, and whose kernel is `graph.dequantize` of constant int8
+    weights (HWIO; depthwise [kh, kw, c, 1]) with zero points 0 and one
+    scale per output channel (or per tensor) s_w. With
+    `scales[o] = s_x * s_w[o]`:
     v = activation(scales[o] * sum((x - x_zero_point) * kernel) + bias[o]
     + residual), pads, strides, dilations and activations as
     `graph.fused_conv2d`'s. The result is v (f32) or, with `out_scale`,
     `graph.quantize(v, out_scale, out_zero_point)` to ui8 (a quantize that
-    followed the convolution, absorbed). Lowers to the runtime's int8 GEMM
-    (docs/quantization.md, "Kernels").
+    followed the convolution, absorbed). Lowers to the runtime's int8 GEMM,
+    or with `depthwise` its uint8 depthwise kernel, which takes no residual
+    and windows of at most 512 taps (kMaxInt8DepthwiseTaps: its float sums
+    stay exact below that; docs/quantization.md, "Kernels").
 
     Example:
 
@@ -1594,7 +1598,8 @@ def Graph_FusedConv2DInt8Op : Graph_FusedInt8Op<"fused_conv2d_int8"> {
                        DefaultValuedAttr<F32Attr, "0.0">:$alpha,
                        DefaultValuedAttr<F32Attr, "0.0">:$beta,
                        OptionalAttr<F32Attr>:$out_scale,
-                       DefaultValuedAttr<I64Attr, "0">:$out_zero_point);
+                       DefaultValuedAttr<I64Attr, "0">:$out_zero_point,
+                       DefaultValuedAttr<BoolAttr, "false">:$depthwise);
   let results = (outs RankedTensorOf<[F32, UI8]>:$result);
 }
 

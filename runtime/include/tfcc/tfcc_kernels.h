@@ -131,6 +131,14 @@ TFCC_RT_API int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w,
 #define TFCC_RT_QGEMM_NR 16
 TFCC_RT_API int64_t tfcc_rt_qgemm_packed_b_size(int64_t K, int64_t N);
 
+/* The uint8 depthwise convolution's packed weights: (taps + 1) * c floats
+ * (tfcc_rt_depthwise_u8s8_pack); 0 when taps or c is <= 0. It accumulates in
+ * float, exact while every partial sum of (x - zero point) * w stays below
+ * 2^24: up to TFCC_RT_DWQ_MAX_TAPS taps (255 * 128 * 512 < 2^24). */
+#define TFCC_RT_DWQ_MAX_TAPS 512
+TFCC_RT_API int64_t tfcc_rt_depthwise_u8s8_packed_size(int64_t taps,
+                                                       int64_t c);
+
 /* Modes of tfcc_rt_pool2d_f32. */
 enum { TFCC_POOL_MAX = 0, TFCC_POOL_AVG = 1, TFCC_POOL_AVG_WINDOW = 2 };
 

@@ -253,6 +253,36 @@ TFCC_INTERNAL void tfcc_dw3_row_avx512(const tfcc_dw_args* p, int64_t b,
 TFCC_INTERNAL void tfcc_dw3_rows_avx512(const tfcc_dw_args* p, int64_t R0,
                                         int64_t R1);
 
+/* uint8 depthwise convolution (depthwise_u8.c): one output row (b, r) of
+ * every channel. wt [kh * kw][c] and wsum [c] are the packed weights
+ * (tfcc_rt_depthwise_u8s8_pack); zx is x's zero point; the output is y_f32,
+ * or y_u8 requantized with rcp = 1 / out_scale and zpo = its zero point. */
+typedef struct tfcc_dwq_args {
+  const uint8_t* x;
+  int64_t h, w, c;
+  const float* wt;
+  const float* wsum;
+  int64_t kh, kw, sh, sw, dh, dw, pt, pl, oh, ow;
+  float zx;
+  const float* scales;
+  const float* bias;
+  int32_t act;
+  float alpha, beta, rcp, zpo;
+  float* y_f32;
+  uint8_t* y_u8;
+} tfcc_dwq_args;
+/* One portable source (depthwise_u8_vec.inc) per ISA level. */
+TFCC_INTERNAL void tfcc_dwq_row_base(const tfcc_dwq_args* p, int64_t b,
+                                     int64_t r);
+TFCC_INTERNAL void tfcc_dwq_row_avx2(const tfcc_dwq_args* p, int64_t b,
+                                     int64_t r);
+TFCC_INTERNAL void tfcc_dwq_row_avx512(const tfcc_dwq_args* p, int64_t b,
+                                       int64_t r);
+/* Channel ch of output pixel (b, r, s), in plain C (the channels after the
+ * last whole vector). */
+TFCC_INTERNAL void tfcc_dwq_scalar(const tfcc_dwq_args* p, int64_t b,
+                                   int64_t r, int64_t s, int64_t ch);
+
 /* Convolution with one input channel, few output channels (oc <= 8),
  * stride_w = dil_w = 1 (AVX-512 only): 16 output pixels per vector lane
  * set, oc accumulators per 16 pixels, transposed to NHWC in registers. */

@@ -1,4 +1,5 @@
-/* pack.c - the ISA-independent packed layout of the GEMM B operand.
+/* pack.c - the ISA-independent packed weight layouts (the GEMM B operand,
+ * Winograd, the int8 GEMM and the int8 depthwise convolution).
  *
  * Plain C with no ISA-specific code: the compiler links this file (library
  * tfcc_kernel_pack) to pack constant weights at compile time, and the runtime
@@ -180,4 +181,26 @@ void tfcc_rt_qgemm_pack_b(int64_t K, int64_t N, const int8_t* B,
     }
   }
   store_le32(sums + panels * TFCC_RT_QGEMM_NR * 4, (uint32_t)pairs_fit);
+}
+
+/* The uint8 depthwise convolution's weights (depthwise_u8.c): floats, then
+ * each channel's sum. */
+int64_t tfcc_rt_depthwise_u8s8_packed_size(int64_t taps, int64_t c) {
+  if (taps <= 0 || c <= 0)
+    return 0;
+  return (taps + 1) * c;
+}
+
+void tfcc_rt_depthwise_u8s8_pack(int64_t taps, int64_t c,
+                                 const int8_t* weights, float* packed) {
+  if (taps <= 0 || c <= 0)
+    return;
+  float* sums = packed + taps * c;
+  for (int64_t ch = 0; ch < c; ++ch)
+    sums[ch] = 0.0f;
+  for (int64_t t = 0; t < taps; ++t)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      packed[t * c + ch] = (float)weights[t * c + ch];
+      sums[ch] += (float)weights[t * c + ch];
+    }
 }

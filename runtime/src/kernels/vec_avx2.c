@@ -21,6 +21,10 @@
 #define DWV_FN tfcc_dw_row_avx2
 #include "depthwise_vec.inc"
 
+#define DWQ_PIX 8
+#define DWQ_FN tfcc_dwq_row_avx2
+#include "depthwise_u8_vec.inc"
+
 #define POOLV_FN tfcc_pool_rows_avx2
 #include "pool_vec.inc"
 

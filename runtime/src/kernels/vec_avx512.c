@@ -15,6 +15,9 @@
 #define UKV_FN tfcc_uk_avx512_vec
 #include "ukernel_vec.inc"
 
+#define DWQ_FN tfcc_dwq_row_avx512
+#include "depthwise_u8_vec.inc"
+
 #include "qgemm_internal.h"
 #define QV_SUFFIX(name) name##_avx512
 #include "qgemm_vec.inc"

@@ -30,6 +30,9 @@
 #define DWV_FN tfcc_dw_row_base
 #include "depthwise_vec.inc"
 
+#define DWQ_FN tfcc_dwq_row_base
+#include "depthwise_u8_vec.inc"
+
 #define POOLV_FN tfcc_pool_rows_base
 #include "pool_vec.inc"
 

@@ -1697,6 +1697,30 @@ func.func @fused_conv2d_int8_geometry(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x
 
 // -----
 
+func.func @fused_conv2d_int8_depthwise_multiplier(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x2xi8>, %s: tensor<6xf32>) {
+  // expected-error @+1 {{'graph.fused_conv2d_int8' op a depthwise int8 kernel must have one output channel per input channel ([kh, kw, c, 1])}}
+  %0 = graph.fused_conv2d_int8 %x, %w, %s {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], depthwise = true} : (tensor<?x8x8x3xui8>, tensor<3x3x3x2xi8>, tensor<6xf32>) -> tensor<?x8x8x6xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv2d_int8_depthwise_residual(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x1xi8>, %s: tensor<3xf32>, %r: tensor<?x8x8x3xf32>) {
+  // expected-error @+1 {{'graph.fused_conv2d_int8' op a depthwise int8 convolution takes no residual}}
+  %0 = graph.fused_conv2d_int8 %x, %w, %s residual %r {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], depthwise = true} : (tensor<?x8x8x3xui8>, tensor<3x3x3x1xi8>, tensor<3xf32>, tensor<?x8x8x3xf32>) -> tensor<?x8x8x3xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv2d_int8_depthwise_window(%x: tensor<?x23x23x1xui8>, %w: tensor<23x23x1x1xi8>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{'graph.fused_conv2d_int8' op a depthwise int8 window has at most 512 taps, not 529}}
+  %0 = graph.fused_conv2d_int8 %x, %w, %s {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [0, 0, 0, 0], depthwise = true} : (tensor<?x23x23x1xui8>, tensor<23x23x1x1xi8>, tensor<1xf32>) -> tensor<?x1x1x1xf32>
+  return
+}
+
+// -----
+
 func.func @fused_conv2d_int8_activation(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x4xi8>, %s: tensor<4xf32>) {
   // expected-error @+1 {{'graph.fused_conv2d_int8' op unknown activation "gelu"}}
   %0 = graph.fused_conv2d_int8 %x, %w, %s {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], activation = "gelu"} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>) -> tensor<?x8x8x4xf32>
