@@ -310,15 +310,26 @@ static inline void tail_bytes(uint8_t* dst, const uint8_t* src, uint8_t v,
   }
 }
 
+/* n bytes: from 4 on, two copies of a power of two that overlap in the
+ * middle (no loop, no tail). */
 static inline void copy_bytes(uint8_t* dst, const uint8_t* src, int64_t n) {
-  if (n >= 64) {
+  if (n > 64) {
     memcpy(dst, src, (size_t)n);
-    return;
+  } else if (n >= 32) {
+    memcpy(dst, src, 32);
+    memcpy(dst + n - 32, src + n - 32, 32);
+  } else if (n >= 16) {
+    memcpy(dst, src, 16);
+    memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    memcpy(dst, src, 8);
+    memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(dst, src, 4);
+    memcpy(dst + n - 4, src + n - 4, 4);
+  } else {
+    tail_bytes(dst, src, 0, n);
   }
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    memcpy(dst + i, src + i, 8);
-  tail_bytes(dst + i, src + i, 0, n - i);
 }
 
 static inline void fill_bytes(uint8_t* dst, uint8_t v, int64_t n) {
@@ -335,8 +346,9 @@ static inline void fill_bytes(uint8_t* dst, uint8_t v, int64_t n) {
 
 /* Output rows [begin, end) of (b, r) pairs: ow GEMM rows each, pixel by
  * pixel. With unit dilation along w, the kw taps of a kernel row are
- * kw * c contiguous bytes of the input: one copy when inside it. For wide
- * inputs (c >= 16). */
+ * kw * c contiguous bytes of the input: one copy when inside it (inline
+ * below 64 bytes: a 7x7 window of 3 channels copies 21 bytes a kernel row).
+ * For wide inputs (c >= 16) and windows whose rows span 8 bytes or more. */
 static void im2col_rows_wide(const im2col_ctx* p, int64_t begin,
                              int64_t end) {
   const int64_t c = p->c, K = p->kh * p->kw * c, span = p->kw * c;
@@ -357,7 +369,7 @@ static void im2col_rows_wide(const im2col_ctx* p, int64_t begin,
         }
         const uint8_t* xrow = xb + y * p->w * c;
         if (inside_w && p->dw == 1) {
-          memcpy(d, xrow + x0 * c, (size_t)span);
+          copy_bytes(d, xrow + x0 * c, span);
           d += span;
           continue;
         }
@@ -424,7 +436,7 @@ static void im2col_rows(void* vctx, int64_t begin, int64_t end,
                         int32_t thread) {
   (void)thread;
   const im2col_ctx* p = (const im2col_ctx*)vctx;
-  if (p->c >= 16)
+  if (p->c >= 16 || (p->dw == 1 && p->kw * p->c >= 8))
     im2col_rows_wide(p, begin, end);
   else
     im2col_rows_thin(p, begin, end);
