@@ -170,13 +170,17 @@ def FuseOps : Pass<"tfcc-fuse-ops", "func::FuncOp"> {
 def FuseInt8Ops : Pass<"tfcc-fuse-int8-ops", "func::FuncOp"> {
   let summary = "Give fused convolutions and dense layers of dequantized int8 data to the int8 kernels";
   let description = [{
-    After tfcc-fuse-ops: a `graph.fused_conv2d` (not depthwise) or
-    `graph.fused_dense` whose input is `graph.dequantize` of a ui8 tensor
-    (one constant scale s_x and zero point) and whose kernel is
-    `graph.dequantize` of constant int8 weights (zero points 0, one scale per
-    output channel on the last axis, or one scale) becomes
-    `graph.fused_conv2d_int8` / `graph.fused_dense_int8` of the integers, with
-    scales s_x * s_w and the same bias, residual and activation. A following
+    After tfcc-fuse-ops: a `graph.fused_conv2d` or `graph.fused_dense`
+    whose input is `graph.dequantize` of a ui8 tensor (one constant scale
+    s_x and zero point) and whose kernel is `graph.dequantize` of constant
+    int8 weights (zero points 0, one scale per output channel on the last
+    axis, or one scale) becomes `graph.fused_conv2d_int8` /
+    `graph.fused_dense_int8` of the integers, with scales s_x * s_w and the
+    same bias, residual and activation. A depthwise convolution does when
+    the runtime's uint8 depthwise kernel takes it (one output channel per
+    input channel, no residual, at most kMaxInt8DepthwiseTaps taps, static
+    image sizes), its kernel seen through the reshape [kh, kw, 1, c] ->
+    [kh, kw, c, 1] that an ONNX model's depthwise weights reach it by. A following
     per-tensor `graph.quantize` to ui8 that is its only user is absorbed
     (`out_scale`, `out_zero_point`, ui8 result). Anything else stays float.
     Example:
