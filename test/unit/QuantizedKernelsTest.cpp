@@ -71,8 +71,39 @@ struct QGemmCase {
   int weightBound = 128; // weights in [-weightBound, weightBound]
 };
 
-// The definition: acc in int64, v in double, the quantized value with
-// nearbyint (the default rounding mode rounds half to even).
+// The activations of the definitions, in double.
+double activation(double v, int32_t act) {
+  switch (act) {
+  case TFCC_ACT_RELU:
+    return v > 0 ? v : 0;
+  case TFCC_ACT_CLIP:
+    return std::min(std::max(v, double(kAlpha)), double(kBeta));
+  case TFCC_ACT_LEAKY_RELU:
+    return v > 0 ? v : kAlpha * v;
+  case TFCC_ACT_HARD_SWISH:
+    return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
+  default:
+    return v;
+  }
+}
+
+// Whether `got` is v requantized (scale, zero point): round(v / scale) +
+// zero point by nearbyint (the default rounding mode rounds half to even),
+// saturated; within 1 of it where v / scale is within 1e-3 of a .5 boundary
+// (a float rounding can move it across), equal elsewhere.
+::testing::AssertionResult isRequantized(uint8_t got, double v, float scale,
+                                         int32_t zeroPoint) {
+  double q = std::nearbyint(v / scale) + zeroPoint;
+  q = std::min(std::max(q, 0.0), 255.0);
+  double frac = std::fabs(v / scale - std::trunc(v / scale));
+  bool nearHalf = std::fabs(frac - 0.5) < 1e-3;
+  if (std::fabs(double(got) - q) <= (nearHalf ? 1.0 : 0.0))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "got " << int(got) << ", want " << q << " (v " << v << ")";
+}
+
+// The definition: acc in int64, v in double.
 double expectedValue(const QGemmCase &c, const std::vector<uint8_t> &A,
                      const std::vector<int8_t> &B,
                      const std::vector<float> &scales,
@@ -86,18 +117,7 @@ double expectedValue(const QGemmCase &c, const std::vector<uint8_t> &A,
     v += bias[n];
   if (c.residual)
     v += res[m * c.N + n];
-  switch (c.act) {
-  case TFCC_ACT_RELU:
-    return v > 0 ? v : 0;
-  case TFCC_ACT_CLIP:
-    return std::min(std::max(v, double(kAlpha)), double(kBeta));
-  case TFCC_ACT_LEAKY_RELU:
-    return v > 0 ? v : kAlpha * v;
-  case TFCC_ACT_HARD_SWISH:
-    return v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
-  default:
-    return v;
-  }
+  return activation(v, c.act);
 }
 
 // Runs one case on the current ISA / pool and checks every output: float
@@ -140,13 +160,9 @@ void checkQGemm(const QGemmCase &c, uint32_t seed) {
             << ", " << n << ")";
         continue;
       }
-      double q = std::nearbyint(want / outScale) + outZeroPoint;
-      q = std::min(std::max(q, 0.0), 255.0);
-      double frac = std::fabs(want / outScale - std::trunc(want / outScale));
-      bool nearHalf = std::fabs(frac - 0.5) < 1e-3;
-      ASSERT_LE(std::fabs(double(yq[i]) - q), nearHalf ? 1.0 : 0.0)
-          << "M " << c.M << " N " << c.N << " K " << c.K << " at (" << m
-          << ", " << n << "): v " << want;
+      ASSERT_TRUE(isRequantized(yq[i], want, outScale, outZeroPoint))
+          << "M " << c.M << " N " << c.N << " K " << c.K << " at (" << m << ", "
+          << n << ")";
     }
 }
 
@@ -361,23 +377,8 @@ void checkDepthwiseU8(const DepthwiseU8Case &k, uint32_t seed) {
                       k.xZeroPoint) *
                      wt[(i * k.kw + j) * C + ch];
             }
-          double v = double(acc) * scales[ch] + (k.bias ? bias[ch] : 0.0);
-          switch (k.act) {
-          case TFCC_ACT_RELU:
-            v = v > 0 ? v : 0;
-            break;
-          case TFCC_ACT_CLIP:
-            v = std::min(std::max(v, double(kAlpha)), double(kBeta));
-            break;
-          case TFCC_ACT_LEAKY_RELU:
-            v = v > 0 ? v : kAlpha * v;
-            break;
-          case TFCC_ACT_HARD_SWISH:
-            v = v * std::min(std::max(v + 3.0, 0.0), 6.0) / 6.0;
-            break;
-          default:
-            break;
-          }
+          double v = activation(
+              double(acc) * scales[ch] + (k.bias ? bias[ch] : 0.0), k.act);
           const int64_t o = ((bi * oh + r) * ow + s) * C + ch;
           if (!k.quantizeOutput) {
             ASSERT_NEAR(yf[o], v, 1e-5 * (std::fabs(v) + 1.0))
@@ -386,14 +387,10 @@ void checkDepthwiseU8(const DepthwiseU8Case &k, uint32_t seed) {
                 << s << ", " << ch << ")";
             continue;
           }
-          double q = std::nearbyint(v / outScale) + outZeroPoint;
-          q = std::min(std::max(q, 0.0), 255.0);
-          double frac = std::fabs(v / outScale - std::trunc(v / outScale));
-          bool nearHalf = std::fabs(frac - 0.5) < 1e-3;
-          ASSERT_LE(std::fabs(double(yq[o]) - q), nearHalf ? 1.0 : 0.0)
+          ASSERT_TRUE(isRequantized(yq[o], v, outScale, outZeroPoint))
               << "c " << C << " kernel " << k.kh << "x" << k.kw << " stride "
               << k.sh << "x" << k.sw << " at (" << bi << ", " << r << ", " << s
-              << ", " << ch << "): v " << v;
+              << ", " << ch << ")";
         }
 }
 
