@@ -40,15 +40,16 @@ bool hasCheapBody(linalg::GenericOp op) {
   return true;
 }
 
-/// Ops of a fused body at most: past it a loop nest gains nothing from one
-/// more op, and each fusion copies both bodies.
-constexpr size_t kMaxFusedBodyOps = 256;
+/// Ops of a fused body at most: each fusion copies both bodies, and LLVM's
+/// code generation slows down on much longer blocks; up to it, fewer loop
+/// nests cost LLVM's loop passes less (docs/reliability.md).
+constexpr size_t kMaxFusedBodyOps = 2048;
 
 /// The body limits of the rounds of fusion, the last kMaxFusedBodyOps. A
 /// chain fused one op at a time copies its growing body at each step
 /// (quadratic in the limit); fused in rounds, small bodies first, each op is
-/// copied a few times per round (a 100,000-node chain: 17 s in one round).
-constexpr size_t kFusionRoundLimits[] = {16, kMaxFusedBodyOps};
+/// copied a few times per round.
+constexpr size_t kFusionRoundLimits[] = {16, 256, kMaxFusedBodyOps};
 
 size_t bodySize(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);

@@ -401,9 +401,11 @@ def FuseElementwise : Pass<"tfcc-fuse-elementwise"> {
     batch-norm scale gamma * rsqrt(var + eps), a loop over C, stays out of
     the loop over N x H x W x C that applies it.
 
-    A fused body holds at most 256 ops, and fusion runs in two rounds (bodies
-    up to 16 ops, then up to 256): each fusion copies both bodies, so a long
-    chain fused one op at a time took time quadratic in the limit.
+    A fused body holds at most 2048 ops, and fusion runs in three rounds
+    (bodies up to 16 ops, then 256, then 2048): each fusion copies both
+    bodies, so a long chain fused one op at a time took time quadratic in
+    the limit; fewer, longer loop nests cost LLVM's loop passes less, up to
+    blocks of a few thousand ops (docs/reliability.md).
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
