@@ -163,11 +163,18 @@ FailureOr<Int8Operands> buildInt8Operands(PatternRewriter &rewriter,
                       scales, input->zeroPoint};
 }
 
-/// Why the runtime's uint8 depthwise kernel cannot take `op` (a depthwise
-/// fused convolution), or null: it takes one output channel per input
-/// channel, no residual, windows of at most kMaxInt8DepthwiseTaps taps and
-/// static image sizes.
-const char *getInt8DepthwiseMismatch(FusedConv2DOp op) {
+/// Why the runtime's int8 kernels cannot take `op`, or null: they need
+/// static image sizes (the float convolution handles dynamic ones), and the
+/// uint8 depthwise kernel takes one output channel per input channel, no
+/// residual and windows of at most kMaxInt8DepthwiseTaps taps.
+const char *getInt8ConvMismatch(FusedConv2DOp op) {
+  ArrayRef<int64_t> x = op.getX().getType().getShape();
+  ArrayRef<int64_t> y = op.getType().getShape();
+  if (ShapedType::isDynamicShape(x.drop_front()) ||
+      ShapedType::isDynamicShape(y.drop_front()))
+    return "dynamic image sizes";
+  if (!op.getDepthwise())
+    return nullptr;
   ArrayRef<int64_t> kernel = op.getKernel().getType().getShape();
   if (kernel[3] != 1)
     return "depthwise with several output channels per input channel";
@@ -175,11 +182,6 @@ const char *getInt8DepthwiseMismatch(FusedConv2DOp op) {
     return "depthwise with a residual";
   if (kernel[0] * kernel[1] > kMaxInt8DepthwiseTaps)
     return "depthwise window over the int8 kernel's taps";
-  ArrayRef<int64_t> x = op.getX().getType().getShape();
-  ArrayRef<int64_t> y = op.getType().getShape();
-  if (ShapedType::isDynamicShape(x.drop_front()) ||
-      ShapedType::isDynamicShape(y.drop_front()))
-    return "depthwise with dynamic image sizes";
   return nullptr;
 }
 
@@ -193,10 +195,10 @@ struct FusedConv2DToInt8 : OpRewritePattern<FusedConv2DOp> {
     // transposed to [kh, kw, 1, c] and reshaped to [kh, kw, c, 1]: below
     // the reshape its channels are the last axis, as the int8 weights'
     // matching expects; the integers take the same reshape.
+    if (const char *mismatch = getInt8ConvMismatch(op))
+      return rewriter.notifyMatchFailure(op, mismatch);
     ReshapeOp reshape;
     if (op.getDepthwise()) {
-      if (const char *mismatch = getInt8DepthwiseMismatch(op))
-        return rewriter.notifyMatchFailure(op, mismatch);
       reshape = kernel.getDefiningOp<ReshapeOp>();
       ArrayRef<int64_t> k = kernelType.getShape();
       if (reshape && reshape.getX().getType().getShape() ==

@@ -184,12 +184,13 @@ struct FusedConv2DInt8ToKernel : OpRewritePattern<FusedConv2DInt8Op> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FusedConv2DInt8Op op,
                                 PatternRewriter &rewriter) const override {
+    // The kernels take static image sizes: refused otherwise, the
+    // conversion reports the op and says so.
+    if (ShapedType::isDynamicShape(
+            op.getX().getType().getShape().drop_front()) ||
+        ShapedType::isDynamicShape(op.getType().getShape().drop_front()))
+      return rewriter.notifyMatchFailure(op, "dynamic image sizes");
     if (op.getDepthwise()) {
-      if (ShapedType::isDynamicShape(
-              op.getX().getType().getShape().drop_front()) ||
-          ShapedType::isDynamicShape(op.getType().getShape().drop_front()))
-        return op.emitOpError("a depthwise int8 convolution needs static "
-                              "image sizes");
       rewriter.replaceOp(op, emitInt8Depthwise(rewriter, op));
       return success();
     }

@@ -11,6 +11,28 @@ func.func @conv2d_dynamic_spatial(%x: tensor<1x?x?x1xf32>, %k: tensor<3x3x1x2xf3
 
 // -----
 
+// So do the int8 kernels (tfcc-fuse-int8-ops leaves such convolutions float,
+// but a hand-written op reaches the lowering): direct and depthwise.
+func.func @conv2d_int8_dynamic_spatial(%x: tensor<?x?x8x3xui8>) -> tensor<?x?x8x4xf32> {
+  %w = graph.constant dense<1> : tensor<3x3x3x4xi8>
+  %s = graph.constant dense<0.5> : tensor<4xf32>
+  // expected-error @+1 {{tfcc cannot compile graph.fused_conv2d_int8 (tensor<?x?x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>) -> tensor<?x?x8x4xf32>: its lowering needs static sizes for every dimension but the first (the batch)}}
+  %y = graph.fused_conv2d_int8 %x, %w, %s {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1], x_zero_point = 4 : i64} : (tensor<?x?x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>) -> tensor<?x?x8x4xf32>
+  return %y : tensor<?x?x8x4xf32>
+}
+
+// -----
+
+func.func @depthwise_int8_dynamic_spatial(%x: tensor<?x?x5x2xui8>) -> tensor<?x?x5x2xf32> {
+  %w = graph.constant dense<1> : tensor<3x3x2x1xi8>
+  %s = graph.constant dense<0.5> : tensor<2xf32>
+  // expected-error @+1 {{tfcc cannot compile graph.fused_conv2d_int8 (tensor<?x?x5x2xui8>, tensor<3x3x2x1xi8>, tensor<2xf32>) -> tensor<?x?x5x2xf32>: its lowering needs static sizes for every dimension but the first (the batch)}}
+  %y = graph.fused_conv2d_int8 %x, %w, %s {depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1], x_zero_point = 4 : i64} : (tensor<?x?x5x2xui8>, tensor<3x3x2x1xi8>, tensor<2xf32>) -> tensor<?x?x5x2xf32>
+  return %y : tensor<?x?x5x2xf32>
+}
+
+// -----
+
 // ui8 reaches only the lowerings that tell it from i8; a reduction would
 // compute as signed.
 func.func @ui8_reduction(%x: tensor<2x3xui8>) -> tensor<2xui8> {

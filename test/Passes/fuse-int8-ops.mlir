@@ -184,3 +184,22 @@ func.func @depthwise_stays_float(%q: tensor<?x8x8x3xui8>, %r: tensor<?x8x8x3xf32
   %y4 = graph.fused_conv2d %x, %wc {depthwise = true, dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x1xf32>) -> tensor<?x8x8x3xf32>
   return %y1, %y2, %y3, %y4 : tensor<?x8x8x6xf32>, tensor<?x8x8x3xf32>, tensor<?x1x1x1xf32>, tensor<?x8x8x3xf32>
 }
+
+// -----
+
+// A convolution whose image sizes are dynamic stays float: the int8 kernels
+// take static ones.
+// CHECK-LABEL: func.func @dynamic_image_stays_float
+// CHECK-NOT: _int8
+// CHECK: return
+func.func @dynamic_image_stays_float(%q: tensor<?x?x8x3xui8>) -> tensor<?x?x8x4xf32> {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<3> : tensor<ui8>
+  %x = graph.dequantize %q, %sx, %zx : (tensor<?x?x8x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x?x8x3xf32>
+  %wq = graph.constant dense<1> : tensor<3x3x3x4xi8>
+  %sw = graph.constant dense<0.25> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %w = graph.dequantize %wq, %sw, %zw : (tensor<3x3x3x4xi8>, tensor<f32>, tensor<i8>) -> tensor<3x3x3x4xf32>
+  %y = graph.fused_conv2d %x, %w {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x?x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x?x8x4xf32>
+  return %y : tensor<?x?x8x4xf32>
+}
