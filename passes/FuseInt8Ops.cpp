@@ -10,6 +10,7 @@
 
 #include "dialects/graph/IR/GraphOps.h"
 #include "passes/ConstantValues.h"
+#include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -164,14 +165,12 @@ FailureOr<Int8Operands> buildInt8Operands(PatternRewriter &rewriter,
 }
 
 /// Why the runtime's int8 kernels cannot take `op`, or null: they need
-/// static image sizes (the float convolution handles dynamic ones), and the
-/// uint8 depthwise kernel takes one output channel per input channel, no
-/// residual and windows of at most kMaxInt8DepthwiseTaps taps.
+/// static image sizes (left float, the convolution's lowering reports the op
+/// and what to change), and the uint8 depthwise kernel takes one output
+/// channel per input channel, no residual and windows of at most
+/// kMaxInt8DepthwiseTaps taps.
 const char *getInt8ConvMismatch(FusedConv2DOp op) {
-  ArrayRef<int64_t> x = op.getX().getType().getShape();
-  ArrayRef<int64_t> y = op.getType().getShape();
-  if (ShapedType::isDynamicShape(x.drop_front()) ||
-      ShapedType::isDynamicShape(y.drop_front()))
+  if (tfcc::hasDynamicInnerDims(op))
     return "dynamic image sizes";
   if (!op.getDepthwise())
     return nullptr;

@@ -76,18 +76,6 @@ bool hasUnsignedTypes(Operation *op) {
          llvm::any_of(op->getResults(), hasUnsignedElements);
 }
 
-/// Whether a dimension other than the first of an operand or result of
-/// `op` is dynamic: the case most lowerings refuse (the batch is dim 0).
-bool hasDynamicInnerDims(Operation *op) {
-  auto inner = [](Type type) {
-    auto shaped = dyn_cast<ShapedType>(type);
-    return shaped && shaped.hasRank() && shaped.getRank() > 1 &&
-           llvm::any_of(shaped.getShape().drop_front(), ShapedType::isDynamic);
-  };
-  return llvm::any_of(op->getOperandTypes(), inner) ||
-         llvm::any_of(op->getResultTypes(), inner);
-}
-
 /// The user's words for a graph op no pattern lowered, in place of the
 /// conversion driver's "failed to legalize operation": what was asked (the
 /// op and its types) and, where it is the likely cause, what to change.

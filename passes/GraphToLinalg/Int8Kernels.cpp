@@ -186,9 +186,7 @@ struct FusedConv2DInt8ToKernel : OpRewritePattern<FusedConv2DInt8Op> {
                                 PatternRewriter &rewriter) const override {
     // The kernels take static image sizes: refused otherwise, the
     // conversion reports the op and says so.
-    if (ShapedType::isDynamicShape(
-            op.getX().getType().getShape().drop_front()) ||
-        ShapedType::isDynamicShape(op.getType().getShape().drop_front()))
+    if (hasDynamicInnerDims(op))
       return rewriter.notifyMatchFailure(op, "dynamic image sizes");
     if (op.getDepthwise()) {
       rewriter.replaceOp(op, emitInt8Depthwise(rewriter, op));

@@ -19,6 +19,16 @@ using namespace mlir::tfcc;
 // Constants and sizes
 //===----------------------------------------------------------------------===//
 
+bool mlir::tfcc::hasDynamicInnerDims(Operation *op) {
+  auto inner = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasRank() && shaped.getRank() > 1 &&
+           llvm::any_of(shaped.getShape().drop_front(), ShapedType::isDynamic);
+  };
+  return llvm::any_of(op->getOperandTypes(), inner) ||
+         llvm::any_of(op->getResultTypes(), inner);
+}
+
 bool mlir::tfcc::hasUnsignedElements(Value graphValue) {
   return getElementTypeOrSelf(graphValue.getType()).isUnsignedInteger();
 }

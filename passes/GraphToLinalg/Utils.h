@@ -38,6 +38,10 @@ using ScalarBodyFn =
 /// with only the batch dynamic).
 bool isNhwcWithStaticHwc(Type type);
 
+/// Whether a dimension other than the first of an operand or result of
+/// `op` is dynamic: the case most lowerings refuse (the batch is dim 0).
+bool hasDynamicInnerDims(Operation *op);
+
 /// Whether a graph value holds unsigned integers (ui8). Bodies compute on
 /// signless values, so lowerings whose result depends on signedness read it
 /// off the graph op's types with this.
