@@ -4,7 +4,9 @@
 // weights are dequantized int8 data computes in float what the runtime's
 // int8 GEMM computes from the integers: this pass hands it the integers
 // (docs/quantization.md, "Kernels"), and absorbs a following quantize into
-// its epilogue so the next layer reads uint8 directly.
+// its epilogue so the next layer reads uint8 directly. Max poolings of
+// dequantized data pool the integers, and a quantize that undoes a dequantize
+// goes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mlir::tfcc {
 #define GEN_PASS_DEF_FUSEINT8OPS
@@ -273,6 +276,113 @@ struct AbsorbQuantize : OpRewritePattern<QuantizeOp> {
   }
 };
 
+/// graph.max_pool2d of 8-bit data dequantized per tensor (a positive
+/// scale), possibly through a transpose (NCHW data) and a -inf pad of H and
+/// W (an ONNX MaxPool's pads):
+/// the integers' pooling, dequantized after it. Exact: dequantizing with a
+/// positive scale keeps the order, so the largest dequantized value is the
+/// dequantized largest integer; the pad becomes one of the type's lowest
+/// value, which never wins a window that holds an element of the input
+/// (each does when every pad is smaller than the window). Taken where the
+/// 8-bit pooling kernel takes it: static channels (and H and W for "same").
+/// Whether `pad` (of max_pool2d `op`'s input) is a -inf pad of H and W
+/// only, each side smaller than the window: no window then holds padding
+/// alone.
+bool isIgnoredMaxPoolPad(PadOp pad, MaxPool2DOp op) {
+  SmallVector<int64_t> pads = tfcc::getIntegers(pad.getPads());
+  SmallVector<int64_t> window = tfcc::getIntegers(op.getWindow());
+  if (pad.getMode() != "constant" || pads.size() != 8 || window.size() != 2 ||
+      pads[0] || pads[1] || pads[6] || pads[7] ||
+      pad.getValue().convertToFloat() > -std::numeric_limits<float>::max())
+    return false;
+  for (int64_t i = 0; i < 4; ++i)
+    if (pads[2 + i] < 0 || pads[2 + i] >= window[i / 2])
+      return false;
+  return true;
+}
+
+struct MaxPoolBeforeDequantize : OpRewritePattern<MaxPool2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool2DOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getX();
+    auto pad = x.getDefiningOp<PadOp>();
+    if (pad)
+      x = pad.getX();
+    auto [dequantize, transpose] = getDequantize(x);
+    if (!dequantize || !getPerTensorParams(dequantize))
+      return rewriter.notifyMatchFailure(op, "not of per-tensor int8 data");
+    Type element =
+        cast<ShapedType>(dequantize.getX().getType()).getElementType();
+    if (!element.isInteger(8))
+      return rewriter.notifyMatchFailure(op, "not of per-tensor int8 data");
+    auto inputType = cast<RankedTensorType>(op.getX().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (inputType.getRank() != 4 || inputType.isDynamicDim(3) ||
+        (op.getPadding() == "same" && tfcc::hasDynamicInnerDims(op)))
+      return rewriter.notifyMatchFailure(op, "not what the kernel takes");
+    if (pad && !isIgnoredMaxPoolPad(pad, op))
+      return rewriter.notifyMatchFailure(op, "not a -inf pad of H and W");
+    Location loc = op.getLoc();
+    Value data = transposeLike(rewriter, dequantize.getX(), transpose);
+    if (pad) {
+      float lowest = element.isUnsignedInteger() ? 0.0f : -128.0f;
+      data = rewriter.create<PadOp>(
+          pad.getLoc(),
+          RankedTensorType::get(pad.getType().getShape(), element), data,
+          pad.getPads(), rewriter.getF32FloatAttr(lowest));
+    }
+    Value pooled = rewriter.create<MaxPool2DOp>(
+        loc, RankedTensorType::get(resultType.getShape(), element), data,
+        op.getWindowAttr(), op.getStridesAttr(), op.getPaddingAttr());
+    rewriter.replaceOpWithNewOp<DequantizeOp>(
+        op, resultType, pooled, dequantize.getScale(),
+        dequantize.getZeroPoint(), dequantize.getAxisAttr());
+    return success();
+  }
+};
+
+/// graph.quantize of graph.dequantize (possibly through reshapes and
+/// transposes) with the same integer type and the same constant per-tensor
+/// scale and zero point: the integers themselves, moved alike (what a QDQ
+/// model's pooling and flattening leave once their dequantize moved after
+/// them). Exact for a
+/// normal scale s: (q - z) * s / s is within far less than 0.5 of q - z.
+struct DropRequantization : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Operation *> moves; // reshapes and transposes
+    Value x = op.getX();
+    while (isa_and_nonnull<ReshapeOp, TransposeOp>(x.getDefiningOp())) {
+      moves.push_back(x.getDefiningOp());
+      x = x.getDefiningOp()->getOperand(0);
+    }
+    auto dequantize = x.getDefiningOp<DequantizeOp>();
+    if (!dequantize || dequantize.getX().getType().getElementType() !=
+                           op.getType().getElementType())
+      return rewriter.notifyMatchFailure(op, "not of dequantized data");
+    auto in = getPerTensorParams(dequantize), out = getPerTensorParams(op);
+    if (!in || !out || *in != *out ||
+        in->first < std::numeric_limits<float>::min() ||
+        in->first > std::numeric_limits<float>::max() / 256.0f)
+      return rewriter.notifyMatchFailure(op, "other parameters");
+    Value data = dequantize.getX();
+    Type element = op.getType().getElementType();
+    for (Operation *move : llvm::reverse(moves)) {
+      auto type = RankedTensorType::get(
+          cast<ShapedType>(move->getResult(0).getType()).getShape(), element);
+      if (auto transpose = dyn_cast<TransposeOp>(move))
+        data = rewriter.create<TransposeOp>(move->getLoc(), type, data,
+                                            transpose.getPermAttr());
+      else
+        data = rewriter.create<ReshapeOp>(move->getLoc(), type, data);
+    }
+    rewriter.replaceOp(op, data);
+    return success();
+  }
+};
+
 struct FuseInt8Ops : tfcc::impl::FuseInt8OpsBase<FuseInt8Ops> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -286,6 +396,7 @@ struct FuseInt8Ops : tfcc::impl::FuseInt8OpsBase<FuseInt8Ops> {
 } // namespace
 
 void mlir::tfcc::populateFuseInt8OpsPatterns(RewritePatternSet &patterns) {
-  patterns.add<FusedConv2DToInt8, FusedDenseToInt8, AbsorbQuantize>(
+  patterns.add<FusedConv2DToInt8, FusedDenseToInt8, AbsorbQuantize,
+               MaxPoolBeforeDequantize, DropRequantization>(
       patterns.getContext());
 }

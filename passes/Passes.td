@@ -182,7 +182,13 @@ def FuseInt8Ops : Pass<"tfcc-fuse-int8-ops", "func::FuncOp"> {
     image sizes), its kernel seen through the reshape [kh, kw, 1, c] ->
     [kh, kw, c, 1] that an ONNX model's depthwise weights reach it by. A following
     per-tensor `graph.quantize` to ui8 that is its only user is absorbed
-    (`out_scale`, `out_zero_point`, ui8 result). Anything else stays float.
+    (`out_scale`, `out_zero_point`, ui8 result). A `graph.max_pool2d` of
+    8-bit data dequantized per tensor (through a -inf pad of H and W, each
+    pad smaller than the window, or not) pools the integers and dequantizes
+    after (exact: a positive scale keeps the order), and a per-tensor
+    `graph.quantize` of `graph.dequantize` (through reshapes or not) with
+    the same type, scale and zero point is the integers. Anything else
+    stays float.
     Example:
 
     ```mlir
@@ -193,7 +199,15 @@ def FuseInt8Ops : Pass<"tfcc-fuse-int8-ops", "func::FuncOp"> {
     ```
     becomes `graph.fused_dense_int8 %q, %wq, %s bias %b {x_zero_point = ...,
     activation = "relu", out_scale = ..., out_zero_point = ...}` with `%s` a
-    new constant.
+    new constant, and
+
+    ```mlir
+    %d = graph.dequantize %q, %s, %z : (tensor<?x8x8x4xui8>, ...) -> tensor<?x8x8x4xf32>
+    %p = graph.max_pool2d %d {window = [2, 2]} : (tensor<?x8x8x4xf32>) -> tensor<?x4x4x4xf32>
+    %r = graph.quantize %p, %s, %z : (...) -> tensor<?x4x4x4xui8>
+    ```
+    becomes `%r = graph.max_pool2d %q {window = [2, 2]} : (tensor<?x8x8x4xui8>)
+    -> tensor<?x4x4x4xui8>`.
   }];
 }
 

@@ -58,8 +58,9 @@ struct ConstantLowering : OpRewritePattern<graph::ConstantOp> {
 
 /// Whether `op` is lowered with ui8 operands and results told apart from i8
 /// (data movement, casts, comparisons, elementwise integer arithmetic and
-/// (de)quantization, and the int8 kernels, whose inputs are ui8 by
-/// definition). Other lowerings assume signed integers.
+/// (de)quantization, the int8 kernels, whose inputs are ui8 by definition,
+/// and max pooling, a kernel call for ui8 or reported). Other lowerings
+/// assume signed integers.
 bool lowersUnsigned(Operation *op) {
   return isa<graph::ConstantOp, graph::ReadOp, graph::CastOp, graph::QuantizeOp,
              graph::DequantizeOp, graph::CompareOp, graph::SelectOp,
@@ -68,7 +69,7 @@ bool lowersUnsigned(Operation *op) {
              graph::NegOp, graph::AbsOp, graph::SquareOp, graph::ReshapeOp,
              graph::TransposeOp, graph::ConcatOp, graph::SliceOp, graph::PadOp,
              graph::GatherOp, graph::GatherElementsOp, graph::FusedConv2DInt8Op,
-             graph::FusedDenseInt8Op>(op);
+             graph::FusedDenseInt8Op, graph::MaxPool2DOp>(op);
 }
 
 bool hasUnsignedTypes(Operation *op) {

@@ -7,8 +7,9 @@
 // pools are reductions over H and W.
 //
 // Above those, float32 NHWC poolings with static H, W and C are calls of the
-// runtime's pooling kernels, which pad implicitly; so are the max poolings
-// that record their taps for the gradient (train steps).
+// runtime's pooling kernels, which pad implicitly; so are 8-bit max poolings
+// (quantized data) with static C and the max poolings that record their taps
+// for the gradient (train steps).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +66,10 @@ struct MaxPool2DLowering : OpRewritePattern<MaxPool2DOp> {
   LogicalResult matchAndRewrite(MaxPool2DOp op,
                                 PatternRewriter &rewriter) const override {
     Type elementType = op.getType().getElementType();
+    // linalg's max pooling compares integers as signed; uint8 pools are
+    // kernel calls (PoolToKernel) or reported.
+    if (elementType.isUnsignedInteger())
+      return rewriter.notifyMatchFailure(op, "uint8 without the kernel");
     Value lowest = createLowestValue(rewriter, op.getLoc(), elementType);
     WindowPadding padding;
     FailureOr<Value> pooled = buildPool<linalg::PoolingNhwcMaxOp>(
@@ -165,10 +170,18 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
     auto xType = cast<RankedTensorType>(op.getX().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
     bool same = op.getPadding() == "same";
-    if (!isNhwcF32WithStaticC(xType, /*staticHW=*/same) ||
-        !isNhwcF32WithStaticC(resultType, /*staticHW=*/same))
+    Type elementType = xType.getElementType();
+    bool int8 = isMax && elementType.isInteger(8);
+    auto isKernelType = [&](RankedTensorType type) {
+      if (!int8)
+        return isNhwcF32WithStaticC(type, /*staticHW=*/same);
+      return type.getRank() == 4 && !type.isDynamicDim(3) &&
+             (!same || (!type.isDynamicDim(1) && !type.isDynamicDim(2)));
+    };
+    if (!isKernelType(xType) || !isKernelType(resultType))
       return rewriter.notifyMatchFailure(
-          op, "not a float32 NHWC pool (static C; static H, W if same)");
+          op, "not a float32 or 8-bit max NHWC pool (static C; static H, W "
+              "if same)");
     SmallVector<int64_t> window = getIntegers(op.getWindow());
     SmallVector<int64_t> strides = getIntegers(op.getEffectiveStrides());
     WindowPadding padding = getWindowPadding(
@@ -179,8 +192,13 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
     if (auto pad = x.template getDefiningOp<PadOp>()) {
       SmallVector<int64_t> pads = getIntegers(pad.getPads());
       float value = pad.getValue().convertToFloat();
-      bool absorbs = isMax ? value <= -std::numeric_limits<float>::max()
-                           : value == 0.0f && padding.isZero();
+      // A pad of the type's lowest value never wins a window (and a window
+      // of padding alone gives that value either way).
+      float lowest = !int8 ? -std::numeric_limits<float>::max()
+                     : elementType.isUnsignedInteger() ? 0.0f
+                                                       : -128.0f;
+      bool absorbs =
+          isMax ? value <= lowest : value == 0.0f && padding.isZero();
       if (absorbs && pad.getMode() == "constant" && pads.size() == 8 &&
           !pads[0] && !pads[1] && !pads[6] && !pads[7] &&
           llvm::all_of(pads, [](int64_t v) { return v >= 0; })) {
@@ -202,6 +220,27 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
     WindowExtents extents = buildWindowExtents(
         rewriter, loc, op, x, resultType, padTotals, window, strides, {1, 1});
     Value output = extents.output;
+    if (int8) {
+      emitKernelCall(rewriter, loc,
+                     kernels::tfcc_rt_max_pool2d_i8{
+                         .x = x,
+                         .n = getDimValue(rewriter, loc, x, 0),
+                         .h = extents.h,
+                         .w = extents.w,
+                         .c = xType.getDimSize(3),
+                         .kh = window[0],
+                         .kw = window[1],
+                         .stride_h = strides[0],
+                         .stride_w = strides[1],
+                         .pad_top = padding.before[0],
+                         .pad_left = padding.before[1],
+                         .oh = extents.oh,
+                         .ow = extents.ow,
+                         .is_signed = elementType.isUnsignedInteger() ? 0 : 1,
+                         .y = output});
+      rewriter.replaceOp(op, toResultTensor(rewriter, loc, resultType, output));
+      return success();
+    }
     emitKernelCall(rewriter, loc,
                    kernels::tfcc_rt_pool2d_f32{
                        .x = x,

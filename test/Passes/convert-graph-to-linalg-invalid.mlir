@@ -40,3 +40,12 @@ func.func @ui8_reduction(%x: tensor<2x3xui8>) -> tensor<2xui8> {
   %r = graph.reduce_max %x {axes = [1]} : (tensor<2x3xui8>) -> tensor<2xui8>
   return %r : tensor<2xui8>
 }
+
+// -----
+
+// uint8 max pooling is the kernel's, which needs the channel count: reported.
+func.func @max_pool_uint8_dynamic_channels(%x: tensor<1x4x4x?xui8>) -> tensor<1x2x2x?xui8> {
+  // expected-error @+1 {{tfcc cannot compile graph.max_pool2d (tensor<1x4x4x?xui8>) -> tensor<1x2x2x?xui8>: its lowering needs static sizes for every dimension but the first (the batch)}}
+  %0 = graph.max_pool2d %x {window = [2, 2]} : (tensor<1x4x4x?xui8>) -> tensor<1x2x2x?xui8>
+  return %0 : tensor<1x2x2x?xui8>
+}

@@ -60,3 +60,23 @@ func.func @max_pool_dynamic_hw(%x: tensor<?x?x?x4xf32>) -> tensor<?x?x?x4xf32> {
   %0 = graph.max_pool2d %p {window = [3, 3], strides = [2, 2]} : (tensor<?x?x?x4xf32>) -> tensor<?x?x?x4xf32>
   return %0 : tensor<?x?x?x4xf32>
 }
+
+// -----
+
+// 8-bit max pooling (quantized data) is the uint8 / int8 kernel (is_signed 0
+// and 1), which absorbs a pad by the type's lowest value (0, -128) as the
+// float kernel absorbs -inf; a pad by a larger value stays.
+// CHECK: func.func private @tfcc_rt_max_pool2d_i8(!llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, !llvm.ptr)
+// CHECK-LABEL: func.func @max_pool_8bit
+// CHECK: call @tfcc_rt_max_pool2d_i8(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c4_i64, %c4_i64, %c0_i32, %{{.*}})
+// CHECK: call @tfcc_rt_max_pool2d_i8(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c4_i64, %c2_i64, %c2_i64, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c4_i64, %c4_i64, %c1_i32, %{{.*}})
+// CHECK: tensor.pad
+// CHECK: call @tfcc_rt_max_pool2d_i8(%{{.*}}, %{{.*}}, %c10_i64, %c10_i64, %c4_i64, %c3_i64, %c3_i64, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c4_i64, %c4_i64, %c0_i32, %{{.*}})
+func.func @max_pool_8bit(%u: tensor<?x8x8x4xui8>, %s: tensor<1x8x8x4xi8>) -> (tensor<?x4x4x4xui8>, tensor<1x4x4x4xi8>, tensor<?x4x4x4xui8>) {
+  %p = graph.pad %u {pads = [0, 0, 1, 1, 1, 1, 0, 0]} : (tensor<?x8x8x4xui8>) -> tensor<?x10x10x4xui8>
+  %0 = graph.max_pool2d %p {window = [3, 3], strides = [2, 2]} : (tensor<?x10x10x4xui8>) -> tensor<?x4x4x4xui8>
+  %1 = graph.max_pool2d %s {window = [2, 2]} : (tensor<1x8x8x4xi8>) -> tensor<1x4x4x4xi8>
+  %p2 = graph.pad %u {pads = [0, 0, 1, 1, 1, 1, 0, 0], value = 1.0 : f32} : (tensor<?x8x8x4xui8>) -> tensor<?x10x10x4xui8>
+  %2 = graph.max_pool2d %p2 {window = [3, 3], strides = [2, 2]} : (tensor<?x10x10x4xui8>) -> tensor<?x4x4x4xui8>
+  return %0, %1, %2 : tensor<?x4x4x4xui8>, tensor<1x4x4x4xi8>, tensor<?x4x4x4xui8>
+}

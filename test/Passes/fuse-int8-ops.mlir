@@ -203,3 +203,82 @@ func.func @dynamic_image_stays_float(%q: tensor<?x?x8x3xui8>) -> tensor<?x?x8x4x
   %y = graph.fused_conv2d %x, %w {dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x?x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x?x8x4xf32>
   return %y : tensor<?x?x8x4xf32>
 }
+
+// -----
+
+// Max pooling of dequantized uint8 data pools the integers: an ONNX MaxPool's
+// -inf pad becomes a pad of 0 (uint8's lowest value), the dequantize moves
+// after the pool, and the quantize by the same scale and zero point that
+// followed it goes (through the flattening reshape too).
+// CHECK-LABEL: func.func @max_pool_integers
+// CHECK-SAME: (%[[Q:.*]]: tensor<?x8x8x4xui8>)
+// CHECK: %[[PAD:.*]] = graph.pad %[[Q]] {pads = [0, 0, 1, 1, 1, 1, 0, 0]} : (tensor<?x8x8x4xui8>) -> tensor<?x10x10x4xui8>
+// CHECK: %[[P1:.*]] = graph.max_pool2d %[[PAD]] {strides = [2, 2], window = [3, 3]} : (tensor<?x10x10x4xui8>) -> tensor<?x4x4x4xui8>
+// CHECK: %[[P2:.*]] = graph.max_pool2d %[[P1]] {window = [2, 2]} : (tensor<?x4x4x4xui8>) -> tensor<?x2x2x4xui8>
+// CHECK: %[[R:.*]] = graph.reshape %[[P2]] : (tensor<?x2x2x4xui8>) -> tensor<?x16xui8>
+// CHECK-NOT: graph.quantize
+// CHECK: return %[[R]]
+func.func @max_pool_integers(%q: tensor<?x8x8x4xui8>) -> tensor<?x16xui8> {
+  %s = graph.constant dense<0.5> : tensor<f32>
+  %z = graph.constant dense<3> : tensor<ui8>
+  %x = graph.dequantize %q, %s, %z : (tensor<?x8x8x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x8x8x4xf32>
+  %p = graph.pad %x {pads = [0, 0, 1, 1, 1, 1, 0, 0], value = 0xFF800000 : f32} : (tensor<?x8x8x4xf32>) -> tensor<?x10x10x4xf32>
+  %m = graph.max_pool2d %p {window = [3, 3], strides = [2, 2]} : (tensor<?x10x10x4xf32>) -> tensor<?x4x4x4xf32>
+  %q1 = graph.quantize %m, %s, %z : (tensor<?x4x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x4x4x4xui8>
+  %x1 = graph.dequantize %q1, %s, %z : (tensor<?x4x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x4x4x4xf32>
+  %m2 = graph.max_pool2d %x1 {window = [2, 2]} : (tensor<?x4x4x4xf32>) -> tensor<?x2x2x4xf32>
+  %f = graph.reshape %m2 : (tensor<?x2x2x4xf32>) -> tensor<?x16xf32>
+  %r = graph.quantize %f, %s, %z : (tensor<?x16xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x16xui8>
+  return %r : tensor<?x16xui8>
+}
+
+// -----
+
+// int8 data pads with -128; a float user of the pool reads the dequantized
+// integers' maximum; a quantize with another scale stays.
+// CHECK-LABEL: func.func @max_pool_signed
+// CHECK: %[[PAD:.*]] = graph.pad %arg0 {pads = [0, 0, 0, 1, 0, 1, 0, 0], value = -1.280000e+02 : f32} : (tensor<1x5x5x2xi8>) -> tensor<1x6x6x2xi8>
+// CHECK: %[[P:.*]] = graph.max_pool2d %[[PAD]] {window = [2, 2]} : (tensor<1x6x6x2xi8>) -> tensor<1x3x3x2xi8>
+// CHECK: %[[D:.*]] = graph.dequantize %[[P]], %{{.*}}, %{{.*}} : (tensor<1x3x3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x3x3x2xf32>
+// CHECK: %[[R:.*]] = graph.quantize %[[D]], %{{.*}}, %{{.*}} : (tensor<1x3x3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x3x2xi8>
+// CHECK: return %[[D]], %[[R]]
+func.func @max_pool_signed(%q: tensor<1x5x5x2xi8>) -> (tensor<1x3x3x2xf32>, tensor<1x3x3x2xi8>) {
+  %s = graph.constant dense<0.5> : tensor<f32>
+  %s2 = graph.constant dense<0.25> : tensor<f32>
+  %z = graph.constant dense<-3> : tensor<i8>
+  %x = graph.dequantize %q, %s, %z : (tensor<1x5x5x2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x5x5x2xf32>
+  %p = graph.pad %x {pads = [0, 0, 0, 1, 0, 1, 0, 0], value = 0xFF800000 : f32} : (tensor<1x5x5x2xf32>) -> tensor<1x6x6x2xf32>
+  %m = graph.max_pool2d %p {window = [2, 2]} : (tensor<1x6x6x2xf32>) -> tensor<1x3x3x2xf32>
+  %r = graph.quantize %m, %s2, %z : (tensor<1x3x3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x3x2xi8>
+  return %m, %r : tensor<1x3x3x2xf32>, tensor<1x3x3x2xi8>
+}
+
+// -----
+
+// What stays float: a pad as large as the window (a window of padding alone
+// would give the lowest integer, not -inf), a pad by a finite value, a
+// per-channel dequantize, a negative scale (it reverses the order), and a
+// pool whose channel count is dynamic (the kernel needs it).
+// CHECK-LABEL: func.func @max_pool_stays_float
+// CHECK-NOT: graph.max_pool2d {{.*}}ui8
+// CHECK-NOT: graph.max_pool2d {{.*}}xi8
+// CHECK: return
+func.func @max_pool_stays_float(%q: tensor<1x4x4x2xui8>, %qc: tensor<1x4x4x?xui8>) -> (tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x?xf32>) {
+  %s = graph.constant dense<0.5> : tensor<f32>
+  %z = graph.constant dense<3> : tensor<ui8>
+  %x = graph.dequantize %q, %s, %z : (tensor<1x4x4x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x2xf32>
+  %p1 = graph.pad %x {pads = [0, 0, 2, 0, 0, 0, 0, 0], value = 0xFF800000 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x6x4x2xf32>
+  %m1 = graph.max_pool2d %p1 {window = [2, 2], strides = [2, 1]} : (tensor<1x6x4x2xf32>) -> tensor<1x3x3x2xf32>
+  %p2 = graph.pad %x {pads = [0, 0, 1, 1, 0, 0, 0, 0], value = 1.0 : f32} : (tensor<1x4x4x2xf32>) -> tensor<1x6x4x2xf32>
+  %m2 = graph.max_pool2d %p2 {window = [2, 2], strides = [2, 1]} : (tensor<1x6x4x2xf32>) -> tensor<1x3x3x2xf32>
+  %sc = graph.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %zc = graph.constant dense<0> : tensor<2xui8>
+  %xc = graph.dequantize %q, %sc, %zc {axis = 3} : (tensor<1x4x4x2xui8>, tensor<2xf32>, tensor<2xui8>) -> tensor<1x4x4x2xf32>
+  %m3 = graph.max_pool2d %xc {window = [2, 2]} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
+  %sn = graph.constant dense<-0.5> : tensor<f32>
+  %xn = graph.dequantize %q, %sn, %z : (tensor<1x4x4x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x2xf32>
+  %m4 = graph.max_pool2d %xn {window = [2, 2]} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
+  %xd = graph.dequantize %qc, %s, %z : (tensor<1x4x4x?xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x?xf32>
+  %m5 = graph.max_pool2d %xd {window = [2, 2]} : (tensor<1x4x4x?xf32>) -> tensor<1x2x2x?xf32>
+  return %m1, %m2, %m3, %m4, %m5 : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x?xf32>
+}

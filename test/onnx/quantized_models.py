@@ -208,6 +208,61 @@ def write_qdq_depthwise(d):
         np.save(f"{d}/dw_want_{i}.npy", want)
 
 
+def max_pool_nchw(x, k, stride, pad):
+    """ONNX MaxPool of NCHW x (float), padding never winning."""
+    n, c, h, w = x.shape
+    xp = np.full((n, c, h + 2 * pad, w + 2 * pad), -np.inf, x.dtype)
+    xp[:, :, pad:pad + h, pad:pad + w] = x
+    oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+    y = np.full((n, c, oh, ow), -np.inf, x.dtype)
+    for i in range(k):
+        for j in range(k):
+            y = np.maximum(y, xp[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride])
+    return y
+
+
+def write_qdq_pool(d):
+    """QDQ max poolings as ONNX Runtime's quantizer writes them (the pool
+    between a DequantizeLinear and a QuantizeLinear of the same scale and zero
+    point): uint8 with pads 1, kernel 3, stride 2 (ResNet's) requantized to a
+    float output, and int8 with kernel 2 then Flatten, an int8 output.
+    Expected outputs from ONNX's formulas in NumPy, pooling the dequantized
+    floats."""
+    rng = np.random.default_rng(21)
+    c = DW_CHANNELS
+    x = rng.uniform(-3, 4, (2, c, 9, 11)).astype(np.float32)
+    us, uz = np.float32(0.03), 117
+    ss, sz = np.float32(0.04), -5
+    nodes = [
+        node_proto("QuantizeLinear", ["x", "us", "uz"], ["uq"], "u_q"),
+        node_proto("DequantizeLinear", ["uq", "us", "uz"], ["ud"], "u_dq"),
+        node_proto("MaxPool", ["ud"], ["up"], "u_pool",
+                   [attribute_ints("kernel_shape", [3, 3]), attribute_ints("strides", [2, 2]),
+                    attribute_ints("pads", [1, 1, 1, 1])]),
+        node_proto("QuantizeLinear", ["up", "us", "uz"], ["upq"], "up_q"),
+        node_proto("DequantizeLinear", ["upq", "us", "uz"], ["y0"], "up_dq"),
+        node_proto("QuantizeLinear", ["x", "ss", "sz"], ["sq"], "s_q"),
+        node_proto("DequantizeLinear", ["sq", "ss", "sz"], ["sd"], "s_dq"),
+        node_proto("MaxPool", ["sd"], ["sp"], "s_pool",
+                   [attribute_ints("kernel_shape", [2, 2]), attribute_ints("strides", [2, 2])]),
+        node_proto("Flatten", ["sp"], ["sf"], "s_flatten"),
+        node_proto("QuantizeLinear", ["sf", "ss", "sz"], ["y1"], "sf_q")]
+    inits = [tensor_proto("us", np.array(us)), tensor_proto("uz", np.array(np.uint8(uz))),
+             tensor_proto("ss", np.array(ss)), tensor_proto("sz", np.array(np.int8(sz)))]
+    ud = dequantize(quantize(x, us, uz, 0, 255), us, uz)
+    y0 = dequantize(quantize(max_pool_nchw(ud, 3, 2, 1), us, uz, 0, 255), us, uz)
+    sd = dequantize(quantize(x, ss, sz, -128, 127), ss, sz)
+    y1 = quantize(max_pool_nchw(sd, 2, 2, 0).reshape(2, -1), ss, sz, -128, 127)
+    outputs = [value_info("y0", FLOAT), value_info("y1", INT8)]
+    inputs = [value_info("x", FLOAT, ["N", c, 9, 11])]
+    with open(f"{d}/qdq_pool.onnx", "wb") as f:
+        f.write(model_proto(nodes, inputs, outputs, inits, 13))
+    os.makedirs(f"{d}/pool", exist_ok=True)
+    np.save(f"{d}/pool_x.npy", x)
+    np.save(f"{d}/pool/want_0.npy", y0.astype(np.float32))
+    np.save(f"{d}/pool/want_1.npy", y1.astype(np.int8))
+
+
 def requantized(a_path, b_path, step):
     a, b = np.load(a_path), np.load(b_path)
     if a.shape != b.shape:
@@ -344,4 +399,5 @@ if __name__ == "__main__":
         write_invalid_matmul(sys.argv[1])
         write_qdq_conv(sys.argv[1])
         write_qdq_depthwise(sys.argv[1])
+        write_qdq_pool(sys.argv[1])
         write_unsupported(sys.argv[1])

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -453,6 +454,51 @@ TEST_P(QuantizedKernelsTest, DepthwiseU8LargestSums) {
 }
 
 // The packed layout: the weights as floats, then each channel's sum.
+// 8-bit max pooling against its definition (the largest tap inside the
+// input; the type's lowest value for a window with none), uint8 and int8:
+// channel counts below, at and past a 16-byte vector, windows clipped by the
+// implicit padding, a window wholly in the padding, and enough work to split.
+void checkMaxPool8Bit(int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
+                      int64_t kw, int64_t sh, int64_t sw, int64_t pt,
+                      int64_t pl, int64_t pb, int64_t pr, bool isSigned) {
+  std::mt19937 rng(static_cast<uint32_t>(h * 131 + c * 7 + kh + isSigned));
+  const int64_t oh = (h + pt + pb - kh) / sh + 1;
+  const int64_t ow = (w + pl + pr - kw) / sw + 1;
+  std::vector<uint8_t> x = randomU8(n * h * w * c, rng);
+  std::vector<uint8_t> y(n * oh * ow * c, 0x5a);
+  tfcc_rt_max_pool2d_i8(x.data(), n, h, w, c, kh, kw, sh, sw, pt, pl, oh, ow,
+                        isSigned ? 1 : 0, y.data());
+  auto value = [&](uint8_t v) -> int {
+    return isSigned ? static_cast<int>(static_cast<int8_t>(v)) : v;
+  };
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t r = 0; r < oh; ++r)
+      for (int64_t s = 0; s < ow; ++s)
+        for (int64_t k = 0; k < c; ++k) {
+          int want = isSigned ? -128 : 0;
+          for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = 0; j < kw; ++j) {
+              int64_t yy = r * sh - pt + i, xx = s * sw - pl + j;
+              if (yy >= 0 && yy < h && xx >= 0 && xx < w)
+                want =
+                    std::max(want, value(x[((b * h + yy) * w + xx) * c + k]));
+            }
+          ASSERT_EQ(value(y[((b * oh + r) * ow + s) * c + k]), want)
+              << (isSigned ? "int8" : "uint8") << " c " << c << " at (" << b
+              << ", " << r << ", " << s << ", " << k << ")";
+        }
+}
+
+TEST_P(QuantizedKernelsTest, MaxPool8Bit) {
+  for (bool isSigned : {false, true}) {
+    checkMaxPool8Bit(2, 7, 6, 3, 2, 2, 2, 2, 0, 0, 1, 0, isSigned);
+    checkMaxPool8Bit(1, 9, 11, 19, 3, 3, 2, 2, 1, 1, 1, 1, isSigned);
+    checkMaxPool8Bit(1, 8, 8, 32, 2, 2, 2, 2, 0, 0, 0, 0, isSigned);
+    checkMaxPool8Bit(1, 4, 4, 16, 2, 2, 2, 2, 0, 0, 2, 2, isSigned);
+    checkMaxPool8Bit(2, 56, 56, 64, 3, 3, 2, 2, 1, 1, 1, 1, isSigned);
+  }
+}
+
 TEST(QuantizedDepthwise, PackLayout) {
   const std::vector<int8_t> wt = {1, -2, 3, 127, -128, 5};
   EXPECT_EQ(tfcc_rt_depthwise_u8s8_packed_size(2, 3), 9);

@@ -101,6 +101,8 @@ def Graph_F32Tensor : RankedTensorOf<[F32]>;
 def Graph_FusedFloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def Graph_MatmulTensor : RankedTensorOf<[F32, F64, F16, BF16, I32]>;
 def Graph_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
+// What max pooling takes: float, or quantized 8-bit integers.
+def Graph_PoolTensor : RankedTensorOf<[F32, F64, F16, BF16, I8, UI8]>;
 def Graph_IndexTensor : RankedTensorOf<[I32, I64]>;
 def Graph_BoolTensor : RankedTensorOf<[I1]>;
 
@@ -952,7 +954,10 @@ def Graph_MaxPool2DOp : Graph_Pool2DOp<"max_pool2d", "TF MaxPool2D (padding igno
     `padding` "valid" (the default) or "same", as for `graph.conv2d` without
     dilation; the channel count is kept. Padded positions are never read, and a
     NaN in a window gives NaN. ONNX `MaxPool` (dilated ones through strided
-    slices).
+    slices). Also of int8 / uint8 tensors (quantized data, which
+    tfcc-fuse-int8-ops pools before dequantizing it): the integers' maximum;
+    the lowering takes those with a static channel count (and static H and W
+    with "same") only.
 
     Example:
 
@@ -961,6 +966,10 @@ def Graph_MaxPool2DOp : Graph_Pool2DOp<"max_pool2d", "TF MaxPool2D (padding igno
         : (tensor<1x7x7x2xf32>) -> tensor<1x4x4x2xf32>
     ```
   }];
+  let arguments = (ins Graph_PoolTensor:$x, I64ArrayAttr:$window,
+                       OptionalAttr<I64ArrayAttr>:$strides,
+                       DefaultValuedAttr<StrAttr, "\"valid\"">:$padding);
+  let results = (outs Graph_PoolTensor:$result);
 }
 
 def Graph_AvgPool2DOp : Graph_Pool2DOp<"avg_pool2d",

@@ -12,6 +12,7 @@
 #include "kernels_internal.h"
 
 #include <float.h>
+#include <string.h>
 
 typedef tfcc_pool_args pool_args;
 
@@ -93,4 +94,102 @@ void tfcc_rt_pool2d_f32(const float* x, int64_t n, int64_t h, int64_t w,
     rows(&p, 0, n * oh, 0);
   else
     tfcc_rt_parallel_for(n * oh, rows, &p);
+}
+
+/* ---- 8-bit max pooling ---------------------------------------------------
+ * Per output pixel, 16 channels (contiguous) at a time fold over the window's
+ * taps in one 16-byte vector (pmaxub on every x86-64, umax on NEON), the
+ * last c % 16 channels one at a time. int8 goes through the same unsigned
+ * maximum with the sign bit flipped on the way in and out, which maps
+ * -128..127 onto 0..255 in order. */
+typedef uint8_t pool_u8x16 __attribute__((vector_size(16)));
+
+static inline pool_u8x16 pool_u8_max(pool_u8x16 a, pool_u8x16 b) {
+  const pool_u8x16 m = (pool_u8x16)(a > b);
+  return (a & m) | (b & ~m);
+}
+
+typedef struct pool_i8_args {
+  const uint8_t* x;
+  int64_t h, w, c, kh, kw, sh, sw, pt, pl, oh, ow;
+  uint8_t flip;
+  uint8_t* y;
+} pool_i8_args;
+
+static void pool_i8_rows(void* ctx, int64_t begin, int64_t end,
+                         int32_t thread) {
+  const pool_i8_args* p = (const pool_i8_args*)ctx;
+  const int64_t c = p->c;
+  const uint8_t flip = p->flip;
+  pool_u8x16 flips;
+  memset(&flips, flip, sizeof flips);
+  (void)thread;
+  for (int64_t task = begin; task < end; ++task) {
+    const int64_t b = task / p->oh, r = task % p->oh;
+    const int64_t r0 = r * p->sh - p->pt;
+    const int64_t i_lo = TFCC_MAX(0, -r0), i_hi = TFCC_MIN(p->kh, p->h - r0);
+    const uint8_t* xb = p->x + b * p->h * p->w * c;
+    uint8_t* yrow = p->y + (b * p->oh + r) * p->ow * c;
+    for (int64_t s = 0; s < p->ow; ++s) {
+      const int64_t s0 = s * p->sw - p->pl;
+      const int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
+      uint8_t* out = yrow + s * c;
+      /* the window's first tap inside the input, and its extent */
+      const uint8_t* first = xb + ((r0 + i_lo) * p->w + s0 + j_lo) * c;
+      const int64_t rows = i_hi - i_lo, cols = j_hi - j_lo, rs = p->w * c;
+      int64_t k = 0;
+      for (; k + 16 <= c; k += 16) {
+        pool_u8x16 acc = {0}; /* the lowest value, flipped */
+        for (int64_t i = 0; i < rows; ++i) {
+          const uint8_t* in = first + i * rs + k;
+          for (int64_t j = 0; j < cols; ++j, in += c) {
+            pool_u8x16 v;
+            memcpy(&v, in, sizeof v);
+            acc = pool_u8_max(acc, v ^ flips);
+          }
+        }
+        acc ^= flips;
+        memcpy(out + k, &acc, sizeof acc);
+      }
+      for (; k < c; ++k) {
+        uint8_t acc = 0;
+        for (int64_t i = i_lo; i < i_hi; ++i)
+          for (int64_t j = j_lo; j < j_hi; ++j) {
+            const uint8_t v =
+                (uint8_t)(xb[((r0 + i) * p->w + s0 + j) * c + k] ^ flip);
+            acc = acc > v ? acc : v;
+          }
+        out[k] = (uint8_t)(acc ^ flip);
+      }
+    }
+  }
+}
+
+void tfcc_rt_max_pool2d_i8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
+                           int64_t c, int64_t kh, int64_t kw, int64_t stride_h,
+                           int64_t stride_w, int64_t pad_top, int64_t pad_left,
+                           int64_t oh, int64_t ow, int32_t is_signed,
+                           uint8_t* y) {
+  pool_i8_args p;
+  if (n <= 0 || oh <= 0 || ow <= 0 || c <= 0)
+    return;
+  p.x = x;
+  p.h = h;
+  p.w = w;
+  p.c = c;
+  p.kh = kh;
+  p.kw = kw;
+  p.sh = stride_h;
+  p.sw = stride_w;
+  p.pt = pad_top;
+  p.pl = pad_left;
+  p.oh = oh;
+  p.ow = ow;
+  p.flip = is_signed ? 0x80 : 0;
+  p.y = y;
+  /* a byte tap costs a quarter of a float one: serial below ~256k */
+  if (n * oh * ow * kh * kw * c < 262144)
+    pool_i8_rows(&p, 0, n * oh, 0);
+  else
+    tfcc_rt_parallel_for(n * oh, pool_i8_rows, &p);
 }
