@@ -857,6 +857,16 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
 // Pooling
 //===----------------------------------------------------------------------===//
 
+/// What pads a max pooling's input of element type `element`: a value that
+/// never wins a window, -inf, or for 8-bit integers (quantized data) the
+/// type's lowest value, which wins only a window of padding alone (none when
+/// every pad is smaller than the window, as ONNX Runtime requires).
+float maxPoolPadValue(Type element) {
+  if (!element.isInteger(8))
+    return -std::numeric_limits<float>::infinity();
+  return element.isUnsignedInteger() ? 0.0f : -128.0f;
+}
+
 /// Output size of one padded dimension (floor or ceil rounding).
 int64_t pooledSize(int64_t in, int64_t padTotal, int64_t k, int64_t s,
                    bool ceil) {
@@ -1010,8 +1020,11 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
   FailureOr<RankedTensorType> x3or4Type = typeOfRank(ctx, 0, -1, "input");
   if (failed(x3or4Type))
     return failure();
-  if (x3or4Type->getRank() == 5)
+  if (x3or4Type->getRank() == 5) {
+    if (x3or4Type->getElementType().isInteger(8))
+      return ctx.unsupported("8-bit input to 3-D pooling");
     return convertPool3D(ctx, isMax);
+  }
   bool is1D = x3or4Type->getRank() == 3;
   if (x3or4Type->getRank() != 4 && !is1D)
     return ctx.unsupported(
@@ -1093,9 +1106,8 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
       return failure();
   }
   Value nhwc = ctx.transpose(*x, kToNHWC);
-  FailureOr<Value> padded =
-      padNHWC(ctx, nhwc, *w,
-              isMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+  FailureOr<Value> padded = padNHWC(
+      ctx, nhwc, *w, isMax ? maxPoolPadValue(xType->getElementType()) : 0.0f);
   if (failed(padded))
     return failure();
   OpBuilder &b = ctx.builder();

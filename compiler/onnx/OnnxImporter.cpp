@@ -1441,16 +1441,46 @@ LogicalResult Importer::invalid(const llvm::Twine &what) {
 //===----------------------------------------------------------------------===//
 
 /// The ops whose converters take int8 and uint8 inputs: quantization, casts,
-/// data movement and elementwise integer arithmetic and comparisons (the
-/// graph ops that lower ui8 as unsigned, docs/quantization.md).
-constexpr llvm::StringLiteral kEightBitOps[] = {
-    "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul",
-    "ConvInteger", "QLinearConv",
-    "Cast", "Identity", "Reshape",
-    "Flatten", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze",
-    "Gather", "Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Neg", "Abs",
-    "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where",
-    "Shape", "Size", "Expand", "Tile"};
+/// data movement, elementwise integer arithmetic and comparisons, and max
+/// pooling (QOperator models pool uint8 data; 1-D and 2-D, refused in 3-D)
+/// (the graph ops that lower ui8 as unsigned, docs/quantization.md).
+constexpr llvm::StringLiteral kEightBitOps[] = {"QuantizeLinear",
+                                                "DequantizeLinear",
+                                                "MatMulInteger",
+                                                "QLinearMatMul",
+                                                "ConvInteger",
+                                                "QLinearConv",
+                                                "MaxPool",
+                                                "Cast",
+                                                "Identity",
+                                                "Reshape",
+                                                "Flatten",
+                                                "Transpose",
+                                                "Concat",
+                                                "Split",
+                                                "Slice",
+                                                "Squeeze",
+                                                "Unsqueeze",
+                                                "Gather",
+                                                "Add",
+                                                "Sub",
+                                                "Mul",
+                                                "Div",
+                                                "Mod",
+                                                "Max",
+                                                "Min",
+                                                "Neg",
+                                                "Abs",
+                                                "Equal",
+                                                "Less",
+                                                "Greater",
+                                                "LessOrEqual",
+                                                "GreaterOrEqual",
+                                                "Where",
+                                                "Shape",
+                                                "Size",
+                                                "Expand",
+                                                "Tile"};
 
 LogicalResult Importer::checkEightBitInputs(const onnx::NodeProto &node) {
   if (llvm::is_contained(kEightBitOps, node.op_type()))
@@ -1461,8 +1491,8 @@ LogicalResult Importer::checkEightBitInputs(const onnx::NodeProto &node) {
       return unsupported(
           (type.getElementType().isUnsignedInteger() ? "uint8" : "int8") +
           llvm::Twine(" input '") + node.input(i) +
-          "' (tfcc takes 8-bit inputs in quantization, casts, data movement "
-          "and elementwise arithmetic only)");
+          "' (tfcc takes 8-bit inputs in quantization, casts, data "
+          "movement, elementwise arithmetic and max pooling only)");
   }
   return success();
 }

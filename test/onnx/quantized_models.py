@@ -263,6 +263,44 @@ def write_qdq_pool(d):
     np.save(f"{d}/pool/want_1.npy", y1.astype(np.int8))
 
 
+def write_qoperator_pool(d):
+    """MaxPool of 8-bit data as QOperator models hold it (no dequantize
+    around it): uint8 with pads 1, kernel 3, stride 2, and a 1-D int8 pool
+    with kernel 3, stride 2, pads [1, 2]; expected outputs from NumPy's
+    maximum over the taps inside the input. And the 8-bit pools tfcc refuses,
+    3-D and average."""
+    rng = np.random.default_rng(33)
+    xu = rng.integers(0, 256, (2, 5, 9, 9), dtype=np.uint8)
+    xs = rng.integers(-128, 128, (2, 6, 10), dtype=np.int8)
+    nodes = [
+        node_proto("MaxPool", ["xu"], ["y0"], "pool_u8",
+                   [attribute_ints("kernel_shape", [3, 3]), attribute_ints("strides", [2, 2]),
+                    attribute_ints("pads", [1, 1, 1, 1])]),
+        node_proto("MaxPool", ["xs"], ["y1"], "pool_i8_1d",
+                   [attribute_ints("kernel_shape", [3]), attribute_ints("strides", [2]),
+                    attribute_ints("pads", [1, 2])])]
+    inputs = [value_info("xu", UINT8, ["N", 5, 9, 9]), value_info("xs", INT8, ["N", 6, 10])]
+    outputs = [value_info("y0", UINT8), value_info("y1", INT8)]
+    with open(f"{d}/qop_pool.onnx", "wb") as f:
+        f.write(model_proto(nodes, inputs, outputs, [], 13))
+    os.makedirs(f"{d}/qop", exist_ok=True)
+    np.save(f"{d}/qop_xu.npy", xu)
+    np.save(f"{d}/qop_xs.npy", xs)
+    y0 = max_pool_nchw(xu.astype(np.float64), 3, 2, 1).astype(np.uint8)
+    xs_padded = np.full((2, 6, 13), -np.inf)
+    xs_padded[:, :, 1:11] = xs
+    y1 = np.max(np.stack([xs_padded[:, :, t:t + 11:2] for t in range(3)]), axis=0)
+    np.save(f"{d}/qop/want_0.npy", y0)
+    np.save(f"{d}/qop/want_1.npy", y1.astype(np.int8))
+    for name, op, shape in [("bad_pool_3d_u8", "MaxPool", [1, 2, 4, 4, 4]),
+                            ("bad_avg_pool_u8", "AveragePool", [1, 2, 4, 4])]:
+        node = node_proto(op, ["x"], ["y"], name,
+                          [attribute_ints("kernel_shape", [2] * (len(shape) - 2))])
+        with open(f"{d}/{name}.onnx", "wb") as f:
+            f.write(model_proto([node], [value_info("x", UINT8, shape)],
+                                [value_info("y", UINT8)], [], 13))
+
+
 def requantized(a_path, b_path, step):
     a, b = np.load(a_path), np.load(b_path)
     if a.shape != b.shape:
@@ -400,4 +438,5 @@ if __name__ == "__main__":
         write_qdq_conv(sys.argv[1])
         write_qdq_depthwise(sys.argv[1])
         write_qdq_pool(sys.argv[1])
+        write_qoperator_pool(sys.argv[1])
         write_unsupported(sys.argv[1])
