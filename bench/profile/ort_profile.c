@@ -1,11 +1,12 @@
 /* ort_profile.c - ONNX Runtime's per-node times for one model, to set beside
  * tfcc-run --profile's (bench/profile/README.md).
  *
- *   ort_profile LIBONNXRUNTIME.so MODEL.onnx THREADS RUNS PREFIX
+ *   ort_profile LIBONNXRUNTIME.so MODEL.onnx THREADS RUNS PREFIX [BATCH]
  *
  * One session as bench/harness/ort_bench.c makes it (intra_op_num_threads =
  * THREADS, sequential, ORT_ENABLE_ALL) with profiling on, RUNS runs on
- * uniform random float inputs in [0, 1) (8-bit inputs zero; dynamic dims 1),
+ * uniform random float inputs in [0, 1) (8-bit inputs zero; dynamic dims
+ * BATCH, default 1),
  * then prints the path of ONNX Runtime's JSON trace (PREFIX_<date>.json).
  * Compiled against onnxruntime_c_api.h; asks the library for API 17. */
 #include <dlfcn.h>
@@ -29,12 +30,13 @@ static const OrtApi* ort;
 enum { kMaxValues = 16 };
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
+  if (argc != 6 && argc != 7) {
     fprintf(stderr,
             "usage: ort_profile LIBONNXRUNTIME.so MODEL.onnx THREADS RUNS "
-            "PREFIX\n");
+            "PREFIX [BATCH]\n");
     return 2;
   }
+  const int64_t batch = argc == 7 ? atoll(argv[6]) : 1;
   void* lib = dlopen(argv[1], RTLD_NOW);
   if (!lib) {
     fprintf(stderr, "ort_profile: %s\n", dlerror());
@@ -93,7 +95,7 @@ int main(int argc, char** argv) {
     size_t count = 1;
     for (size_t k = 0; k < rank; ++k) {
       if (dims[k] < 0)
-        dims[k] = 1;
+        dims[k] = batch;
       count *= (size_t)dims[k];
     }
     const size_t bytes =
