@@ -982,6 +982,32 @@ TEST_P(KernelsTest, Pool2d) {
     }
 }
 
+// A NaN in a max pooling window gives NaN wherever the window takes it (the
+// interpreter's and graph.max_pool2d's rule): first tap, last tap, and the
+// channel counts of each path (fewer than a vector, whole vectors, a tail).
+TEST_P(KernelsTest, MaxPoolPropagatesNaN) {
+  KernelEnv env(isa_, threads_);
+  ASSERT_TRUE(env.ok());
+  for (int64_t c : {1, 6, 16, 17, 40})
+    for (int tap = 0; tap < 4; tap += 3) {
+      // 1 x 2 x 4 x c: two output pixels of 2 x 2 windows; NaN in pixel 0's
+      // window only (tap 0 or 3), channel c - 1
+      std::vector<float> x(8 * c);
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<float>(i % 7);
+      const int64_t pix[4] = {0, 1, 4, 5}; // pixel 0's taps, row-major
+      x[pix[tap] * c + c - 1] = std::nanf("");
+      std::vector<float> y(2 * c, 999.0f);
+      tfcc_rt_pool2d_f32(x.data(), 1, 2, 4, c, 2, 2, 2, 2, 0, 0, 1, 2,
+                         TFCC_POOL_MAX, y.data());
+      EXPECT_TRUE(std::isnan(y[c - 1])) << "c " << c << " tap " << tap;
+      for (int64_t k = 0; k < c - 1; ++k)
+        EXPECT_FALSE(std::isnan(y[k])) << "c " << c << " channel " << k;
+      for (int64_t k = c; k < 2 * c; ++k)
+        EXPECT_FALSE(std::isnan(y[k])) << "c " << c << " pixel 1 " << k;
+    }
+}
+
 // ---- max pooling gradient --------------------------------------------------
 
 struct PoolGradCase {

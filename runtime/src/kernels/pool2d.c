@@ -53,7 +53,12 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void pool_rows_avx512(
           const float* in = xb + ((r0 + i) * p->w + s0) * c + k;
           for (int64_t j = j_lo; j < j_hi; ++j) {
             const __m512 v = _mm512_maskz_loadu_ps(m, in + j * c);
-            acc = is_max ? _mm512_max_ps(acc, v) : _mm512_add_ps(acc, v);
+            if (is_max) /* vmaxps returns its second operand on a NaN */
+              acc = _mm512_mask_mov_ps(
+                  _mm512_max_ps(v, acc),
+                  _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+            else
+              acc = _mm512_add_ps(acc, v);
           }
         }
         if (!is_max)
