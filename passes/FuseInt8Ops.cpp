@@ -276,31 +276,30 @@ struct AbsorbQuantize : OpRewritePattern<QuantizeOp> {
   }
 };
 
-/// graph.max_pool2d of 8-bit data dequantized per tensor (a positive
-/// scale), possibly through a transpose (NCHW data) and a -inf pad of H and
-/// W (an ONNX MaxPool's pads):
-/// the integers' pooling, dequantized after it. Exact: dequantizing with a
-/// positive scale keeps the order, so the largest dequantized value is the
-/// dequantized largest integer; the pad becomes one of the type's lowest
-/// value, which never wins a window that holds an element of the input
-/// (each does when every pad is smaller than the window). Taken where the
-/// 8-bit pooling kernel takes it: static channels (and H and W for "same").
 /// Whether `pad` (of max_pool2d `op`'s input) is a -inf pad of H and W
 /// only, each side smaller than the window: no window then holds padding
 /// alone.
 bool isIgnoredMaxPoolPad(PadOp pad, MaxPool2DOp op) {
-  SmallVector<int64_t> pads = tfcc::getIntegers(pad.getPads());
-  SmallVector<int64_t> window = tfcc::getIntegers(op.getWindow());
-  if (pad.getMode() != "constant" || pads.size() != 8 || window.size() != 2 ||
-      pads[0] || pads[1] || pads[6] || pads[7] ||
+  if (!tfcc::isConstantPadOfHW(pad) ||
       pad.getValue().convertToFloat() > -std::numeric_limits<float>::max())
     return false;
+  SmallVector<int64_t> pads = tfcc::getIntegers(pad.getPads());
+  SmallVector<int64_t> window = tfcc::getIntegers(op.getWindow());
   for (int64_t i = 0; i < 4; ++i)
-    if (pads[2 + i] < 0 || pads[2 + i] >= window[i / 2])
+    if (pads[2 + i] >= window[i / 2])
       return false;
   return true;
 }
 
+/// graph.max_pool2d of 8-bit data dequantized per tensor (a positive
+/// scale), possibly through a transpose (NCHW data) and a -inf pad of H and
+/// W (an ONNX MaxPool's pads): the integers' pooling, dequantized after it.
+/// Exact: dequantizing with a positive scale keeps the order, so the largest
+/// dequantized value is the dequantized largest integer; the pad becomes one
+/// of the type's lowest value, which never wins a window that holds an
+/// element of the input (each does when every pad is smaller than the
+/// window). Taken where the 8-bit pooling kernel takes it: static channels
+/// (and H and W for "same").
 struct MaxPoolBeforeDequantize : OpRewritePattern<MaxPool2DOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MaxPool2DOp op,
@@ -326,11 +325,10 @@ struct MaxPoolBeforeDequantize : OpRewritePattern<MaxPool2DOp> {
     Location loc = op.getLoc();
     Value data = transposeLike(rewriter, dequantize.getX(), transpose);
     if (pad) {
-      float lowest = element.isUnsignedInteger() ? 0.0f : -128.0f;
       data = rewriter.create<PadOp>(
           pad.getLoc(),
           RankedTensorType::get(pad.getType().getShape(), element), data,
-          pad.getPads(), rewriter.getF32FloatAttr(lowest));
+          pad.getPads(), rewriter.getF32FloatAttr(getMaxPoolPadValue(element)));
     }
     Value pooled = rewriter.create<MaxPool2DOp>(
         loc, RankedTensorType::get(resultType.getShape(), element), data,
@@ -346,8 +344,8 @@ struct MaxPoolBeforeDequantize : OpRewritePattern<MaxPool2DOp> {
 /// transposes) with the same integer type and the same constant per-tensor
 /// scale and zero point: the integers themselves, moved alike (what a QDQ
 /// model's pooling and flattening leave once their dequantize moved after
-/// them). Exact for a
-/// normal scale s: (q - z) * s / s is within far less than 0.5 of q - z.
+/// them). Exact for a normal scale s: (q - z) * s / s is within far less
+/// than 0.5 of q - z.
 struct DropRequantization : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeOp op,

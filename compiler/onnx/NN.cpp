@@ -857,16 +857,6 @@ LogicalResult convertLayerNormalization(ImportContext &ctx) {
 // Pooling
 //===----------------------------------------------------------------------===//
 
-/// What pads a max pooling's input of element type `element`: a value that
-/// never wins a window, -inf, or for 8-bit integers (quantized data) the
-/// type's lowest value, which wins only a window of padding alone (none when
-/// every pad is smaller than the window, as ONNX Runtime requires).
-float maxPoolPadValue(Type element) {
-  if (!element.isInteger(8))
-    return -std::numeric_limits<float>::infinity();
-  return element.isUnsignedInteger() ? 0.0f : -128.0f;
-}
-
 /// Output size of one padded dimension (floor or ceil rounding).
 int64_t pooledSize(int64_t in, int64_t padTotal, int64_t k, int64_t s,
                    bool ceil) {
@@ -1107,7 +1097,8 @@ LogicalResult convertPool(ImportContext &ctx, bool isMax) {
   }
   Value nhwc = ctx.transpose(*x, kToNHWC);
   FailureOr<Value> padded = padNHWC(
-      ctx, nhwc, *w, isMax ? maxPoolPadValue(xType->getElementType()) : 0.0f);
+      ctx, nhwc, *w,
+      isMax ? graph::getMaxPoolPadValue(xType->getElementType()) : 0.0f);
   if (failed(padded))
     return failure();
   OpBuilder &b = ctx.builder();

@@ -1444,43 +1444,16 @@ LogicalResult Importer::invalid(const llvm::Twine &what) {
 /// data movement, elementwise integer arithmetic and comparisons, and max
 /// pooling (QOperator models pool uint8 data; 1-D and 2-D, refused in 3-D)
 /// (the graph ops that lower ui8 as unsigned, docs/quantization.md).
-constexpr llvm::StringLiteral kEightBitOps[] = {"QuantizeLinear",
-                                                "DequantizeLinear",
-                                                "MatMulInteger",
-                                                "QLinearMatMul",
-                                                "ConvInteger",
-                                                "QLinearConv",
-                                                "MaxPool",
-                                                "Cast",
-                                                "Identity",
-                                                "Reshape",
-                                                "Flatten",
-                                                "Transpose",
-                                                "Concat",
-                                                "Split",
-                                                "Slice",
-                                                "Squeeze",
-                                                "Unsqueeze",
-                                                "Gather",
-                                                "Add",
-                                                "Sub",
-                                                "Mul",
-                                                "Div",
-                                                "Mod",
-                                                "Max",
-                                                "Min",
-                                                "Neg",
-                                                "Abs",
-                                                "Equal",
-                                                "Less",
-                                                "Greater",
-                                                "LessOrEqual",
-                                                "GreaterOrEqual",
-                                                "Where",
-                                                "Shape",
-                                                "Size",
-                                                "Expand",
-                                                "Tile"};
+// clang-format off
+constexpr llvm::StringLiteral kEightBitOps[] = {
+    "QuantizeLinear", "DequantizeLinear", "MatMulInteger", "QLinearMatMul",
+    "ConvInteger", "QLinearConv", "MaxPool",
+    "Cast", "Identity", "Reshape",
+    "Flatten", "Transpose", "Concat", "Split", "Slice", "Squeeze", "Unsqueeze",
+    "Gather", "Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "Neg", "Abs",
+    "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Where",
+    "Shape", "Size", "Expand", "Tile"};
+// clang-format on
 
 LogicalResult Importer::checkEightBitInputs(const onnx::NodeProto &node) {
   if (llvm::is_contained(kEightBitOps, node.op_type()))

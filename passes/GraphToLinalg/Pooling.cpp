@@ -193,15 +193,13 @@ struct PoolToKernel : OpRewritePattern<PoolOp> {
       SmallVector<int64_t> pads = getIntegers(pad.getPads());
       float value = pad.getValue().convertToFloat();
       // A pad of the type's lowest value never wins a window (and a window
-      // of padding alone gives that value either way).
-      float lowest = !int8 ? -std::numeric_limits<float>::max()
-                     : elementType.isUnsignedInteger() ? 0.0f
-                                                       : -128.0f;
+      // of padding alone gives that value either way); float pads down to
+      // -FLT_MAX count as -inf.
+      float lowest = int8 ? getMaxPoolPadValue(elementType)
+                          : -std::numeric_limits<float>::max();
       bool absorbs =
           isMax ? value <= lowest : value == 0.0f && padding.isZero();
-      if (absorbs && pad.getMode() == "constant" && pads.size() == 8 &&
-          !pads[0] && !pads[1] && !pads[6] && !pads[7] &&
-          llvm::all_of(pads, [](int64_t v) { return v >= 0; })) {
+      if (absorbs && isConstantPadOfHW(pad)) {
         x = pad.getX();
         xType = cast<RankedTensorType>(x.getType());
         padding.before[0] += pads[2];

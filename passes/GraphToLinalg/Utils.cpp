@@ -2,6 +2,7 @@
 
 #include "passes/GraphToLinalg/Utils.h"
 #include "dialects/graph/IR/DimNames.h"
+#include "dialects/graph/IR/GraphOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -18,6 +19,13 @@ using namespace mlir::tfcc;
 //===----------------------------------------------------------------------===//
 // Constants and sizes
 //===----------------------------------------------------------------------===//
+
+bool mlir::tfcc::isConstantPadOfHW(graph::PadOp pad) {
+  SmallVector<int64_t> pads = getIntegers(pad.getPads());
+  return pad.getMode() == "constant" && pads.size() == 8 && !pads[0] &&
+         !pads[1] && !pads[6] && !pads[7] &&
+         llvm::all_of(pads, [](int64_t v) { return v >= 0; });
+}
 
 bool mlir::tfcc::hasDynamicInnerDims(Operation *op) {
   auto inner = [](Type type) {

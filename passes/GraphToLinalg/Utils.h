@@ -17,6 +17,10 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
 
+namespace mlir::graph {
+class PadOp;
+} // namespace mlir::graph
+
 namespace mlir::tfcc {
 
 /// Error code passed to the runtime's report function for an index (gather
@@ -41,6 +45,11 @@ bool isNhwcWithStaticHwc(Type type);
 /// Whether a dimension other than the first of an operand or result of
 /// `op` is dynamic: the case most lowerings refuse (the batch is dim 0).
 bool hasDynamicInnerDims(Operation *op);
+
+/// Whether `pad` is a constant pad of an NHWC tensor's H and W only (no
+/// negative pads): one a pooling kernel's implicit padding can take the
+/// place of, given a value it never lets win.
+bool isConstantPadOfHW(graph::PadOp pad);
 
 /// Whether a graph value holds unsigned integers (ui8). Bodies compute on
 /// signless values, so lowerings whose result depends on signedness read it

@@ -10,6 +10,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -95,6 +96,12 @@ std::optional<MathFunction> mlir::graph::mathFunctionNamed(StringRef name) {
     return MathFunction::Name;
 #include "dialects/graph/IR/MathFunctions.def"
   return std::nullopt;
+}
+
+float mlir::graph::getMaxPoolPadValue(Type element) {
+  if (!element.isInteger(8))
+    return -std::numeric_limits<float>::infinity();
+  return element.isUnsignedInteger() ? 0.0f : -128.0f;
 }
 
 StringRef mlir::graph::mathFunctionName(MathFunction function) {

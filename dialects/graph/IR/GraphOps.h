@@ -38,6 +38,11 @@ llvm::StringRef mathFunctionName(MathFunction function);
 /// kernel's float sums of (x - z) * w are exact up to there (the lowering
 /// checks that TFCC_RT_DWQ_MAX_TAPS agrees).
 inline constexpr int64_t kMaxInt8DepthwiseTaps = 512;
+/// The value graph.pad pads a graph.max_pool2d input of element type
+/// `element` with, so that padding never wins a window holding an input
+/// element: -inf, or for 8-bit integers (quantized data) the type's lowest
+/// value (0, -128).
+float getMaxPoolPadValue(Type element);
 } // namespace mlir::graph
 
 #define GET_ATTRDEF_CLASSES

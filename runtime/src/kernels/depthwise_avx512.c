@@ -248,13 +248,8 @@ static TGT void dw3_rows(const tfcc_dw_args* p, int64_t b, int64_t r,
   dw3_setup(p, b, r, &R[0]);
   if (pair)
     dw3_setup(p, b, r + 1, &R[1]);
-  /* interior columns [s_lo, s_hi): taps s*sw - pl + [0, 3) inside [0, w) */
-  int64_t s_lo = pl > 0 ? (pl + sw - 1) / sw : 0;
-  int64_t s_hi = w - 3 + pl;
-  s_hi = s_hi < 0 ? 0 : s_hi / sw + 1;
-  s_hi = TFCC_MIN(s_hi, ow);
-  s_lo = TFCC_MIN(s_lo, ow);
-  s_hi = TFCC_MAX(s_hi, s_lo);
+  int64_t s_lo, s_hi; /* interior columns */
+  tfcc_dw3_interior(w, sw, pl, ow, &s_lo, &s_hi);
   const int64_t orow = (b * p->oh + r) * ow, ys = ow * C;
   float* yrow = p->y + orow * C;
   const float* rrow = p->res ? p->res + orow * C : NULL;

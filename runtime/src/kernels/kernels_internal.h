@@ -445,4 +445,31 @@ static inline int tfcc_small_work(double flops, double gflops, double bytes) {
 #define TFCC_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TFCC_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* What a pooling window's fold is multiplied by: 1 for max pooling,
+ * 1 / (kh * kw) for TFCC_POOL_AVG_WINDOW, else 1 / the taps inside the input
+ * (rows x cols of them; 0 for a window with none). */
+static inline float tfcc_pool_scale(const tfcc_pool_args* p, int64_t rows,
+                                    int64_t cols) {
+  if (p->mode == TFCC_POOL_MAX)
+    return 1.0f;
+  const int64_t count =
+      p->mode == TFCC_POOL_AVG_WINDOW ? p->kh * p->kw : rows * cols;
+  return count > 0 ? 1.0f / (float)count : 0.0f;
+}
+
+/* The interior output columns [*lo, *hi) of a depthwise row with a 3-wide
+ * window (dilation 1, stride sw, left pad pl): those whose taps
+ * s * sw - pl + [0, 3) all lie inside [0, w), taken without bounds checks
+ * (depthwise_avx512.c, depthwise_vec.inc). */
+static inline void tfcc_dw3_interior(int64_t w, int64_t sw, int64_t pl,
+                                     int64_t ow, int64_t* lo, int64_t* hi) {
+  int64_t s_lo = pl > 0 ? (pl + sw - 1) / sw : 0;
+  int64_t s_hi = w - 3 + pl;
+  s_hi = s_hi < 0 ? 0 : s_hi / sw + 1;
+  s_hi = TFCC_MIN(s_hi, ow);
+  s_lo = TFCC_MIN(s_lo, ow);
+  *lo = s_lo;
+  *hi = TFCC_MAX(s_hi, s_lo);
+}
+
 #endif /* TFCC_KERNELS_INTERNAL_H_ */

@@ -38,13 +38,7 @@ __attribute__((target("avx512f,avx512vl,fma"))) static void pool_rows_avx512(
       const int64_t s0 = s * p->sw - p->pl;
       const int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
       float* out = yrow + s * c;
-      float scale = 1.0f;
-      if (!is_max) {
-        const int64_t count = p->mode == TFCC_POOL_AVG_WINDOW
-                                  ? p->kh * p->kw
-                                  : (i_hi - i_lo) * (j_hi - j_lo);
-        scale = count > 0 ? 1.0f / (float)count : 0.0f;
-      }
+      const float scale = tfcc_pool_scale(p, i_hi - i_lo, j_hi - j_lo);
       for (int64_t k = 0; k < c; k += 16) {
         const __mmask16 m = c - k >= 16 ? (__mmask16)0xffff
                                         : (__mmask16)((1u << (c - k)) - 1);
