@@ -283,6 +283,44 @@ TEST_P(QuantizedKernelsTest, QGemmRequantizes) {
   EXPECT_EQ(y, (std::vector<uint8_t>{0, 2, 2, 0, 255, 0, 0, 254}));
 }
 
+// Clip bounds beyond the requantized range, inside it, and crossed (alpha >
+// beta: every value is beta), uint8 outputs without residual (where the AVX2
+// level folds the clip into the requantization's clamp), whole 32-column
+// tiles and a partial one, 7-bit and full-range weights.
+TEST_P(QuantizedKernelsTest, QGemmClipBoundsRequantized) {
+  const int64_t M = 11, N = 41, K = 21;
+  const float bounds[][2] = {{0.0f, 6.0f},   {-1e30f, 1e30f}, {2.0f, 1.0f},
+                             {-3.0f, -2.0f}, {-0.3f, 0.25f},  {7.0f, 9.0f}};
+  std::mt19937 rng(21);
+  std::vector<uint8_t> A = randomU8(M * K, rng);
+  std::vector<float> scales = randomF32(N, rng, 1e-4f, 2e-3f);
+  std::vector<float> bias = randomF32(N, rng, -2.0f, 2.0f);
+  for (int bound : {64, 128}) {
+    std::vector<int8_t> B = randomI8(K * N, rng, bound);
+    std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(K, N));
+    tfcc_rt_qgemm_pack_b(K, N, B.data(), packed.data());
+    for (const auto &ab : bounds)
+      for (float outScale : {0.02f, 0.0005f}) {
+        const int32_t zp = 37, outZp = 140;
+        std::vector<uint8_t> y(M * N, 7);
+        tfcc_rt_qgemm_u8s8_u8(
+            M, N, K, A.data(), K, zp, packed.data(), scales.data(), bias.data(),
+            nullptr, TFCC_ACT_CLIP, ab[0], ab[1], outScale, outZp, y.data());
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t n = 0; n < N; ++n) {
+            int64_t acc = 0;
+            for (int64_t k = 0; k < K; ++k)
+              acc += (int64_t(A[m * K + k]) - zp) * int64_t(B[k * N + n]);
+            double v = double(acc) * scales[n] + bias[n];
+            v = std::min(std::max(v, double(ab[0])), double(ab[1]));
+            ASSERT_TRUE(isRequantized(y[m * N + n], v, outScale, outZp))
+                << "clip [" << ab[0] << ", " << ab[1] << "] scale " << outScale
+                << " weights " << bound << " at (" << m << ", " << n << ")";
+          }
+      }
+  }
+}
+
 // The uint8 im2col against its definition: padding holds pad_value, the
 // row tail up to ldc zeros. Geometries: strided and dilated with padding
 // (taps one by one), unit dilation (a kernel row's taps copied at once,

@@ -56,8 +56,8 @@ qa2_block(const int R, const int16_t* a16, int64_t lda16, const int8_t* b,
                         : _mm256_loadu_si256(
                               (const __m256i*)(raw + r * QA2_RAW_LD + h * 8));
   for (int64_t g = 0; g < ng; ++g) {
-    const __m256i w0 = _mm256_cvtepi8_epi16(
-        _mm_loadu_si128((const __m128i*)(b + g * 64)));
+    const __m256i w0 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i*)(b + g * 64)));
     const __m256i w1 = _mm256_cvtepi8_epi16(
         _mm_loadu_si128((const __m128i*)(b + g * 64 + 16)));
     for (int r = 0; r < R; ++r) {
@@ -70,8 +70,7 @@ qa2_block(const int R, const int16_t* a16, int64_t lda16, const int8_t* b,
   }
   for (int r = 0; r < R; ++r)
     for (int h = 0; h < 2; ++h)
-      _mm256_storeu_si256((__m256i*)(raw + r * QA2_RAW_LD + h * 8),
-                          acc[r][h]);
+      _mm256_storeu_si256((__m256i*)(raw + r * QA2_RAW_LD + h * 8), acc[r][h]);
 }
 
 /* 8 int32 partial sums of columns (2 per column, 4 columns) x 2 -> the 8
@@ -150,8 +149,8 @@ static inline __attribute__((always_inline)) __m256
 epilogue_value(const epilogue_regs* r, const int32_t ACT, __m256i acc,
                __m256i zp_sums, __m256 scale, __m256 bias, int has_bias,
                __m256i mask, int64_t m, int64_t n) {
-  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc, zp_sums)),
-                           scale);
+  __m256 v =
+      _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc, zp_sums)), scale);
   if (has_bias)
     v = _mm256_add_ps(v, bias);
   if (r->res)
@@ -213,12 +212,164 @@ epilogue_store(const epilogue_regs* r, const int F32, __m256 v, __m256i mask,
 static inline __attribute__((always_inline)) void
 epilogue_store_u8x16(const epilogue_regs* r, __m256 v0, __m256 v1, int64_t m,
                      int64_t n) {
-  /* packus_epi32 interleaves the 128-bit halves: q0 lo, q1 lo | q0 hi, q1 hi. */
+  /* packus_epi32 interleaves the 128-bit halves: q0 lo, q1 lo | q0 hi, q1 hi.
+   */
   __m256i p = _mm256_packus_epi32(requantize(r, v0), requantize(r, v1));
   p = _mm256_permute4x64_epi64(p, 0xD8);
   const __m128i w = _mm_packus_epi16(_mm256_castsi256_si128(p),
                                      _mm256_extracti128_si256(p, 1));
   _mm_storeu_si128((__m128i*)(r->y_u8 + m * r->N + n), w);
+}
+
+/* ---- folded uint8 epilogue -------------------------------------------------
+ * For uint8 outputs without a residual and with no activation, relu or
+ * clip, the epilogue's float steps fold into per-column constants:
+ *   t = float(acc - zp * colsum) * (scale / out_scale)
+ *       + (bias / out_scale + out_zero_point)
+ * one fma, then one clamp to [lo, hi]: the activation's bounds times
+ * 1 / out_scale (multiplying by a positive number keeps the order, so
+ * clamping after it is clamping before it) within the requantization's
+ * [-512, 512], both shifted by the zero point; the conversion rounds half
+ * to even and the saturating packs give [0, 255]. A NaN meets vmaxps'
+ * second operand, lo: as the unfolded form's activation, or -512 for none.
+ * Besides the reciprocal, the folded constants round once more, so a
+ * value within a few float steps of a .5 boundary may land one step off
+ * (tfcc_kernels.def). Half the instructions of the unfolded form on the
+ * small-K 1x1 convolutions (MobileNetV2's expansions), where the epilogue
+ * costs more than the dot products. */
+typedef struct folded_regs {
+  __m256 lo, hi;
+  float inv, zpo;
+} folded_regs;
+
+/* Whether the folded form applies to these arguments. */
+static int folded_applies(const tfcc_q_epilogue_args* ep) {
+  if (ep->y_f32 || ep->res)
+    return 0;
+  if (ep->act != TFCC_ACT_NONE && ep->act != TFCC_ACT_RELU &&
+      ep->act != TFCC_ACT_CLIP)
+    return 0;
+  const float inv = 1.0f / ep->out_scale;
+  if (!(inv > 0.0f && inv <= 3.4e38f)) /* a positive, finite reciprocal */
+    return 0;
+  return ep->act != TFCC_ACT_CLIP ||
+         (ep->alpha == ep->alpha && ep->beta == ep->beta); /* no NaN */
+}
+
+static inline float clamp512(float x) {
+  return x < -512.0f ? -512.0f : x > 512.0f ? 512.0f : x;
+}
+
+/* 8 columns' requantized int32 values (before the packs) from their dot
+ * products with the zero point's term taken away. */
+static inline __attribute__((always_inline)) __m256i
+folded_value(const folded_regs* r, __m256i acc, __m256 scale, __m256 offset) {
+  __m256 t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), scale, offset);
+  t = _mm256_min_ps(_mm256_max_ps(t, r->lo), r->hi);
+  return _mm256_cvtps_epi32(t);
+}
+
+/* Column constants of the octet at column n (mask: the valid lanes). */
+static inline __attribute__((always_inline)) void
+folded_columns(const tfcc_q_epilogue_args* ep, const folded_regs* r, int64_t n,
+               __m256i mask, __m256* scale, __m256* offset) {
+  const __m256 inv = _mm256_set1_ps(r->inv);
+  *scale = _mm256_mul_ps(_mm256_maskload_ps(ep->scales + n, mask), inv);
+  const __m256 bias =
+      ep->bias ? _mm256_maskload_ps(ep->bias + n, mask) : _mm256_setzero_ps();
+  *offset = _mm256_add_ps(_mm256_mul_ps(bias, inv), _mm256_set1_ps(r->zpo));
+}
+
+/* 4 octets of int32 values -> 32 bytes in column order. */
+static inline __attribute__((always_inline)) __m256i
+pack32(__m256i q0, __m256i q1, __m256i q2, __m256i q3) {
+  /* Each pack interleaves the 128-bit halves; one dword permute undoes
+   * both. */
+  const __m256i w = _mm256_packus_epi16(_mm256_packus_epi32(q0, q1),
+                                        _mm256_packus_epi32(q2, q3));
+  return _mm256_permutevar8x32_epi32(w,
+                                     _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* 2 octets -> 16 bytes in column order. */
+static inline __attribute__((always_inline)) __m128i pack16(__m256i q0,
+                                                            __m256i q1) {
+  const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(q0, q1), 0xD8);
+  return _mm_packus_epi16(_mm256_castsi256_si128(p),
+                          _mm256_extracti128_si256(p, 1));
+}
+
+/* The folded epilogue over a tile's dot products less the zero point's
+ * term (row stride TFCC_QNR_TILE). */
+static inline __attribute__((always_inline)) void
+epilogue_tile_folded(const tfcc_q_epilogue_args* ep, const int32_t ACT,
+                     const int32_t* sums, int64_t mr, int64_t m0, int64_t n0,
+                     int64_t nr) {
+  folded_regs r;
+  r.inv = 1.0f / ep->out_scale;
+  r.zpo = (float)ep->out_zero_point;
+  float lo = -512.0f, hi = 512.0f;
+  if (ACT == TFCC_ACT_RELU)
+    lo = 0.0f;
+  if (ACT == TFCC_ACT_CLIP) {
+    lo = clamp512(ep->alpha * r.inv);
+    hi = clamp512(ep->beta * r.inv);
+  }
+  r.lo = _mm256_set1_ps(lo + r.zpo);
+  r.hi = _mm256_set1_ps(hi + r.zpo);
+  const __m256i all = _mm256_set1_epi32(-1);
+  /* Locals: the byte stores below may alias *ep. */
+  const int64_t N = ep->N;
+  uint8_t* y = ep->y_u8 + m0 * N + n0;
+  int64_t o = 0;
+  if (nr == TFCC_QNR_TILE) { /* whole tile rows: one 32-byte store each */
+    __m256 sc[4], off[4];
+    for (int q = 0; q < 4; ++q)
+      folded_columns(ep, &r, n0 + 8 * q, all, &sc[q], &off[q]);
+    for (int64_t i = 0; i < mr; ++i) {
+      const int32_t* row = sums + i * TFCC_QNR_TILE;
+      __m256i q[4];
+      for (int k = 0; k < 4; ++k)
+        q[k] =
+            folded_value(&r, _mm256_loadu_si256((const __m256i*)(row + 8 * k)),
+                         sc[k], off[k]);
+      _mm256_storeu_si256((__m256i*)(y + i * N),
+                          pack32(q[0], q[1], q[2], q[3]));
+    }
+    return;
+  }
+  for (; (o + 2) * 8 <= nr; o += 2) {
+    __m256 sc0, sc1, off0, off1;
+    folded_columns(ep, &r, n0 + 8 * o, all, &sc0, &off0);
+    folded_columns(ep, &r, n0 + 8 * o + 8, all, &sc1, &off1);
+    for (int64_t i = 0; i < mr; ++i) {
+      const int32_t* row = sums + i * TFCC_QNR_TILE + o * 8;
+      const __m256i q0 =
+          folded_value(&r, _mm256_loadu_si256((const __m256i*)row), sc0, off0);
+      const __m256i q1 = folded_value(
+          &r, _mm256_loadu_si256((const __m256i*)(row + 8)), sc1, off1);
+      _mm_storeu_si128((__m128i*)(y + i * N + o * 8), pack16(q0, q1));
+    }
+  }
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (; o * 8 < nr; ++o) {
+    const int64_t valid = nr - o * 8 < 8 ? nr - o * 8 : 8;
+    const __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), lane);
+    __m256 sc, off;
+    folded_columns(ep, &r, n0 + 8 * o, mask, &sc, &off);
+    for (int64_t i = 0; i < mr; ++i) {
+      const __m256i q =
+          folded_value(&r,
+                       _mm256_loadu_si256(
+                           (const __m256i*)(sums + i * TFCC_QNR_TILE + o * 8)),
+                       sc, off);
+      uint8_t bytes[16];
+      _mm_storeu_si128((__m128i*)bytes, pack16(q, q));
+      memcpy(y + i * N + o * 8, bytes, (size_t)valid);
+    }
+  }
+  (void)ACT;
 }
 
 /* The fused epilogue over a tile's column sums (row stride TFCC_QNR_TILE),
@@ -255,36 +406,38 @@ epilogue_tile_as(const tfcc_q_epilogue_args* ep, const int32_t ACT,
         zp, _mm256_loadu_si256((const __m256i*)(colsums + 4 * n + 32)));
     const __m256 sc0 = _mm256_loadu_ps(scales + n);
     const __m256 sc1 = _mm256_loadu_ps(scales + n + 8);
-    const __m256 b0 = has_bias ? _mm256_loadu_ps(biases + n) : _mm256_setzero_ps();
+    const __m256 b0 =
+        has_bias ? _mm256_loadu_ps(biases + n) : _mm256_setzero_ps();
     const __m256 b1 =
         has_bias ? _mm256_loadu_ps(biases + n + 8) : _mm256_setzero_ps();
     for (int64_t i = 0; i < mr; ++i) {
       const int32_t* row = sums + i * TFCC_QNR_TILE + o * 8;
-      const __m256 v0 = epilogue_value(
-          &r, ACT, _mm256_loadu_si256((const __m256i*)row), zs0, sc0, b0,
-          has_bias, all, m0 + i, n);
-      const __m256 v1 = epilogue_value(
-          &r, ACT, _mm256_loadu_si256((const __m256i*)(row + 8)), zs1, sc1, b1,
-          has_bias, all, m0 + i, n + 8);
+      const __m256 v0 =
+          epilogue_value(&r, ACT, _mm256_loadu_si256((const __m256i*)row), zs0,
+                         sc0, b0, has_bias, all, m0 + i, n);
+      const __m256 v1 =
+          epilogue_value(&r, ACT, _mm256_loadu_si256((const __m256i*)(row + 8)),
+                         zs1, sc1, b1, has_bias, all, m0 + i, n + 8);
       epilogue_store_u8x16(&r, v0, v1, m0 + i, n);
     }
   }
   for (; o * 8 < nr; ++o) {
     const int64_t n = n0 + o * 8;
     const int64_t valid = nr - o * 8 < 8 ? nr - o * 8 : 8;
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), lane);
+    const __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), lane);
     /* Column sums exist for every padded column of a panel (pack.c). */
     const __m256i zp_sums = _mm256_mullo_epi32(
         zp, _mm256_loadu_si256((const __m256i*)(colsums + 4 * n)));
     const __m256 scale = _mm256_maskload_ps(scales + n, mask);
-    const __m256 bias = has_bias ? _mm256_maskload_ps(biases + n, mask)
-                                 : _mm256_setzero_ps();
+    const __m256 bias =
+        has_bias ? _mm256_maskload_ps(biases + n, mask) : _mm256_setzero_ps();
     for (int64_t i = 0; i < mr; ++i)
       epilogue_store(
           &r, F32,
           epilogue_value(&r, ACT,
-                         _mm256_loadu_si256(
-                             (const __m256i*)(sums + i * TFCC_QNR_TILE + o * 8)),
+                         _mm256_loadu_si256((
+                             const __m256i*)(sums + i * TFCC_QNR_TILE + o * 8)),
                          zp_sums, scale, bias, has_bias, mask, m0 + i, n),
           mask, valid, m0 + i, n);
   }
@@ -318,12 +471,39 @@ static void epilogue_tile(const tfcc_q_epilogue_args* ep, const int32_t* sums,
 }
 #undef EPILOGUE_FOR_ACT
 
-void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
-                         const tfcc_q_epilogue_args* ep, int64_t m0,
-                         int64_t n0, int64_t nr) {
+/* The folded epilogue (folded_applies), specialized per activation; sums
+ * less the zero point's term. */
+static void epilogue_tile_folded_any(const tfcc_q_epilogue_args* ep,
+                                     const int32_t* sums, int64_t mr,
+                                     int64_t m0, int64_t n0, int64_t nr) {
+  switch (ep->act) {
+  case TFCC_ACT_RELU:
+    epilogue_tile_folded(ep, TFCC_ACT_RELU, sums, mr, m0, n0, nr);
+    return;
+  case TFCC_ACT_CLIP:
+    epilogue_tile_folded(ep, TFCC_ACT_CLIP, sums, mr, m0, n0, nr);
+    return;
+  default:
+    epilogue_tile_folded(ep, TFCC_ACT_NONE, sums, mr, m0, n0, nr);
+    return;
+  }
+}
+
+void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
+                         int64_t m0, int64_t n0, int64_t nr) {
   int32_t sums[TFCC_QMR * TFCC_QNR_TILE] __attribute__((aligned(32)));
   tfcc_quk_avx2(&(tfcc_quk_args){p->a, p->lda, p->mr, p->K, p->b, p->np, sums});
-  epilogue_tile(ep, sums, p->mr, m0, n0, nr);
+  if (!folded_applies(ep)) {
+    epilogue_tile(ep, sums, p->mr, m0, n0, nr);
+    return;
+  }
+  for (int64_t i = 0; i < p->mr; ++i)
+    for (int64_t j = 0; j < p->np * TFCC_RT_QGEMM_NR; ++j) {
+      int32_t colsum;
+      memcpy(&colsum, ep->colsums + 4 * (n0 + j), sizeof colsum);
+      sums[i * TFCC_QNR_TILE + j] -= ep->a_zero_point * colsum;
+    }
+  epilogue_tile_folded_any(ep, sums, p->mr, m0, n0, nr);
 }
 
 /* ---- vpmaddubsw form ------------------------------------------------------
@@ -346,12 +526,14 @@ void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
   } while (0)
 
 static inline __attribute__((always_inline)) void
-qp_block(const int R, const uint8_t* a, int64_t lda, int64_t K,
-         const int8_t* b, int32_t* out) {
+qp_block(const int R, const uint8_t* a, int64_t lda, int64_t K, const int8_t* b,
+         const __m256i init[2], int32_t* out) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[4][2];
-  for (int r = 0; r < R; ++r)
-    acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (int r = 0; r < R; ++r) {
+    acc[r][0] = init[0];
+    acc[r][1] = init[1];
+  }
   const int64_t full = K / 4;
   for (int64_t g = 0; g < full; ++g) {
     const __m256i b0 = _mm256_loadu_si256((const __m256i*)(b + g * 64));
@@ -364,8 +546,7 @@ qp_block(const int R, const uint8_t* a, int64_t lda, int64_t K,
   }
   if (full * 4 < K) { /* the last group, zero past K */
     const __m256i b0 = _mm256_loadu_si256((const __m256i*)(b + full * 64));
-    const __m256i b1 =
-        _mm256_loadu_si256((const __m256i*)(b + full * 64 + 32));
+    const __m256i b1 = _mm256_loadu_si256((const __m256i*)(b + full * 64 + 32));
     for (int r = 0; r < R; ++r) {
       int32_t v = 0;
       memcpy(&v, a + r * lda + 4 * full, (size_t)(K - 4 * full));
@@ -379,39 +560,56 @@ qp_block(const int R, const uint8_t* a, int64_t lda, int64_t K,
 }
 #undef QP_STEP
 
-/* The tile's column sums (row stride TFCC_QNR_TILE) into sums. */
-static void qp_sums(const tfcc_quk_args* p, int32_t* sums) {
+/* The tile's column sums (row stride TFCC_QNR_TILE) into sums, less
+ * zp times B's column sums (colsums) when colsums is not NULL. */
+static void qp_sums(const tfcc_quk_args* p, const uint8_t* colsums, int32_t zp,
+                    int32_t* sums) {
   const int64_t groups = (p->K + 3) / 4;
   for (int64_t q = 0; q < p->np; ++q) {
     const int8_t* b = p->b + q * groups * 64;
+    __m256i init[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+    if (colsums)
+      for (int h = 0; h < 2; ++h)
+        init[h] = _mm256_mullo_epi32(
+            _mm256_set1_epi32(-zp),
+            _mm256_loadu_si256((
+                const __m256i*)(colsums + 4 * (q * TFCC_RT_QGEMM_NR + 8 * h))));
     for (int64_t i = 0; i < p->mr; i += 4) {
       const uint8_t* a = p->a + i * p->lda;
       int32_t* out = sums + i * TFCC_QNR_TILE + q * TFCC_RT_QGEMM_NR;
       switch (p->mr - i < 4 ? p->mr - i : 4) {
       case 1:
-        qp_block(1, a, p->lda, p->K, b, out);
+        qp_block(1, a, p->lda, p->K, b, init, out);
         break;
       case 2:
-        qp_block(2, a, p->lda, p->K, b, out);
+        qp_block(2, a, p->lda, p->K, b, init, out);
         break;
       case 3:
-        qp_block(3, a, p->lda, p->K, b, out);
+        qp_block(3, a, p->lda, p->K, b, init, out);
         break;
       default:
-        qp_block(4, a, p->lda, p->K, b, out);
+        qp_block(4, a, p->lda, p->K, b, init, out);
         break;
       }
     }
   }
 }
 
-void tfcc_quk_avx2_pairs(const tfcc_quk_args* p) { qp_sums(p, p->acc); }
+void tfcc_quk_avx2_pairs(const tfcc_quk_args* p) {
+  qp_sums(p, NULL, 0, p->acc);
+}
 
 void tfcc_quk_avx2_pairs_fused(const tfcc_quk_args* p,
                                const tfcc_q_epilogue_args* ep, int64_t m0,
                                int64_t n0, int64_t nr) {
   int32_t sums[TFCC_QMR * TFCC_QNR_TILE] __attribute__((aligned(32)));
-  qp_sums(p, sums);
+  if (folded_applies(ep)) {
+    /* The zero point's term starts the accumulators (exact integers). */
+    qp_sums(p, ep->colsums + 4 * n0, ep->a_zero_point, sums);
+    epilogue_tile_folded_any(ep, sums, p->mr, m0, n0, nr);
+    return;
+  }
+  qp_sums(p, NULL, 0, sums);
   epilogue_tile(ep, sums, p->mr, m0, n0, nr);
 }
 
