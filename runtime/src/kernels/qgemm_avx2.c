@@ -191,7 +191,12 @@ static inline __attribute__((always_inline)) void
 epilogue_store(const epilogue_regs* r, const int F32, __m256 v, __m256i mask,
                int64_t valid, int64_t m, int64_t n) {
   if (F32) {
-    _mm256_maskstore_ps(r->y_f32 + m * r->N + n, mask, v);
+    /* A masked store is microcoded on AMD cores (several times a plain
+     * one's cost): only for the last, partial octet. */
+    if (valid == 8)
+      _mm256_storeu_ps(r->y_f32 + m * r->N + n, v);
+    else
+      _mm256_maskstore_ps(r->y_f32 + m * r->N + n, mask, v);
     return;
   }
   const __m256i q = requantize(r, v);
