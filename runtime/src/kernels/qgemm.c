@@ -104,8 +104,8 @@ void tfcc_quk_base(const tfcc_quk_args* p) {
 
 /* ---- dispatch ------------------------------------------------------------ */
 
-typedef void (*tfcc_q_epilogue_fn)(const tfcc_q_epilogue_args*,
-                                   const int32_t*, int64_t, int64_t, int64_t);
+typedef void (*tfcc_q_epilogue_fn)(const tfcc_q_epilogue_args*, const int32_t*,
+                                   int64_t, int64_t, int64_t);
 
 static tfcc_quk_fn quk_for_isa(int isa) {
 #if TFCC_KERNELS_HAVE_AVX512
@@ -126,6 +126,39 @@ static tfcc_q_epilogue_fn epilogue_for_isa(int isa) {
 }
 
 /* ---- driver -------------------------------------------------------------- */
+
+static float clamp_u8(float x) {
+  return x < 0.0f ? 0.0f : x > 255.0f ? 255.0f : x;
+}
+
+/* Sets ep->folded and ep->fold (qgemm_internal.h) from the other fields. */
+static void fold_epilogue(tfcc_q_epilogue_args* ep) {
+  ep->folded = 0;
+  if (ep->y_f32 || ep->res || !ep->colsums)
+    return;
+  if (ep->act != TFCC_ACT_NONE && ep->act != TFCC_ACT_RELU &&
+      ep->act != TFCC_ACT_CLIP)
+    return;
+  tfcc_q_folded f;
+  f.inv = 1.0f / ep->out_scale;
+  if (!(f.inv > 0.0f && f.inv <= 3.4e38f)) /* a positive, finite reciprocal */
+    return;
+  if (ep->act == TFCC_ACT_CLIP &&
+      !(ep->alpha == ep->alpha && ep->beta == ep->beta)) /* a NaN bound */
+    return;
+  f.zpo = (float)ep->out_zero_point;
+  float lo = -1e30f, hi = 1e30f; /* below and above any output */
+  if (ep->act == TFCC_ACT_RELU)
+    lo = 0.0f;
+  if (ep->act == TFCC_ACT_CLIP) {
+    lo = ep->alpha * f.inv;
+    hi = ep->beta * f.inv;
+  }
+  f.lo = clamp_u8(lo + f.zpo);
+  f.hi = clamp_u8(hi + f.zpo);
+  ep->fold = f;
+  ep->folded = 1;
+}
 
 typedef struct qgemm_ctx {
   int64_t M, K, groups, panels;
@@ -184,10 +217,9 @@ static void qgemm_task(void* vctx, int64_t begin, int64_t end, int32_t thread) {
 /* Both entry points: exactly one of y_f32 / y_u8 is set. */
 static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                   int64_t lda, int32_t a_zero_point, const int8_t* packed_b,
-                  const float* scales, const float* bias,
-                  const float* residual, int32_t activation, float alpha,
-                  float beta, float out_scale, int32_t out_zero_point,
-                  float* y_f32, uint8_t* y_u8) {
+                  const float* scales, const float* bias, const float* residual,
+                  int32_t activation, float alpha, float beta, float out_scale,
+                  int32_t out_zero_point, float* y_f32, uint8_t* y_u8) {
   if (M <= 0 || N <= 0)
     return;
   int isa = tfcc_kernels_isa();
@@ -237,16 +269,19 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
       .y_f32 = y_f32,
       .y_u8 = y_u8,
   };
+  fold_epilogue(&c.ep);
   /* Blocks of panels that fit L2, smaller when there are too few row tiles
    * to give every thread work. */
   int64_t panel_bytes = c.groups * TFCC_RT_QGEMM_NR * 4;
-  int64_t bp = panel_bytes > 0 ? TFCC_QGEMM_BLOCK_BYTES / panel_bytes : c.panels;
+  int64_t bp =
+      panel_bytes > 0 ? TFCC_QGEMM_BLOCK_BYTES / panel_bytes : c.panels;
   tfcc_rt_pool* pool = tfcc_rt_get_current_pool();
   int64_t threads = pool ? tfcc_rt_pool_num_threads(pool) : 1;
   double macs = (double)M * (double)N * (double)c.K;
-  int serial = threads <= 1 ||
-               tfcc_small_work(2.0 * macs, 200.0,
-                               (double)M * c.K + (double)c.panels * panel_bytes);
+  int serial =
+      threads <= 1 ||
+      tfcc_small_work(2.0 * macs, 200.0,
+                      (double)M * c.K + (double)c.panels * panel_bytes);
   if (!serial && c.tiles < 4 * threads) {
     int64_t want = (4 * threads + c.tiles - 1) / c.tiles;
     bp = TFCC_MIN(bp, (c.panels + want - 1) / want);
@@ -262,12 +297,12 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
     tfcc_rt_parallel_for(tasks, qgemm_task, &c);
 }
 
-void tfcc_rt_qgemm_u8s8_f32(int64_t M, int64_t N, int64_t K,
-                            const uint8_t* A, int64_t lda,
-                            int32_t a_zero_point, const int8_t* packed_b,
-                            const float* scales, const float* bias,
-                            const float* residual, int32_t activation,
-                            float alpha, float beta, float* y) {
+void tfcc_rt_qgemm_u8s8_f32(int64_t M, int64_t N, int64_t K, const uint8_t* A,
+                            int64_t lda, int32_t a_zero_point,
+                            const int8_t* packed_b, const float* scales,
+                            const float* bias, const float* residual,
+                            int32_t activation, float alpha, float beta,
+                            float* y) {
   qgemm(M, N, K, A, lda, a_zero_point, packed_b, scales, bias, residual,
         activation, alpha, beta, 1.0f, 0, y, NULL);
 }
@@ -299,14 +334,29 @@ typedef struct im2col_ctx {
 static inline void tail_bytes(uint8_t* dst, const uint8_t* src, uint8_t v,
                               int64_t n) {
   switch (n) {
-  case 7: dst[6] = src ? src[6] : v; __attribute__((fallthrough));
-  case 6: dst[5] = src ? src[5] : v; __attribute__((fallthrough));
-  case 5: dst[4] = src ? src[4] : v; __attribute__((fallthrough));
-  case 4: dst[3] = src ? src[3] : v; __attribute__((fallthrough));
-  case 3: dst[2] = src ? src[2] : v; __attribute__((fallthrough));
-  case 2: dst[1] = src ? src[1] : v; __attribute__((fallthrough));
-  case 1: dst[0] = src ? src[0] : v; __attribute__((fallthrough));
-  default: break;
+  case 7:
+    dst[6] = src ? src[6] : v;
+    __attribute__((fallthrough));
+  case 6:
+    dst[5] = src ? src[5] : v;
+    __attribute__((fallthrough));
+  case 5:
+    dst[4] = src ? src[4] : v;
+    __attribute__((fallthrough));
+  case 4:
+    dst[3] = src ? src[3] : v;
+    __attribute__((fallthrough));
+  case 3:
+    dst[2] = src ? src[2] : v;
+    __attribute__((fallthrough));
+  case 2:
+    dst[1] = src ? src[1] : v;
+    __attribute__((fallthrough));
+  case 1:
+    dst[0] = src ? src[0] : v;
+    __attribute__((fallthrough));
+  default:
+    break;
   }
 }
 
@@ -349,8 +399,7 @@ static inline void fill_bytes(uint8_t* dst, uint8_t v, int64_t n) {
  * kw * c contiguous bytes of the input: one copy when inside it (inline
  * below 64 bytes: a 7x7 window of 3 channels copies 21 bytes a kernel row).
  * For wide inputs (c >= 16) and windows whose rows span 8 bytes or more. */
-static void im2col_rows_wide(const im2col_ctx* p, int64_t begin,
-                             int64_t end) {
+static void im2col_rows_wide(const im2col_ctx* p, int64_t begin, int64_t end) {
   const int64_t c = p->c, K = p->kh * p->kw * c, span = p->kw * c;
   for (int64_t row = begin; row < end; ++row) {
     int64_t b = row / p->oh, r = row % p->oh;
@@ -390,8 +439,7 @@ static void im2col_rows_wide(const im2col_ctx* p, int64_t begin,
  * pixels whose input column is inside the image form one range of s, read
  * at a fixed stride (no per-pixel bounds checks; one channel is a strided
  * byte gather). */
-static void im2col_rows_thin(const im2col_ctx* p, int64_t begin,
-                             int64_t end) {
+static void im2col_rows_thin(const im2col_ctx* p, int64_t begin, int64_t end) {
   const int64_t c = p->c, K = p->kh * p->kw * c, ldc = p->ldc, ow = p->ow;
   for (int64_t row = begin; row < end; ++row) {
     int64_t b = row / p->oh, r = row % p->oh;
@@ -450,8 +498,10 @@ void tfcc_rt_im2col_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
                        uint8_t* cols) {
   if (n <= 0 || oh <= 0 || ow <= 0)
     return;
-  im2col_ctx ctx = {x, h, w, c, kh, kw, stride_h, stride_w, dil_h, dil_w,
-                    pad_top, pad_left, oh, ow, (uint8_t)pad_value, ldc, cols};
+  im2col_ctx ctx = {x,       h,        w,        c,     kh,
+                    kw,      stride_h, stride_w, dil_h, dil_w,
+                    pad_top, pad_left, oh,       ow,    (uint8_t)pad_value,
+                    ldc,     cols};
   double bytes = (double)n * oh * ow * ldc;
   if (tfcc_small_work(0.0, 1.0, 2.0 * bytes))
     im2col_rows(&ctx, 0, n * oh, 0);

@@ -226,63 +226,29 @@ epilogue_store_u8x16(const epilogue_regs* r, __m256 v0, __m256 v1, int64_t m,
   _mm_storeu_si128((__m128i*)(r->y_u8 + m * r->N + n), w);
 }
 
-/* ---- folded uint8 epilogue -------------------------------------------------
- * For uint8 outputs without a residual and with no activation, relu or
- * clip, the epilogue's float steps fold into per-column constants:
- *   t = float(acc - zp * colsum) * (scale / out_scale)
- *       + (bias / out_scale + out_zero_point)
- * one fma, then one clamp to [lo, hi]: the activation's bounds times
- * 1 / out_scale (multiplying by a positive number keeps the order, so
- * clamping after it is clamping before it) within the requantization's
- * [-512, 512], both shifted by the zero point; the conversion rounds half
- * to even and the saturating packs give [0, 255]. A NaN meets vmaxps'
- * second operand, lo: as the unfolded form's activation, or -512 for none.
- * Besides the reciprocal, the folded constants round once more, so a
- * value within a few float steps of a .5 boundary may land one step off
- * (tfcc_kernels.def). Half the instructions of the unfolded form on the
- * small-K 1x1 convolutions (MobileNetV2's expansions), where the epilogue
- * costs more than the dot products. */
-typedef struct folded_regs {
-  __m256 lo, hi;
-  float inv, zpo;
-} folded_regs;
-
-/* Whether the folded form applies to these arguments. */
-static int folded_applies(const tfcc_q_epilogue_args* ep) {
-  if (ep->y_f32 || ep->res)
-    return 0;
-  if (ep->act != TFCC_ACT_NONE && ep->act != TFCC_ACT_RELU &&
-      ep->act != TFCC_ACT_CLIP)
-    return 0;
-  const float inv = 1.0f / ep->out_scale;
-  if (!(inv > 0.0f && inv <= 3.4e38f)) /* a positive, finite reciprocal */
-    return 0;
-  return ep->act != TFCC_ACT_CLIP ||
-         (ep->alpha == ep->alpha && ep->beta == ep->beta); /* no NaN */
-}
-
-static inline float clamp512(float x) {
-  return x < -512.0f ? -512.0f : x > 512.0f ? 512.0f : x;
-}
+/* ---- folded uint8 epilogue (qgemm_internal.h) ------------------------------
+ * Half the instructions of the unfolded form on the small-K 1x1
+ * convolutions (MobileNetV2's expansions), where the epilogue costs more
+ * than the dot products. */
 
 /* 8 columns' requantized int32 values (before the packs) from their dot
  * products with the zero point's term taken away. */
 static inline __attribute__((always_inline)) __m256i
-folded_value(const folded_regs* r, __m256i acc, __m256 scale, __m256 offset) {
+folded_value(__m256i acc, __m256 scale, __m256 offset, __m256 lo, __m256 hi) {
   __m256 t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), scale, offset);
-  t = _mm256_min_ps(_mm256_max_ps(t, r->lo), r->hi);
+  t = _mm256_min_ps(_mm256_max_ps(t, lo), hi);
   return _mm256_cvtps_epi32(t);
 }
 
 /* Column constants of the octet at column n (mask: the valid lanes). */
 static inline __attribute__((always_inline)) void
-folded_columns(const tfcc_q_epilogue_args* ep, const folded_regs* r, int64_t n,
-               __m256i mask, __m256* scale, __m256* offset) {
-  const __m256 inv = _mm256_set1_ps(r->inv);
+folded_columns(const tfcc_q_epilogue_args* ep, const tfcc_q_folded* f,
+               int64_t n, __m256i mask, __m256* scale, __m256* offset) {
+  const __m256 inv = _mm256_set1_ps(f->inv);
   *scale = _mm256_mul_ps(_mm256_maskload_ps(ep->scales + n, mask), inv);
   const __m256 bias =
       ep->bias ? _mm256_maskload_ps(ep->bias + n, mask) : _mm256_setzero_ps();
-  *offset = _mm256_add_ps(_mm256_mul_ps(bias, inv), _mm256_set1_ps(r->zpo));
+  *offset = _mm256_add_ps(_mm256_mul_ps(bias, inv), _mm256_set1_ps(f->zpo));
 }
 
 /* 4 octets of int32 values -> 32 bytes in column order. */
@@ -306,22 +272,11 @@ static inline __attribute__((always_inline)) __m128i pack16(__m256i q0,
 
 /* The folded epilogue over a tile's dot products less the zero point's
  * term (row stride TFCC_QNR_TILE). */
-static inline __attribute__((always_inline)) void
-epilogue_tile_folded(const tfcc_q_epilogue_args* ep, const int32_t ACT,
-                     const int32_t* sums, int64_t mr, int64_t m0, int64_t n0,
-                     int64_t nr) {
-  folded_regs r;
-  r.inv = 1.0f / ep->out_scale;
-  r.zpo = (float)ep->out_zero_point;
-  float lo = -512.0f, hi = 512.0f;
-  if (ACT == TFCC_ACT_RELU)
-    lo = 0.0f;
-  if (ACT == TFCC_ACT_CLIP) {
-    lo = clamp512(ep->alpha * r.inv);
-    hi = clamp512(ep->beta * r.inv);
-  }
-  r.lo = _mm256_set1_ps(lo + r.zpo);
-  r.hi = _mm256_set1_ps(hi + r.zpo);
+static void epilogue_tile_folded(const tfcc_q_epilogue_args* ep,
+                                 const int32_t* sums, int64_t mr, int64_t m0,
+                                 int64_t n0, int64_t nr) {
+  const tfcc_q_folded f = ep->fold;
+  const __m256 lo = _mm256_set1_ps(f.lo), hi = _mm256_set1_ps(f.hi);
   const __m256i all = _mm256_set1_epi32(-1);
   /* Locals: the byte stores below may alias *ep. */
   const int64_t N = ep->N;
@@ -330,14 +285,13 @@ epilogue_tile_folded(const tfcc_q_epilogue_args* ep, const int32_t ACT,
   if (nr == TFCC_QNR_TILE) { /* whole tile rows: one 32-byte store each */
     __m256 sc[4], off[4];
     for (int q = 0; q < 4; ++q)
-      folded_columns(ep, &r, n0 + 8 * q, all, &sc[q], &off[q]);
+      folded_columns(ep, &f, n0 + 8 * q, all, &sc[q], &off[q]);
     for (int64_t i = 0; i < mr; ++i) {
       const int32_t* row = sums + i * TFCC_QNR_TILE;
       __m256i q[4];
       for (int k = 0; k < 4; ++k)
-        q[k] =
-            folded_value(&r, _mm256_loadu_si256((const __m256i*)(row + 8 * k)),
-                         sc[k], off[k]);
+        q[k] = folded_value(_mm256_loadu_si256((const __m256i*)(row + 8 * k)),
+                            sc[k], off[k], lo, hi);
       _mm256_storeu_si256((__m256i*)(y + i * N),
                           pack32(q[0], q[1], q[2], q[3]));
     }
@@ -345,14 +299,14 @@ epilogue_tile_folded(const tfcc_q_epilogue_args* ep, const int32_t ACT,
   }
   for (; (o + 2) * 8 <= nr; o += 2) {
     __m256 sc0, sc1, off0, off1;
-    folded_columns(ep, &r, n0 + 8 * o, all, &sc0, &off0);
-    folded_columns(ep, &r, n0 + 8 * o + 8, all, &sc1, &off1);
+    folded_columns(ep, &f, n0 + 8 * o, all, &sc0, &off0);
+    folded_columns(ep, &f, n0 + 8 * o + 8, all, &sc1, &off1);
     for (int64_t i = 0; i < mr; ++i) {
       const int32_t* row = sums + i * TFCC_QNR_TILE + o * 8;
-      const __m256i q0 =
-          folded_value(&r, _mm256_loadu_si256((const __m256i*)row), sc0, off0);
+      const __m256i q0 = folded_value(_mm256_loadu_si256((const __m256i*)row),
+                                      sc0, off0, lo, hi);
       const __m256i q1 = folded_value(
-          &r, _mm256_loadu_si256((const __m256i*)(row + 8)), sc1, off1);
+          _mm256_loadu_si256((const __m256i*)(row + 8)), sc1, off1, lo, hi);
       _mm_storeu_si128((__m128i*)(y + i * N + o * 8), pack16(q0, q1));
     }
   }
@@ -362,19 +316,17 @@ epilogue_tile_folded(const tfcc_q_epilogue_args* ep, const int32_t ACT,
     const __m256i mask =
         _mm256_cmpgt_epi32(_mm256_set1_epi32((int)valid), lane);
     __m256 sc, off;
-    folded_columns(ep, &r, n0 + 8 * o, mask, &sc, &off);
+    folded_columns(ep, &f, n0 + 8 * o, mask, &sc, &off);
     for (int64_t i = 0; i < mr; ++i) {
       const __m256i q =
-          folded_value(&r,
-                       _mm256_loadu_si256(
+          folded_value(_mm256_loadu_si256(
                            (const __m256i*)(sums + i * TFCC_QNR_TILE + o * 8)),
-                       sc, off);
+                       sc, off, lo, hi);
       uint8_t bytes[16];
       _mm_storeu_si128((__m128i*)bytes, pack16(q, q));
       memcpy(y + i * N + o * 8, bytes, (size_t)valid);
     }
   }
-  (void)ACT;
 }
 
 /* The fused epilogue over a tile's column sums (row stride TFCC_QNR_TILE),
@@ -476,29 +428,11 @@ static void epilogue_tile(const tfcc_q_epilogue_args* ep, const int32_t* sums,
 }
 #undef EPILOGUE_FOR_ACT
 
-/* The folded epilogue (folded_applies), specialized per activation; sums
- * less the zero point's term. */
-static void epilogue_tile_folded_any(const tfcc_q_epilogue_args* ep,
-                                     const int32_t* sums, int64_t mr,
-                                     int64_t m0, int64_t n0, int64_t nr) {
-  switch (ep->act) {
-  case TFCC_ACT_RELU:
-    epilogue_tile_folded(ep, TFCC_ACT_RELU, sums, mr, m0, n0, nr);
-    return;
-  case TFCC_ACT_CLIP:
-    epilogue_tile_folded(ep, TFCC_ACT_CLIP, sums, mr, m0, n0, nr);
-    return;
-  default:
-    epilogue_tile_folded(ep, TFCC_ACT_NONE, sums, mr, m0, n0, nr);
-    return;
-  }
-}
-
 void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
                          int64_t m0, int64_t n0, int64_t nr) {
   int32_t sums[TFCC_QMR * TFCC_QNR_TILE] __attribute__((aligned(32)));
   tfcc_quk_avx2(&(tfcc_quk_args){p->a, p->lda, p->mr, p->K, p->b, p->np, sums});
-  if (!folded_applies(ep)) {
+  if (!ep->folded) {
     epilogue_tile(ep, sums, p->mr, m0, n0, nr);
     return;
   }
@@ -508,7 +442,7 @@ void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
       memcpy(&colsum, ep->colsums + 4 * (n0 + j), sizeof colsum);
       sums[i * TFCC_QNR_TILE + j] -= ep->a_zero_point * colsum;
     }
-  epilogue_tile_folded_any(ep, sums, p->mr, m0, n0, nr);
+  epilogue_tile_folded(ep, sums, p->mr, m0, n0, nr);
 }
 
 /* ---- vpmaddubsw form ------------------------------------------------------
@@ -608,10 +542,10 @@ void tfcc_quk_avx2_pairs_fused(const tfcc_quk_args* p,
                                const tfcc_q_epilogue_args* ep, int64_t m0,
                                int64_t n0, int64_t nr) {
   int32_t sums[TFCC_QMR * TFCC_QNR_TILE] __attribute__((aligned(32)));
-  if (folded_applies(ep)) {
+  if (ep->folded) {
     /* The zero point's term starts the accumulators (exact integers). */
     qp_sums(p, ep->colsums + 4 * n0, ep->a_zero_point, sums);
-    epilogue_tile_folded_any(ep, sums, p->mr, m0, n0, nr);
+    epilogue_tile_folded(ep, sums, p->mr, m0, n0, nr);
     return;
   }
   qp_sums(p, NULL, 0, sums);

@@ -20,8 +20,7 @@ epilogue_vnni(const tfcc_q_epilogue_args* ep, __m512i acc, __m512i zp_sums,
   __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(acc, zp_sums)),
                              scale, bias);
   if (ep->res)
-    v = _mm512_add_ps(
-        v, _mm512_maskz_loadu_ps(mask, ep->res + m * ep->N + n0));
+    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask, ep->res + m * ep->N + n0));
   switch (ep->act) {
   case TFCC_ACT_RELU:
     v = _mm512_max_ps(v, _mm512_setzero_ps());
@@ -42,8 +41,8 @@ epilogue_vnni(const tfcc_q_epilogue_args* ep, __m512i acc, __m512i zp_sums,
     _mm512_mask_storeu_ps(ep->y_f32 + m * ep->N + n0, mask, v);
     return;
   }
-  /* As qgemm_vec.inc: v times 1 / scale clamped to [-512, 512] (vmaxps gives its
-   * second operand for a NaN, so a NaN becomes -512, then 0), rounded half
+  /* As qgemm_vec.inc: v times 1 / scale clamped to [-512, 512] (vmaxps gives
+   * its second operand for a NaN, so a NaN becomes -512, then 0), rounded half
    * to even by the conversion, plus the zero point, saturated to [0, 255]. */
   __m512 t = _mm512_mul_ps(v, _mm512_set1_ps(1.0f / ep->out_scale));
   t = _mm512_min_ps(_mm512_max_ps(t, _mm512_set1_ps(-512.0f)),
@@ -53,6 +52,37 @@ epilogue_vnni(const tfcc_q_epilogue_args* ep, __m512i acc, __m512i zp_sums,
   q = _mm512_min_epi32(_mm512_max_epi32(q, _mm512_setzero_si512()),
                        _mm512_set1_epi32(255));
   _mm512_mask_cvtepi32_storeu_epi8(ep->y_u8 + m * ep->N + n0, mask, q);
+}
+
+/* The folded uint8 epilogue (qgemm_internal.h) of
+ * row m's accumulators, which started at -zp * colsum: one fma with the
+ * folded scale and offset, one clamp to [lo, hi] (within [0, 255]), the
+ * conversion (half to even), bytes. A whole row of two panels is one
+ * 32-byte store. */
+static inline __attribute__((always_inline)) void
+folded_row(const int NP, const __m512i acc[TFCC_QNP],
+           const __m512 scale[TFCC_QNP], const __m512 offset[TFCC_QNP],
+           __m512 lo, __m512 hi, uint8_t* y, int64_t nr) {
+  __m128i bytes[TFCC_QNP];
+#pragma clang loop unroll(full)
+  for (int q = 0; q < NP; ++q) {
+    __m512 t = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[q]), scale[q], offset[q]);
+    t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+    bytes[q] = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(t));
+  }
+  if (NP == 2 && nr == 32) {
+    _mm256_storeu_si256((__m256i*)y, _mm256_set_m128i(bytes[1], bytes[0]));
+    return;
+  }
+#pragma clang loop unroll(full)
+  for (int q = 0; q < NP; ++q) {
+    int64_t cols = nr - 16 * q;
+    if (cols <= 0)
+      break;
+    __mmask16 mask =
+        cols >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << cols) - 1);
+    _mm_mask_storeu_epi8(y + 16 * q, mask, bytes[q]);
+  }
 }
 
 static inline __attribute__((always_inline)) void
@@ -65,12 +95,21 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
   __m512i acc[TFCC_QMR][TFCC_QNP];
   /* Loops over rows and panels fully unrolled (MR, NP are constants of
    * each inlined copy), so the accumulators live in registers. */
+  /* The folded epilogue's accumulators start at -zp * colsum (exact). */
+  const int folded = ep && ep->folded;
+  __m512i init[TFCC_QNP];
+#pragma clang loop unroll(full)
+  for (int q = 0; q < NP; ++q)
+    init[q] = folded ? _mm512_mullo_epi32(
+                           _mm512_loadu_si512(ep->colsums + 4 * (n0 + 16 * q)),
+                           _mm512_set1_epi32(-ep->a_zero_point))
+                     : _mm512_setzero_si512();
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
     a[i] = p->a + i * p->lda;
 #pragma clang loop unroll(full)
     for (int q = 0; q < NP; ++q)
-      acc[i][q] = _mm512_setzero_si512();
+      acc[i][q] = init[q];
   }
   for (int64_t g = 0; g < full; ++g) {
     __m512i w0 = _mm512_loadu_si512(b0 + g * 64);
@@ -92,8 +131,8 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
     __mmask16 tail = (__mmask16)((1u << (K - 4 * full)) - 1);
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i) {
-      __m512i x = _mm512_broadcastd_epi32(
-          _mm_maskz_loadu_epi8(tail, a[i] + 4 * full));
+      __m512i x =
+          _mm512_broadcastd_epi32(_mm_maskz_loadu_epi8(tail, a[i] + 4 * full));
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
       if (NP > 1)
         acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
@@ -105,6 +144,33 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
 #pragma clang loop unroll(full)
       for (int q = 0; q < NP; ++q)
         _mm512_storeu_si512(p->acc + i * TFCC_QNR_TILE + q * 16, acc[i][q]);
+    return;
+  }
+  if (folded) {
+    const tfcc_q_folded f = ep->fold;
+    __m512 scale[TFCC_QNP], offset[TFCC_QNP];
+#pragma clang loop unroll(full)
+    for (int q = 0; q < NP; ++q) {
+      int64_t cols = nr - 16 * q;
+      __mmask16 mask = cols >= 16 ? (__mmask16)0xFFFF
+                       : cols > 0 ? (__mmask16)((1u << cols) - 1)
+                                  : (__mmask16)0;
+      int64_t n = n0 + 16 * q;
+      const __m512 inv = _mm512_set1_ps(f.inv);
+      scale[q] =
+          _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, ep->scales + n), inv);
+      const __m512 bias = ep->bias ? _mm512_maskz_loadu_ps(mask, ep->bias + n)
+                                   : _mm512_setzero_ps();
+      offset[q] =
+          _mm512_add_ps(_mm512_mul_ps(bias, inv), _mm512_set1_ps(f.zpo));
+    }
+    const __m512 lo = _mm512_set1_ps(f.lo), hi = _mm512_set1_ps(f.hi);
+    /* A local: the byte stores may alias *ep. */
+    const int64_t N = ep->N;
+    uint8_t* y = ep->y_u8 + m0 * N + n0;
+#pragma clang loop unroll(full)
+    for (int i = 0; i < MR; ++i)
+      folded_row(NP, acc[i], scale, offset, lo, hi, y + i * N, nr);
     return;
   }
 #pragma clang loop unroll(full)
@@ -136,9 +202,8 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
     return;
 
 /* ep NULL: the int32 sums to p->acc; else the epilogue's outputs. */
-static void quk_dispatch(const tfcc_quk_args* p,
-                         const tfcc_q_epilogue_args* ep, int64_t m0,
-                         int64_t n0, int64_t nr) {
+static void quk_dispatch(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
+                         int64_t m0, int64_t n0, int64_t nr) {
   _Static_assert(TFCC_QMR == 8 && TFCC_QNP == 2, "cases below");
   switch (p->mr) {
     QUK_CASE(1)

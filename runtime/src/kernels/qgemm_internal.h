@@ -28,6 +28,24 @@ typedef void (*tfcc_quk_fn)(const tfcc_quk_args* p);
 TFCC_INTERNAL void tfcc_quk_base(const tfcc_quk_args* p);
 TFCC_INTERNAL void tfcc_quk_avx2(const tfcc_quk_args* p);
 TFCC_INTERNAL void tfcc_quk_avx512vnni(const tfcc_quk_args* p);
+/* ---- folded uint8 epilogue ------------------------------------------------
+ * For uint8 outputs without a residual and with no activation, relu or
+ * clip, the AVX2 and VNNI kernels fold the epilogue's float steps into
+ * per-column constants:
+ *   t = float(acc - zp * colsum) * (scale / out_scale)
+ *       + (bias / out_scale + out_zero_point)
+ * one fma (the zero point's term starts the accumulators), then one clamp
+ * to [lo, hi]: the activation's bounds times 1 / out_scale (multiplying by
+ * a positive number keeps the order, so clamping after it is clamping
+ * before it) plus the zero point, within [0, 255]; the conversion rounds
+ * half to even. A NaN meets vmaxps' second operand, lo: as the unfolded
+ * form's activation, or 0 for none. Besides the reciprocal, the folded
+ * constants round once more, so a value within a few float steps of a .5
+ * boundary may land one step off (tfcc_kernels.def). */
+typedef struct tfcc_q_folded {
+  float inv, zpo, lo, hi;
+} tfcc_q_folded;
+
 /* What tfcc_rt_qgemm_u8s8's epilogue needs (see tfcc_kernels.def). */
 typedef struct tfcc_q_epilogue_args {
   int64_t N;
@@ -42,6 +60,10 @@ typedef struct tfcc_q_epilogue_args {
   int32_t out_zero_point;
   float* y_f32;
   uint8_t* y_u8;
+  /* Whether the AVX2 and VNNI kernels fold the epilogue, and its constants
+   * (set by the driver, qgemm.c). */
+  int folded;
+  tfcc_q_folded fold;
 } tfcc_q_epilogue_args;
 
 /* The VNNI kernel with the epilogue fused: rows m0 + [0, mr), columns
@@ -64,20 +86,19 @@ TFCC_INTERNAL void tfcc_quk_avx2_pairs_fused(const tfcc_quk_args* p,
                                              int64_t nr);
 /* pack.c's flag, the last int32 of B packed for K x N (K, N > 0): every
  * pair of weights vpmaddubsw adds fits an int16 for any A. */
-static inline int tfcc_q_pairs_fit(const int8_t* packed, int64_t K,
-                                   int64_t N) {
+static inline int tfcc_q_pairs_fit(const int8_t* packed, int64_t K, int64_t N) {
   return packed[tfcc_rt_qgemm_packed_b_size(K, N) - (int64_t)sizeof(int32_t)] ==
          1;
 }
 /* The activations the fused forms apply in registers (the others run the
  * portable epilogue after the micro-kernel). */
 static inline int tfcc_q_fused_supports(int32_t act) {
-  return act == TFCC_ACT_NONE || act == TFCC_ACT_RELU ||
-         act == TFCC_ACT_CLIP || act == TFCC_ACT_LEAKY_RELU;
+  return act == TFCC_ACT_NONE || act == TFCC_ACT_RELU || act == TFCC_ACT_CLIP ||
+         act == TFCC_ACT_LEAKY_RELU;
 }
+
 /* AVX512_VNNI (vpdpbusd on zmm) on top of the AVX-512 level (cpu_isa.c). */
 TFCC_INTERNAL int tfcc_kernels_has_avx512_vnni(void);
-
 
 /* Row m, columns [n0, n0 + nr) (nr <= TFCC_QNR_TILE) from their int32 dot
  * products acc[0, nr). One portable source (qgemm_vec.inc) per level. */
