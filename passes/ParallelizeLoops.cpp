@@ -210,13 +210,20 @@ struct ParallelizeLoopsPass
     work.multiply(
         std::max<int64_t>(1, blockWork(*parallel.getBody(), parallel, work)));
     // The distributed dimensions: the fewest leading ones reaching
-    // minOuterIterations statically, never the innermost of several (it
-    // stays a plain loop LLVM can vectorize).
+    // minOuterIterations statically, never the innermost of several that
+    // is not a unit dimension (it stays a plain loop LLVM can vectorize;
+    // distributed, it would be collapsed into the OpenMP loop, whose
+    // induction variables are a division and remainder per element).
     unsigned distributed = 0;
     int64_t outer = 1;
     bool outerDynamic = false;
     SmallVector<std::array<Value, 3>> outerDynamicLoops;
-    unsigned maxDistributed = rank > 1 ? rank - 1 : 1;
+    unsigned innermost = rank - 1;
+    while (innermost > 0 && staticTripCount(parallel.getLowerBound()[innermost],
+                                            parallel.getUpperBound()[innermost],
+                                            parallel.getStep()[innermost]) == 1)
+      --innermost;
+    unsigned maxDistributed = innermost > 0 ? innermost : 1;
     for (unsigned d = 0; d < rank; ++d) {
       Value lb = parallel.getLowerBound()[d], ub = parallel.getUpperBound()[d],
             step = parallel.getStep()[d];

@@ -864,7 +864,8 @@ def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
     calls nothing (arith, math, memref loads and stores, scf, affine, index
     only), an `omp.parallel` + `omp.wsloop nowait` over its leading
     dimensions (the fewest whose static trip counts multiply to at least
-    `min-outer-iterations`, never the innermost of two or more), the other
+    `min-outer-iterations`, never the innermost of two or more that is not
+    a unit dimension, which stays a loop LLVM can vectorize), the other
     dimensions staying serial `scf.for`s inside. The work of a nest is the
     number of body operations it executes; `num_threads` is that work over
     `min-work-per-thread` (at least 1), computed at run time when a trip

@@ -67,6 +67,30 @@ func.func @collapse(%a: memref<2x4x8x1024xf32>) {
 
 // -----
 
+// Trailing unit dimensions (an NHWC tensor of one channel) do not count as
+// the innermost: the last non-unit one (%k, 28) stays a serial loop instead
+// of joining the distributed, collapsed ones.
+// CHECK-LABEL: func.func @trailing_unit
+// CHECK:         omp.loop_nest (%[[I:.*]], %[[J:.*]]) : index
+// CHECK-NEXT:      scf.for %[[K:.*]] = %{{.*}} to %[[C28:.*]] step
+// CHECK-NEXT:        scf.for %[[L:.*]] = %{{.*}} to %[[C1:.*]] step
+// CHECK-NEXT:          memref.load %{{.*}}[%[[I]], %[[J]], %[[K]], %[[L]]]
+func.func @trailing_unit(%a: memref<?x28x28x1xf32>, %b: memref<?x28x28x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c28 = arith.constant 28 : index
+  %n = memref.dim %a, %c0 : memref<?x28x28x1xf32>
+  scf.parallel (%i, %j, %k, %l) = (%c0, %c0, %c0, %c0) to (%n, %c28, %c28, %c1) step (%c1, %c1, %c1, %c1) {
+    %x = memref.load %a[%i, %j, %k, %l] : memref<?x28x28x1xf32>
+    %y = arith.addf %x, %x : f32
+    memref.store %y, %b[%i, %j, %k, %l] : memref<?x28x28x1xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A dynamic batch: num_threads is computed at run time from the trip count
 // (work = 4 body ops x 256 x batch, over 16384, at most batch), the inner
 // reduction loop stays serial.
