@@ -327,11 +327,12 @@ TEST_P(QuantizedKernelsTest, QGemmClipBoundsRequantized) {
 // wide and thin inputs).
 void checkIm2col(int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
                  int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
-                 int64_t pt, int64_t pl, int64_t pb, int64_t pr) {
+                 int64_t pt, int64_t pl, int64_t pb, int64_t pr,
+                 int64_t extraTail = 4) {
   std::mt19937 rng(5);
   const int64_t oh = (h + pt + pb - (dh * (kh - 1) + 1)) / sh + 1;
   const int64_t ow = (w + pl + pr - (dw * (kw - 1) + 1)) / sw + 1;
-  const int64_t K = kh * kw * c, ldc = (K + 3) / 4 * 4 + 4;
+  const int64_t K = kh * kw * c, ldc = (K + 3) / 4 * 4 + extraTail;
   std::vector<uint8_t> x = randomU8(n * h * w * c, rng);
   std::vector<uint8_t> cols(n * oh * ow * ldc, 99);
   tfcc_rt_im2col_u8(x.data(), n, h, w, c, kh, kw, sh, sw, dh, dw, pt, pl, oh,
@@ -361,6 +362,17 @@ TEST_P(QuantizedKernelsTest, Im2col) {
   checkIm2col(1, 9, 9, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0);
   checkIm2col(2, 8, 8, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1);
   checkIm2col(1, 11, 10, 3, 7, 7, 2, 2, 1, 1, 3, 3, 2, 2);
+  // Narrow kernel rows (at most 4 bytes: 4-byte moves whose spare bytes the
+  // next row or the tail overwrites), rows padded only to a multiple of 4:
+  // one channel 3x3 with padding, 4x3 strided (the last kernel row copied
+  // exactly, the row has no spare bytes; without padding, the last pixel's
+  // last kernel row ends before the image does), two channels 3x2; two
+  // images, so reads near the first image's end cross into the second.
+  checkIm2col(2, 9, 9, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0);
+  checkIm2col(2, 7, 9, 1, 4, 3, 1, 2, 1, 1, 1, 0, 2, 1, 0);
+  checkIm2col(2, 7, 10, 1, 4, 3, 1, 2, 1, 1, 0, 0, 0, 0, 0);
+  checkIm2col(2, 6, 5, 2, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0);
+  checkIm2col(1, 5, 5, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0);
 }
 
 // The uint8 depthwise convolution against its definition (acc in int64 over

@@ -394,6 +394,20 @@ static inline void fill_bytes(uint8_t* dst, uint8_t v, int64_t n) {
   tail_bytes(dst + i, NULL, v, n - i);
 }
 
+/* The pixel's taps of one kernel row, x0 .. x0 + kw - 1 (some outside the
+ * input: pad), one by one. */
+static inline void taps_one_by_one(const im2col_ctx* p, const uint8_t* xrow,
+                                   int64_t x0, uint8_t* d) {
+  const int64_t c = p->c;
+  for (int64_t j = 0; j < p->kw; ++j, d += c) {
+    int64_t x = x0 + j * p->dw;
+    if (x < 0 || x >= p->w)
+      fill_bytes(d, p->pad, c);
+    else
+      memcpy(d, xrow + x * c, (size_t)c);
+  }
+}
+
 /* Output rows [begin, end) of (b, r) pairs: ow GEMM rows each, pixel by
  * pixel. With unit dilation along w, the kw taps of a kernel row are
  * kw * c contiguous bytes of the input: one copy when inside it (inline
@@ -422,20 +436,64 @@ static void im2col_rows_wide(const im2col_ctx* p, int64_t begin, int64_t end) {
           d += span;
           continue;
         }
-        for (int64_t j = 0; j < p->kw; ++j, d += c) {
-          int64_t x = x0 + j * p->dw;
-          if (x < 0 || x >= p->w)
-            fill_bytes(d, p->pad, c);
-          else
-            memcpy(d, xrow + x * c, (size_t)c);
-        }
+        taps_one_by_one(p, xrow, x0, d);
+        d += span;
       }
       fill_bytes(d, 0, p->ldc - K);
     }
   }
 }
 
-/* The same rows tap by tap, for thin inputs (c < 16): for tap (i, j) the
+/* The same rows for narrow windows (unit dilation along w, a kernel row of
+ * at most 4 bytes: one channel, 3x3 or 4x4) with the geometry in locals:
+ * a kernel row inside the input is one 4-byte load and store, in order,
+ * each store's bytes past the row overwritten by the next kernel row's or
+ * the zero tail (a third faster than the tap-by-tap gather below, see
+ * docs/quantization.md). */
+#define IM2COL_NARROW_MAX_KH 16
+static void im2col_rows_narrow(const im2col_ctx* p, int64_t begin,
+                               int64_t end) {
+  const int64_t c = p->c, kh = p->kh, kw = p->kw, span = kw * c;
+  const int64_t K = kh * span, ldc = p->ldc, ow = p->ow, sw = p->sw;
+  const int64_t h = p->h, w = p->w, pl = p->pl;
+  const uint8_t pad = p->pad;
+  /* Whether the last kernel row's 4-byte store stays inside the row. */
+  const int last_wide = K - span + 4 <= ldc;
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t b = row / p->oh, r = row % p->oh;
+    const uint8_t* xb = p->x + b * h * w * c;
+    const uint8_t* image_end = xb + h * w * c;
+    /* Each kernel row's input row, or NULL where it is padding. */
+    const uint8_t* rows[IM2COL_NARROW_MAX_KH];
+    for (int64_t i = 0; i < kh; ++i) {
+      const int64_t y = r * p->sh - p->pt + i * p->dh;
+      rows[i] = y >= 0 && y < h ? xb + y * w * c : NULL;
+    }
+    uint8_t* dst = p->cols + row * ow * ldc;
+    for (int64_t s = 0; s < ow; ++s, dst += ldc) {
+      const int64_t x0 = s * sw - pl;
+      const int inside_w = x0 >= 0 && x0 + kw - 1 < w;
+      uint8_t* d = dst;
+      for (int64_t i = 0; i < kh; ++i, d += span) {
+        if (!rows[i]) {
+          fill_bytes(d, pad, span);
+        } else if (!inside_w) {
+          taps_one_by_one(p, rows[i], x0, d);
+        } else {
+          const uint8_t* src = rows[i] + x0 * c;
+          if (src + 4 <= image_end && (i + 1 < kh || last_wide))
+            memcpy(d, src, 4);
+          else
+            tail_bytes(d, src, 0, span);
+        }
+      }
+      fill_bytes(d, 0, ldc - K);
+    }
+  }
+}
+
+/* The same rows tap by tap, for thin inputs (c < 16) whose kernel rows are
+ * neither narrow nor 8 bytes or more: for tap (i, j) the
  * pixels whose input column is inside the image form one range of s, read
  * at a fixed stride (no per-pixel bounds checks; one channel is a strided
  * byte gather). */
@@ -484,7 +542,9 @@ static void im2col_rows(void* vctx, int64_t begin, int64_t end,
                         int32_t thread) {
   (void)thread;
   const im2col_ctx* p = (const im2col_ctx*)vctx;
-  if (p->c >= 16 || (p->dw == 1 && p->kw * p->c >= 8))
+  if (p->dw == 1 && p->kw * p->c <= 4 && p->kh <= IM2COL_NARROW_MAX_KH)
+    im2col_rows_narrow(p, begin, end);
+  else if (p->c >= 16 || (p->dw == 1 && p->kw * p->c >= 8))
     im2col_rows_wide(p, begin, end);
   else
     im2col_rows_thin(p, begin, end);
