@@ -10,8 +10,10 @@
  * int32 dot products of a tile x up to TFCC_QNP panels to a stack buffer;
  * the epilogue (qgemm_vec.inc) subtracts A's zero point times B's column
  * sums, scales, adds bias and residual, applies the activation and writes
- * float32 or requantized uint8. Integer accumulation is exact, so results
- * do not depend on the thread count or the ISA. */
+ * float32 or requantized uint8; the AVX2 and VNNI kernels fold it for
+ * uint8 outputs without a residual (qgemm_internal.h, fold_epilogue below).
+ * Integer accumulation is exact, so results do not depend on the thread
+ * count; the float epilogue may round differently between ISA levels. */
 #include "qgemm_internal.h"
 
 #include <string.h>
@@ -333,31 +335,18 @@ typedef struct im2col_ctx {
  * one), so 8 bytes at a time, then a tail of single stores. */
 static inline void tail_bytes(uint8_t* dst, const uint8_t* src, uint8_t v,
                               int64_t n) {
+  /* clang-format off */
   switch (n) {
-  case 7:
-    dst[6] = src ? src[6] : v;
-    __attribute__((fallthrough));
-  case 6:
-    dst[5] = src ? src[5] : v;
-    __attribute__((fallthrough));
-  case 5:
-    dst[4] = src ? src[4] : v;
-    __attribute__((fallthrough));
-  case 4:
-    dst[3] = src ? src[3] : v;
-    __attribute__((fallthrough));
-  case 3:
-    dst[2] = src ? src[2] : v;
-    __attribute__((fallthrough));
-  case 2:
-    dst[1] = src ? src[1] : v;
-    __attribute__((fallthrough));
-  case 1:
-    dst[0] = src ? src[0] : v;
-    __attribute__((fallthrough));
-  default:
-    break;
+  case 7: dst[6] = src ? src[6] : v; __attribute__((fallthrough));
+  case 6: dst[5] = src ? src[5] : v; __attribute__((fallthrough));
+  case 5: dst[4] = src ? src[4] : v; __attribute__((fallthrough));
+  case 4: dst[3] = src ? src[3] : v; __attribute__((fallthrough));
+  case 3: dst[2] = src ? src[2] : v; __attribute__((fallthrough));
+  case 2: dst[1] = src ? src[1] : v; __attribute__((fallthrough));
+  case 1: dst[0] = src ? src[0] : v; __attribute__((fallthrough));
+  default: break;
   }
+  /* clang-format on */
 }
 
 /* n bytes: from 4 on, two copies of a power of two that overlap in the

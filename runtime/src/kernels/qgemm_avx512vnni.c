@@ -3,8 +3,9 @@
  * CPUID reports VNNI): per group of 4 k, one 64-byte load per panel and one
  * vpdpbusd per (row, panel) with the row's 4 bytes broadcast as its u8
  * operand. Up to 8 rows x 2 panels: 16 zmm accumulators. The fused form
- * applies the epilogue (qgemm_vec.inc's arithmetic) to the accumulators in
- * registers and writes the outputs. */
+ * applies the epilogue (qgemm_vec.inc's arithmetic, or the folded one of
+ * qgemm_internal.h) to the accumulators in registers and writes the
+ * outputs. */
 #include "qgemm_internal.h"
 
 #include <immintrin.h>
@@ -54,11 +55,10 @@ epilogue_vnni(const tfcc_q_epilogue_args* ep, __m512i acc, __m512i zp_sums,
   _mm512_mask_cvtepi32_storeu_epi8(ep->y_u8 + m * ep->N + n0, mask, q);
 }
 
-/* The folded uint8 epilogue (qgemm_internal.h) of
- * row m's accumulators, which started at -zp * colsum: one fma with the
- * folded scale and offset, one clamp to [lo, hi] (within [0, 255]), the
- * conversion (half to even), bytes. A whole row of two panels is one
- * 32-byte store. */
+/* The folded uint8 epilogue (qgemm_internal.h) of a row's accumulators,
+ * which started at -zp * colsum: one fma with the folded scale and offset,
+ * one clamp to [lo, hi] (within [0, 255]), the conversion (half to even),
+ * bytes. A whole row of two panels is one 32-byte store. */
 static inline __attribute__((always_inline)) void
 folded_row(const int NP, const __m512i acc[TFCC_QNP],
            const __m512 scale[TFCC_QNP], const __m512 offset[TFCC_QNP],
@@ -93,8 +93,6 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
   const int8_t* b1 = p->b + groups * 64;
   const uint8_t* a[TFCC_QMR];
   __m512i acc[TFCC_QMR][TFCC_QNP];
-  /* Loops over rows and panels fully unrolled (MR, NP are constants of
-   * each inlined copy), so the accumulators live in registers. */
   /* The folded epilogue's accumulators start at -zp * colsum (exact). */
   const int folded = ep && ep->folded;
   __m512i init[TFCC_QNP];
@@ -104,6 +102,8 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
                            _mm512_loadu_si512(ep->colsums + 4 * (n0 + 16 * q)),
                            _mm512_set1_epi32(-ep->a_zero_point))
                      : _mm512_setzero_si512();
+    /* Loops over rows and panels fully unrolled (MR, NP are constants of
+     * each inlined copy), so the accumulators live in registers. */
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
     a[i] = p->a + i * p->lda;
