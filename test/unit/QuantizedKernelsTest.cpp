@@ -384,6 +384,7 @@ struct DepthwiseU8Case {
   bool bias;
   int32_t act;
   bool quantizeOutput;
+  float alpha = kAlpha, beta = kBeta; // the clip's bounds
 };
 
 void checkDepthwiseU8(const DepthwiseU8Case &k, uint32_t seed) {
@@ -407,12 +408,12 @@ void checkDepthwiseU8(const DepthwiseU8Case &k, uint32_t seed) {
     tfcc_rt_depthwise_conv2d_u8s8_u8(
         x.data(), k.n, k.h, k.w, C, k.xZeroPoint, packed.data(), k.kh, k.kw,
         k.sh, k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow, scales.data(), b, k.act,
-        kAlpha, kBeta, outScale, outZeroPoint, yq.data());
+        k.alpha, k.beta, outScale, outZeroPoint, yq.data());
   else
     tfcc_rt_depthwise_conv2d_u8s8_f32(
         x.data(), k.n, k.h, k.w, C, k.xZeroPoint, packed.data(), k.kh, k.kw,
         k.sh, k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow, scales.data(), b, k.act,
-        kAlpha, kBeta, yf.data());
+        k.alpha, k.beta, yf.data());
   for (int64_t bi = 0; bi < k.n; ++bi)
     for (int64_t r = 0; r < oh; ++r)
       for (int64_t s = 0; s < ow; ++s)
@@ -428,8 +429,10 @@ void checkDepthwiseU8(const DepthwiseU8Case &k, uint32_t seed) {
                       k.xZeroPoint) *
                      wt[(i * k.kw + j) * C + ch];
             }
-          double v = activation(
-              double(acc) * scales[ch] + (k.bias ? bias[ch] : 0.0), k.act);
+          double v = double(acc) * scales[ch] + (k.bias ? bias[ch] : 0.0);
+          v = k.act == TFCC_ACT_CLIP
+                  ? std::min(std::max(v, double(k.alpha)), double(k.beta))
+                  : activation(v, k.act);
           const int64_t o = ((bi * oh + r) * ow + s) * C + ch;
           if (!k.quantizeOutput) {
             ASSERT_NEAR(yf[o], v, 1e-5 * (std::fabs(v) + 1.0))
@@ -481,6 +484,24 @@ TEST_P(QuantizedKernelsTest, DepthwiseU8) {
   checkDepthwiseU8({1, 56, 56, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, true,
                     TFCC_ACT_CLIP, true},
                    7);
+}
+
+// Clip bounds past, inside and crossing the uint8 range (scale 0.02, zero
+// point 100: [-2, 3.1]), both outputs: a clip wholly below the range
+// saturates to 0, wholly above to 255, a crossed one (alpha > beta) is beta.
+// 19 channels: the vector path and the scalar tail.
+TEST_P(QuantizedKernelsTest, DepthwiseU8ClipBounds) {
+  const float bounds[][2] = {{-10.0f, -3.0f}, {7.0f, 9.0f},   {2.0f, 1.0f},
+                             {-0.3f, 0.25f},  {-1e30f, 1e30f}, {-5.0f, 5.0f}};
+  uint32_t seed = 900;
+  for (const auto &ab : bounds)
+    for (bool q : {true, false}) {
+      DepthwiseU8Case k{1,  9,  9,    19,     3, 3, 1, 1, 1, 1, 1, 1, 1, 1,
+                        37, true, TFCC_ACT_CLIP, q};
+      k.alpha = ab[0];
+      k.beta = ab[1];
+      checkDepthwiseU8(k, seed++);
+    }
 }
 
 // The extremes, where an inexact float sum would show: x = 0 with zero

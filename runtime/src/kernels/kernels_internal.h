@@ -472,4 +472,32 @@ static inline void tfcc_dw3_interior(int64_t w, int64_t sw, int64_t pl,
   *hi = TFCC_MAX(s_hi, s_lo);
 }
 
+/* The uint8 requantization with the activation folded in (the int8 GEMM's
+ * and the uint8 depthwise kernel's): bounds [*lo, *hi] on t = v * rcp (rcp
+ * = 1 / out_scale > 0) such that clamping t to them, rounding and adding
+ * the zero point zpo equals activation act (none, relu, clip alpha..beta)
+ * then requantization to [0, 255]. A positive multiply keeps the order, so
+ * the activation's bounds times rcp clamp as the activation does; both
+ * bounds lie in [-zpo, 255 - zpo], so even a clip below or above the
+ * representable range (or crossed, alpha > beta: min(max(t, lo), hi) is
+ * hi) yields an in-range value. A NaN bound is no bound. */
+static inline void tfcc_u8_act_bounds(int32_t act, float alpha, float beta,
+                                      float rcp, float zpo, float* lo,
+                                      float* hi) {
+  const float lowest = -zpo, highest = 255.0f - zpo;
+  float l = lowest, h = highest;
+  if (act == TFCC_ACT_RELU || act == TFCC_ACT_CLIP) {
+    const float a = act == TFCC_ACT_RELU ? 0.0f : alpha * rcp;
+    l = a > l ? a : l;
+    l = l < highest ? l : highest;
+    if (act == TFCC_ACT_CLIP) {
+      const float b = beta * rcp;
+      h = b < h ? b : h;
+      h = h > lowest ? h : lowest;
+    }
+  }
+  *lo = l;
+  *hi = h;
+}
+
 #endif /* TFCC_KERNELS_INTERNAL_H_ */

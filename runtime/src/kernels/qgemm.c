@@ -129,10 +129,6 @@ static tfcc_q_epilogue_fn epilogue_for_isa(int isa) {
 
 /* ---- driver -------------------------------------------------------------- */
 
-static float clamp_u8(float x) {
-  return x < 0.0f ? 0.0f : x > 255.0f ? 255.0f : x;
-}
-
 /* Sets ep->folded and ep->fold (qgemm_internal.h) from the other fields. */
 static void fold_epilogue(tfcc_q_epilogue_args* ep) {
   ep->folded = 0;
@@ -149,15 +145,11 @@ static void fold_epilogue(tfcc_q_epilogue_args* ep) {
       !(ep->alpha == ep->alpha && ep->beta == ep->beta)) /* a NaN bound */
     return;
   f.zpo = (float)ep->out_zero_point;
-  float lo = -1e30f, hi = 1e30f; /* below and above any output */
-  if (ep->act == TFCC_ACT_RELU)
-    lo = 0.0f;
-  if (ep->act == TFCC_ACT_CLIP) {
-    lo = ep->alpha * f.inv;
-    hi = ep->beta * f.inv;
-  }
-  f.lo = clamp_u8(lo + f.zpo);
-  f.hi = clamp_u8(hi + f.zpo);
+  float lo, hi;
+  tfcc_u8_act_bounds(ep->act, ep->alpha, ep->beta, f.inv, f.zpo, &lo, &hi);
+  /* The kernels' fma adds the zero point: bounds on t + zpo, in [0, 255]. */
+  f.lo = lo + f.zpo;
+  f.hi = hi + f.zpo;
   ep->fold = f;
   ep->folded = 1;
 }
