@@ -539,10 +539,10 @@ void tfcc_rt_im2col_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
                        uint8_t* cols) {
   if (n <= 0 || oh <= 0 || ow <= 0)
     return;
-  im2col_ctx ctx = {x,       h,        w,        c,     kh,
-                    kw,      stride_h, stride_w, dil_h, dil_w,
-                    pad_top, pad_left, oh,       ow,    (uint8_t)pad_value,
-                    ldc,     cols};
+  /* clang-format off */
+  im2col_ctx ctx = {x, h, w, c, kh, kw, stride_h, stride_w, dil_h, dil_w,
+                    pad_top, pad_left, oh, ow, (uint8_t)pad_value, ldc, cols};
+  /* clang-format on */
   double bytes = (double)n * oh * ow * ldc;
   if (tfcc_small_work(0.0, 1.0, 2.0 * bytes))
     im2col_rows(&ctx, 0, n * oh, 0);

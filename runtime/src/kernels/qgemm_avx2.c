@@ -213,17 +213,21 @@ epilogue_store(const epilogue_regs* r, const int F32, __m256 v, __m256i mask,
   }
 }
 
+/* 2 octets of int32 values -> 16 bytes in column order (packus_epi32
+ * interleaves the 128-bit halves: q0 lo, q1 lo | q0 hi, q1 hi). */
+static inline __attribute__((always_inline)) __m128i pack16(__m256i q0,
+                                                            __m256i q1) {
+  const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(q0, q1), 0xD8);
+  return _mm_packus_epi16(_mm256_castsi256_si128(p),
+                          _mm256_extracti128_si256(p, 1));
+}
+
 /* Two whole octets as uint8: one pack sequence and one 16-byte store. */
 static inline __attribute__((always_inline)) void
 epilogue_store_u8x16(const epilogue_regs* r, __m256 v0, __m256 v1, int64_t m,
                      int64_t n) {
-  /* packus_epi32 interleaves the 128-bit halves: q0 lo, q1 lo | q0 hi, q1 hi.
-   */
-  __m256i p = _mm256_packus_epi32(requantize(r, v0), requantize(r, v1));
-  p = _mm256_permute4x64_epi64(p, 0xD8);
-  const __m128i w = _mm_packus_epi16(_mm256_castsi256_si128(p),
-                                     _mm256_extracti128_si256(p, 1));
-  _mm_storeu_si128((__m128i*)(r->y_u8 + m * r->N + n), w);
+  _mm_storeu_si128((__m128i*)(r->y_u8 + m * r->N + n),
+                   pack16(requantize(r, v0), requantize(r, v1)));
 }
 
 /* ---- folded uint8 epilogue (qgemm_internal.h) ------------------------------
@@ -260,14 +264,6 @@ pack32(__m256i q0, __m256i q1, __m256i q2, __m256i q3) {
                                         _mm256_packus_epi32(q2, q3));
   return _mm256_permutevar8x32_epi32(w,
                                      _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-}
-
-/* 2 octets -> 16 bytes in column order. */
-static inline __attribute__((always_inline)) __m128i pack16(__m256i q0,
-                                                            __m256i q1) {
-  const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(q0, q1), 0xD8);
-  return _mm_packus_epi16(_mm256_castsi256_si128(p),
-                          _mm256_extracti128_si256(p, 1));
 }
 
 /* The folded epilogue over a tile's dot products less the zero point's

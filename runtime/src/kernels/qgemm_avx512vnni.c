@@ -11,6 +11,14 @@
 #include <immintrin.h>
 #include <string.h>
 
+/* The valid lanes of a 16-column panel with `cols` columns left (none
+ * for cols <= 0). */
+static inline __mmask16 panel_mask(int64_t cols) {
+  return cols >= 16 ? (__mmask16)0xFFFF
+         : cols > 0 ? (__mmask16)((1u << cols) - 1)
+                    : (__mmask16)0;
+}
+
 /* The epilogue of qgemm_vec.inc on the accumulators of row m (columns n0
  * + [0, 16) of panel q, `mask` the valid ones), in registers. Activations
  * none, relu, clip and leaky relu only (tfcc_q_fused_supports). */
@@ -79,8 +87,7 @@ folded_row(const int NP, const __m512i acc[TFCC_QNP],
     int64_t cols = nr - 16 * q;
     if (cols <= 0)
       break;
-    __mmask16 mask =
-        cols >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << cols) - 1);
+    __mmask16 mask = panel_mask(cols);
     _mm_mask_storeu_epi8(y + 16 * q, mask, bytes[q]);
   }
 }
@@ -152,9 +159,7 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
 #pragma clang loop unroll(full)
     for (int q = 0; q < NP; ++q) {
       int64_t cols = nr - 16 * q;
-      __mmask16 mask = cols >= 16 ? (__mmask16)0xFFFF
-                       : cols > 0 ? (__mmask16)((1u << cols) - 1)
-                                  : (__mmask16)0;
+      __mmask16 mask = panel_mask(cols);
       int64_t n = n0 + 16 * q;
       const __m512 inv = _mm512_set1_ps(f.inv);
       scale[q] =
@@ -176,8 +181,7 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
 #pragma clang loop unroll(full)
   for (int q = 0; q < NP; ++q) {
     int64_t cols = nr - 16 * q; /* >= 1: np covers nr */
-    __mmask16 mask =
-        cols >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << cols) - 1);
+    __mmask16 mask = panel_mask(cols);
     int64_t n = n0 + 16 * q;
     __m512i zp_sums = _mm512_setzero_si512();
     if (ep->colsums)
