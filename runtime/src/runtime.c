@@ -5,12 +5,19 @@
  * are in tfcc_rt_context_create(_with_threads) (the context block and the
  * thread pool); everything else works on memory the caller hands in. See
  * tfcc_runtime.h for the contract of each function.
+ *
+ * A model compiled for a CUDA GPU (TFCC_MODEL_FLAG_CUDA) is the exception: its
+ * arena is device memory, which the context set-up allocates through the
+ * driver (src/cuda.c) and tfcc_rt_context_destroy frees.
  */
 #include "tfcc/tfcc_runtime.h"
 
 #include "tfcc/tfcc_kernels.h"
 
 #include "profile.h"
+#if !TFCC_RT_FREESTANDING
+#include "cuda.h"
+#endif
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -160,6 +167,74 @@ uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m,
  * Contexts
  *===----------------------------------------------------------------------===*/
 
+/* The context of a model whose code runs on a CUDA GPU (TFCC_MODEL_FLAG_CUDA;
+ * ctx already reset by tfcc_rt_context_init): the driver initialized (once
+ * per process), then a device arena of the model's planned size at max_batch
+ * allocated (cuMemAlloc: 256-byte aligned, so no slack): ctx->arena is that
+ * device address, freed by tfcc_rt_context_destroy. The caller's block is not
+ * used (an <prefix>_init caller's arena may be NULL; a context from
+ * tfcc_rt_context_create is a block of sizeof(tfcc_context) only). Such a
+ * model has no state memory: a training step on the GPU is refused. */
+static tfcc_status_t tfcc_rt_context_init_cuda(const tfcc_model_info* m,
+                                               tfcc_context* ctx,
+                                               int64_t max_batch) {
+#if TFCC_RT_FREESTANDING
+  (void)m;
+  (void)max_batch;
+  TFCC_RT_SET_MESSAGE(ctx,
+                      "model %s was compiled for a CUDA GPU: a bare-metal "
+                      "runtime has no CUDA support",
+                      tfcc_rt_model_name(m));
+  return TFCC_UNAVAILABLE;
+#else
+  char message[sizeof(ctx->message)];
+  uint64_t need;
+  tfcc_status_t status;
+  void* arena;
+  if (m->state_bytes > 0) {
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "model %s: training on the GPU is not supported yet "
+                        "(it was compiled for a CUDA GPU and has a training "
+                        "step)",
+                        tfcc_rt_model_name(m));
+    return TFCC_FAILED_PRECONDITION;
+  }
+  status = tfcc_rt_cuda_init(message, sizeof(message));
+  if (status != TFCC_OK) {
+    TFCC_RT_SET_MESSAGE(ctx, "%s", message);
+    return status;
+  }
+  need = tfcc_rt_max_entry_arena_bytes(m, max_batch);
+  if (need == UINT64_MAX) {
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "the arena of %s at max_batch %" PRId64
+                        " is too large (its size overflows)",
+                        tfcc_rt_model_name(m), max_batch);
+    return TFCC_RESOURCE_EXHAUSTED;
+  }
+  arena = tfcc_rt_cuda_alloc(need, message, sizeof(message));
+  if (need > 0 && !arena) {
+    TFCC_RT_SET_MESSAGE(ctx,
+                        "the device arena of %s (%" PRIu64
+                        " bytes at max_batch %" PRId64 "): %s",
+                        tfcc_rt_model_name(m), need, max_batch, message);
+    return TFCC_RESOURCE_EXHAUSTED;
+  }
+  ctx->arena = arena;
+  ctx->arena_bytes = need;
+  ctx->model = m;
+  ctx->max_batch = max_batch;
+  return TFCC_OK;
+#endif
+}
+
+#if !TFCC_RT_FREESTANDING
+/* Whether ctx's arena is device memory the runtime allocated. */
+static int tfcc_rt_context_on_cuda(const tfcc_context* ctx) {
+  return ctx->model && (ctx->model->flags & TFCC_MODEL_FLAG_CUDA);
+}
+#endif
+
 tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
                                    void* arena, uint64_t arena_bytes,
                                    int64_t max_batch) {
@@ -189,6 +264,8 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
   }
   status = tfcc_rt_check_model(m, ctx, max_batch);
   if (status != TFCC_OK) return status;
+  if (m->flags & TFCC_MODEL_FLAG_CUDA)
+    return tfcc_rt_context_init_cuda(m, ctx, max_batch);
 
   /* The state memory comes first in the block, then the arena. */
   state_need = tfcc_rt_round_up(m->state_bytes);
@@ -265,9 +342,12 @@ tfcc_status_t tfcc_rt_context_create_with_threads(const tfcc_model_info* m,
   (void)pool;
   return TFCC_FAILED_PRECONDITION;
 #else
-  /* One block: the context, then an arena with room to align it up. */
+  /* One block: the context, then an arena with room to align it up (a
+   * model on a CUDA GPU: the context only, its arena is device memory). */
   total = tfcc_rt_add_sat((uint64_t)sizeof(tfcc_context),
-                          tfcc_rt_model_arena_bytes(m, max_batch));
+                          (m->flags & TFCC_MODEL_FLAG_CUDA)
+                              ? 0
+                              : tfcc_rt_model_arena_bytes(m, max_batch));
   if (total == UINT64_MAX || total > (uint64_t)SIZE_MAX)
     return TFCC_RESOURCE_EXHAUSTED;
   ctx = (tfcc_context*)malloc((size_t)total);
@@ -283,6 +363,7 @@ tfcc_status_t tfcc_rt_context_create_with_threads(const tfcc_model_info* m,
   if (num_threads > 1) {
     pool = tfcc_rt_pool_create(num_threads);
     if (!pool) {
+      if (tfcc_rt_context_on_cuda(ctx)) tfcc_rt_cuda_free(ctx->arena);
       free(ctx);
       return TFCC_RESOURCE_EXHAUSTED;
     }
@@ -297,7 +378,16 @@ tfcc_status_t tfcc_rt_context_create_with_threads(const tfcc_model_info* m,
 }
 
 void tfcc_rt_context_destroy(tfcc_context* ctx) {
-  if (!ctx || !ctx->owns_arena) return;
+  if (!ctx) return;
+#if !TFCC_RT_FREESTANDING
+  /* The device arena of a CUDA model's context, from _init too. */
+  if (tfcc_rt_context_on_cuda(ctx) && ctx->arena) {
+    tfcc_rt_cuda_free(ctx->arena);
+    ctx->arena = NULL;
+    ctx->arena_bytes = 0;
+  }
+#endif
+  if (!ctx->owns_arena) return;
 #if !TFCC_RT_FREESTANDING
   tfcc_rt_profile_release(ctx);
   tfcc_rt_pool_destroy((tfcc_rt_pool*)ctx->pool);
@@ -698,10 +788,29 @@ tfcc_status_t tfcc_rt_invoke_dims(const tfcc_model_info* m,
   tfcc_rt_set_current_pool((tfcc_rt_pool*)ctx->pool);
   tfcc_rt_kernel_error = TFCC_OK;
   tfcc_rt_numerics_error = NULL;
+#if !TFCC_RT_FREESTANDING
+  if (m->flags & TFCC_MODEL_FLAG_CUDA)
+    (void)tfcc_rt_cuda_take_error(NULL, 0); /* none left from before */
+#endif
   tfcc_rt_profile_call_begin(ctx, e->name);
   e->kernel(buffers, values, ctx->arena, ctx->state);
   tfcc_rt_profile_call_end(ctx, batch);
   tfcc_rt_set_current_pool(previous_pool);
+#if !TFCC_RT_FREESTANDING
+  /* A failed CUDA call of the model's code (src/cuda.c records the first;
+   * the code's later device calls did nothing). */
+  if (m->flags & TFCC_MODEL_FLAG_CUDA) {
+    char message[sizeof(ctx->message)];
+    if (tfcc_rt_cuda_take_error(message, sizeof(message))) {
+      tfcc_rt_kernel_error = TFCC_OK;
+      tfcc_rt_numerics_error = NULL;
+      TFCC_RT_SET_MESSAGE(ctx, "%s_%s: %s (the outputs are not valid)",
+                          tfcc_rt_model_name(m), tfcc_rt_entry_name(e),
+                          message);
+      return TFCC_UNAVAILABLE;
+    }
+  }
+#endif
   if (tfcc_rt_kernel_error != TFCC_OK) {
     tfcc_status_t error = (tfcc_status_t)tfcc_rt_kernel_error;
     tfcc_rt_kernel_error = TFCC_OK;
@@ -753,6 +862,14 @@ const char* tfcc_rt_status_string(tfcc_status_t s) {
       return "failed precondition";
     case TFCC_INTERNAL:
       return "internal";
+    case TFCC_UNAVAILABLE: {
+#if !TFCC_RT_FREESTANDING
+      /* The reason, when the CUDA driver failed to load in this process. */
+      const char* why = tfcc_rt_cuda_init_failure();
+      if (why) return why;
+#endif
+      return "unavailable";
+    }
   }
   return "unknown status";
 }

@@ -70,7 +70,18 @@ TFCC_RT_API uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m,
  *   TFCC_FAILED_PRECONDITION  m was compiled for another TFCC_ABI_VERSION;
  *   TFCC_INTERNAL             m has a malformed entry table;
  *   TFCC_OUT_OF_RANGE         max_batch < 1;
- *   TFCC_RESOURCE_EXHAUSTED   the arena is too small for max_batch. */
+ *   TFCC_RESOURCE_EXHAUSTED   the arena is too small for max_batch.
+ *
+ * A model whose code runs on a CUDA GPU (TFCC_MODEL_FLAG_CUDA in m->flags)
+ * gets an arena of device memory allocated here through the driver (src/cuda.h;
+ * `arena` and `arena_bytes` are not used and may be NULL and 0), which
+ * tfcc_rt_context_destroy frees: call it for such a context even when it comes
+ * from here. Its further statuses:
+ *   TFCC_UNAVAILABLE          no CUDA driver or device, or the driver's
+ *                             initialization failed (the message says which);
+ *   TFCC_RESOURCE_EXHAUSTED   the device arena could not be allocated;
+ *   TFCC_FAILED_PRECONDITION  the model has state memory (training on the GPU
+ *                             is not supported). */
 TFCC_RT_API tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m,
                                                tfcc_context* ctx, void* arena,
                                                uint64_t arena_bytes,
@@ -90,7 +101,10 @@ TFCC_RT_API tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m,
  *   TFCC_FAILED_PRECONDITION  ABI version mismatch;
  *   TFCC_INTERNAL             m has a malformed entry table;
  *   TFCC_OUT_OF_RANGE         max_batch < 1;
- *   TFCC_RESOURCE_EXHAUSTED   the size overflows or malloc failed. */
+ *   TFCC_RESOURCE_EXHAUSTED   the size overflows or malloc failed;
+ * and for a model on a CUDA GPU those tfcc_rt_context_init adds for it
+ * (TFCC_UNAVAILABLE without a usable GPU: the block then holds the context
+ * only, the arena being device memory). */
 TFCC_RT_API tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m,
                                                  int64_t max_batch,
                                                  tfcc_context** out_ctx);
@@ -114,7 +128,9 @@ TFCC_RT_API tfcc_status_t tfcc_rt_context_create_with_threads(
 /* Frees what tfcc_rt_context_create(_with_threads) allocated, joining the
  * context's pool workers first. NULL-safe. A context from
  * tfcc_rt_context_init (owns_arena = 0) is left untouched: its memory is the
- * caller's. The context must not be running a call. */
+ * caller's; except that the device arena of a model on a CUDA GPU is freed
+ * (ctx->arena set to NULL) whichever call set the context up. The context
+ * must not be running a call. */
 TFCC_RT_API void tfcc_rt_context_destroy(tfcc_context* ctx);
 
 /* Runs entry `entry_index` of model `m`: checks the arguments, then calls the
@@ -141,7 +157,10 @@ TFCC_RT_API void tfcc_rt_context_destroy(tfcc_context* ctx);
  *                            the entry has more than TFCC_RT_MAX_ARGS
  *                            arguments;
  *   TFCC_INTERNAL            the entry has no kernel or negative argument
- *                            counts.
+ *                            counts;
+ *   TFCC_UNAVAILABLE         (a model on a CUDA GPU) a CUDA call of the
+ *                            model's code failed: the message names the first
+ *                            and its CUDA error; the outputs are not valid.
  * An entry with dimensions beyond the batch (has_named_dims) is refused with
  * TFCC_INVALID_ARGUMENT: it takes their values (tfcc_rt_invoke_dims). */
 TFCC_RT_API tfcc_status_t tfcc_rt_invoke(const tfcc_model_info* m,

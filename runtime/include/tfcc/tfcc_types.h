@@ -32,7 +32,10 @@ typedef enum tfcc_status_t {
   /* The model was compiled for another runtime ABI version. */
   TFCC_FAILED_PRECONDITION = 4,
   /* A malformed model table (a compiler bug). */
-  TFCC_INTERNAL = 5
+  TFCC_INTERNAL = 5,
+  /* A device the model needs (a CUDA GPU and its driver) is not there or
+   * failed. */
+  TFCC_UNAVAILABLE = 6
 } tfcc_status_t;
 
 /* Element types, the one list: TFCC_DTYPES(X) calls
@@ -141,6 +144,12 @@ typedef struct tfcc_variable_info {
   int32_t reserved;
 } tfcc_variable_info;
 
+/* tfcc_model_info.flags: the model's code runs on a CUDA GPU (tfcc
+ * --target=cuda). Its arena is device memory the runtime allocates when the
+ * context is set up (the caller's arena is then not used), and setting up a
+ * context needs the GPU's driver (TFCC_UNAVAILABLE without it). */
+#define TFCC_MODEL_FLAG_CUDA 1
+
 /* The reflective table of a compiled model (static storage in the model). */
 typedef struct tfcc_model_info {
   uint32_t abi_version; /* TFCC_ABI_VERSION it was compiled for */
@@ -162,7 +171,8 @@ typedef struct tfcc_model_info {
    * names, largest values (fixed at compile time: the arena is planned for
    * them) and flags (TFCC_DIM_DERIVED); num_dims elements each, NULL when 0. */
   int32_t num_dims;
-  int32_t reserved2;
+  /* TFCC_MODEL_FLAG_* bits. */
+  int32_t flags;
   const char* const* dim_names;
   const int64_t* dim_bounds;
   const int32_t* dim_flags;
