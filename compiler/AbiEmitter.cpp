@@ -275,8 +275,9 @@ private:
          ConstantInt::get(i64Ty, sig.stateful ? sig.stateBytes : 0),
          ConstantInt::get(i32Ty, sig.variables.size()),
          ConstantInt::get(i32Ty, trainEntryField()), variables, stateInit,
-         ConstantInt::get(i32Ty, sig.dims.size()), ConstantInt::get(i32Ty, 0),
-         dimNames, dimBounds, dimFlags});
+         ConstantInt::get(i32Ty, sig.dims.size()),
+         ConstantInt::get(i32Ty, sig.cuda ? TFCC_MODEL_FLAG_CUDA : 0), dimNames,
+         dimBounds, dimFlags});
     return new GlobalVariable(module, modelInfoTy, true,
                               GlobalValue::InternalLinkage, model,
                               ".tfcc.model_info");

@@ -57,9 +57,10 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include <cstdlib>
 #include <cstring>
 #include <set>
-#include "mlir/ExecutionEngine/OptUtils.h"
 
 using namespace mlir;
 
@@ -468,6 +469,41 @@ bool printModule(ModuleOp module, const std::string &path,
 /// read it:
 /// Debian's armhf triple (arm-linux-gnueabihf, no ARM version) is ARMv7-A, as
 /// Debian's armhf port and its cross compilers take it.
+/// What a --target=cuda build cannot do yet, refused by name (docs/cuda.md).
+bool checkCudaBuild(const CompileOptions &o, bool trainBuild,
+                    llvm::raw_ostream &errors) {
+  const char *refused = nullptr;
+  if (trainBuild)
+    refused = "a graph.train_step: training on the GPU is not implemented yet "
+              "(add --no-train to compile the inference entries)";
+  else if (!o.quantize.empty())
+    refused = "--quantize: the int8 kernels are CPU kernels";
+  else if (o.checkNumerics)
+    refused = "--check-numerics: its report is written by host code";
+  else if (!o.profileHooks)
+    refused = "--no-profile-hooks: a CUDA build has no profiling hooks";
+  if (!refused)
+    return true;
+  errors << "tfcc: error: --target=cuda cannot compile " << refused << "\n";
+  return false;
+}
+
+/// The CUDA toolkit's tools gpu-module-to-binary runs, there before it runs.
+bool checkCudaToolkit(const GpuCodeOptions &gpu, llvm::raw_ostream &errors) {
+  for (const char *tool : {"ptxas", "fatbinary"}) {
+    llvm::SmallString<128> path(gpu.toolkit);
+    llvm::sys::path::append(path, "bin", tool);
+    if (llvm::sys::fs::can_execute(path))
+      continue;
+    errors << "tfcc: error: --target=cuda builds the GPU binary with the "
+              "CUDA toolkit's ptxas and fatbinary: '"
+           << path << "' is missing (give the toolkit with --cuda-toolkit=DIR "
+           << "or CUDA_HOME)\n";
+    return false;
+  }
+  return true;
+}
+
 llvm::Triple targetTripleOf(const CompileOptions &o) {
   // Normalized: read positionally, "armv7a-linux-gnueabihf" would have no
   // OS or environment, and so the soft-float calling convention.
@@ -1079,7 +1115,10 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     if (failed(runCheckNumerics(*module, &timing)))
       return false;
   }
-  if (failed(runGraphPipeline(*module, &timing)))
+  if (o.cuda && !checkCudaBuild(o, trainBuild, errors))
+    return false;
+  sig->cuda = o.cuda;
+  if (failed(runGraphPipeline(*module, &timing, o.cuda)))
     return false;
   if (!o.precision.empty() && !trainBuild &&
       failed(runPrecisionPolicy(*module, o.precision, &timing)))
@@ -1104,7 +1143,7 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
                 lowering = diagnostic.str();
               return success();
             });
-        planned = runToArenaPipeline(*module, &timing);
+        planned = runToArenaPipeline(*module, &timing, o.cuda);
       }
       if (succeeded(planned))
         annotateArenaOffsets(scopes, *module);
@@ -1123,7 +1162,7 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     return writeFile(o.outputPath, view, errors);
   }
 
-  if (failed(runToArenaPipeline(*module, &timing)))
+  if (failed(runToArenaPipeline(*module, &timing, o.cuda)))
     return false;
   // tfcc-rename-entries gave the entries these names.
   std::vector<std::string> implNames;
@@ -1180,7 +1219,16 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
            << o.targetTriple << ": bare-metal builds have no profiling hooks\n";
     return false;
   }
-  if (failed(runToLLVMPipeline(*module, &timing, o.profileHooks && !bareMetal)))
+  GpuCodeOptions gpu = o.gpu;
+  if (gpu.toolkit.empty()) {
+    const char *home = std::getenv("CUDA_HOME");
+    gpu.toolkit = home && *home ? home : "/usr/local/cuda";
+  }
+  if (o.cuda && !checkCudaToolkit(gpu, errors))
+    return false;
+  if (o.cuda ? failed(runGpuToLLVMPipeline(*module, &timing, gpu))
+             : failed(runToLLVMPipeline(*module, &timing,
+                                        o.profileHooks && !bareMetal)))
     return false;
   if (o.emit == EmitKind::Mlir)
     return printModule(*module, o.outputPath, errors);

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/GpuCodeOptions.h"
+
 namespace tfcc {
 
 enum class EmitKind {
@@ -40,6 +42,10 @@ struct CompileOptions {
   EmitKind emit = EmitKind::SharedLibrary;
   std::string prefix;       // C symbol prefix; empty = the module's name
   std::string targetTriple; // empty = host
+  /// --target=cuda: the model's code on a CUDA GPU (kernels of `gpu`'s
+  /// architecture), the host code for the host.
+  bool cuda = false;
+  GpuCodeOptions gpu;
   std::string cpu;          // empty = host CPU (or "generic" for other triples)
   std::string runtimeLibrary; // libtfcc_runtime.a; empty = next to the tool
   // Not O3: much slower on the loop nests of small CNNs for no gain

@@ -645,6 +645,19 @@ std::string emitHeader(const ModelSignature &sig,
          "nothing\n";
   out += " * mallocs except " + p + "_create and " + p +
          "_create_with_threads.\n";
+  if (sig.cuda)
+    out += " *\n"
+           " * Built with --target=cuda: the calls run on an NVIDIA GPU "
+           "(docs/cuda.md).\n"
+           " * The arena (sizes below) is device memory the runtime allocates "
+           "when a\n"
+           " * context is created and frees in " +
+           p +
+           "_destroy; an arena given to _init\n"
+           " * is not used. Without a GPU and its driver, _create and _init "
+           "return\n"
+           " * TFCC_UNAVAILABLE (" +
+           p + "_status_string gives the reason).\n";
   if (!sig.entries.empty()) {
     const CNames::Entry &first = names.entries[0];
     std::string args =

@@ -117,6 +117,9 @@ struct ModelSignature {
   std::vector<VariableSignature> variables;
   /// Name of the training entry (the graph.train_step symbol); "" when none.
   std::string trainEntry;
+  /// Built with --target=cuda: the code runs on a CUDA GPU, the runtime
+  /// allocates the arena in device memory (TFCC_MODEL_FLAG_CUDA).
+  bool cuda = false;
 };
 
 /// The C type of one element in generated headers ("float", "int32_t",

@@ -13,6 +13,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace tfcc {
@@ -66,37 +68,106 @@ const char *const kToLLVMPipeline =
     "convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
     "convert-openmp-to-llvm,reconcile-unrealized-casts";
 
+// The CUDA target (--target=cuda): the CPU pipelines with these changes.
+// No fusion into graph.fused_* ops: they lower only to CPU kernel calls.
+static const char *const kCpuKernelFusion = "tfcc-fuse-ops,tfcc-fuse-int8-ops";
+static const char *const kConvertToLinalg = "tfcc-convert-graph-to-linalg,";
+
+/// `pipeline` with the first occurrence of `from` replaced by `to`.
+static std::string replaced(const char *pipeline, StringRef from,
+                            StringRef to) {
+  std::string text = pipeline;
+  size_t at = text.find(from.str());
+  if (at == std::string::npos)
+    llvm::report_fatal_error(llvm::Twine("pipeline without ") + from);
+  return text.replace(at, from.size(), to.str());
+}
+
+std::string gpuGraphPipeline() {
+  // The func.func(...) group keeps its other passes.
+  return replaced(kGraphPipeline, std::string(",") + kCpuKernelFusion, "");
+}
+
+std::string gpuToBuffersPipeline() {
+  return replaced(kToBuffersPipeline, kConvertToLinalg,
+                  "tfcc-convert-graph-to-linalg{kernel-calls=false},");
+}
+
+std::string gpuToLLVMPipeline(const GpuCodeOptions &gpu) {
+  std::string binary =
+      gpu.ptxOnly ? "format=isa" : "format=fatbin toolkit=" + gpu.toolkit;
+  return "tfcc-gpu-device-buffers,"
+         // Mapped before any canonicalization, which would merge the tiles'
+         // loop into the elements' one.
+         "tfcc-gpu-map-loops{block-size=" +
+         std::to_string(gpu.blockSize) +
+         "},func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,"
+         "tfcc-check-gpu-placement,lower-affine,canonicalize,"
+         "gpu-kernel-outlining,func.func(gpu-async-region),"
+         "nvvm-attach-target{chip=" +
+         gpu.arch +
+         " O=3},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+         // As on the CPU: f16 and bf16 in f32, conversions as integer code.
+         "math-legalize-to-f32,"
+         "arith-emulate-unsupported-floats{source-types=bf16,f16 "
+         "target-type=f32},"
+         "tfcc-expand-f16-casts,arith-expand{include-bf16=true},"
+         // Device code: math through libdevice's __nv_* functions.
+         "gpu.module(convert-gpu-to-nvvm,canonicalize,cse),"
+         "convert-math-to-libm,convert-math-to-llvm,finalize-memref-to-llvm,"
+         "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
+         "convert-cf-to-llvm,gpu-to-llvm,reconcile-unrealized-casts,"
+         "gpu-module-to-binary{" +
+         binary + "}";
+}
+
 namespace {
 /// The pipelines by name, in the order tfcc runs them: one table for the
 /// registration and the documentation of each.
 struct NamedPipeline {
   const char *name;
   const char *description;
-  const char *const *pipeline;
+  std::function<std::string()> pipeline;
 };
 const NamedPipeline kNamedPipelines[] = {
     {"tfcc-normalize-pipeline",
      "tfcc's first pipeline: result types refined to what inference knows",
-     &kNormalizePipeline},
+     [] { return std::string(kNormalizePipeline); }},
     {"tfcc-training-pipeline",
      "tfcc's training passes, for a model with a graph.train_step: "
      "autodiff, then the variables placed in the state memory",
-     &kTrainingPipeline},
+     [] { return std::string(kTrainingPipeline); }},
     {"tfcc-graph-pipeline",
      "tfcc's graph-level passes (inlining, clean-up, layout, op fusion); "
      "tfcc --emit=graph prints the IR after it",
-     &kGraphPipeline},
+     [] { return std::string(kGraphPipeline); }},
     {"tfcc-to-buffers-pipeline",
      "tfcc's lowering to linalg, elementwise fusion and bufferization",
-     &kToBuffersPipeline},
+     [] { return std::string(kToBuffersPipeline); }},
     {"tfcc-to-arena-pipeline",
      "tfcc's output buffers as arguments and the arena memory plan",
-     &kToArenaPipeline},
+     [] { return std::string(kToArenaPipeline); }},
     {"tfcc-to-llvm-pipeline",
      "tfcc's profiling hooks, loops, threads and the LLVM dialect; tfcc "
      "--emit=mlir prints "
      "the IR after it",
-     &kToLLVMPipeline},
+     [] { return std::string(kToLLVMPipeline); }},
+    {"tfcc-gpu-graph-pipeline",
+     "tfcc-graph-pipeline for the CUDA target: no fusion into the CPU "
+     "kernels' fused ops",
+     gpuGraphPipeline},
+    {"tfcc-gpu-to-buffers-pipeline",
+     "tfcc-to-buffers-pipeline for the CUDA target: no kernel calls",
+     gpuToBuffersPipeline},
+    {"tfcc-gpu-to-llvm-pipeline",
+     "the CUDA target's buffers in GPU memory, loops as GPU kernels (sm_90, "
+     "embedded as PTX here; tfcc embeds ptxas' binary), host code in the "
+     "LLVM dialect",
+     [] {
+       GpuCodeOptions ptx;
+       ptx.ptxOnly = true;
+       return gpuToLLVMPipeline(ptx);
+     }},
 };
 } // namespace
 
@@ -104,7 +175,7 @@ void registerPipelines() {
   for (const NamedPipeline &named : kNamedPipelines)
     PassPipelineRegistration<>(
         named.name, named.description, [&named](OpPassManager &pm) {
-          if (failed(parsePassPipeline(*named.pipeline, pm)))
+          if (failed(parsePassPipeline(named.pipeline(), pm)))
             llvm::report_fatal_error(llvm::Twine("bad pipeline ") + named.name);
         });
 }
@@ -252,14 +323,24 @@ LogicalResult runNormalizePipeline(ModuleOp module, TimingScope *timing) {
   return runPipeline(module, kNormalizePipeline, "normalize", timing);
 }
 
-LogicalResult runGraphPipeline(ModuleOp module, TimingScope *timing) {
+LogicalResult runGraphPipeline(ModuleOp module, TimingScope *timing, bool gpu) {
+  if (gpu)
+    return runPipeline(module, gpuGraphPipeline().c_str(), "graph", timing);
   return runPipeline(module, kGraphPipeline, "graph", timing);
 }
 
-LogicalResult runToArenaPipeline(ModuleOp module, TimingScope *timing) {
-  if (failed(runPipeline(module, kToBuffersPipeline, "to-buffers", timing)))
+LogicalResult runToArenaPipeline(ModuleOp module, TimingScope *timing,
+                                 bool gpu) {
+  if (failed(runPipeline(
+          module, gpu ? gpuToBuffersPipeline().c_str() : kToBuffersPipeline,
+          "to-buffers", timing)))
     return failure();
   return runPipeline(module, kToArenaPipeline, "to-arena", timing);
+}
+
+LogicalResult runGpuToLLVMPipeline(ModuleOp module, TimingScope *timing,
+                                   const GpuCodeOptions &gpu) {
+  return runPipeline(module, gpuToLLVMPipeline(gpu).c_str(), "to-llvm", timing);
 }
 
 LogicalResult runToLLVMPipeline(ModuleOp module, TimingScope *timing,

@@ -3,6 +3,8 @@
 #ifndef TFCC_COMPILER_PIPELINE_H
 #define TFCC_COMPILER_PIPELINE_H
 
+#include "compiler/GpuCodeOptions.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
@@ -94,11 +96,25 @@ mlir::LogicalResult runDropTrainSteps(mlir::ModuleOp module,
                                       mlir::TimingScope *timing = nullptr);
 mlir::LogicalResult runNormalizePipeline(mlir::ModuleOp module,
                                          mlir::TimingScope *timing = nullptr);
+/// kGraphPipeline; with `gpu`, gpuGraphPipeline().
 mlir::LogicalResult runGraphPipeline(mlir::ModuleOp module,
-                                     mlir::TimingScope *timing = nullptr);
-/// kToBuffersPipeline, then kToArenaPipeline.
+                                     mlir::TimingScope *timing = nullptr,
+                                     bool gpu = false);
+/// kToBuffersPipeline (with `gpu`, gpuToBuffersPipeline()), then
+/// kToArenaPipeline.
 mlir::LogicalResult runToArenaPipeline(mlir::ModuleOp module,
-                                       mlir::TimingScope *timing = nullptr);
+                                       mlir::TimingScope *timing = nullptr,
+                                       bool gpu = false);
+
+/// The CUDA target's pipelines: the CPU's graph pipeline without the fusion
+/// into CPU kernels' ops, its to-buffers pipeline without kernel calls, and
+/// the lowering of the buffers, loops and host code (docs/cuda.md).
+std::string gpuGraphPipeline();
+std::string gpuToBuffersPipeline();
+std::string gpuToLLVMPipeline(const GpuCodeOptions &gpu);
+mlir::LogicalResult runGpuToLLVMPipeline(mlir::ModuleOp module,
+                                         mlir::TimingScope *timing,
+                                         const GpuCodeOptions &gpu);
 /// kToLLVMPipeline; without its first pass, tfcc-profile-spans, when
 /// `profileSpans` is false (bare-metal targets: no profiler in the runtime).
 mlir::LogicalResult runToLLVMPipeline(mlir::ModuleOp module,

@@ -25,17 +25,26 @@ namespace mlir::tfcc {
 
 /// Patterns lowering graph ops to tensor-level upstream ops, and those with
 /// a runtime micro-kernel to its calls (at a higher benefit), by family.
+/// Without `kernelCalls` (code that does not run on the host CPU: the CUDA
+/// target) only the linalg lowerings; ops that have none stay unlowered.
 void populateGraphElementwiseToLinalgPatterns(RewritePatternSet &patterns);
-void populateGraphLinalgOpsToLinalgPatterns(RewritePatternSet &patterns);
-void populateGraphConvolutionToLinalgPatterns(RewritePatternSet &patterns);
-void populateGraphPoolingToLinalgPatterns(RewritePatternSet &patterns);
-void populateGraphNormalizationToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphLinalgOpsToLinalgPatterns(RewritePatternSet &patterns,
+                                            bool kernelCalls);
+void populateGraphConvolutionToLinalgPatterns(RewritePatternSet &patterns,
+                                              bool kernelCalls);
+void populateGraphPoolingToLinalgPatterns(RewritePatternSet &patterns,
+                                          bool kernelCalls);
+void populateGraphNormalizationToLinalgPatterns(RewritePatternSet &patterns,
+                                                bool kernelCalls);
 void populateGraphShapeToLinalgPatterns(RewritePatternSet &patterns);
-void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphReductionToLinalgPatterns(RewritePatternSet &patterns,
+                                            bool kernelCalls);
 void populateGraphLossToLinalgPatterns(RewritePatternSet &patterns);
-void populateGraphTrainingToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphTrainingToLinalgPatterns(RewritePatternSet &patterns,
+                                           bool kernelCalls);
 void populateGraphQuantizationToLinalgPatterns(RewritePatternSet &patterns);
-void populateGraphInt8KernelsToLinalgPatterns(RewritePatternSet &patterns);
+void populateGraphInt8KernelsToLinalgPatterns(RewritePatternSet &patterns,
+                                              bool kernelCalls);
 
 /// The graph ops under `root` that tfcc-quantize-int8 quantizes when they
 /// carry a calibrated input range: f32 convolutions, dense layers and matmuls

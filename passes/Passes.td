@@ -29,7 +29,15 @@ def ConvertGraphToLinalg : Pass<"tfcc-convert-graph-to-linalg", "ModuleOp"> {
     computing `arith.maximumf %in, 0.0`; followed by
     `%s = graph.sigmoid %r : tensor<?x10xf32>`, its only use, one generic
     computes both.
+
+    With `kernel-calls=false` (the CUDA target: the code does not run on the
+    host CPU) no op becomes a runtime kernel call; each op lowers to linalg or
+    is reported as having no GPU lowering, naming its node.
   }];
+  let options = [
+    Option<"kernelCalls", "kernel-calls", "bool", /*default=*/"true",
+           "Lower heavy ops to calls of the runtime's CPU micro-kernels">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
@@ -911,6 +919,86 @@ def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
   let dependentDialects = ["::mlir::omp::OpenMPDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def GpuDeviceBuffers : Pass<"tfcc-gpu-device-buffers", "ModuleOp"> {
+  let summary = "Give each buffer an entry touches a copy in GPU memory";
+  let description = [{
+    The CUDA target, after tfcc-arena-allocation: the arena (the trailing
+    `memref<?xi8>` argument before the batch size) is device memory the
+    runtime allocated; the other arguments are the caller's host buffers and
+    the weights (`memref.get_global`) host constants. Each of them that the
+    entry reads or writes gets a `gpu.alloc` of its type: copied in with
+    `gpu.memcpy` if it is read, copied back before each return if it is an
+    argument that is written, freed before each return. A `memref.copy`
+    (now between device buffers) becomes a `gpu.memcpy` where both sides are
+    contiguous, a `linalg.copy` (a kernel) where not. Example:
+
+    ```mlir
+    func.func @f(%x: memref<4xf32>, %y: memref<4xf32>, %arena: memref<?xi8>,
+                 %batch: index) attributes {tfcc.arena_fixed = 0 : i64} {
+      linalg.generic ... ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+    ```
+    becomes
+    ```mlir
+      %0 = gpu.alloc () : memref<4xf32>
+      gpu.memcpy %0, %x : memref<4xf32>, memref<4xf32>
+      %1 = gpu.alloc () : memref<4xf32>
+      linalg.generic ... ins(%0 : memref<4xf32>) outs(%1 : memref<4xf32>)
+      gpu.memcpy %y, %1 : memref<4xf32>, memref<4xf32>
+      gpu.dealloc %0 : memref<4xf32>
+      gpu.dealloc %1 : memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def GpuMapLoops : Pass<"tfcc-gpu-map-loops", "ModuleOp"> {
+  let summary = "Shape parallel loops for GPU blocks and threads";
+  let description = [{
+    The CUDA target, on buffers, before gpu-map-parallel-loops: each linalg
+    op becomes `scf.parallel` loops (as convert-linalg-to-parallel-loops),
+    one with no parallel dimension (a reduction to one value) inside a
+    one-iteration `scf.parallel`, and so does an outermost `scf.for` nest
+    that loads or stores memory and holds no parallel loop: one GPU thread
+    runs it, since the host cannot read device memory. Each outermost
+    `scf.parallel` is then collapsed into one dimension over all its
+    iterations (the innermost dimension fastest: consecutive threads touch
+    consecutive elements) and tiled by `block-size`, so the tiles map to GPU
+    blocks and the elements to threads. Example:
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c100) step (%c1, %c1) {
+    ```
+    becomes a loop over 800 iterations tiled by 256: an outer
+    `scf.parallel` of 4 tiles around an inner one of 256 iterations (a
+    bounds check inside), each iteration recovering `%i` and `%j` by
+    division and remainder.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per GPU block (1..1024)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def CheckGpuPlacement : Pass<"tfcc-check-gpu-placement", "ModuleOp"> {
+  let summary = "Refuse host code that would read or write device memory";
+  let description = [{
+    The CUDA target, after convert-parallel-loops-to-gpu: every buffer is
+    device memory, so any op outside a `gpu.launch` that reads or writes a
+    buffer (a `memref.load`, a `memref.store`, a call of a CPU function)
+    would fault on the host. Each is reported at its location (which names
+    its node), and the pass fails: no op is placed on the CPU silently.
+    Example: a `memref.load %buf[%i]` left in the host function gives
+    `error: tfcc cannot run 'memref.load' on the GPU: it is not in a GPU
+    kernel, and the host cannot read device memory`.
+  }];
 }
 
 #endif // TFCC_PASSES

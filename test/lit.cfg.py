@@ -42,3 +42,18 @@ for triple, feature in (("aarch64-linux-gnu", "runtime-aarch64"),
                         ("thumbv7em-none-eabihf", "runtime-cortex-m")):
     if os.path.exists(os.path.join(config.tfcc_obj_root, "lib", triple, "libtfcc_runtime.a")):
         config.available_features.add(feature)
+
+# The CUDA target (docs/cuda.md): the toolkit whose ptxas builds the GPU
+# binary (CUDA_HOME, else /usr/local/cuda), and the fake driver the runtime's
+# tests load in place of libcuda (test/unit/fake_cuda_driver.c).
+cuda_toolkit = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+if os.access(os.path.join(cuda_toolkit, "bin", "ptxas"), os.X_OK):
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%cuda_toolkit", cuda_toolkit))
+config.substitutions.append(
+    ("%fake_cuda", os.path.join(config.tfcc_obj_root, "test", "unit", "libtfcc_fake_cuda.so")))
+if os.path.exists("/usr/lib/x86_64-linux-gnu/libcuda.so.1") or os.path.exists("/usr/lib64/libcuda.so.1"):
+    config.available_features.add("cuda-driver")
+for name in ("CUDA_HOME", "TFCC_CUDA_DRIVER"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]

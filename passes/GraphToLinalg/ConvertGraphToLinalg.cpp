@@ -80,7 +80,7 @@ bool hasUnsignedTypes(Operation *op) {
 /// The user's words for a graph op no pattern lowered, in place of the
 /// conversion driver's "failed to legalize operation": what was asked (the
 /// op and its types) and, where it is the likely cause, what to change.
-void reportUnlowered(Operation *op) {
+void reportUnlowered(Operation *op, bool kernelCalls) {
   std::string types;
   llvm::raw_string_ostream os(types);
   os << "(";
@@ -89,7 +89,9 @@ void reportUnlowered(Operation *op) {
   llvm::interleaveComma(op->getResultTypes(), os);
   InFlightDiagnostic diag = op->emitError() << "tfcc cannot compile "
                                             << op->getName() << " " << os.str();
-  if (hasDynamicInnerDims(op))
+  if (!kernelCalls)
+    diag << " for a GPU: it has no GPU lowering";
+  else if (hasDynamicInnerDims(op))
     diag << ": its lowering needs static sizes for every dimension but the "
             "first (the batch); give the model's inputs static sizes (tfcc "
             "--input-shape NAME=1x3x48x192, '?' keeps the batch)";
@@ -99,6 +101,8 @@ void reportUnlowered(Operation *op) {
 
 struct ConvertGraphToLinalg
     : tfcc::impl::ConvertGraphToLinalgBase<ConvertGraphToLinalg> {
+  using ConvertGraphToLinalgBase::ConvertGraphToLinalgBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -121,16 +125,16 @@ struct ConvertGraphToLinalg
     RewritePatternSet patterns(ctx);
     patterns.add<ReadLowering, ConstantLowering>(ctx);
     populateGraphElementwiseToLinalgPatterns(patterns);
-    populateGraphLinalgOpsToLinalgPatterns(patterns);
-    populateGraphConvolutionToLinalgPatterns(patterns);
-    populateGraphPoolingToLinalgPatterns(patterns);
-    populateGraphNormalizationToLinalgPatterns(patterns);
+    populateGraphLinalgOpsToLinalgPatterns(patterns, kernelCalls);
+    populateGraphConvolutionToLinalgPatterns(patterns, kernelCalls);
+    populateGraphPoolingToLinalgPatterns(patterns, kernelCalls);
+    populateGraphNormalizationToLinalgPatterns(patterns, kernelCalls);
     populateGraphShapeToLinalgPatterns(patterns);
-    populateGraphReductionToLinalgPatterns(patterns);
+    populateGraphReductionToLinalgPatterns(patterns, kernelCalls);
     populateGraphLossToLinalgPatterns(patterns);
-    populateGraphTrainingToLinalgPatterns(patterns);
+    populateGraphTrainingToLinalgPatterns(patterns, kernelCalls);
     populateGraphQuantizationToLinalgPatterns(patterns);
-    populateGraphInt8KernelsToLinalgPatterns(patterns);
+    populateGraphInt8KernelsToLinalgPatterns(patterns, kernelCalls);
 
     // Variables stay until every read is rewritten; the conversion reports
     // each other graph op it could not lower ("failed to legalize").
@@ -166,7 +170,7 @@ struct ConvertGraphToLinalg
             found = op;
         });
         if (found)
-          reportUnlowered(found);
+          reportUnlowered(found, kernelCalls);
         else
           emitError(loc) << "tfcc cannot compile " << name;
       }

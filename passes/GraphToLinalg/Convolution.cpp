@@ -348,7 +348,8 @@ bool mlir::tfcc::isWinogradConv(int64_t h, int64_t w, int64_t c, int64_t oc,
 }
 
 void mlir::tfcc::populateGraphConvolutionToLinalgPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool kernelCalls) {
   patterns.add<Conv2DLowering, DepthwiseConv2DLowering>(patterns.getContext());
-  patterns.add<FusedConv2DToKernel>(patterns.getContext(), /*benefit=*/2);
+  if (kernelCalls)
+    patterns.add<FusedConv2DToKernel>(patterns.getContext(), /*benefit=*/2);
 }

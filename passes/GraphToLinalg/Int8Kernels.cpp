@@ -250,7 +250,8 @@ struct FusedConv2DInt8ToKernel : OpRewritePattern<FusedConv2DInt8Op> {
 } // namespace
 
 void mlir::tfcc::populateGraphInt8KernelsToLinalgPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<FusedDenseInt8ToKernel, FusedConv2DInt8ToKernel>(
-      patterns.getContext());
+    RewritePatternSet &patterns, bool kernelCalls) {
+  if (kernelCalls)
+    patterns.add<FusedDenseInt8ToKernel, FusedConv2DInt8ToKernel>(
+        patterns.getContext());
 }

@@ -338,8 +338,9 @@ struct MatmulToKernel : OpRewritePattern<MatmulOp> {
 } // namespace
 
 void mlir::tfcc::populateGraphLinalgOpsToLinalgPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool kernelCalls) {
   patterns.add<MatmulLowering, DenseLowering>(patterns.getContext());
-  patterns.add<FusedDenseToKernel, MatmulToKernel>(patterns.getContext(),
-                                                   /*benefit=*/2);
+  if (kernelCalls)
+    patterns.add<FusedDenseToKernel, MatmulToKernel>(patterns.getContext(),
+                                                     /*benefit=*/2);
 }

@@ -469,11 +469,13 @@ struct ChannelStatsToKernel : OpRewritePattern<StatsOp> {
 } // namespace
 
 void mlir::tfcc::populateGraphNormalizationToLinalgPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool kernelCalls) {
   patterns.add<BatchNormLowering, LayerNormLowering, MomentsLowering,
                BatchNormGradSumsLowering, BatchNormTrainLowering,
                BatchNormTrainGradLowering>(patterns.getContext());
-  patterns.add<LayerNormToKernel, ChannelStatsToKernel<MomentsOp>,
-               ChannelStatsToKernel<BatchNormGradSumsOp>>(patterns.getContext(),
-                                                          /*benefit=*/2);
+  if (kernelCalls)
+    patterns.add<LayerNormToKernel, ChannelStatsToKernel<MomentsOp>,
+                 ChannelStatsToKernel<BatchNormGradSumsOp>>(
+        patterns.getContext(),
+        /*benefit=*/2);
 }

@@ -350,12 +350,13 @@ struct MaxPoolGradIndicesToKernel
 } // namespace
 
 void mlir::tfcc::populateGraphPoolingToLinalgPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool kernelCalls) {
   patterns.add<MaxPool2DLowering, AvgPool2DLowering,
                GlobalPoolLowering<GlobalAvgPool2DOp, false>,
                GlobalPoolLowering<GlobalMaxPool2DOp, true>>(
       patterns.getContext());
-  patterns.add<PoolToKernel<MaxPool2DOp>, PoolToKernel<AvgPool2DOp>,
-               MaxPoolWithIndicesToKernel, MaxPoolGradIndicesToKernel>(
-      patterns.getContext(), /*benefit=*/2);
+  if (kernelCalls)
+    patterns.add<PoolToKernel<MaxPool2DOp>, PoolToKernel<AvgPool2DOp>,
+                 MaxPoolWithIndicesToKernel, MaxPoolGradIndicesToKernel>(
+        patterns.getContext(), /*benefit=*/2);
 }

@@ -329,15 +329,18 @@ struct NonMaxSuppressionToKernel : OpRewritePattern<NonMaxSuppressionOp> {
 } // namespace
 
 void mlir::tfcc::populateGraphReductionToLinalgPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool kernelCalls) {
   patterns.add<ReduceLowering<ReduceSumOp, ReduceKind::Sum>,
                ReduceLowering<ReduceMeanOp, ReduceKind::Mean>,
                ReduceLowering<ReduceMaxOp, ReduceKind::Max>,
                ReduceLowering<ReduceMinOp, ReduceKind::Min>, ArgmaxLowering,
                SoftmaxLowering<SoftmaxOp, false>,
                SoftmaxLowering<LogSoftmaxOp, true>>(patterns.getContext());
+  if (!kernelCalls)
+    return;
   patterns.add<SoftmaxToKernel<SoftmaxOp>, SoftmaxToKernel<LogSoftmaxOp>>(
       patterns.getContext(), /*benefit=*/2);
+  // No linalg lowering: without kernel calls these ops are reported.
   patterns.add<TopKIndicesToKernel, NonMaxSuppressionToKernel>(
       patterns.getContext());
 }

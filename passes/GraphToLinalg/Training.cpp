@@ -1060,12 +1060,13 @@ struct Conv2DBackpropFilterToKernel
 } // namespace
 
 void mlir::tfcc::populateGraphTrainingToLinalgPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, bool kernelCalls) {
   patterns.add<DropoutMaskLowering, BroadcastLikeLowering, ElementCountLowering,
                Conv2DBackpropInputLowering, Conv2DBackpropFilterLowering,
                MaxPool2DGradLowering, AvgPool2DGradLowering,
                ResizeGradLowering, GatherGradLowering>(patterns.getContext());
-  patterns.add<MaxPool2DGradToKernel, Conv2DBackpropInputToKernel,
-               Conv2DBackpropFilterToKernel>(patterns.getContext(),
-                                             /*benefit=*/2);
+  if (kernelCalls)
+    patterns.add<MaxPool2DGradToKernel, Conv2DBackpropInputToKernel,
+                 Conv2DBackpropFilterToKernel>(patterns.getContext(),
+                                               /*benefit=*/2);
 }

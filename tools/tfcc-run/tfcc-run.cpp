@@ -132,6 +132,14 @@ static cl::opt<std::string>
                  "on x86-64 the model then carries only the kernels of the "
                  "CPU's ISA level"),
         cl::value_desc("NAME"), cl::cat(category));
+static cl::opt<std::string>
+    targetOption("target",
+                 cl::desc("Compile for this target, as tfcc --target: only "
+                          "'cuda' (the model's code on the GPU; --compare "
+                          "then checks the GPU build against the "
+                          "interpreter), since the other targets cannot run "
+                          "here"),
+                 cl::value_desc("cuda"), cl::cat(category));
 
 namespace {
 
@@ -460,6 +468,10 @@ int main(int argc, char **argv) {
   if (::seed.getNumOccurrences() && !inputFiles.empty())
     return fail("--seed cannot take effect with --input (it seeds the random "
                 "inputs the files replace)");
+  if (targetOption.getNumOccurrences() && targetOption != "cuda")
+    return fail("--target '" + targetOption +
+                "' cannot take effect: tfcc-run runs the model here, so it "
+                "compiles for the host or, with --target=cuda, its GPU");
   if (profiling && interpretOnly)
     return fail("--profile cannot take effect with --interpret (it profiles "
                 "the compiled code)");
@@ -468,6 +480,7 @@ int main(int argc, char **argv) {
                 "interpreter runs on one thread)");
   for (auto [flag, given] :
        {std::pair<const char *, bool>{"--cpu", ::cpu.getNumOccurrences() > 0},
+        {"--target", targetOption.getNumOccurrences() > 0},
         {"--runtime-lib", ::runtimeLib.getNumOccurrences() > 0},
         {"--no-train", ::noTrain.getNumOccurrences() > 0},
         {"--check-numerics", checkNumerics}})
@@ -540,6 +553,7 @@ int main(int argc, char **argv) {
       options.outputPath = so.str().str();
       options.runtimeLibrary = runtimeLib;
       options.cpu = cpu;
+      options.cuda = targetOption == "cuda";
       options.inputShapes = inputShapes;
       options.inputValues = inputValues;
       options.dimBounds = dimBounds;

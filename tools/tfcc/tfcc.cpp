@@ -53,8 +53,22 @@ static cl::opt<std::string>
                     "module's name)"),
            cl::value_desc("PREFIX"), cl::cat(category));
 static cl::opt<std::string>
-    target("target", cl::desc("Target triple (default: the host)"),
+    target("target",
+           cl::desc("Target triple (default: the host), or 'cuda': the "
+                    "model's code on an NVIDIA GPU, host code for the host "
+                    "(docs/cuda.md)"),
            cl::value_desc("TRIPLE"), cl::cat(category));
+static cl::opt<std::string>
+    cudaArch("cuda-arch",
+             cl::desc("With --target=cuda: the GPU architecture of the "
+                      "embedded binary (default sm_90; its PTX is embedded "
+                      "too, for newer GPUs)"),
+             cl::value_desc("sm_NN"), cl::init("sm_90"), cl::cat(category));
+static cl::opt<std::string> cudaToolkit(
+    "cuda-toolkit",
+    cl::desc("With --target=cuda: the CUDA toolkit whose ptxas and fatbinary "
+             "build the binary (default: $CUDA_HOME, else /usr/local/cuda)"),
+    cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string>
     cpu("cpu",
         cl::desc("Target CPU (default: the host CPU for the host triple, "
@@ -218,6 +232,29 @@ int main(int argc, char **argv) {
   }
   options.prefix = prefix;
   options.targetTriple = target;
+  if (target == "cuda") {
+    options.cuda = true;
+    options.targetTriple.clear(); // the host code's
+  }
+  for (auto *cudaOption : {&cudaArch, &cudaToolkit})
+    if (cudaOption->getNumOccurrences() && !options.cuda) {
+      llvm::errs() << "tfcc: error: --" << cudaOption->ArgStr
+                   << " cannot take effect without --target=cuda\n";
+      return 1;
+    }
+  if (options.cuda) {
+    llvm::StringRef arch = cudaArch;
+    unsigned version = 0;
+    if (!arch.consume_front("sm_") || arch.getAsInteger(10, version) ||
+        version < 50) {
+      llvm::errs() << "tfcc: error: --cuda-arch '" << cudaArch
+                   << "' is not a GPU architecture sm_NN (50 or later, e.g. "
+                      "sm_90)\n";
+      return 1;
+    }
+    options.gpu.arch = cudaArch;
+    options.gpu.toolkit = cudaToolkit;
+  }
   options.cpu = cpu;
   options.runtimeLibrary = runtimeLib;
   if (optLevel > 3) {
@@ -314,13 +351,20 @@ int main(int argc, char **argv) {
   const EmitKind planned[] = {EmitKind::SharedLibrary, EmitKind::Object,
                               EmitKind::StaticArchive, EmitKind::Header,
                               EmitKind::Mlir, EmitKind::LlvmIr};
+  // --target=cuda also changes the graph passes, the lowering and the
+  // memory plan (the header's arena sizes).
+  const EmitKind cudaTarget[] = {EmitKind::SharedLibrary, EmitKind::Object,
+                                 EmitKind::StaticArchive, EmitKind::Header,
+                                 EmitKind::Graph,         EmitKind::Mlir,
+                                 EmitKind::LlvmIr};
   struct OutputOption {
     const char *flag;
     bool given;
     llvm::ArrayRef<EmitKind> appliesTo;
   } outputOptions[] = {
       {"-O", optLevel.getNumOccurrences() > 0, codegen},
-      {"--target", target.getNumOccurrences() > 0, codegen},
+      {"--target", target.getNumOccurrences() > 0,
+       target == "cuda" ? llvm::ArrayRef<EmitKind>(cudaTarget) : codegen},
       {"--cpu", cpu.getNumOccurrences() > 0, codegen},
       {"--runtime-lib", runtimeLib.getNumOccurrences() > 0, linked},
       {"--name", prefix.getNumOccurrences() > 0, named},

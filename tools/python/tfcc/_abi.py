@@ -58,7 +58,7 @@ class ModelInfo(ctypes.Structure):
                 ("num_variables", _i32),
                 ("train_entry", _i32),  # 1 + index of the train step; 0 none (was reserved)
                 ("variables", ctypes.POINTER(VariableInfo)), ("state_init", _p),
-                ("num_dims", _i32), ("reserved2", _i32),
+                ("num_dims", _i32), ("flags", _i32),
                 ("dim_names", ctypes.POINTER(ctypes.c_char_p)),
                 ("dim_bounds", ctypes.POINTER(_i64)),
                 ("dim_flags", ctypes.POINTER(_i32))]
