@@ -1118,7 +1118,8 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   if (o.cuda && !checkCudaBuild(o, trainBuild, errors))
     return false;
   sig->cuda = o.cuda;
-  if (failed(runGraphPipeline(*module, &timing, o.cuda)))
+  bool gpuLowering = o.cuda || o.gpuLoopsOnHost;
+  if (failed(runGraphPipeline(*module, &timing, gpuLowering)))
     return false;
   if (!o.precision.empty() && !trainBuild &&
       failed(runPrecisionPolicy(*module, o.precision, &timing)))
@@ -1143,7 +1144,7 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
                 lowering = diagnostic.str();
               return success();
             });
-        planned = runToArenaPipeline(*module, &timing, o.cuda);
+        planned = runToArenaPipeline(*module, &timing, gpuLowering);
       }
       if (succeeded(planned))
         annotateArenaOffsets(scopes, *module);
@@ -1162,7 +1163,7 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     return writeFile(o.outputPath, view, errors);
   }
 
-  if (failed(runToArenaPipeline(*module, &timing, o.cuda)))
+  if (failed(runToArenaPipeline(*module, &timing, gpuLowering)))
     return false;
   // tfcc-rename-entries gave the entries these names.
   std::vector<std::string> implNames;
@@ -1226,9 +1227,10 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   }
   if (o.cuda && !checkCudaToolkit(gpu, errors))
     return false;
-  if (o.cuda ? failed(runGpuToLLVMPipeline(*module, &timing, gpu))
-             : failed(runToLLVMPipeline(*module, &timing,
-                                        o.profileHooks && !bareMetal)))
+  if (o.cuda             ? failed(runGpuToLLVMPipeline(*module, &timing, gpu))
+      : o.gpuLoopsOnHost ? failed(runGpuLoopsOnHostPipeline(*module, &timing))
+                         : failed(runToLLVMPipeline(
+                               *module, &timing, o.profileHooks && !bareMetal)))
     return false;
   if (o.emit == EmitKind::Mlir)
     return printModule(*module, o.outputPath, errors);

@@ -46,6 +46,10 @@ struct CompileOptions {
   /// architecture), the host code for the host.
   bool cuda = false;
   GpuCodeOptions gpu;
+  /// Tests only (tfcc-run --gpu-loops-on-host): the CUDA target's graph
+  /// passes, lowering and loop nests (tfcc-gpu-map-loops), compiled for the
+  /// host CPU, so that --compare checks them on a machine without a GPU.
+  bool gpuLoopsOnHost = false;
   std::string cpu;          // empty = host CPU (or "generic" for other triples)
   std::string runtimeLibrary; // libtfcc_runtime.a; empty = next to the tool
   // Not O3: much slower on the loop nests of small CNNs for no gain

@@ -338,6 +338,16 @@ LogicalResult runToArenaPipeline(ModuleOp module, TimingScope *timing,
   return runPipeline(module, kToArenaPipeline, "to-arena", timing);
 }
 
+LogicalResult runGpuLoopsOnHostPipeline(ModuleOp module, TimingScope *timing) {
+  // The CPU's lowering with the GPU's loop nests: one thread's loops where
+  // the CPU would split work between threads.
+  std::string pipeline =
+      replaced(kToLLVMPipeline,
+               "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,",
+               "tfcc-gpu-map-loops,");
+  return runPipeline(module, pipeline.c_str(), "to-llvm", timing);
+}
+
 LogicalResult runGpuToLLVMPipeline(ModuleOp module, TimingScope *timing,
                                    const GpuCodeOptions &gpu) {
   return runPipeline(module, gpuToLLVMPipeline(gpu).c_str(), "to-llvm", timing);

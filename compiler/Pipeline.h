@@ -112,6 +112,10 @@ mlir::LogicalResult runToArenaPipeline(mlir::ModuleOp module,
 std::string gpuGraphPipeline();
 std::string gpuToBuffersPipeline();
 std::string gpuToLLVMPipeline(const GpuCodeOptions &gpu);
+/// Tests only: kToLLVMPipeline with tfcc-gpu-map-loops in place of the CPU's
+/// loops and threads (CompileOptions::gpuLoopsOnHost).
+mlir::LogicalResult runGpuLoopsOnHostPipeline(mlir::ModuleOp module,
+                                              mlir::TimingScope *timing);
 mlir::LogicalResult runGpuToLLVMPipeline(mlir::ModuleOp module,
                                          mlir::TimingScope *timing,
                                          const GpuCodeOptions &gpu);

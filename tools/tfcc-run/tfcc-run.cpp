@@ -141,6 +141,13 @@ static cl::opt<std::string>
                           "here"),
                  cl::value_desc("cuda"), cl::cat(category));
 
+static cl::opt<bool> gpuLoopsOnHost(
+    "gpu-loops-on-host",
+    cl::desc("Tests: compile with the CUDA target's graph passes, lowering and "
+             "loop nests, but for this CPU (--compare then checks them without "
+             "a GPU)"),
+    cl::Hidden, cl::cat(category));
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -472,6 +479,9 @@ int main(int argc, char **argv) {
     return fail("--target '" + targetOption +
                 "' cannot take effect: tfcc-run runs the model here, so it "
                 "compiles for the host or, with --target=cuda, its GPU");
+  if (gpuLoopsOnHost && targetOption.getNumOccurrences())
+    return fail("--gpu-loops-on-host and --target cannot both take effect "
+                "(it compiles the GPU's loops for this CPU)");
   if (profiling && interpretOnly)
     return fail("--profile cannot take effect with --interpret (it profiles "
                 "the compiled code)");
@@ -481,6 +491,7 @@ int main(int argc, char **argv) {
   for (auto [flag, given] :
        {std::pair<const char *, bool>{"--cpu", ::cpu.getNumOccurrences() > 0},
         {"--target", targetOption.getNumOccurrences() > 0},
+        {"--gpu-loops-on-host", gpuLoopsOnHost.getValue()},
         {"--runtime-lib", ::runtimeLib.getNumOccurrences() > 0},
         {"--no-train", ::noTrain.getNumOccurrences() > 0},
         {"--check-numerics", checkNumerics}})
@@ -554,6 +565,7 @@ int main(int argc, char **argv) {
       options.runtimeLibrary = runtimeLib;
       options.cpu = cpu;
       options.cuda = targetOption == "cuda";
+      options.gpuLoopsOnHost = gpuLoopsOnHost;
       options.inputShapes = inputShapes;
       options.inputValues = inputValues;
       options.dimBounds = dimBounds;
