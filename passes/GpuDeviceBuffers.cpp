@@ -28,6 +28,8 @@ using namespace mlir;
 
 namespace {
 
+constexpr const char *kCudaWeightFunction = "tfcc_rt_cuda_weight";
+
 struct Access {
   bool read = false;
   bool written = false;
@@ -86,6 +88,55 @@ bool isContiguous(Value buffer) {
          memref::isStaticShapeAndContiguousRowMajor(type);
 }
 
+/// Declares `uint64_t tfcc_rt_cuda_weight(uint64_t, uint64_t)` (the
+/// runtime's src/cuda.h) in `module` once.
+void declareWeightFunction(ModuleOp module) {
+  if (module.lookupSymbol(kCudaWeightFunction))
+    return;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto i64 = b.getI64Type();
+  b.create<func::FuncOp>(module.getLoc(), kCudaWeightFunction,
+                         b.getFunctionType({i64, i64}, {i64}))
+      .setPrivate();
+}
+
+/// The weight `global` reads (host constant data) from its device copy,
+/// which the runtime uploads at its first use and keeps (tfcc_rt_cuda_weight):
+/// no copy per call. MLIR 19 has no op that makes a buffer from an address,
+/// so the copy is a view of the arena at the difference of the two
+/// addresses (a plain, wrapping pointer addition in the LLVM code); only the
+/// kernels dereference it.
+LogicalResult useDeviceWeight(OpBuilder &b, memref::GetGlobalOp global,
+                              Value arena) {
+  Location loc = global.getLoc();
+  auto type = cast<MemRefType>(global.getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      !type.getElementType().isIntOrFloat())
+    return global.emitError("tfcc-gpu-device-buffers: internal error: a "
+                            "weight of type ")
+           << type << " (static, identity layout, scalars expected)";
+  if (global.getResult().use_empty())
+    return success();
+  declareWeightFunction(global->getParentOfType<ModuleOp>());
+  int64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
+  auto i64 = b.getI64Type();
+  auto hostPointer =
+      b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, global);
+  Value hostAddress = b.create<arith::IndexCastOp>(loc, i64, hostPointer);
+  Value bytes = b.create<arith::ConstantOp>(
+      loc, b.getI64IntegerAttr(type.getNumElements() * elementBytes));
+  Value device =
+      b.create<func::CallOp>(loc, kCudaWeightFunction, TypeRange{i64},
+                             ValueRange{hostAddress, bytes})
+          .getResult(0);
+  Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, arena);
+  Value shift = b.create<arith::SubIOp>(
+      loc, b.create<arith::IndexCastOp>(loc, b.getIndexType(), device), base);
+  Value view = b.create<memref::ViewOp>(loc, type, arena, shift, ValueRange{});
+  global.getResult().replaceAllUsesExcept(view, hostPointer);
+  return success();
+}
+
 LogicalResult placeOnDevice(func::FuncOp func) {
   if (!func->hasAttr("tfcc.arena_fixed"))
     return func.emitError("tfcc-gpu-device-buffers: internal error: an entry "
@@ -135,7 +186,8 @@ LogicalResult placeOnDevice(func::FuncOp func) {
     return failure();
   for (memref::GetGlobalOp global : globals) {
     b.setInsertionPointAfter(global);
-    moveToDevice(global.getResult(), global.getLoc(), /*writeBack=*/false);
+    if (failed(useDeviceWeight(b, global, func.getArgument(arenaIndex))))
+      return failure();
   }
 
   // Device to device now: a copy of contiguous buffers is one memcpy.

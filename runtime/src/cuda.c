@@ -643,6 +643,76 @@ static void* tfcc_cuda_load_module(const void* data, int jit, int opt_level) {
   return module;
 }
 
+/*===----------------------------------------------------------------------===*
+ * Weights
+ *===----------------------------------------------------------------------===*/
+
+/* The device copies of the weights, by host address: uploaded by the first
+ * call that uses each, kept for the process (like the modules). */
+typedef struct tfcc_cuda_weight_copy {
+  uint64_t host;
+  uint64_t bytes;
+  uint64_t device;
+} tfcc_cuda_weight_copy;
+static pthread_mutex_t tfcc_cuda_weights_lock = PTHREAD_MUTEX_INITIALIZER;
+static tfcc_cuda_weight_copy* tfcc_cuda_weights;
+static size_t tfcc_cuda_num_weights;
+static size_t tfcc_cuda_weights_capacity;
+
+uint64_t tfcc_rt_cuda_weight(uint64_t host_address, uint64_t bytes) {
+  char what[80];
+  tfcc_cu_deviceptr device = 0;
+  size_t i;
+  if (bytes == 0 || !tfcc_cuda_enter(0))
+    return 0;
+  pthread_mutex_lock(&tfcc_cuda_weights_lock);
+  for (i = 0; i < tfcc_cuda_num_weights; ++i)
+    if (tfcc_cuda_weights[i].host == host_address &&
+        tfcc_cuda_weights[i].bytes == bytes) {
+      device = tfcc_cuda_weights[i].device;
+      pthread_mutex_unlock(&tfcc_cuda_weights_lock);
+      return device;
+    }
+  if (tfcc_cuda_num_weights == tfcc_cuda_weights_capacity) {
+    size_t capacity =
+        tfcc_cuda_weights_capacity ? 2 * tfcc_cuda_weights_capacity : 16;
+    tfcc_cuda_weight_copy* grown = (tfcc_cuda_weight_copy*)realloc(
+        tfcc_cuda_weights, capacity * sizeof(*grown));
+    if (!grown) {
+      pthread_mutex_unlock(&tfcc_cuda_weights_lock);
+      tfcc_cuda_record("the table of weights on the device: out of memory");
+      return 0;
+    }
+    tfcc_cuda_weights = grown;
+    tfcc_cuda_weights_capacity = capacity;
+  }
+  snprintf(what, sizeof(what), "cuMemAlloc of %" PRIu64 " bytes of weights",
+           bytes);
+  if (bytes > (uint64_t)SIZE_MAX ||
+      !tfcc_cuda_check(tfcc_cu.cuMemAlloc_v2(&device, (size_t)bytes), what)) {
+    pthread_mutex_unlock(&tfcc_cuda_weights_lock);
+    return 0;
+  }
+  /* On the legacy stream, then waited for: the copy is complete before any
+   * kernel that reads it runs. */
+  if (!tfcc_cuda_check(tfcc_cu.cuMemcpyAsync(device,
+                                             (tfcc_cu_deviceptr)host_address,
+                                             (size_t)bytes, NULL),
+                       "cuMemcpyAsync of weights") ||
+      !tfcc_cuda_check(tfcc_cu.cuStreamSynchronize(NULL),
+                       "cuStreamSynchronize after copying weights")) {
+    tfcc_cu.cuMemFree_v2(device);
+    pthread_mutex_unlock(&tfcc_cuda_weights_lock);
+    return 0;
+  }
+  tfcc_cuda_weights[tfcc_cuda_num_weights].host = host_address;
+  tfcc_cuda_weights[tfcc_cuda_num_weights].bytes = bytes;
+  tfcc_cuda_weights[tfcc_cuda_num_weights].device = device;
+  ++tfcc_cuda_num_weights;
+  pthread_mutex_unlock(&tfcc_cuda_weights_lock);
+  return device;
+}
+
 void* mgpuModuleLoad(void* data, size_t size) {
   (void)size;
   return tfcc_cuda_load_module(data, 0, 0);

@@ -54,6 +54,14 @@ TFCC_RT_API tfcc_status_t tfcc_rt_cuda_init(char* message, size_t message_size);
  * learns the reason too. */
 TFCC_RT_API const char* tfcc_rt_cuda_init_failure(void);
 
+/* The device copy of `bytes` bytes of weights at `host_address` (a model's
+ * constant data), uploaded by the first call for that address and kept for
+ * the process; its device address, or 0 after recording the thread's error
+ * (or when the thread already has one). The code of a model compiled with
+ * --target=cuda calls it for each weight it reads (tfcc-gpu-device-buffers);
+ * addresses as integers, as that code passes them. */
+TFCC_RT_API uint64_t tfcc_rt_cuda_weight(uint64_t host_address, uint64_t bytes);
+
 /* Returns 1 and copies the calling thread's first error since the last call
  * into `message` (truncated; may be NULL), then clears it; 0 (and `message`
  * "") when there was none. */

@@ -6,6 +6,7 @@
 // a device word the host reads back, and a scalar the host reads is copied
 // to host memory first.
 
+// CHECK: func.func private @tfcc_rt_cuda_weight(i64, i64) -> i64
 module {
   memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
   func.func private @tfcc_rt_report_error(i32)
@@ -20,9 +21,17 @@ module {
     // CHECK: %[[DY:.*]] = gpu.alloc (%{{.*}}) : memref<?x4xf32>
     // CHECK-NOT: gpu.memcpy %[[DY]], %[[Y]]
     // CHECK: %[[DFLAG:.*]] = gpu.alloc () : memref<i1>
+    // The weight: its device copy (uploaded once by the runtime) as a view of
+    // the arena at the difference of the addresses.
     // CHECK: %[[W:.*]] = memref.get_global @w
-    // CHECK: %[[DW:.*]] = gpu.alloc () : memref<4xf32>
-    // CHECK: gpu.memcpy %[[DW]], %[[W]]
+    // CHECK: %[[HOST:.*]] = memref.extract_aligned_pointer_as_index %[[W]]
+    // CHECK: %[[HOST64:.*]] = arith.index_cast %[[HOST]] : index to i64
+    // CHECK: %[[BYTES:.*]] = arith.constant 16 : i64
+    // CHECK: %[[DEV:.*]] = call @tfcc_rt_cuda_weight(%[[HOST64]], %[[BYTES]]) : (i64, i64) -> i64
+    // CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[ARENA]]
+    // CHECK: %[[DEVIDX:.*]] = arith.index_cast %[[DEV]] : i64 to index
+    // CHECK: %[[SHIFT:.*]] = arith.subi %[[DEVIDX]], %[[BASE]] : index
+    // CHECK: %[[DW:.*]] = memref.view %[[ARENA]][%[[SHIFT]]][] : memref<?xi8> to memref<4xf32>
     %w = memref.get_global @w : memref<4xf32>
     %c0 = arith.constant 0 : index
     %n = memref.dim %x, %c0 : memref<?x4xf32>
@@ -62,7 +71,7 @@ module {
     // CHECK: gpu.memcpy %[[Y]], %[[DY]]
     // CHECK-DAG: gpu.dealloc %[[DX]]
     // CHECK-DAG: gpu.dealloc %[[DY]]
-    // CHECK-DAG: gpu.dealloc %[[DW]]
+    // CHECK-NOT: gpu.dealloc %[[DW]]
     // CHECK: return
     return
   }

@@ -163,8 +163,8 @@ for err in gemm cnn resnet; do
   [ -s "$WORK/$err.err" ] && { echo "--- $err:"; tail -3 "$WORK/$err.err"; }
 done
 say ""
-say "Times are whole calls from host memory (inputs copied in, outputs out, the"
-say "weights copied in on every call: see \"Known gaps\" above)."
+say "Times are whole calls from host memory (inputs copied in, outputs copied"
+say "back; the weights uploaded by the first call)."
 
 # --- 3. docs/cuda.md ---------------------------------------------------------
 DOC=$ROOT/docs/cuda.md

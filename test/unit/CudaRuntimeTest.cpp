@@ -379,6 +379,46 @@ TEST_F(CudaFake, MemAllocAndMemcpyRoundTrip) {
   EXPECT_EQ(takeError(), "");
 }
 
+// A model's weights: uploaded by the first call that reads them, the same
+// device copy for every later call (and another address, another copy).
+TEST_F(CudaFake, WeightsAreUploadedOnce) {
+  static const float weights[256] = {1.f, 2.f, 3.f, 4.f};
+  static const float others[8] = {5.f};
+  CallCounter allocs("cuMemAlloc_v2"), copies("cuMemcpyAsync");
+  long live = tfcc_fake_cuda_live_allocations();
+  uint64_t host = reinterpret_cast<uintptr_t>(weights);
+  uint64_t device = tfcc_rt_cuda_weight(host, sizeof(weights));
+  ASSERT_NE(device, 0u);
+  EXPECT_NE(device, host);
+  EXPECT_EQ(
+      std::memcmp(reinterpret_cast<void *>(device), weights, sizeof(weights)),
+      0);
+  EXPECT_EQ(tfcc_rt_cuda_weight(host, sizeof(weights)), device);
+  EXPECT_EQ(allocs(), 1);
+  EXPECT_EQ(copies(), 1);
+  uint64_t other =
+      tfcc_rt_cuda_weight(reinterpret_cast<uintptr_t>(others), sizeof(others));
+  EXPECT_NE(other, device);
+  EXPECT_EQ(allocs(), 2);
+  // Kept for the process.
+  EXPECT_EQ(tfcc_fake_cuda_live_allocations(), live + 2);
+  EXPECT_EQ(takeError(), "");
+
+  // A failed upload: 0, the error recorded, nothing cached.
+  static const float third[4] = {};
+  tfcc_fake_cuda_fail("cuMemAlloc_v2", 2);
+  EXPECT_EQ(
+      tfcc_rt_cuda_weight(reinterpret_cast<uintptr_t>(third), sizeof(third)),
+      0u);
+  tfcc_fake_cuda_fail("cuMemAlloc_v2", 0);
+  EXPECT_EQ(takeError(), "cuMemAlloc of 16 bytes of weights failed: "
+                         "CUDA_ERROR_OUT_OF_MEMORY");
+  EXPECT_NE(
+      tfcc_rt_cuda_weight(reinterpret_cast<uintptr_t>(third), sizeof(third)),
+      0u);
+  EXPECT_EQ(takeError(), "");
+}
+
 TEST_F(CudaFake, ModuleIsLoadedOncePerBinary) {
   static const char binaryA[] = "cubin A";
   static const char binaryB[] = "cubin B";
