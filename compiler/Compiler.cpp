@@ -470,13 +470,9 @@ bool printModule(ModuleOp module, const std::string &path,
 /// Debian's armhf triple (arm-linux-gnueabihf, no ARM version) is ARMv7-A, as
 /// Debian's armhf port and its cross compilers take it.
 /// What a --target=cuda build cannot do yet, refused by name (docs/cuda.md).
-bool checkCudaBuild(const CompileOptions &o, bool trainBuild,
-                    llvm::raw_ostream &errors) {
+bool checkCudaBuild(const CompileOptions &o, llvm::raw_ostream &errors) {
   const char *refused = nullptr;
-  if (trainBuild)
-    refused = "a graph.train_step: training on the GPU is not implemented yet "
-              "(add --no-train to compile the inference entries)";
-  else if (!o.quantize.empty())
+  if (!o.quantize.empty())
     refused = "--quantize: the int8 kernels are CPU kernels";
   else if (o.checkNumerics)
     refused = "--check-numerics: its report is written by host code";
@@ -1115,7 +1111,7 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
     if (failed(runCheckNumerics(*module, &timing)))
       return false;
   }
-  if (o.cuda && !checkCudaBuild(o, trainBuild, errors))
+  if (o.cuda && !checkCudaBuild(o, errors))
     return false;
   sig->cuda = o.cuda;
   bool gpuLowering = o.cuda || o.gpuLoopsOnHost;

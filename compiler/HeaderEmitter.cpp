@@ -654,9 +654,11 @@ std::string emitHeader(const ModelSignature &sig,
            " * context is created and frees in " +
            p +
            "_destroy; an arena given to _init\n"
-           " * is not used. Without a GPU and its driver, _create and _init "
-           "return\n"
-           " * TFCC_UNAVAILABLE (" +
+           " * holds only the state memory of a model with a training step. "
+           "Without a\n"
+           " * GPU and its driver, _create and _init return"
+           " TFCC_UNAVAILABLE\n"
+           " * (" +
            p + "_status_string gives the reason).\n";
   if (!sig.entries.empty()) {
     const CNames::Entry &first = names.entries[0];

@@ -69,8 +69,10 @@ const char *const kToLLVMPipeline =
     "convert-openmp-to-llvm,reconcile-unrealized-casts";
 
 // The CUDA target (--target=cuda): the CPU pipelines with these changes.
-// No fusion into graph.fused_* ops: they lower only to CPU kernel calls.
-static const char *const kCpuKernelFusion = "tfcc-fuse-ops,tfcc-fuse-int8-ops";
+// No fusion into the ops that lower only to CPU kernel calls: graph.fused_*,
+// and a train step's graph.max_pool2d_with_indices.
+static const char *const kCpuKernelFusion =
+    "tfcc-fuse-relu-pool-gradients,tfcc-fuse-ops,tfcc-fuse-int8-ops";
 static const char *const kConvertToLinalg = "tfcc-convert-graph-to-linalg,";
 
 /// `pipeline` with the first occurrence of `from` replaced by `to`.

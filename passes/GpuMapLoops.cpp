@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <numeric>
@@ -103,6 +104,15 @@ struct GpuMapLoops : tfcc::impl::GpuMapLoopsBase<GpuMapLoops> {
     });
     for (scf::ForOp loop : serial)
       wrapInSingleIteration(loop);
+    // A store outside any loop (a scalar result): one thread too.
+    SmallVector<memref::StoreOp> strayStores;
+    getOperation()->walk([&](memref::StoreOp store) {
+      if (!store->getParentOfType<scf::ParallelOp>() &&
+          !store->getParentOfType<LoopLikeOpInterface>())
+        strayStores.push_back(store);
+    });
+    for (memref::StoreOp store : strayStores)
+      wrapInSingleIteration(store);
 
     SmallVector<scf::ParallelOp> outermost;
     getOperation()->walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {

@@ -171,15 +171,18 @@ uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m,
  * ctx already reset by tfcc_rt_context_init): the driver initialized (once
  * per process), then a device arena of the model's planned size at max_batch
  * allocated (cuMemAlloc: 256-byte aligned, so no slack): ctx->arena is that
- * device address, freed by tfcc_rt_context_destroy. The caller's block is not
- * used (an <prefix>_init caller's arena may be NULL; a context from
- * tfcc_rt_context_create is a block of sizeof(tfcc_context) only). Such a
- * model has no state memory: a training step on the GPU is refused. */
+ * device address, freed by tfcc_rt_context_destroy. The caller's block holds
+ * only the state memory of a model with a training step (host memory, as on
+ * the CPU: the code copies it to the device and back in each call), so it
+ * may be NULL for a model without one. */
 static tfcc_status_t tfcc_rt_context_init_cuda(const tfcc_model_info* m,
-                                               tfcc_context* ctx,
+                                               tfcc_context* ctx, void* block,
+                                               uint64_t block_bytes,
                                                int64_t max_batch) {
 #if TFCC_RT_FREESTANDING
   (void)m;
+  (void)block;
+  (void)block_bytes;
   (void)max_batch;
   TFCC_RT_SET_MESSAGE(ctx,
                       "model %s was compiled for a CUDA GPU: a bare-metal "
@@ -191,13 +194,22 @@ static tfcc_status_t tfcc_rt_context_init_cuda(const tfcc_model_info* m,
   uint64_t need;
   tfcc_status_t status;
   void* arena;
+  void* state = NULL;
   if (m->state_bytes > 0) {
-    TFCC_RT_SET_MESSAGE(ctx,
-                        "model %s: training on the GPU is not supported yet "
-                        "(it was compiled for a CUDA GPU and has a training "
-                        "step)",
-                        tfcc_rt_model_name(m));
-    return TFCC_FAILED_PRECONDITION;
+    uint64_t state_need = tfcc_rt_round_up(m->state_bytes);
+    uint64_t padding =
+        block ? (uint64_t)(-(uintptr_t)block) & TFCC_RT_ALIGN_MASK : 0;
+    if (!block || block_bytes < padding ||
+        block_bytes - padding < state_need) {
+      TFCC_RT_SET_MESSAGE(ctx,
+                          "the block of %" PRIu64
+                          " bytes is too small for the state memory of %s "
+                          "(%" PRIu64 " bytes, aligned to %d)",
+                          block ? block_bytes : 0, tfcc_rt_model_name(m),
+                          state_need, TFCC_ARENA_ALIGNMENT);
+      return block ? TFCC_RESOURCE_EXHAUSTED : TFCC_INVALID_ARGUMENT;
+    }
+    state = (char*)block + padding;
   }
   status = tfcc_rt_cuda_init(message, sizeof(message));
   if (status != TFCC_OK) {
@@ -222,6 +234,14 @@ static tfcc_status_t tfcc_rt_context_init_cuda(const tfcc_model_info* m,
   }
   ctx->arena = arena;
   ctx->arena_bytes = need;
+  if (state) {
+    ctx->state = state;
+    ctx->state_bytes = m->state_bytes;
+    if (m->state_init)
+      memcpy(state, m->state_init, (size_t)m->state_bytes);
+    else
+      memset(state, 0, (size_t)m->state_bytes);
+  }
   ctx->model = m;
   ctx->max_batch = max_batch;
   return TFCC_OK;
@@ -265,7 +285,7 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
   status = tfcc_rt_check_model(m, ctx, max_batch);
   if (status != TFCC_OK) return status;
   if (m->flags & TFCC_MODEL_FLAG_CUDA)
-    return tfcc_rt_context_init_cuda(m, ctx, max_batch);
+    return tfcc_rt_context_init_cuda(m, ctx, arena, arena_bytes, max_batch);
 
   /* The state memory comes first in the block, then the arena. */
   state_need = tfcc_rt_round_up(m->state_bytes);
@@ -343,11 +363,16 @@ tfcc_status_t tfcc_rt_context_create_with_threads(const tfcc_model_info* m,
   return TFCC_FAILED_PRECONDITION;
 #else
   /* One block: the context, then an arena with room to align it up (a
-   * model on a CUDA GPU: the context only, its arena is device memory). */
-  total = tfcc_rt_add_sat((uint64_t)sizeof(tfcc_context),
-                          (m->flags & TFCC_MODEL_FLAG_CUDA)
-                              ? 0
-                              : tfcc_rt_model_arena_bytes(m, max_batch));
+   * model on a CUDA GPU: the context and its state memory only, its arena is
+   * device memory). */
+  total = tfcc_rt_add_sat(
+      (uint64_t)sizeof(tfcc_context),
+      (m->flags & TFCC_MODEL_FLAG_CUDA)
+          ? (m->state_bytes > 0 ? tfcc_rt_add_sat(
+                                      tfcc_rt_round_up(m->state_bytes),
+                                      (uint64_t)TFCC_ARENA_ALIGNMENT)
+                                : 0)
+          : tfcc_rt_model_arena_bytes(m, max_batch));
   if (total == UINT64_MAX || total > (uint64_t)SIZE_MAX)
     return TFCC_RESOURCE_EXHAUSTED;
   ctx = (tfcc_context*)malloc((size_t)total);

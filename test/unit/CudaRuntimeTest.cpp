@@ -210,20 +210,25 @@ TEST(CudaNoDriver, ContextOfACudaModelIsUnavailable) {
   tfcc_rt_context_destroy(&ctx); // nothing to free
 }
 
-TEST(CudaNoDriver, TrainingOnTheGpuIsRefusedFirst) {
+TEST(CudaNoDriver, TrainingStateNeedsTheCallersBlockFirst) {
   SCENARIO("missing", kMissingDriver);
-  // Refused before the driver is looked for: not TFCC_UNAVAILABLE.
+  // The state memory (host) is checked before the driver is looked for.
   tfcc_model_info m = cudaModel(/*stateBytes=*/64);
   tfcc_context ctx;
   std::memset(&ctx, 0, sizeof(ctx));
   EXPECT_EQ(tfcc_rt_context_init(&m, &ctx, nullptr, 0, 8),
-            TFCC_FAILED_PRECONDITION);
-  EXPECT_NE(
-      std::string(ctx.message).find("training on the GPU is not supported yet"),
-      std::string::npos)
+            TFCC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ctx.message).find("too small for the state memory"),
+            std::string::npos)
       << ctx.message;
+  alignas(64) char block[64];
+  EXPECT_EQ(tfcc_rt_context_init(&m, &ctx, block, 32, 8),
+            TFCC_RESOURCE_EXHAUSTED);
+  // Room for it: then the missing driver.
+  EXPECT_EQ(tfcc_rt_context_init(&m, &ctx, block, sizeof(block), 8),
+            TFCC_UNAVAILABLE);
   tfcc_context *out = nullptr;
-  EXPECT_EQ(tfcc_rt_context_create(&m, 8, &out), TFCC_FAILED_PRECONDITION);
+  EXPECT_EQ(tfcc_rt_context_create(&m, 8, &out), TFCC_UNAVAILABLE);
   EXPECT_EQ(out, nullptr);
 }
 
@@ -607,6 +612,38 @@ TEST_F(CudaFake, ErrorsAndTheCurrentContextArePerThread) {
   EXPECT_EQ(takeError(), "");
   mgpuSetDefaultDevice(1);
   EXPECT_NE(takeError().find("mgpuSetDefaultDevice(1)"), std::string::npos);
+}
+
+// A model with a training step: its state memory is host memory in the
+// context's block, holding the initial image; the arena is device memory.
+TEST_F(CudaFake, TrainingStateIsHostMemory) {
+  static const float image[16] = {1.f, 2.f, 3.f};
+  tfcc_model_info m = cudaModel(sizeof(image));
+  m.state_init = image;
+  long live = tfcc_fake_cuda_live_allocations();
+  tfcc_context *ctx = nullptr;
+  ASSERT_EQ(tfcc_rt_context_create(&m, 8, &ctx), TFCC_OK);
+  ASSERT_NE(ctx->state, nullptr);
+  EXPECT_EQ(ctx->state_bytes, sizeof(image));
+  EXPECT_EQ(std::memcmp(ctx->state, image, sizeof(image)), 0);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(ctx->state) % 64, 0u);
+  // The state is inside the context's own block, the arena is not.
+  EXPECT_GT(static_cast<char *>(ctx->state), reinterpret_cast<char *>(ctx));
+  EXPECT_EQ(ctx->arena, tfcc_fake_cuda_last_allocation());
+  EXPECT_EQ(tfcc_fake_cuda_live_allocations(), live + 1);
+  tfcc_rt_context_destroy(ctx);
+  EXPECT_EQ(tfcc_fake_cuda_live_allocations(), live);
+
+  // From _init: the caller's block holds the state, aligned up.
+  alignas(64) char block[64 + 64];
+  tfcc_context own;
+  std::memset(&own, 0, sizeof(own));
+  ASSERT_EQ(tfcc_rt_context_init(&m, &own, block + 1, sizeof(block) - 1, 8),
+            TFCC_OK);
+  EXPECT_EQ(own.state, block + 64);
+  EXPECT_EQ(std::memcmp(own.state, image, sizeof(image)), 0);
+  tfcc_rt_context_destroy(&own);
+  EXPECT_EQ(tfcc_fake_cuda_live_allocations(), live);
 }
 
 TEST_F(CudaFake, ContextArenaIsDeviceMemory) {

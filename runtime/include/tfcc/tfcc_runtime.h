@@ -73,15 +73,15 @@ TFCC_RT_API uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m,
  *   TFCC_RESOURCE_EXHAUSTED   the arena is too small for max_batch.
  *
  * A model whose code runs on a CUDA GPU (TFCC_MODEL_FLAG_CUDA in m->flags)
- * gets an arena of device memory allocated here through the driver (src/cuda.h;
- * `arena` and `arena_bytes` are not used and may be NULL and 0), which
- * tfcc_rt_context_destroy frees: call it for such a context even when it comes
- * from here. Its further statuses:
+ * gets an arena of device memory allocated here through the driver (src/cuda.h),
+ * which tfcc_rt_context_destroy frees: call it for such a context even when it
+ * comes from here. `arena` then holds only the state memory of a model with a
+ * training step (host memory; the code copies it to the device and back in
+ * each call); without one it may be NULL and 0. Its further statuses:
  *   TFCC_UNAVAILABLE          no CUDA driver or device, or the driver's
  *                             initialization failed (the message says which);
- *   TFCC_RESOURCE_EXHAUSTED   the device arena could not be allocated;
- *   TFCC_FAILED_PRECONDITION  the model has state memory (training on the GPU
- *                             is not supported). */
+ *   TFCC_RESOURCE_EXHAUSTED   the device arena could not be allocated, or the
+ *                             block is too small for the state memory. */
 TFCC_RT_API tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m,
                                                tfcc_context* ctx, void* arena,
                                                uint64_t arena_bytes,
@@ -104,7 +104,7 @@ TFCC_RT_API tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m,
  *   TFCC_RESOURCE_EXHAUSTED   the size overflows or malloc failed;
  * and for a model on a CUDA GPU those tfcc_rt_context_init adds for it
  * (TFCC_UNAVAILABLE without a usable GPU: the block then holds the context
- * only, the arena being device memory). */
+ * and the state memory only, the arena being device memory). */
 TFCC_RT_API tfcc_status_t tfcc_rt_context_create(const tfcc_model_info* m,
                                                  int64_t max_batch,
                                                  tfcc_context** out_ctx);
