@@ -96,31 +96,31 @@ std::string gpuToBuffersPipeline() {
 }
 
 std::string gpuToLLVMPipeline(const GpuCodeOptions &gpu) {
-  std::string binary =
-      gpu.ptxOnly ? "format=isa" : "format=fatbin toolkit=" + gpu.toolkit;
-  return "tfcc-gpu-device-buffers,"
-         // Mapped before any canonicalization, which would merge the tiles'
-         // loop into the elements' one.
-         "tfcc-gpu-map-loops{block-size=" +
-         std::to_string(gpu.blockSize) +
-         "},func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,"
-         "tfcc-check-gpu-placement,lower-affine,canonicalize,"
-         "gpu-kernel-outlining,func.func(gpu-async-region),"
-         "nvvm-attach-target{chip=" +
-         gpu.arch +
-         " O=3},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-         // As on the CPU: f16 and bf16 in f32, conversions as integer code.
-         "math-legalize-to-f32,"
-         "arith-emulate-unsupported-floats{source-types=bf16,f16 "
-         "target-type=f32},"
-         "tfcc-expand-f16-casts,arith-expand{include-bf16=true},"
-         // Device code: math through libdevice's __nv_* functions.
-         "gpu.module(convert-gpu-to-nvvm,canonicalize,cse),"
-         "convert-math-to-libm,convert-math-to-llvm,finalize-memref-to-llvm,"
-         "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
-         "convert-cf-to-llvm,gpu-to-llvm,reconcile-unrealized-casts,"
-         "gpu-module-to-binary{" +
-         binary + "}";
+  // kToLLVMPipeline, where the GPU's passes take the place of the profiling
+  // hooks, the numerics report, the CPU's loops and threads and OpenMP.
+  std::string pipeline = replaced(
+      kToLLVMPipeline,
+      "tfcc-profile-spans,tfcc-return-on-numerics-report,"
+      "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,",
+      // Mapped before any canonicalization, which would merge the tiles'
+      // loop into the elements' one.
+      "tfcc-gpu-device-buffers,tfcc-gpu-map-loops{block-size=" +
+          std::to_string(gpu.blockSize) +
+          "},func.func(gpu-map-parallel-loops),convert-parallel-loops-to-gpu,"
+          "tfcc-check-gpu-placement,");
+  pipeline = replaced(pipeline.c_str(), "canonicalize,convert-scf-to-cf,",
+                      "canonicalize,gpu-kernel-outlining,"
+                      "func.func(gpu-async-region),nvvm-attach-target{chip=" +
+                          gpu.arch + " O=3},convert-scf-to-cf,");
+  // Device code: math through libdevice's __nv_* functions.
+  pipeline = replaced(pipeline.c_str(), "convert-math-to-libm,",
+                      "gpu.module(convert-gpu-to-nvvm,canonicalize,cse),"
+                      "convert-math-to-libm,");
+  pipeline =
+      replaced(pipeline.c_str(), "convert-openmp-to-llvm,", "gpu-to-llvm,");
+  return pipeline + ",gpu-module-to-binary{" +
+         (gpu.ptxOnly ? "format=isa" : "format=fatbin toolkit=" + gpu.toolkit) +
+         "}";
 }
 
 namespace {

@@ -88,18 +88,6 @@ bool isContiguous(Value buffer) {
          memref::isStaticShapeAndContiguousRowMajor(type);
 }
 
-/// Declares `uint64_t tfcc_rt_cuda_weight(uint64_t, uint64_t)` (the
-/// runtime's src/cuda.h) in `module` once.
-void declareWeightFunction(ModuleOp module) {
-  if (module.lookupSymbol(kCudaWeightFunction))
-    return;
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto i64 = b.getI64Type();
-  b.create<func::FuncOp>(module.getLoc(), kCudaWeightFunction,
-                         b.getFunctionType({i64, i64}, {i64}))
-      .setPrivate();
-}
-
 /// The weight `global` reads (host constant data) from its device copy,
 /// which the runtime uploads at its first use and keeps (tfcc_rt_cuda_weight):
 /// no copy per call. MLIR 19 has no op that makes a buffer from an address,
@@ -117,9 +105,12 @@ LogicalResult useDeviceWeight(OpBuilder &b, memref::GetGlobalOp global,
            << type << " (static, identity layout, scalars expected)";
   if (global.getResult().use_empty())
     return success();
-  declareWeightFunction(global->getParentOfType<ModuleOp>());
-  int64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
+  // uint64_t tfcc_rt_cuda_weight(uint64_t, uint64_t): runtime/src/cuda.h.
   auto i64 = b.getI64Type();
+  tfcc::declareRuntimeFunction(global->getParentOfType<ModuleOp>(),
+                               kCudaWeightFunction,
+                               b.getFunctionType({i64, i64}, {i64}));
+  int64_t elementBytes = (type.getElementTypeBitWidth() + 7) / 8;
   auto hostPointer =
       b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, global);
   Value hostAddress = b.create<arith::IndexCastOp>(loc, i64, hostPointer);

@@ -103,6 +103,17 @@ inline constexpr const char *kReportErrorFunction = "tfcc_rt_report_error";
 inline constexpr const char *kReportNumericsFunction =
     "tfcc_rt_report_numerics";
 
+/// Declares the external function `name` of `type` (a runtime function the
+/// generated code calls) at the start of `module`, unless it is there.
+inline void declareRuntimeFunction(ModuleOp module, StringRef name,
+                                   FunctionType type) {
+  if (SymbolTable::lookupSymbolIn(module, name))
+    return;
+  OpBuilder::atBlockBegin(module.getBody())
+      .create<func::FuncOp>(module.getLoc(), name, type)
+      .setPrivate();
+}
+
 } // namespace mlir::tfcc
 
 #endif // TFCC_PASSES_PASSES_H

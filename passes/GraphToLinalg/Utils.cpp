@@ -506,20 +506,11 @@ StringAttr mlir::tfcc::createStringConstant(OpBuilder &b, Location loc,
   return symbols.insert(global);
 }
 
-/// Declares `func.func private @tfcc_rt_report_error(i32)` in `module` once.
-static void declareReportFunction(OpBuilder &b, Location loc, ModuleOp module) {
-  if (SymbolTable::lookupSymbolIn(module, kReportErrorFunction))
-    return;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto type = b.getFunctionType({b.getI32Type()}, {});
-  auto func = b.create<func::FuncOp>(loc, kReportErrorFunction, type);
-  func.setPrivate();
-}
-
 void mlir::tfcc::buildErrorReport(OpBuilder &b, Location loc, Operation *anchor,
                                   Value condition, int32_t code) {
-  declareReportFunction(b, loc, anchor->getParentOfType<ModuleOp>());
+  declareRuntimeFunction(anchor->getParentOfType<ModuleOp>(),
+                         kReportErrorFunction,
+                         b.getFunctionType({b.getI32Type()}, {}));
   b.create<scf::IfOp>(loc, condition, [&](OpBuilder &nb, Location nl) {
     Value codeValue =
         nb.create<arith::ConstantOp>(nl, nb.getI32IntegerAttr(code));

@@ -167,6 +167,15 @@ uint64_t tfcc_rt_model_arena_bytes(const tfcc_model_info* m,
  * Contexts
  *===----------------------------------------------------------------------===*/
 
+/* The model's state memory at `state` set to its initial image (zeros when
+ * it has none). */
+static void tfcc_rt_copy_initial_state(const tfcc_model_info* m, void* state) {
+  if (m->state_init)
+    memcpy(state, m->state_init, (size_t)m->state_bytes);
+  else
+    memset(state, 0, (size_t)m->state_bytes);
+}
+
 /* The context of a model whose code runs on a CUDA GPU (TFCC_MODEL_FLAG_CUDA;
  * ctx already reset by tfcc_rt_context_init): the driver initialized (once
  * per process), then a device arena of the model's planned size at max_batch
@@ -237,10 +246,7 @@ static tfcc_status_t tfcc_rt_context_init_cuda(const tfcc_model_info* m,
   if (state) {
     ctx->state = state;
     ctx->state_bytes = m->state_bytes;
-    if (m->state_init)
-      memcpy(state, m->state_init, (size_t)m->state_bytes);
-    else
-      memset(state, 0, (size_t)m->state_bytes);
+    tfcc_rt_copy_initial_state(m, state);
   }
   ctx->model = m;
   ctx->max_batch = max_batch;
@@ -323,10 +329,7 @@ tfcc_status_t tfcc_rt_context_init(const tfcc_model_info* m, tfcc_context* ctx,
     if (m->state_bytes > 0) {
       ctx->state = (char*)arena + padding;
       ctx->state_bytes = m->state_bytes;
-      if (m->state_init)
-        memcpy(ctx->state, m->state_init, (size_t)m->state_bytes);
-      else
-        memset(ctx->state, 0, (size_t)m->state_bytes);
+      tfcc_rt_copy_initial_state(m, ctx->state);
     }
   }
   ctx->model = m;
@@ -534,12 +537,8 @@ tfcc_status_t tfcc_rt_reset_state(const tfcc_model_info* m,
                                   tfcc_context* ctx) {
   tfcc_status_t status = tfcc_rt_check_context(m, ctx);
   if (status != TFCC_OK) return status;
-  if (ctx->state && m->state_bytes > 0) {
-    if (m->state_init)
-      memcpy(ctx->state, m->state_init, (size_t)m->state_bytes);
-    else
-      memset(ctx->state, 0, (size_t)m->state_bytes);
-  }
+  if (ctx->state && m->state_bytes > 0)
+    tfcc_rt_copy_initial_state(m, ctx->state);
   tfcc_rt_clear_message(ctx);
   return TFCC_OK;
 }
