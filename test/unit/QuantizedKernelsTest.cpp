@@ -373,6 +373,14 @@ TEST_P(QuantizedKernelsTest, Im2col) {
   checkIm2col(2, 7, 10, 1, 4, 3, 1, 2, 1, 1, 0, 0, 0, 0, 0);
   checkIm2col(2, 6, 5, 2, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0);
   checkIm2col(1, 5, 5, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0);
+  // Three 3-byte kernel rows gathered in registers (narrow_3x3_pixel),
+  // whose 4-byte loads read a byte past each kernel row: without padding
+  // (the last pixel of each image ends where the image does and takes the
+  // exact path), strided, and a 3x1 window on a one-pixel-wide RGB image
+  // (rows of 3 bytes: no pixel may take the 4-byte loads at its last row).
+  checkIm2col(2, 9, 9, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0);
+  checkIm2col(2, 8, 9, 1, 3, 3, 2, 2, 1, 1, 0, 1, 0, 0, 0);
+  checkIm2col(2, 4, 1, 3, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0);
 }
 
 // The uint8 depthwise convolution against its definition (acc in int64 over
@@ -567,6 +575,11 @@ TEST_P(QuantizedKernelsTest, MaxPool8Bit) {
     checkMaxPool8Bit(1, 8, 8, 32, 2, 2, 2, 2, 0, 0, 0, 0, isSigned);
     checkMaxPool8Bit(1, 4, 4, 16, 2, 2, 2, 2, 0, 0, 2, 2, isSigned);
     checkMaxPool8Bit(2, 56, 56, 64, 3, 3, 2, 2, 1, 1, 1, 1, isSigned);
+    // Whole 2x2 windows in line between padded ones: overlapping (stride 1)
+    // with padding on every side, strided with the first window padded.
+    checkMaxPool8Bit(2, 7, 9, 48, 2, 2, 1, 1, 1, 1, 1, 1, isSigned);
+    checkMaxPool8Bit(1, 6, 7, 16, 2, 2, 2, 2, 1, 1, 0, 0, isSigned);
+    checkMaxPool8Bit(1, 3, 1, 16, 2, 2, 1, 1, 0, 1, 0, 0, isSigned);
   }
 }
 

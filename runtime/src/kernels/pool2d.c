@@ -115,52 +115,98 @@ typedef struct pool_i8_args {
   uint8_t* y;
 } pool_i8_args;
 
+/* Output pixel s of row r (image xb, window rows [i_lo, i_hi) inside). */
+static inline void pool_i8_pixel(const pool_i8_args* p, const uint8_t* xb,
+                                 uint8_t* yrow, int64_t r0, int64_t i_lo,
+                                 int64_t i_hi, int64_t s, pool_u8x16 flips) {
+  const int64_t c = p->c;
+  const uint8_t flip = p->flip;
+  const int64_t s0 = s * p->sw - p->pl;
+  const int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
+  uint8_t* out = yrow + s * c;
+  /* the window's first tap inside the input, and its extent */
+  const uint8_t* first = xb + ((r0 + i_lo) * p->w + s0 + j_lo) * c;
+  const int64_t rows = i_hi - i_lo, cols = j_hi - j_lo, rs = p->w * c;
+  int64_t k = 0;
+  for (; k + 16 <= c; k += 16) {
+    pool_u8x16 acc = {0}; /* the lowest value, flipped */
+    for (int64_t i = 0; i < rows; ++i) {
+      const uint8_t* in = first + i * rs + k;
+      for (int64_t j = 0; j < cols; ++j, in += c) {
+        pool_u8x16 v;
+        memcpy(&v, in, sizeof v);
+        acc = pool_u8_max(acc, v ^ flips);
+      }
+    }
+    acc ^= flips;
+    memcpy(out + k, &acc, sizeof acc);
+  }
+  for (; k < c; ++k) {
+    uint8_t acc = 0;
+    for (int64_t i = i_lo; i < i_hi; ++i)
+      for (int64_t j = j_lo; j < j_hi; ++j) {
+        const uint8_t v =
+            (uint8_t)(xb[((r0 + i) * p->w + s0 + j) * c + k] ^ flip);
+        acc = acc > v ? acc : v;
+      }
+    out[k] = (uint8_t)(acc ^ flip);
+  }
+}
+
+/* Pixels [s_begin, s_end) of a row whose windows are whole 2x2 ones (the
+ * usual pooling) inside the input, every channel in vectors: the four taps
+ * in line and no bounds per pixel (pool_i8_pixel spends more on them than
+ * on the maximum at 32 channels; docs/quantization.md). */
+static void pool_i8_whole_2x2(const pool_i8_args* p, const uint8_t* xrow,
+                              uint8_t* yrow, int64_t s_begin, int64_t s_end,
+                              pool_u8x16 flips) {
+  const int64_t c = p->c, rs = p->w * c, step = p->sw * c;
+  const uint8_t* in = xrow + (s_begin * p->sw - p->pl) * c;
+  for (int64_t s = s_begin; s < s_end; ++s, in += step) {
+    uint8_t* out = yrow + s * c;
+    for (int64_t k = 0; k < c; k += 16) {
+      pool_u8x16 v00, v01, v10, v11;
+      memcpy(&v00, in + k, sizeof v00);
+      memcpy(&v01, in + c + k, sizeof v01);
+      memcpy(&v10, in + rs + k, sizeof v10);
+      memcpy(&v11, in + rs + c + k, sizeof v11);
+      pool_u8x16 acc = pool_u8_max(pool_u8_max(v00 ^ flips, v01 ^ flips),
+                                   pool_u8_max(v10 ^ flips, v11 ^ flips));
+      acc ^= flips;
+      memcpy(out + k, &acc, sizeof acc);
+    }
+  }
+}
+
 static void pool_i8_rows(void* ctx, int64_t begin, int64_t end,
                          int32_t thread) {
   const pool_i8_args* p = (const pool_i8_args*)ctx;
   const int64_t c = p->c;
-  const uint8_t flip = p->flip;
   pool_u8x16 flips;
-  memset(&flips, flip, sizeof flips);
+  memset(&flips, p->flip, sizeof flips);
   (void)thread;
+  /* The pixels whose windows are whole 2x2 ones: s0 = s * sw - pl in
+   * [0, w - 2]. */
+  int64_t s_begin = 0, s_end = 0;
+  if (p->kh == 2 && p->kw == 2 && c % 16 == 0 && p->w + p->pl >= 2) {
+    s_begin = TFCC_MIN(p->ow, (p->pl + p->sw - 1) / p->sw);
+    s_end = TFCC_MAX(s_begin, TFCC_MIN(p->ow, (p->w - 2 + p->pl) / p->sw + 1));
+  }
   for (int64_t task = begin; task < end; ++task) {
     const int64_t b = task / p->oh, r = task % p->oh;
     const int64_t r0 = r * p->sh - p->pt;
     const int64_t i_lo = TFCC_MAX(0, -r0), i_hi = TFCC_MIN(p->kh, p->h - r0);
     const uint8_t* xb = p->x + b * p->h * p->w * c;
     uint8_t* yrow = p->y + (b * p->oh + r) * p->ow * c;
-    for (int64_t s = 0; s < p->ow; ++s) {
-      const int64_t s0 = s * p->sw - p->pl;
-      const int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
-      uint8_t* out = yrow + s * c;
-      /* the window's first tap inside the input, and its extent */
-      const uint8_t* first = xb + ((r0 + i_lo) * p->w + s0 + j_lo) * c;
-      const int64_t rows = i_hi - i_lo, cols = j_hi - j_lo, rs = p->w * c;
-      int64_t k = 0;
-      for (; k + 16 <= c; k += 16) {
-        pool_u8x16 acc = {0}; /* the lowest value, flipped */
-        for (int64_t i = 0; i < rows; ++i) {
-          const uint8_t* in = first + i * rs + k;
-          for (int64_t j = 0; j < cols; ++j, in += c) {
-            pool_u8x16 v;
-            memcpy(&v, in, sizeof v);
-            acc = pool_u8_max(acc, v ^ flips);
-          }
-        }
-        acc ^= flips;
-        memcpy(out + k, &acc, sizeof acc);
-      }
-      for (; k < c; ++k) {
-        uint8_t acc = 0;
-        for (int64_t i = i_lo; i < i_hi; ++i)
-          for (int64_t j = j_lo; j < j_hi; ++j) {
-            const uint8_t v =
-                (uint8_t)(xb[((r0 + i) * p->w + s0 + j) * c + k] ^ flip);
-            acc = acc > v ? acc : v;
-          }
-        out[k] = (uint8_t)(acc ^ flip);
-      }
+    int64_t s = 0;
+    if (i_hi - i_lo == 2 && s_end > s_begin) {
+      for (; s < s_begin; ++s)
+        pool_i8_pixel(p, xb, yrow, r0, i_lo, i_hi, s, flips);
+      pool_i8_whole_2x2(p, xb + r0 * p->w * c, yrow, s_begin, s_end, flips);
+      s = s_end;
     }
+    for (; s < p->ow; ++s)
+      pool_i8_pixel(p, xb, yrow, r0, i_lo, i_hi, s, flips);
   }
 }
 

@@ -344,8 +344,11 @@ static inline void tail_bytes(uint8_t* dst, const uint8_t* src, uint8_t v,
 /* n bytes: from 4 on, two copies of a power of two that overlap in the
  * middle (no loop, no tail). */
 static inline void copy_bytes(uint8_t* dst, const uint8_t* src, int64_t n) {
-  if (n > 64) {
+  if (n > 128) {
     memcpy(dst, src, (size_t)n);
+  } else if (n >= 64) {
+    memcpy(dst, src, 64);
+    memcpy(dst + n - 64, src + n - 64, 64);
   } else if (n >= 32) {
     memcpy(dst, src, 32);
     memcpy(dst + n - 32, src + n - 32, 32);
@@ -432,6 +435,26 @@ static void im2col_rows_wide(const im2col_ctx* p, int64_t begin, int64_t end) {
  * the zero tail (a third faster than the tap-by-tap gather below, see
  * docs/quantization.md). */
 #define IM2COL_NARROW_MAX_KH 16
+
+/* A pixel of three 3-byte kernel rows (a one-channel 3x3 window, the usual
+ * first layer of a grey-image model) in a 12-byte GEMM row, all inside the
+ * input: gathered in registers and written with one 8-byte and one 4-byte
+ * store, the 3 tail bytes zero (2.5x faster than the kernel row by kernel
+ * row moves below, docs/quantization.md). Each 4-byte load reads one byte
+ * past its kernel row: the caller keeps that byte inside the image. */
+static inline void narrow_3x3_pixel(const uint8_t* r0, const uint8_t* r1,
+                                    const uint8_t* r2, uint8_t* d) {
+  uint32_t a, b, c;
+  memcpy(&a, r0, 4);
+  memcpy(&b, r1, 4);
+  memcpy(&c, r2, 4);
+  const uint64_t lo = (uint64_t)(a & 0xFFFFFFu) |
+                      (uint64_t)(b & 0xFFFFFFu) << 24 | (uint64_t)c << 48;
+  const uint32_t hi = (c >> 16) & 0xFFu;
+  memcpy(d, &lo, 8);
+  memcpy(d + 8, &hi, 4);
+}
+
 static void im2col_rows_narrow(const im2col_ctx* p, int64_t begin,
                                int64_t end) {
   const int64_t c = p->c, kh = p->kh, kw = p->kw, span = kw * c;
@@ -451,9 +474,29 @@ static void im2col_rows_narrow(const im2col_ctx* p, int64_t begin,
       rows[i] = y >= 0 && y < h ? xb + y * w * c : NULL;
     }
     uint8_t* dst = p->cols + row * ow * ldc;
+    const int rows_3x3 =
+        kh == 3 && span == 3 && ldc == 12 && rows[0] && rows[1] && rows[2];
     for (int64_t s = 0; s < ow; ++s, dst += ldc) {
       const int64_t x0 = s * sw - pl;
       const int inside_w = x0 >= 0 && x0 + kw - 1 < w;
+      if (rows_3x3 && inside_w) {
+        /* The run of pixels from s on whose windows (and the byte past
+         * them) are inside the image, without per-pixel checks. */
+        const int64_t spare = image_end - rows[2] - 4; /* may be < 0 */
+        const int64_t last_x0 = spare < 0 ? -1 : TFCC_MIN(w - kw, spare / c);
+        const int64_t run =
+            last_x0 < x0 ? 0 : TFCC_MIN(ow - s, (last_x0 - x0) / sw + 1);
+        const int64_t step = sw * c;
+        const uint8_t *r0 = rows[0] + x0 * c, *r1 = rows[1] + x0 * c,
+                      *r2 = rows[2] + x0 * c;
+        for (int64_t t = 0; t < run; ++t, r0 += step, r1 += step, r2 += step)
+          narrow_3x3_pixel(r0, r1, r2, dst + t * 12);
+        if (run > 0) {
+          s += run - 1;
+          dst += (run - 1) * ldc;
+          continue;
+        }
+      }
       uint8_t* d = dst;
       for (int64_t i = 0; i < kh; ++i, d += span) {
         if (!rows[i]) {
