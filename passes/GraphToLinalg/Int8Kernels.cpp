@@ -5,9 +5,11 @@
 // when the op requantizes its result), or for a depthwise convolution its
 // uint8 depthwise kernel (tfcc_rt_depthwise_conv2d_u8s8_f32 / _u8), with the
 // weights packed at compile time. A convolution that is not a plain 1x1
-// (stride 1, no padding) first gathers its rows with tfcc_rt_im2col_u8 into
-// an arena buffer (padding with the input's zero point); a 1x1 one reads
-// the NHWC input in place as its [pixels, channels] matrix.
+// (stride 1, no padding) is tfcc_rt_qconv2d_u8s8_f32 / _u8, which gathers
+// each task's GEMM rows itself (padding with the input's zero point), or,
+// with rows or weights too large for that, first gathers all its rows with
+// tfcc_rt_im2col_u8 into an arena buffer; a 1x1 one reads the NHWC input in
+// place as its [pixels, channels] matrix.
 //
 //===----------------------------------------------------------------------===//
 
@@ -180,6 +182,91 @@ Value emitInt8Depthwise(PatternRewriter &rewriter, FusedConv2DInt8Op op) {
   return toResultTensor(rewriter, loc, resultType, output);
 }
 
+/// The call of the int8 convolution that gathers its GEMM rows (ldc bytes
+/// each) per task, for a groups-1 `op` with weights packed as [k, oc].
+Value emitInt8FusedConv(PatternRewriter &rewriter, FusedConv2DInt8Op op,
+                        int64_t ldc, int64_t oc, Value packed,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        ArrayRef<int64_t> pads) {
+  Location loc = op.getLoc();
+  Value x = op.getX();
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto resultType = cast<RankedTensorType>(op.getType());
+  ArrayRef<int64_t> kernelShape =
+      cast<RankedTensorType>(op.getKernel().getType()).getShape();
+  Value output = allocResultLike(rewriter, loc, resultType, x);
+  Value batch = getDimValue(rewriter, loc, x, 0);
+  int32_t zeroPoint = static_cast<int32_t>(op.getXZeroPoint());
+  int32_t activation = getActivationCode(op.getActivation());
+  float alpha = op.getAlpha().convertToFloat();
+  float beta = op.getBeta().convertToFloat();
+  int64_t h = xType.getDimSize(1), w = xType.getDimSize(2);
+  int64_t c = xType.getDimSize(3);
+  int64_t oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+  if (std::optional<APFloat> outScale = op.getOutScale())
+    emitKernelCall(
+        rewriter, loc,
+        kernels::tfcc_rt_qconv2d_u8s8_u8{
+            .x = x,
+            .n = batch,
+            .h = h,
+            .w = w,
+            .c = c,
+            .kh = kernelShape[0],
+            .kw = kernelShape[1],
+            .stride_h = strides[0],
+            .stride_w = strides[1],
+            .dil_h = dilations[0],
+            .dil_w = dilations[1],
+            .pad_top = pads[0],
+            .pad_left = pads[2],
+            .oh = oh,
+            .ow = ow,
+            .ldc = ldc,
+            .x_zero_point = zeroPoint,
+            .packed_b = packed,
+            .N = oc,
+            .scales = op.getScales(),
+            .bias = op.getBias(),
+            .residual = op.getResidual(),
+            .activation = activation,
+            .alpha = alpha,
+            .beta = beta,
+            .out_scale = outScale->convertToFloat(),
+            .out_zero_point = static_cast<int32_t>(op.getOutZeroPoint()),
+            .y = output});
+  else
+    emitKernelCall(
+        rewriter, loc,
+        kernels::tfcc_rt_qconv2d_u8s8_f32{.x = x,
+                                          .n = batch,
+                                          .h = h,
+                                          .w = w,
+                                          .c = c,
+                                          .kh = kernelShape[0],
+                                          .kw = kernelShape[1],
+                                          .stride_h = strides[0],
+                                          .stride_w = strides[1],
+                                          .dil_h = dilations[0],
+                                          .dil_w = dilations[1],
+                                          .pad_top = pads[0],
+                                          .pad_left = pads[2],
+                                          .oh = oh,
+                                          .ow = ow,
+                                          .ldc = ldc,
+                                          .x_zero_point = zeroPoint,
+                                          .packed_b = packed,
+                                          .N = oc,
+                                          .scales = op.getScales(),
+                                          .bias = op.getBias(),
+                                          .residual = op.getResidual(),
+                                          .activation = activation,
+                                          .alpha = alpha,
+                                          .beta = beta,
+                                          .y = output});
+  return toResultTensor(rewriter, loc, resultType, output);
+}
+
 struct FusedConv2DInt8ToKernel : OpRewritePattern<FusedConv2DInt8Op> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FusedConv2DInt8Op op,
@@ -217,6 +304,14 @@ struct FusedConv2DInt8ToKernel : OpRewritePattern<FusedConv2DInt8Op> {
       // Rows padded to a multiple of 4 bytes (zeros, times the packed
       // weights' zero padding): the GEMM then has no K tail.
       lda = (k + 3) / 4 * 4;
+      // The rows gathered per task by the GEMM itself where they and the
+      // weights are small enough (tfcc_kernels.h), else stored whole first.
+      if (lda <= TFCC_RT_QCONV_MAX_LDC && tfcc_rt_qgemm_packed_b_size(k, oc) <=
+                                              TFCC_RT_QCONV_FUSED_MAX_B_BYTES) {
+        rewriter.replaceOp(op, emitInt8FusedConv(rewriter, op, lda, oc, packed,
+                                                 strides, dilations, pads));
+        return success();
+      }
       auto colsType = RankedTensorType::get({ShapedType::kDynamic, lda},
                                             xType.getElementType());
       rows = allocResult(rewriter, loc, colsType, {pixels});

@@ -383,6 +383,125 @@ TEST_P(QuantizedKernelsTest, Im2col) {
   checkIm2col(2, 4, 1, 3, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0);
 }
 
+// The fused int8 convolution (tfcc_rt_qconv2d_u8s8_*) against its
+// definition: the dot product of each output pixel's window (padding taps
+// holding the zero point, so adding nothing) with the weights' column, in
+// int64, then the epilogue as checkQGemm's. The weights are [ldc, N]
+// (rows past kh*kw*c zero), packed for K = ldc as the kernel takes them.
+struct QConvCase {
+  int64_t n, h, w, c, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, N;
+  int64_t extraLdc; // ldc = kh*kw*c rounded up to 4, plus this
+  int32_t zeroPoint, act;
+  bool bias, residual, quantizeOutput;
+};
+
+void checkQConv(const QConvCase &k, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int64_t oh = (k.h + k.pt + k.pb - (k.dh * (k.kh - 1) + 1)) / k.sh + 1;
+  const int64_t ow = (k.w + k.pl + k.pr - (k.dw * (k.kw - 1) + 1)) / k.sw + 1;
+  const int64_t K = k.kh * k.kw * k.c, ldc = (K + 3) / 4 * 4 + k.extraLdc;
+  const int64_t M = k.n * oh * ow, N = k.N;
+  std::vector<uint8_t> x = randomU8(k.n * k.h * k.w * k.c, rng);
+  std::vector<int8_t> B = randomI8(K * N, rng);
+  B.resize(ldc * N, 0);
+  std::vector<float> scales = randomF32(N, rng, 1e-4f, 2e-3f);
+  std::vector<float> bias = randomF32(N, rng, -2.0f, 2.0f);
+  std::vector<float> res = randomF32(M * N, rng, -1.0f, 1.0f);
+  std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(ldc, N));
+  tfcc_rt_qgemm_pack_b(ldc, N, B.data(), packed.data());
+  const float outScale = 0.02f;
+  const int32_t outZeroPoint = 100;
+  std::vector<float> yf(M * N, -7.0f);
+  std::vector<uint8_t> yq(M * N, 7);
+  const float *b = k.bias ? bias.data() : nullptr;
+  const float *r = k.residual ? res.data() : nullptr;
+  if (k.quantizeOutput)
+    tfcc_rt_qconv2d_u8s8_u8(
+        x.data(), k.n, k.h, k.w, k.c, k.kh, k.kw, k.sh, k.sw, k.dh, k.dw, k.pt,
+        k.pl, oh, ow, ldc, k.zeroPoint, packed.data(), N, scales.data(), b, r,
+        k.act, kAlpha, kBeta, outScale, outZeroPoint, yq.data());
+  else
+    tfcc_rt_qconv2d_u8s8_f32(x.data(), k.n, k.h, k.w, k.c, k.kh, k.kw, k.sh,
+                             k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow, ldc,
+                             k.zeroPoint, packed.data(), N, scales.data(), b, r,
+                             k.act, kAlpha, kBeta, yf.data());
+  for (int64_t bi = 0; bi < k.n; ++bi)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t s = 0; s < ow; ++s)
+        for (int64_t n = 0; n < N; ++n) {
+          const int64_t m = (bi * oh + y) * ow + s;
+          int64_t acc = 0;
+          for (int64_t i = 0; i < k.kh; ++i)
+            for (int64_t j = 0; j < k.kw; ++j) {
+              int64_t yy = y * k.sh - k.pt + i * k.dh;
+              int64_t xx = s * k.sw - k.pl + j * k.dw;
+              if (yy < 0 || yy >= k.h || xx < 0 || xx >= k.w)
+                continue;
+              for (int64_t ch = 0; ch < k.c; ++ch)
+                acc += (int64_t(x[((bi * k.h + yy) * k.w + xx) * k.c + ch]) -
+                        k.zeroPoint) *
+                       B[((i * k.kw + j) * k.c + ch) * N + n];
+            }
+          double v = double(acc) * scales[n];
+          if (k.bias)
+            v += bias[n];
+          if (k.residual)
+            v += res[m * N + n];
+          v = activation(v, k.act);
+          if (!k.quantizeOutput) {
+            ASSERT_NEAR(yf[m * N + n], v, 1e-5 * (std::fabs(v) + 1.0))
+                << "pixel " << m << " column " << n;
+            continue;
+          }
+          ASSERT_TRUE(isRequantized(yq[m * N + n], v, outScale, outZeroPoint))
+              << "pixel " << m << " column " << n;
+        }
+}
+
+// Geometries of each gather path (a one-channel 3x3 window gathered in
+// registers, in tiles of 64 rows; padded strided RGB; wide rows of 288
+// bytes; a dilated window on a thin input with a longer row than its taps;
+// strided 1x1), several images, output rows that split tiles, both outputs,
+// bias and residual, the activations.
+TEST_P(QuantizedKernelsTest, QConv2dFused) {
+  const QConvCase cases[] = {
+      {1,    28,    28,  1, 3, 3,  1, 1, 1,
+       1,    0,     0,   0, 0, 32, 0, 3, TFCC_ACT_RELU,
+       true, false, true},
+      {2,    9,    11,   3, 3, 3,  2, 2,   1,
+       1,    1,    1,    1, 1, 17, 0, 128, TFCC_ACT_CLIP,
+       true, true, false},
+      {1,     7,     7,   32, 3, 3,  1, 1, 1,
+       1,     1,     1,   1,  1, 40, 0, 0, TFCC_ACT_NONE,
+       false, false, true},
+      {2,    8,     8,    2, 2, 2, 1, 1,   2,
+       2,    0,     1,    1, 0, 5, 4, 255, TFCC_ACT_LEAKY_RELU,
+       true, false, false},
+      {3,    6,    6,   5, 1, 1,  2, 2, 1,
+       1,    0,    0,   0, 0, 16, 0, 9, TFCC_ACT_HARD_SWISH,
+       true, true, true},
+  };
+  uint32_t seed = 11;
+  for (const QConvCase &k : cases)
+    checkQConv(k, seed++);
+}
+
+// Rows shorter than the window or longer than TFCC_RT_QCONV_MAX_LDC: the
+// kernel writes nothing (the compiler never makes such a call).
+TEST_P(QuantizedKernelsTest, QConv2dRefusesRowLengths) {
+  std::vector<uint8_t> x(4 * 4 * 2, 1);
+  std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(20, 1));
+  tfcc_rt_qgemm_pack_b(20, 1, std::vector<int8_t>(20, 1).data(), packed.data());
+  const float scale = 1.0f;
+  for (int64_t ldc : {int64_t{16}, int64_t{TFCC_RT_QCONV_MAX_LDC + 4}}) {
+    std::vector<uint8_t> y(4, 7);
+    tfcc_rt_qconv2d_u8s8_u8(x.data(), 1, 4, 4, 2, 3, 3, 1, 1, 1, 1, 0, 0, 2, 2,
+                            ldc, 0, packed.data(), 1, &scale, nullptr, nullptr,
+                            TFCC_ACT_NONE, 0.0f, 0.0f, 1.0f, 0, y.data());
+    EXPECT_EQ(y, std::vector<uint8_t>(4, 7)) << "ldc " << ldc;
+  }
+}
+
 // The uint8 depthwise convolution against its definition (acc in int64 over
 // the taps inside x, v in double, requantized with nearbyint), with the
 // weights packed by tfcc_rt_depthwise_u8s8_pack.

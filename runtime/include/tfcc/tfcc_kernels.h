@@ -131,6 +131,15 @@ TFCC_RT_API int32_t tfcc_rt_conv2d_winograd_preferred(int64_t h, int64_t w,
 #define TFCC_RT_QGEMM_NR 16
 TFCC_RT_API int64_t tfcc_rt_qgemm_packed_b_size(int64_t K, int64_t N);
 
+/* The fused int8 convolution (tfcc_rt_qconv2d_u8s8_*) gathers each task's
+ * rows on its stack: rows of at most TFCC_RT_QCONV_MAX_LDC bytes (a 3x3
+ * window of 455 channels); the compiler uses the separate tfcc_rt_im2col_u8
+ * beyond it, and where the packed weights exceed
+ * TFCC_RT_QCONV_FUSED_MAX_B_BYTES (the GEMM's L2 block: beyond it a task's
+ * rows would be gathered once per block of weights). */
+#define TFCC_RT_QCONV_MAX_LDC 4096
+#define TFCC_RT_QCONV_FUSED_MAX_B_BYTES (256 * 1024)
+
 /* The uint8 depthwise convolution's packed weights: (taps + 1) * c floats
  * (tfcc_rt_depthwise_u8s8_pack); 0 when taps or c is <= 0. It accumulates in
  * float, exact while every partial sum of (x - zero point) * w stays below

@@ -12,6 +12,9 @@
  * sums, scales, adds bias and residual, applies the activation and writes
  * float32 or requantized uint8; the AVX2 and VNNI kernels fold it for
  * uint8 outputs without a residual (qgemm_internal.h, fold_epilogue below).
+ * The int8 convolution (tfcc_rt_qconv2d_u8s8_*) is the same driver with
+ * its tasks gathering their rows of A from the image (the im2col below) on
+ * their stack: no rows buffer, one parallel call.
  * Integer accumulation is exact, so results do not depend on the thread
  * count; the float epilogue may round differently between ISA levels. */
 #include "qgemm_internal.h"
@@ -154,12 +157,21 @@ static void fold_epilogue(tfcc_q_epilogue_args* ep) {
   ep->folded = 1;
 }
 
+/* The im2col below: its geometry, and the GEMM rows of pixels
+ * [m0, m0 + count) to dst. */
+typedef struct im2col_ctx im2col_ctx;
+static void im2col_pixels(const im2col_ctx* p, int64_t m0, int64_t count,
+                          uint8_t* dst);
+
 typedef struct qgemm_ctx {
   int64_t M, K, groups, panels;
   const uint8_t* A;
   int64_t lda;
+  /* The fused convolution's input (A is then NULL): each task gathers its
+   * tile's rows, lda bytes each, on its stack. */
+  const im2col_ctx* gather;
   const int8_t* B;
-  int64_t tiles, block_panels;
+  int64_t tile_rows, tiles, block_panels;
   tfcc_quk_fn uk;
   tfcc_q_epilogue_fn epilogue;
   /* The VNNI kernel with the epilogue in registers, or NULL. */
@@ -168,43 +180,62 @@ typedef struct qgemm_ctx {
   tfcc_q_epilogue_args ep;
 } qgemm_ctx;
 
+/* Rows [m0, m0 + mr) (mr <= TFCC_QMR) at a_tile times the panels
+ * [p0, p1). */
+static void qgemm_tile(const qgemm_ctx* c, const uint8_t* a_tile, int64_t m0,
+                       int64_t mr, int64_t p0, int64_t p1) {
+  int32_t acc[TFCC_QMR * TFCC_QNR_TILE];
+  for (int64_t p = p0; p < p1; p += TFCC_QNP) {
+    int64_t n0 = p * TFCC_RT_QGEMM_NR;
+    int64_t np = TFCC_MIN(TFCC_QNP, p1 - p);
+    int64_t nr = TFCC_MIN(np * TFCC_RT_QGEMM_NR, c->ep.N - n0);
+    if (c->K == 0) { /* empty products; A and B may be NULL */
+      memset(acc, 0, sizeof acc);
+      for (int64_t i = 0; i < mr; ++i)
+        c->epilogue(&c->ep, acc + i * TFCC_QNR_TILE, m0 + i, n0, nr);
+      continue;
+    }
+    tfcc_quk_args a = {
+        .a = a_tile,
+        .lda = c->lda,
+        .mr = mr,
+        .K = c->K,
+        .b = c->B + p * c->groups * TFCC_RT_QGEMM_NR * 4,
+        .np = np,
+        .acc = acc,
+    };
+    if (c->fused) {
+      c->fused(&a, &c->ep, m0, n0, nr);
+      continue;
+    }
+    c->uk(&a);
+    for (int64_t i = 0; i < mr; ++i)
+      c->epilogue(&c->ep, acc + i * TFCC_QNR_TILE, m0 + i, n0, nr);
+  }
+}
+
+/* Tasks [begin, end): task = block * tiles + tile, a tile being tile_rows
+ * rows of A (gathered first for the fused convolution), cut into micro-kernel
+ * tiles of TFCC_QMR. */
 static void qgemm_task(void* vctx, int64_t begin, int64_t end, int32_t thread) {
   (void)thread;
   const qgemm_ctx* c = (const qgemm_ctx*)vctx;
-  int32_t acc[TFCC_QMR * TFCC_QNR_TILE];
+  /* At most 8 * TFCC_QMR * 64 or TFCC_QMR * TFCC_RT_QCONV_MAX_LDC bytes
+   * (qconv2d's tile_rows). */
+  _Alignas(64)
+      uint8_t gathered[c->gather && c->lda > 0 ? c->tile_rows * c->lda : 1];
   for (int64_t task = begin; task < end; ++task) {
     int64_t block = task / c->tiles, tile = task % c->tiles;
-    int64_t m0 = tile * TFCC_QMR;
-    int64_t mr = TFCC_MIN(TFCC_QMR, c->M - m0);
+    int64_t m_begin = tile * c->tile_rows;
+    int64_t m_end = TFCC_MIN(c->M, m_begin + c->tile_rows);
+    const uint8_t* a = c->A ? c->A + m_begin * c->lda : gathered;
+    if (c->gather)
+      im2col_pixels(c->gather, m_begin, m_end - m_begin, gathered);
     int64_t p0 = block * c->block_panels;
     int64_t p1 = TFCC_MIN(c->panels, p0 + c->block_panels);
-    for (int64_t p = p0; p < p1; p += TFCC_QNP) {
-      int64_t n0 = p * TFCC_RT_QGEMM_NR;
-      int64_t np = TFCC_MIN(TFCC_QNP, p1 - p);
-      int64_t nr = TFCC_MIN(np * TFCC_RT_QGEMM_NR, c->ep.N - n0);
-      if (c->K == 0) { /* empty products; A and B may be NULL */
-        memset(acc, 0, sizeof acc);
-        for (int64_t i = 0; i < mr; ++i)
-          c->epilogue(&c->ep, acc + i * TFCC_QNR_TILE, m0 + i, n0, nr);
-        continue;
-      }
-      tfcc_quk_args a = {
-          .a = c->A + m0 * c->lda,
-          .lda = c->lda,
-          .mr = mr,
-          .K = c->K,
-          .b = c->B + p * c->groups * TFCC_RT_QGEMM_NR * 4,
-          .np = np,
-          .acc = acc,
-      };
-      if (c->fused) {
-        c->fused(&a, &c->ep, m0, n0, nr);
-        continue;
-      }
-      c->uk(&a);
-      for (int64_t i = 0; i < mr; ++i)
-        c->epilogue(&c->ep, acc + i * TFCC_QNR_TILE, m0 + i, n0, nr);
-    }
+    for (int64_t m0 = m_begin; m0 < m_end; m0 += TFCC_QMR)
+      qgemm_tile(c, a + (m0 - m_begin) * c->lda, m0,
+                 TFCC_MIN(TFCC_QMR, m_end - m0), p0, p1);
   }
 }
 
@@ -213,7 +244,8 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                   int64_t lda, int32_t a_zero_point, const int8_t* packed_b,
                   const float* scales, const float* bias, const float* residual,
                   int32_t activation, float alpha, float beta, float out_scale,
-                  int32_t out_zero_point, float* y_f32, uint8_t* y_u8) {
+                  int32_t out_zero_point, float* y_f32, uint8_t* y_u8,
+                  const im2col_ctx* gather) {
   if (M <= 0 || N <= 0)
     return;
   int isa = tfcc_kernels_isa();
@@ -241,8 +273,13 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
   c.panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
   c.A = A;
   c.lda = lda;
+  c.gather = gather;
   c.B = packed_b;
-  c.tiles = (M + TFCC_QMR - 1) / TFCC_QMR;
+  /* A gathered tile of short rows spans several micro-kernel tiles: the
+   * gather's per-call cost is then shared (rows of 12 bytes: 8 x 8). */
+  c.tile_rows =
+      TFCC_QMR * (gather && lda > 0 ? TFCC_MAX(1, TFCC_MIN(8, 512 / lda)) : 1);
+  c.tiles = (M + c.tile_rows - 1) / c.tile_rows;
   /* Column sums: int32 little endian after the panels (pack.c). */
   const uint8_t* sums =
       c.K > 0 ? (const uint8_t*)(packed_b +
@@ -298,7 +335,7 @@ void tfcc_rt_qgemm_u8s8_f32(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                             int32_t activation, float alpha, float beta,
                             float* y) {
   qgemm(M, N, K, A, lda, a_zero_point, packed_b, scales, bias, residual,
-        activation, alpha, beta, 1.0f, 0, y, NULL);
+        activation, alpha, beta, 1.0f, 0, y, NULL, NULL);
 }
 
 void tfcc_rt_qgemm_u8s8_u8(int64_t M, int64_t N, int64_t K, const uint8_t* A,
@@ -309,18 +346,18 @@ void tfcc_rt_qgemm_u8s8_u8(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                            float out_scale, int32_t out_zero_point,
                            uint8_t* y) {
   qgemm(M, N, K, A, lda, a_zero_point, packed_b, scales, bias, residual,
-        activation, alpha, beta, out_scale, out_zero_point, NULL, y);
+        activation, alpha, beta, out_scale, out_zero_point, NULL, y, NULL);
 }
 
 /* ---- im2col -------------------------------------------------------------- */
 
-typedef struct im2col_ctx {
+struct im2col_ctx {
   const uint8_t* x;
   int64_t h, w, c, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow;
   uint8_t pad;
   int64_t ldc;
   uint8_t* cols;
-} im2col_ctx;
+};
 
 /* The few bytes of a tap row of a thin input, copied or filled inline: a
  * libc call costs more than the copy (and a byte loop would be turned into
@@ -392,43 +429,42 @@ static inline void taps_one_by_one(const im2col_ctx* p, const uint8_t* xrow,
   }
 }
 
-/* Output rows [begin, end) of (b, r) pairs: ow GEMM rows each, pixel by
- * pixel. With unit dilation along w, the kw taps of a kernel row are
- * kw * c contiguous bytes of the input: one copy when inside it (inline
- * below 64 bytes: a 7x7 window of 3 channels copies 21 bytes a kernel row).
- * For wide inputs (c >= 16) and windows whose rows span 8 bytes or more. */
-static void im2col_rows_wide(const im2col_ctx* p, int64_t begin, int64_t end) {
+/* Pixels [s0, s1) of output row `row` (a (b, r) pair) to dst (pixel s0's
+ * GEMM row), pixel by pixel. With unit dilation along w, the kw taps of a
+ * kernel row are kw * c contiguous bytes of the input: one copy when inside
+ * it (inline up to 128 bytes: a 7x7 window of 3 channels copies 21 bytes a
+ * kernel row). For wide inputs (c >= 16) and windows whose rows span 8
+ * bytes or more. */
+static void im2col_span_wide(const im2col_ctx* p, int64_t row, int64_t s0,
+                             int64_t s1, uint8_t* dst) {
   const int64_t c = p->c, K = p->kh * p->kw * c, span = p->kw * c;
-  for (int64_t row = begin; row < end; ++row) {
-    int64_t b = row / p->oh, r = row % p->oh;
-    const uint8_t* xb = p->x + b * p->h * p->w * c;
-    uint8_t* dst = p->cols + row * p->ow * p->ldc;
-    for (int64_t s = 0; s < p->ow; ++s, dst += p->ldc) {
-      int64_t x0 = s * p->sw - p->pl;
-      int inside_w = x0 >= 0 && x0 + (p->kw - 1) * p->dw < p->w;
-      uint8_t* d = dst;
-      for (int64_t i = 0; i < p->kh; ++i) {
-        int64_t y = r * p->sh - p->pt + i * p->dh;
-        if (y < 0 || y >= p->h) {
-          fill_bytes(d, p->pad, span);
-          d += span;
-          continue;
-        }
-        const uint8_t* xrow = xb + y * p->w * c;
-        if (inside_w && p->dw == 1) {
-          copy_bytes(d, xrow + x0 * c, span);
-          d += span;
-          continue;
-        }
-        taps_one_by_one(p, xrow, x0, d);
+  int64_t b = row / p->oh, r = row % p->oh;
+  const uint8_t* xb = p->x + b * p->h * p->w * c;
+  for (int64_t s = s0; s < s1; ++s, dst += p->ldc) {
+    int64_t x0 = s * p->sw - p->pl;
+    int inside_w = x0 >= 0 && x0 + (p->kw - 1) * p->dw < p->w;
+    uint8_t* d = dst;
+    for (int64_t i = 0; i < p->kh; ++i) {
+      int64_t y = r * p->sh - p->pt + i * p->dh;
+      if (y < 0 || y >= p->h) {
+        fill_bytes(d, p->pad, span);
         d += span;
+        continue;
       }
-      fill_bytes(d, 0, p->ldc - K);
+      const uint8_t* xrow = xb + y * p->w * c;
+      if (inside_w && p->dw == 1) {
+        copy_bytes(d, xrow + x0 * c, span);
+        d += span;
+        continue;
+      }
+      taps_one_by_one(p, xrow, x0, d);
+      d += span;
     }
+    fill_bytes(d, 0, p->ldc - K);
   }
 }
 
-/* The same rows for narrow windows (unit dilation along w, a kernel row of
+/* The same pixels for narrow windows (unit dilation along w, a kernel row of
  * at most 4 bytes: one channel, 3x3 or 4x4) with the geometry in locals:
  * a kernel row inside the input is one 4-byte load and store, in order,
  * each store's bytes past the row overwritten by the next kernel row's or
@@ -455,110 +491,134 @@ static inline void narrow_3x3_pixel(const uint8_t* r0, const uint8_t* r1,
   memcpy(d + 8, &hi, 4);
 }
 
-static void im2col_rows_narrow(const im2col_ctx* p, int64_t begin,
-                               int64_t end) {
+static void im2col_span_narrow(const im2col_ctx* p, int64_t row, int64_t s0,
+                               int64_t s1, uint8_t* dst) {
   const int64_t c = p->c, kh = p->kh, kw = p->kw, span = kw * c;
-  const int64_t K = kh * span, ldc = p->ldc, ow = p->ow, sw = p->sw;
+  const int64_t K = kh * span, ldc = p->ldc, sw = p->sw;
   const int64_t h = p->h, w = p->w, pl = p->pl;
   const uint8_t pad = p->pad;
   /* Whether the last kernel row's 4-byte store stays inside the row. */
   const int last_wide = K - span + 4 <= ldc;
-  for (int64_t row = begin; row < end; ++row) {
-    const int64_t b = row / p->oh, r = row % p->oh;
-    const uint8_t* xb = p->x + b * h * w * c;
-    const uint8_t* image_end = xb + h * w * c;
-    /* Each kernel row's input row, or NULL where it is padding. */
-    const uint8_t* rows[IM2COL_NARROW_MAX_KH];
-    for (int64_t i = 0; i < kh; ++i) {
-      const int64_t y = r * p->sh - p->pt + i * p->dh;
-      rows[i] = y >= 0 && y < h ? xb + y * w * c : NULL;
+  const int64_t b = row / p->oh, r = row % p->oh;
+  const uint8_t* xb = p->x + b * h * w * c;
+  const uint8_t* image_end = xb + h * w * c;
+  /* Each kernel row's input row, or NULL where it is padding. */
+  const uint8_t* rows[IM2COL_NARROW_MAX_KH];
+  for (int64_t i = 0; i < kh; ++i) {
+    const int64_t y = r * p->sh - p->pt + i * p->dh;
+    rows[i] = y >= 0 && y < h ? xb + y * w * c : NULL;
+  }
+  const int rows_3x3 =
+      kh == 3 && span == 3 && ldc == 12 && rows[0] && rows[1] && rows[2];
+  for (int64_t s = s0; s < s1; ++s, dst += ldc) {
+    const int64_t x0 = s * sw - pl;
+    const int inside_w = x0 >= 0 && x0 + kw - 1 < w;
+    if (rows_3x3 && inside_w) {
+      /* The run of pixels from s on whose windows (and the byte past
+       * them) are inside the image, without per-pixel checks. */
+      const int64_t spare = image_end - rows[2] - 4; /* may be < 0 */
+      const int64_t last_x0 = spare < 0 ? -1 : TFCC_MIN(w - kw, spare / c);
+      const int64_t run =
+          last_x0 < x0 ? 0 : TFCC_MIN(s1 - s, (last_x0 - x0) / sw + 1);
+      const int64_t step = sw * c;
+      const uint8_t *r0 = rows[0] + x0 * c, *r1 = rows[1] + x0 * c,
+                    *r2 = rows[2] + x0 * c;
+      for (int64_t t = 0; t < run; ++t, r0 += step, r1 += step, r2 += step)
+        narrow_3x3_pixel(r0, r1, r2, dst + t * 12);
+      if (run > 0) {
+        s += run - 1;
+        dst += (run - 1) * ldc;
+        continue;
+      }
     }
-    uint8_t* dst = p->cols + row * ow * ldc;
-    const int rows_3x3 =
-        kh == 3 && span == 3 && ldc == 12 && rows[0] && rows[1] && rows[2];
-    for (int64_t s = 0; s < ow; ++s, dst += ldc) {
-      const int64_t x0 = s * sw - pl;
-      const int inside_w = x0 >= 0 && x0 + kw - 1 < w;
-      if (rows_3x3 && inside_w) {
-        /* The run of pixels from s on whose windows (and the byte past
-         * them) are inside the image, without per-pixel checks. */
-        const int64_t spare = image_end - rows[2] - 4; /* may be < 0 */
-        const int64_t last_x0 = spare < 0 ? -1 : TFCC_MIN(w - kw, spare / c);
-        const int64_t run =
-            last_x0 < x0 ? 0 : TFCC_MIN(ow - s, (last_x0 - x0) / sw + 1);
-        const int64_t step = sw * c;
-        const uint8_t *r0 = rows[0] + x0 * c, *r1 = rows[1] + x0 * c,
-                      *r2 = rows[2] + x0 * c;
-        for (int64_t t = 0; t < run; ++t, r0 += step, r1 += step, r2 += step)
-          narrow_3x3_pixel(r0, r1, r2, dst + t * 12);
-        if (run > 0) {
-          s += run - 1;
-          dst += (run - 1) * ldc;
-          continue;
-        }
+    uint8_t* d = dst;
+    for (int64_t i = 0; i < kh; ++i, d += span) {
+      if (!rows[i]) {
+        fill_bytes(d, pad, span);
+      } else if (!inside_w) {
+        taps_one_by_one(p, rows[i], x0, d);
+      } else {
+        const uint8_t* src = rows[i] + x0 * c;
+        if (src + 4 <= image_end && (i + 1 < kh || last_wide))
+          memcpy(d, src, 4);
+        else
+          tail_bytes(d, src, 0, span);
       }
-      uint8_t* d = dst;
-      for (int64_t i = 0; i < kh; ++i, d += span) {
-        if (!rows[i]) {
-          fill_bytes(d, pad, span);
-        } else if (!inside_w) {
-          taps_one_by_one(p, rows[i], x0, d);
-        } else {
-          const uint8_t* src = rows[i] + x0 * c;
-          if (src + 4 <= image_end && (i + 1 < kh || last_wide))
-            memcpy(d, src, 4);
-          else
-            tail_bytes(d, src, 0, span);
-        }
+    }
+    fill_bytes(d, 0, ldc - K);
+  }
+}
+
+/* The same pixels tap by tap, for thin inputs (c < 16) whose kernel rows
+ * are neither narrow nor 8 bytes or more: for tap (i, j) the pixels whose
+ * input column is inside the image form one range of s, read at a fixed
+ * stride (no per-pixel bounds checks; one channel is a strided byte
+ * gather). */
+static void im2col_span_thin(const im2col_ctx* p, int64_t row, int64_t s0,
+                             int64_t s1, uint8_t* dst) {
+  const int64_t c = p->c, K = p->kh * p->kw * c, ldc = p->ldc;
+  int64_t b = row / p->oh, r = row % p->oh;
+  const uint8_t* xb = p->x + b * p->h * p->w * c;
+  dst -= s0 * ldc; /* indexed by s below */
+  if (ldc > K)
+    for (int64_t s = s0; s < s1; ++s)
+      fill_bytes(dst + s * ldc + K, 0, ldc - K);
+  for (int64_t i = 0; i < p->kh; ++i) {
+    int64_t y = r * p->sh - p->pt + i * p->dh;
+    for (int64_t j = 0; j < p->kw; ++j) {
+      uint8_t* d = dst + (i * p->kw + j) * c;
+      if (y < 0 || y >= p->h) {
+        for (int64_t s = s0; s < s1; ++s)
+          fill_bytes(d + s * ldc, p->pad, c);
+        continue;
       }
-      fill_bytes(d, 0, ldc - K);
+      /* x = s * sw - pl + j * dw inside [0, w) for s in [lo, hi). */
+      int64_t x0 = j * p->dw - p->pl;
+      int64_t lo = x0 >= 0 ? 0 : (-x0 + p->sw - 1) / p->sw;
+      int64_t hi = p->w - 1 - x0 < 0 ? 0 : (p->w - 1 - x0) / p->sw + 1;
+      lo = TFCC_MIN(TFCC_MAX(lo, s0), s1);
+      hi = TFCC_MAX(TFCC_MIN(hi, s1), lo);
+      for (int64_t s = s0; s < lo; ++s)
+        fill_bytes(d + s * ldc, p->pad, c);
+      for (int64_t s = hi; s < s1; ++s)
+        fill_bytes(d + s * ldc, p->pad, c);
+      const uint8_t* src = xb + (y * p->w + x0) * c;
+      if (c == 1) {
+        for (int64_t s = lo; s < hi; ++s)
+          d[s * ldc] = src[s * p->sw];
+      } else {
+        for (int64_t s = lo; s < hi; ++s)
+          copy_bytes(d + s * ldc, src + s * p->sw * c, c);
+      }
     }
   }
 }
 
-/* The same rows tap by tap, for thin inputs (c < 16) whose kernel rows are
- * neither narrow nor 8 bytes or more: for tap (i, j) the
- * pixels whose input column is inside the image form one range of s, read
- * at a fixed stride (no per-pixel bounds checks; one channel is a strided
- * byte gather). */
-static void im2col_rows_thin(const im2col_ctx* p, int64_t begin, int64_t end) {
-  const int64_t c = p->c, K = p->kh * p->kw * c, ldc = p->ldc, ow = p->ow;
-  for (int64_t row = begin; row < end; ++row) {
-    int64_t b = row / p->oh, r = row % p->oh;
-    const uint8_t* xb = p->x + b * p->h * p->w * c;
-    uint8_t* dst = p->cols + row * ow * ldc;
-    if (ldc > K)
-      for (int64_t s = 0; s < ow; ++s)
-        fill_bytes(dst + s * ldc + K, 0, ldc - K);
-    for (int64_t i = 0; i < p->kh; ++i) {
-      int64_t y = r * p->sh - p->pt + i * p->dh;
-      for (int64_t j = 0; j < p->kw; ++j) {
-        uint8_t* d = dst + (i * p->kw + j) * c;
-        if (y < 0 || y >= p->h) {
-          for (int64_t s = 0; s < ow; ++s)
-            fill_bytes(d + s * ldc, p->pad, c);
-          continue;
-        }
-        /* x = s * sw - pl + j * dw inside [0, w) for s in [lo, hi). */
-        int64_t x0 = j * p->dw - p->pl;
-        int64_t lo = x0 >= 0 ? 0 : (-x0 + p->sw - 1) / p->sw;
-        int64_t hi = p->w - 1 - x0 < 0 ? 0 : (p->w - 1 - x0) / p->sw + 1;
-        lo = TFCC_MIN(lo, ow);
-        hi = TFCC_MAX(TFCC_MIN(hi, ow), lo);
-        for (int64_t s = 0; s < lo; ++s)
-          fill_bytes(d + s * ldc, p->pad, c);
-        for (int64_t s = hi; s < ow; ++s)
-          fill_bytes(d + s * ldc, p->pad, c);
-        const uint8_t* src = xb + (y * p->w + x0) * c;
-        if (c == 1) {
-          for (int64_t s = lo; s < hi; ++s)
-            d[s * ldc] = src[s * p->sw];
-        } else {
-          for (int64_t s = lo; s < hi; ++s)
-            copy_bytes(d + s * ldc, src + s * p->sw * c, c);
-        }
-      }
-    }
+/* Pixels [s0, s1) of output row `row` to dst, by the path that suits the
+ * geometry. */
+static void im2col_span(const im2col_ctx* p, int64_t row, int64_t s0,
+                        int64_t s1, uint8_t* dst) {
+  if (p->dw == 1 && p->kw * p->c <= 4 && p->kh <= IM2COL_NARROW_MAX_KH)
+    im2col_span_narrow(p, row, s0, s1, dst);
+  else if (p->c >= 16 || (p->dw == 1 && p->kw * p->c >= 8))
+    im2col_span_wide(p, row, s0, s1, dst);
+  else
+    im2col_span_thin(p, row, s0, s1, dst);
+}
+
+/* The GEMM rows of pixels [m0, m0 + count) (m = (b * oh + r) * ow + s) to
+ * dst, ldc bytes apart: the rows a task of the fused convolution
+ * multiplies. */
+static void im2col_pixels(const im2col_ctx* p, int64_t m0, int64_t count,
+                          uint8_t* dst) {
+  int64_t row = m0 / p->ow, s = m0 % p->ow;
+  while (count > 0) {
+    const int64_t n = TFCC_MIN(count, p->ow - s);
+    im2col_span(p, row, s, s + n, dst);
+    dst += n * p->ldc;
+    count -= n;
+    ++row;
+    s = 0;
   }
 }
 
@@ -566,12 +626,8 @@ static void im2col_rows(void* vctx, int64_t begin, int64_t end,
                         int32_t thread) {
   (void)thread;
   const im2col_ctx* p = (const im2col_ctx*)vctx;
-  if (p->dw == 1 && p->kw * p->c <= 4 && p->kh <= IM2COL_NARROW_MAX_KH)
-    im2col_rows_narrow(p, begin, end);
-  else if (p->c >= 16 || (p->dw == 1 && p->kw * p->c >= 8))
-    im2col_rows_wide(p, begin, end);
-  else
-    im2col_rows_thin(p, begin, end);
+  for (int64_t row = begin; row < end; ++row)
+    im2col_span(p, row, 0, p->ow, p->cols + row * p->ow * p->ldc);
 }
 
 void tfcc_rt_im2col_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
@@ -591,4 +647,62 @@ void tfcc_rt_im2col_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
     im2col_rows(&ctx, 0, n * oh, 0);
   else
     tfcc_rt_parallel_for(n * oh, im2col_rows, &ctx);
+}
+
+/* The convolution with the im2col fused into the GEMM's tasks (no cols
+ * buffer: each task gathers its tile's rows into L1 on its stack, and one
+ * parallel call does both). */
+static void qconv2d(const uint8_t* x, int64_t n, int64_t h, int64_t w,
+                    int64_t c, int64_t kh, int64_t kw, int64_t stride_h,
+                    int64_t stride_w, int64_t dil_h, int64_t dil_w,
+                    int64_t pad_top, int64_t pad_left, int64_t oh, int64_t ow,
+                    int64_t ldc, int32_t x_zero_point, const int8_t* packed_b,
+                    int64_t N, const float* scales, const float* bias,
+                    const float* residual, int32_t activation, float alpha,
+                    float beta, float out_scale, int32_t out_zero_point,
+                    float* y_f32, uint8_t* y_u8) {
+  _Static_assert(TFCC_QMR * TFCC_RT_QCONV_MAX_LDC + 4096 <=
+                     TFCC_RT_KERNEL_STACK_BYTES,
+                 "the gathered rows exceed TFCC_RT_KERNEL_STACK_BYTES");
+  if (n <= 0 || oh <= 0 || ow <= 0 || ldc < kh * kw * c ||
+      ldc > TFCC_RT_QCONV_MAX_LDC)
+    return;
+  /* clang-format off */
+  im2col_ctx ctx = {x, h, w, c, kh, kw, stride_h, stride_w, dil_h, dil_w,
+                    pad_top, pad_left, oh, ow, (uint8_t)x_zero_point, ldc,
+                    NULL};
+  /* clang-format on */
+  qgemm(n * oh * ow, N, ldc, NULL, ldc, x_zero_point, packed_b, scales, bias,
+        residual, activation, alpha, beta, out_scale, out_zero_point, y_f32,
+        y_u8, &ctx);
+}
+
+void tfcc_rt_qconv2d_u8s8_f32(const uint8_t* x, int64_t n, int64_t h, int64_t w,
+                              int64_t c, int64_t kh, int64_t kw,
+                              int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                              int64_t dil_w, int64_t pad_top, int64_t pad_left,
+                              int64_t oh, int64_t ow, int64_t ldc,
+                              int32_t x_zero_point, const int8_t* packed_b,
+                              int64_t N, const float* scales, const float* bias,
+                              const float* residual, int32_t activation,
+                              float alpha, float beta, float* y) {
+  qconv2d(x, n, h, w, c, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
+          pad_left, oh, ow, ldc, x_zero_point, packed_b, N, scales, bias,
+          residual, activation, alpha, beta, 1.0f, 0, y, NULL);
+}
+
+void tfcc_rt_qconv2d_u8s8_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
+                             int64_t c, int64_t kh, int64_t kw,
+                             int64_t stride_h, int64_t stride_w, int64_t dil_h,
+                             int64_t dil_w, int64_t pad_top, int64_t pad_left,
+                             int64_t oh, int64_t ow, int64_t ldc,
+                             int32_t x_zero_point, const int8_t* packed_b,
+                             int64_t N, const float* scales, const float* bias,
+                             const float* residual, int32_t activation,
+                             float alpha, float beta, float out_scale,
+                             int32_t out_zero_point, uint8_t* y) {
+  qconv2d(x, n, h, w, c, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
+          pad_left, oh, ow, ldc, x_zero_point, packed_b, N, scales, bias,
+          residual, activation, alpha, beta, out_scale, out_zero_point, NULL,
+          y);
 }
