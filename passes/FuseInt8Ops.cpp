@@ -340,6 +340,68 @@ struct MaxPoolBeforeDequantize : OpRewritePattern<MaxPool2DOp> {
   }
 };
 
+/// graph.quantize (per tensor, a positive scale) of a float
+/// graph.max_pool2d, possibly through reshapes and transposes (a flatten),
+/// each read by nothing else: the pooling (and the moves) of the quantized
+/// input instead (what tfcc-quantize-int8 leaves between a convolution and
+/// the next one's quantized input). The quantize then follows the
+/// convolution, which writes uint8 (AbsorbQuantize), and the pooling runs on
+/// the integers. Exact for inputs without NaN: quantizing (rounding and
+/// saturating x / scale, then adding the zero point) never reverses an
+/// order, so it commutes with taking the largest of a window, padding
+/// included (a window holding a NaN gives its other values' largest instead
+/// of the lowest integer, NaN's quantization). Taken where the 8-bit pooling
+/// kernel takes it, as MaxPoolBeforeDequantize.
+struct QuantizeBeforeMaxPool : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Operation *> moves; // reshapes and transposes
+    Value x = op.getX();
+    while (isa_and_nonnull<ReshapeOp, TransposeOp>(x.getDefiningOp()) &&
+           x.hasOneUse()) {
+      moves.push_back(x.getDefiningOp());
+      x = x.getDefiningOp()->getOperand(0);
+    }
+    auto pool = x.getDefiningOp<MaxPool2DOp>();
+    if (!pool || !x.hasOneUse() || !getPerTensorParams(op))
+      return rewriter.notifyMatchFailure(op, "not a max pooling's result");
+    // Dequantized data (through a pad) pools as integers already
+    // (MaxPoolBeforeDequantize).
+    Value pooled = pool.getX();
+    if (auto pad = pooled.getDefiningOp<PadOp>())
+      pooled = pad.getX();
+    if (getDequantize(pooled).first)
+      return rewriter.notifyMatchFailure(op, "pools dequantized data");
+    auto inputType = cast<RankedTensorType>(pool.getX().getType());
+    if (inputType.getRank() != 4 || inputType.isDynamicDim(3) ||
+        (pool.getPadding() == "same" && tfcc::hasDynamicInnerDims(pool)))
+      return rewriter.notifyMatchFailure(op, "not what the kernel takes");
+    Type element = op.getType().getElementType();
+    auto like = [&](Value v) {
+      return RankedTensorType::get(cast<ShapedType>(v.getType()).getShape(),
+                                   element);
+    };
+    Value data = rewriter.create<QuantizeOp>(
+        op.getLoc(), like(pool.getX()), pool.getX(), op.getScale(),
+        op.getZeroPoint(), op.getAxisAttr());
+    data = rewriter.create<MaxPool2DOp>(
+        pool.getLoc(), like(pool.getResult()), data, pool.getWindowAttr(),
+        pool.getStridesAttr(), pool.getPaddingAttr());
+    for (Operation *move : llvm::reverse(moves)) {
+      if (auto transpose = dyn_cast<TransposeOp>(move))
+        data = rewriter.create<TransposeOp>(move->getLoc(),
+                                            like(move->getResult(0)), data,
+                                            transpose.getPermAttr());
+      else
+        data = rewriter.create<ReshapeOp>(move->getLoc(),
+                                          like(move->getResult(0)), data);
+    }
+    rewriter.replaceOp(op, data);
+    return success();
+  }
+};
+
 /// graph.quantize of graph.dequantize (possibly through reshapes and
 /// transposes) with the same integer type and the same constant per-tensor
 /// scale and zero point: the integers themselves, moved alike (what a QDQ
@@ -394,7 +456,8 @@ struct FuseInt8Ops : tfcc::impl::FuseInt8OpsBase<FuseInt8Ops> {
 } // namespace
 
 void mlir::tfcc::populateFuseInt8OpsPatterns(RewritePatternSet &patterns) {
-  patterns.add<FusedConv2DToInt8, FusedDenseToInt8, AbsorbQuantize,
-               MaxPoolBeforeDequantize, DropRequantization>(
-      patterns.getContext());
+  patterns
+      .add<FusedConv2DToInt8, FusedDenseToInt8, AbsorbQuantize,
+           MaxPoolBeforeDequantize, DropRequantization, QuantizeBeforeMaxPool>(
+          patterns.getContext());
 }

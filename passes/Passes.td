@@ -195,8 +195,12 @@ def FuseInt8Ops : Pass<"tfcc-fuse-int8-ops", "func::FuncOp"> {
     pad smaller than the window, or not) pools the integers and dequantizes
     after (exact: a positive scale keeps the order), and a per-tensor
     `graph.quantize` of `graph.dequantize` (through reshapes or not) with
-    the same type, scale and zero point is the integers. Anything else
-    stays float.
+    the same type, scale and zero point is the integers. A per-tensor
+    `graph.quantize` of a float `graph.max_pool2d`'s result (through
+    reshapes and transposes or not, each read by nothing else), as
+    --quantize=int8 leaves before the next convolution, moves before the
+    pooling (exact for inputs without NaN: quantizing keeps the order), so
+    the convolution before it writes ui8. Anything else stays float.
     Example:
 
     ```mlir

@@ -282,3 +282,54 @@ func.func @max_pool_stays_float(%q: tensor<1x4x4x2xui8>, %qc: tensor<1x4x4x?xui8
   %m5 = graph.max_pool2d %xd {window = [2, 2]} : (tensor<1x4x4x?xf32>) -> tensor<1x2x2x?xf32>
   return %m1, %m2, %m3, %m4, %m5 : tensor<1x3x3x2xf32>, tensor<1x3x3x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x?xf32>
 }
+
+// -----
+
+// What tfcc --quantize=int8 leaves between two convolutions: the next
+// convolution's input quantized after a float max pooling (and a flatten).
+// The quantize moves before the pooling (quantizing keeps the order, so it
+// commutes with the maximum), where the int8 convolution absorbs it: the
+// convolution writes uint8, the pooling and the flatten take the integers.
+// CHECK-LABEL: func.func @quantize_before_max_pool
+// CHECK: %[[C:.*]] = graph.fused_conv2d_int8 {{.*}}out_scale = 2.500000e-01 : f32, out_zero_point = 7 : i64{{.*}} -> tensor<?x8x8x4xui8>
+// CHECK: %[[P:.*]] = graph.max_pool2d %[[C]] {padding = "same", window = [2, 2]} : (tensor<?x8x8x4xui8>) -> tensor<?x4x4x4xui8>
+// CHECK: %[[R:.*]] = graph.reshape %[[P]] : (tensor<?x4x4x4xui8>) -> tensor<?x64xui8>
+// CHECK-NOT: graph.quantize
+// CHECK: return %[[R]]
+func.func @quantize_before_max_pool(%q: tensor<?x8x8x3xui8>) -> tensor<?x64xui8> {
+  %sx = graph.constant dense<0.5> : tensor<f32>
+  %zx = graph.constant dense<3> : tensor<ui8>
+  %x = graph.dequantize %q, %sx, %zx : (tensor<?x8x8x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<?x8x8x3xf32>
+  %wq = graph.constant dense<1> : tensor<3x3x3x4xi8>
+  %sw = graph.constant dense<[0.25, 2.0, 0.125, 1.0]> : tensor<4xf32>
+  %zw = graph.constant dense<0> : tensor<4xi8>
+  %w = graph.dequantize %wq, %sw, %zw {axis = 3} : (tensor<3x3x3x4xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<3x3x3x4xf32>
+  %y = graph.fused_conv2d %x, %w {activation = "relu", dilations = [1, 1], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<?x8x8x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x8x8x4xf32>
+  %m = graph.max_pool2d %y {window = [2, 2], padding = "same"} : (tensor<?x8x8x4xf32>) -> tensor<?x4x4x4xf32>
+  %f = graph.reshape %m : (tensor<?x4x4x4xf32>) -> tensor<?x64xf32>
+  %so = graph.constant dense<0.25> : tensor<f32>
+  %zo = graph.constant dense<7> : tensor<ui8>
+  %r = graph.quantize %f, %so, %zo : (tensor<?x64xf32>, tensor<f32>, tensor<ui8>) -> tensor<?x64xui8>
+  return %r : tensor<?x64xui8>
+}
+
+// -----
+
+// The quantize stays after the pooling when the pooled values have another
+// reader, when it is per channel, and when the channel count is dynamic.
+// CHECK-LABEL: func.func @quantize_stays_after_max_pool
+// CHECK-NOT: graph.max_pool2d {{.*}}ui8
+// CHECK: return
+func.func @quantize_stays_after_max_pool(%x: tensor<1x4x4x2xf32>, %xd: tensor<1x4x4x?xf32>) -> (tensor<1x2x2x2xui8>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xui8>, tensor<1x2x2x?xui8>) {
+  %s = graph.constant dense<0.5> : tensor<f32>
+  %z = graph.constant dense<3> : tensor<ui8>
+  %m1 = graph.max_pool2d %x {window = [2, 2]} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
+  %q1 = graph.quantize %m1, %s, %z : (tensor<1x2x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x2xui8>
+  %sc = graph.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %zc = graph.constant dense<0> : tensor<2xui8>
+  %m2 = graph.max_pool2d %x {window = [2, 2], strides = [2, 2]} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
+  %q2 = graph.quantize %m2, %sc, %zc {axis = 3} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xui8>) -> tensor<1x2x2x2xui8>
+  %m3 = graph.max_pool2d %xd {window = [2, 2]} : (tensor<1x4x4x?xf32>) -> tensor<1x2x2x?xf32>
+  %q3 = graph.quantize %m3, %s, %z : (tensor<1x2x2x?xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x?xui8>
+  return %q1, %m1, %q2, %q3 : tensor<1x2x2x2xui8>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xui8>, tensor<1x2x2x?xui8>
+}
