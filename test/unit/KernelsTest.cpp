@@ -944,6 +944,11 @@ TEST_P(KernelsTest, Pool2d) {
       {1, 6, 5, 2, 3, 2, 1, 1, 0, 0, 1, 0},
       {2, 8, 8, 3, 2, 2, 2, 2, 0, 0, 0, 0},
       {2, 10, 10, 12, 2, 2, 2, 2, 0, 0, 0, 0},
+      // Whole 2x2 windows taken in line between padded ones: overlapping
+      // (stride 1) with padding on every side, strided with the first
+      // window padded.
+      {2, 7, 9, 48, 2, 2, 1, 1, 1, 1, 1, 1},
+      {1, 6, 7, 16, 2, 2, 2, 2, 1, 0, 1, 0},
   };
   for (const Case &c : cases)
     for (int mode : {TFCC_POOL_MAX, TFCC_POOL_AVG, TFCC_POOL_AVG_WINDOW}) {
@@ -983,15 +988,16 @@ TEST_P(KernelsTest, Pool2d) {
 }
 
 // A NaN in a max pooling window gives NaN wherever the window takes it (the
-// interpreter's and graph.max_pool2d's rule): first tap, last tap, and the
-// channel counts of each path (fewer than a vector, whole vectors, a tail).
+// interpreter's and graph.max_pool2d's rule): at each tap, and the channel
+// counts of each path (fewer than a vector, whole vectors: the whole 2x2
+// windows in line, a tail).
 TEST_P(KernelsTest, MaxPoolPropagatesNaN) {
   KernelEnv env(isa_, threads_);
   ASSERT_TRUE(env.ok());
-  for (int64_t c : {1, 6, 16, 17, 40})
-    for (int tap = 0; tap < 4; tap += 3) {
+  for (int64_t c : {1, 6, 8, 16, 17, 32, 40})
+    for (int tap = 0; tap < 4; ++tap) {
       // 1 x 2 x 4 x c: two output pixels of 2 x 2 windows; NaN in pixel 0's
-      // window only (tap 0 or 3), channel c - 1
+      // window only (at tap `tap`), channel c - 1
       std::vector<float> x(8 * c);
       for (size_t i = 0; i < x.size(); ++i)
         x[i] = static_cast<float>(i % 7);

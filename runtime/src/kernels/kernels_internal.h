@@ -445,6 +445,19 @@ static inline int tfcc_small_work(double flops, double gflops, double bytes) {
 #define TFCC_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TFCC_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* The output columns [*s_begin, *s_end) whose pooling windows are whole
+ * 2x2 ones inside the input (s * sw - pl in [0, w - 2]), taken in line by
+ * the pooling kernels; an empty range unless `eligible` and the window is
+ * 2x2. */
+static inline void tfcc_pool_whole_2x2(const tfcc_pool_args* p, int eligible,
+                                       int64_t* s_begin, int64_t* s_end) {
+  *s_begin = *s_end = 0;
+  if (!eligible || p->kh != 2 || p->kw != 2 || p->w + p->pl < 2)
+    return;
+  *s_begin = TFCC_MIN(p->ow, (p->pl + p->sw - 1) / p->sw);
+  *s_end = TFCC_MAX(*s_begin, TFCC_MIN(p->ow, (p->w - 2 + p->pl) / p->sw + 1));
+}
+
 /* What a pooling window's fold is multiplied by: 1 for max pooling,
  * 1 / (kh * kw) for TFCC_POOL_AVG_WINDOW, else 1 / the taps inside the input
  * (rows x cols of them; 0 for a window with none). */

@@ -18,48 +18,80 @@ typedef tfcc_pool_args pool_args;
 
 #if TFCC_KERNELS_HAVE_AVX512
 #include <immintrin.h>
+#define POOL_AVX512 __attribute__((target("avx512f,avx512vl,fma")))
+
+/* acc folded with v for max pooling: vmaxps returns its second operand on a
+ * NaN, so a NaN v is taken explicitly (a NaN in a window gives NaN). */
+POOL_AVX512 static inline __m512 pool_max512(__m512 acc, __m512 v) {
+  return _mm512_mask_mov_ps(_mm512_max_ps(v, acc),
+                            _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+}
+
+/* Output pixel s of a row (image xb, window rows [i_lo, i_hi) inside). */
+POOL_AVX512 static inline void pool_pixel_avx512(const pool_args* p,
+                                                 const float* xb, float* yrow,
+                                                 int64_t r0, int64_t i_lo,
+                                                 int64_t i_hi, int64_t s,
+                                                 int is_max, __m512 init) {
+  const int64_t c = p->c;
+  const int64_t s0 = s * p->sw - p->pl;
+  const int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
+  float* out = yrow + s * c;
+  const float scale = tfcc_pool_scale(p, i_hi - i_lo, j_hi - j_lo);
+  for (int64_t k = 0; k < c; k += 16) {
+    const __mmask16 m =
+        c - k >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (c - k)) - 1);
+    __m512 acc = init;
+    for (int64_t i = i_lo; i < i_hi; ++i) {
+      const float* in = xb + ((r0 + i) * p->w + s0) * c + k;
+      for (int64_t j = j_lo; j < j_hi; ++j) {
+        const __m512 v = _mm512_maskz_loadu_ps(m, in + j * c);
+        acc = is_max ? pool_max512(acc, v) : _mm512_add_ps(acc, v);
+      }
+    }
+    if (!is_max)
+      acc = _mm512_mul_ps(acc, _mm512_set1_ps(scale));
+    _mm512_mask_storeu_ps(out + k, m, acc);
+  }
+}
+
 /* The arithmetic of pool_vec.inc, in the same tap order, with each 16-channel
  * block of an output pixel kept in a register over the taps and the last
- * block masked. */
-__attribute__((target("avx512f,avx512vl,fma"))) static void pool_rows_avx512(
-    void* ctx, int64_t begin, int64_t end, int32_t thread) {
+ * block masked; max pooling's whole 2x2 windows in line, as there. */
+POOL_AVX512 static void pool_rows_avx512(void* ctx, int64_t begin, int64_t end,
+                                         int32_t thread) {
   const pool_args* p = (const pool_args*)ctx;
   const int64_t c = p->c;
   const int is_max = p->mode == TFCC_POOL_MAX;
   const __m512 init = _mm512_set1_ps(is_max ? -FLT_MAX * 2.0f : 0.0f);
   (void)thread;
+  int64_t s_begin = 0, s_end = 0;
+  tfcc_pool_whole_2x2(p, is_max && c % 16 == 0, &s_begin, &s_end);
   for (int64_t task = begin; task < end; ++task) {
     const int64_t b = task / p->oh, r = task % p->oh;
     const int64_t r0 = r * p->sh - p->pt;
     const int64_t i_lo = TFCC_MAX(0, -r0), i_hi = TFCC_MIN(p->kh, p->h - r0);
     const float* xb = p->x + b * p->h * p->w * c;
     float* yrow = p->y + (b * p->oh + r) * p->ow * c;
-    for (int64_t s = 0; s < p->ow; ++s) {
-      const int64_t s0 = s * p->sw - p->pl;
-      const int64_t j_lo = TFCC_MAX(0, -s0), j_hi = TFCC_MIN(p->kw, p->w - s0);
-      float* out = yrow + s * c;
-      const float scale = tfcc_pool_scale(p, i_hi - i_lo, j_hi - j_lo);
-      for (int64_t k = 0; k < c; k += 16) {
-        const __mmask16 m = c - k >= 16 ? (__mmask16)0xffff
-                                        : (__mmask16)((1u << (c - k)) - 1);
-        __m512 acc = init;
-        for (int64_t i = i_lo; i < i_hi; ++i) {
-          const float* in = xb + ((r0 + i) * p->w + s0) * c + k;
-          for (int64_t j = j_lo; j < j_hi; ++j) {
-            const __m512 v = _mm512_maskz_loadu_ps(m, in + j * c);
-            if (is_max) /* vmaxps returns its second operand on a NaN */
-              acc = _mm512_mask_mov_ps(
-                  _mm512_max_ps(v, acc),
-                  _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
-            else
-              acc = _mm512_add_ps(acc, v);
-          }
+    int64_t s = 0;
+    if (i_hi - i_lo == 2 && s_end > s_begin) {
+      for (; s < s_begin; ++s)
+        pool_pixel_avx512(p, xb, yrow, r0, i_lo, i_hi, s, is_max, init);
+      const int64_t rs = p->w * c, step = p->sw * c;
+      const float* in = xb + (r0 * p->w + s * p->sw - p->pl) * c;
+      for (; s < s_end; ++s, in += step) {
+        float* out = yrow + s * c;
+        for (int64_t k = 0; k < c; k += 16) {
+          __m512 acc = pool_max512(init, _mm512_loadu_ps(in + k));
+          acc = pool_max512(acc, _mm512_loadu_ps(in + c + k));
+          acc = pool_max512(acc, _mm512_loadu_ps(in + rs + k));
+          acc = pool_max512(acc, _mm512_loadu_ps(in + rs + c + k));
+          _mm512_storeu_ps(out + k, acc);
         }
-        if (!is_max)
-          acc = _mm512_mul_ps(acc, _mm512_set1_ps(scale));
-        _mm512_mask_storeu_ps(out + k, m, acc);
       }
     }
+    for (; s < p->ow; ++s)
+      pool_pixel_avx512(p, xb, yrow, r0, i_lo, i_hi, s, is_max, init);
   }
 }
 #endif
