@@ -340,6 +340,37 @@ struct MaxPoolBeforeDequantize : OpRewritePattern<MaxPool2DOp> {
   }
 };
 
+/// The reshapes and transposes (a flatten, an NCHW view) that `value` is
+/// the result of, outermost first, and what they move (`*source`); with
+/// `singleUse`, only those whose result nothing else reads.
+SmallVector<Operation *> getMoves(Value value, bool singleUse, Value *source) {
+  SmallVector<Operation *> moves;
+  while (isa_and_nonnull<ReshapeOp, TransposeOp>(value.getDefiningOp()) &&
+         (!singleUse || value.hasOneUse())) {
+    moves.push_back(value.getDefiningOp());
+    value = value.getDefiningOp()->getOperand(0);
+  }
+  *source = value;
+  return moves;
+}
+
+/// `moves` (from getMoves) applied again to `data`, whose element type the
+/// results take.
+Value replayMoves(PatternRewriter &rewriter, ArrayRef<Operation *> moves,
+                  Value data) {
+  Type element = cast<ShapedType>(data.getType()).getElementType();
+  for (Operation *move : llvm::reverse(moves)) {
+    auto type = RankedTensorType::get(
+        cast<ShapedType>(move->getResult(0).getType()).getShape(), element);
+    if (auto transpose = dyn_cast<TransposeOp>(move))
+      data = rewriter.create<TransposeOp>(move->getLoc(), type, data,
+                                          transpose.getPermAttr());
+    else
+      data = rewriter.create<ReshapeOp>(move->getLoc(), type, data);
+  }
+  return data;
+}
+
 /// graph.quantize (per tensor, a positive scale) of a float
 /// graph.max_pool2d, possibly through reshapes and transposes (a flatten),
 /// each read by nothing else: the pooling (and the moves) of the quantized
@@ -356,13 +387,8 @@ struct QuantizeBeforeMaxPool : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
-    SmallVector<Operation *> moves; // reshapes and transposes
-    Value x = op.getX();
-    while (isa_and_nonnull<ReshapeOp, TransposeOp>(x.getDefiningOp()) &&
-           x.hasOneUse()) {
-      moves.push_back(x.getDefiningOp());
-      x = x.getDefiningOp()->getOperand(0);
-    }
+    Value x;
+    SmallVector<Operation *> moves = getMoves(op.getX(), true, &x);
     auto pool = x.getDefiningOp<MaxPool2DOp>();
     if (!pool || !x.hasOneUse() || !getPerTensorParams(op))
       return rewriter.notifyMatchFailure(op, "not a max pooling's result");
@@ -388,16 +414,7 @@ struct QuantizeBeforeMaxPool : OpRewritePattern<QuantizeOp> {
     data = rewriter.create<MaxPool2DOp>(
         pool.getLoc(), like(pool.getResult()), data, pool.getWindowAttr(),
         pool.getStridesAttr(), pool.getPaddingAttr());
-    for (Operation *move : llvm::reverse(moves)) {
-      if (auto transpose = dyn_cast<TransposeOp>(move))
-        data = rewriter.create<TransposeOp>(move->getLoc(),
-                                            like(move->getResult(0)), data,
-                                            transpose.getPermAttr());
-      else
-        data = rewriter.create<ReshapeOp>(move->getLoc(),
-                                          like(move->getResult(0)), data);
-    }
-    rewriter.replaceOp(op, data);
+    rewriter.replaceOp(op, replayMoves(rewriter, moves, data));
     return success();
   }
 };
@@ -412,12 +429,8 @@ struct DropRequantization : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
-    SmallVector<Operation *> moves; // reshapes and transposes
-    Value x = op.getX();
-    while (isa_and_nonnull<ReshapeOp, TransposeOp>(x.getDefiningOp())) {
-      moves.push_back(x.getDefiningOp());
-      x = x.getDefiningOp()->getOperand(0);
-    }
+    Value x;
+    SmallVector<Operation *> moves = getMoves(op.getX(), false, &x);
     auto dequantize = x.getDefiningOp<DequantizeOp>();
     if (!dequantize || dequantize.getX().getType().getElementType() !=
                            op.getType().getElementType())
@@ -427,18 +440,7 @@ struct DropRequantization : OpRewritePattern<QuantizeOp> {
         in->first < std::numeric_limits<float>::min() ||
         in->first > std::numeric_limits<float>::max() / 256.0f)
       return rewriter.notifyMatchFailure(op, "other parameters");
-    Value data = dequantize.getX();
-    Type element = op.getType().getElementType();
-    for (Operation *move : llvm::reverse(moves)) {
-      auto type = RankedTensorType::get(
-          cast<ShapedType>(move->getResult(0).getType()).getShape(), element);
-      if (auto transpose = dyn_cast<TransposeOp>(move))
-        data = rewriter.create<TransposeOp>(move->getLoc(), type, data,
-                                            transpose.getPermAttr());
-      else
-        data = rewriter.create<ReshapeOp>(move->getLoc(), type, data);
-    }
-    rewriter.replaceOp(op, data);
+    rewriter.replaceOp(op, replayMoves(rewriter, moves, dequantize.getX()));
     return success();
   }
 };
