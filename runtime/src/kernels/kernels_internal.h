@@ -445,17 +445,19 @@ static inline int tfcc_small_work(double flops, double gflops, double bytes) {
 #define TFCC_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TFCC_MAX(a, b) ((a) > (b) ? (a) : (b))
 
-/* The output columns [*s_begin, *s_end) whose pooling windows are whole
- * 2x2 ones inside the input (s * sw - pl in [0, w - 2]), taken in line by
- * the pooling kernels; an empty range unless `eligible` and the window is
- * 2x2. */
-static inline void tfcc_pool_whole_2x2(const tfcc_pool_args* p, int eligible,
-                                       int64_t* s_begin, int64_t* s_end) {
+/* The output columns [*s_begin, *s_end) whose kh x kw pooling windows are
+ * whole 2x2 ones inside an input row of width w (s * sw - pl in
+ * [0, w - 2]), taken in line by the pooling kernels; an empty range unless
+ * `eligible` and the window is 2x2. */
+static inline void tfcc_pool_whole_2x2(int eligible, int64_t kh, int64_t kw,
+                                       int64_t w, int64_t sw, int64_t pl,
+                                       int64_t ow, int64_t* s_begin,
+                                       int64_t* s_end) {
   *s_begin = *s_end = 0;
-  if (!eligible || p->kh != 2 || p->kw != 2 || p->w + p->pl < 2)
+  if (!eligible || kh != 2 || kw != 2 || w + pl < 2)
     return;
-  *s_begin = TFCC_MIN(p->ow, (p->pl + p->sw - 1) / p->sw);
-  *s_end = TFCC_MAX(*s_begin, TFCC_MIN(p->ow, (p->w - 2 + p->pl) / p->sw + 1));
+  *s_begin = TFCC_MIN(ow, (pl + sw - 1) / sw);
+  *s_end = TFCC_MAX(*s_begin, TFCC_MIN(ow, (w - 2 + pl) / sw + 1));
 }
 
 /* What a pooling window's fold is multiplied by: 1 for max pooling,

@@ -66,7 +66,8 @@ POOL_AVX512 static void pool_rows_avx512(void* ctx, int64_t begin, int64_t end,
   const __m512 init = _mm512_set1_ps(is_max ? -FLT_MAX * 2.0f : 0.0f);
   (void)thread;
   int64_t s_begin = 0, s_end = 0;
-  tfcc_pool_whole_2x2(p, is_max && c % 16 == 0, &s_begin, &s_end);
+  tfcc_pool_whole_2x2(is_max && c % 16 == 0, p->kh, p->kw, p->w, p->sw, p->pl,
+                      p->ow, &s_begin, &s_end);
   for (int64_t task = begin; task < end; ++task) {
     const int64_t b = task / p->oh, r = task % p->oh;
     const int64_t r0 = r * p->sh - p->pt;
@@ -220,10 +221,8 @@ static void pool_i8_rows(void* ctx, int64_t begin, int64_t end,
   /* The pixels whose windows are whole 2x2 ones: s0 = s * sw - pl in
    * [0, w - 2]. */
   int64_t s_begin = 0, s_end = 0;
-  if (p->kh == 2 && p->kw == 2 && c % 16 == 0 && p->w + p->pl >= 2) {
-    s_begin = TFCC_MIN(p->ow, (p->pl + p->sw - 1) / p->sw);
-    s_end = TFCC_MAX(s_begin, TFCC_MIN(p->ow, (p->w - 2 + p->pl) / p->sw + 1));
-  }
+  tfcc_pool_whole_2x2(c % 16 == 0, p->kh, p->kw, p->w, p->sw, p->pl, p->ow,
+                      &s_begin, &s_end);
   for (int64_t task = begin; task < end; ++task) {
     const int64_t b = task / p->oh, r = task % p->oh;
     const int64_t r0 = r * p->sh - p->pt;
