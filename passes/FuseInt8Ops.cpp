@@ -291,6 +291,14 @@ bool isIgnoredMaxPoolPad(PadOp pad, MaxPool2DOp op) {
   return true;
 }
 
+/// Whether the 8-bit pooling kernel takes `op`'s geometry: NHWC with a
+/// static channel count (and static H and W for "same" padding).
+bool isInt8PoolKernelGeometry(MaxPool2DOp op) {
+  auto inputType = cast<RankedTensorType>(op.getX().getType());
+  return inputType.getRank() == 4 && !inputType.isDynamicDim(3) &&
+         !(op.getPadding() == "same" && tfcc::hasDynamicInnerDims(op));
+}
+
 /// graph.max_pool2d of 8-bit data dequantized per tensor (a positive
 /// scale), possibly through a transpose (NCHW data) and a -inf pad of H and
 /// W (an ONNX MaxPool's pads): the integers' pooling, dequantized after it.
@@ -315,10 +323,8 @@ struct MaxPoolBeforeDequantize : OpRewritePattern<MaxPool2DOp> {
         cast<ShapedType>(dequantize.getX().getType()).getElementType();
     if (!element.isInteger(8))
       return rewriter.notifyMatchFailure(op, "not of per-tensor int8 data");
-    auto inputType = cast<RankedTensorType>(op.getX().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (inputType.getRank() != 4 || inputType.isDynamicDim(3) ||
-        (op.getPadding() == "same" && tfcc::hasDynamicInnerDims(op)))
+    if (!isInt8PoolKernelGeometry(op))
       return rewriter.notifyMatchFailure(op, "not what the kernel takes");
     if (pad && !isIgnoredMaxPoolPad(pad, op))
       return rewriter.notifyMatchFailure(op, "not a -inf pad of H and W");
@@ -399,9 +405,7 @@ struct QuantizeBeforeMaxPool : OpRewritePattern<QuantizeOp> {
       pooled = pad.getX();
     if (getDequantize(pooled).first)
       return rewriter.notifyMatchFailure(op, "pools dequantized data");
-    auto inputType = cast<RankedTensorType>(pool.getX().getType());
-    if (inputType.getRank() != 4 || inputType.isDynamicDim(3) ||
-        (pool.getPadding() == "same" && tfcc::hasDynamicInnerDims(pool)))
+    if (!isInt8PoolKernelGeometry(pool))
       return rewriter.notifyMatchFailure(op, "not what the kernel takes");
     Type element = op.getType().getElementType();
     auto like = [&](Value v) {
