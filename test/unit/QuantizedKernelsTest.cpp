@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -167,14 +168,25 @@ void checkQGemm(const QGemmCase &c, uint32_t seed) {
     }
 }
 
+// The parameter value of the AVX2 level with AVX-VNNI turned off.
+constexpr int kAvx2WithoutAvxVnni = 3;
+
 class QuantizedKernelsTest
     : public ::testing::TestWithParam<std::tuple<int, int>> {
 protected:
   void SetUp() override {
     isa_ = std::get<0>(GetParam());
+    const bool noAvxVnni = isa_ == kAvx2WithoutAvxVnni;
+    if (noAvxVnni)
+      isa_ = TFCC_ISA_AVX2;
     if (!haveIsa(isa_))
       GTEST_SKIP() << "this CPU lacks " << kIsaNames[isa_];
     tfcc_rt_kernels_force_isa(isa_);
+    if (noAvxVnni) {
+      if (!tfcc_kernels_has_avx_vnni())
+        GTEST_SKIP() << "this CPU lacks AVX-VNNI: the avx2 cases ran these";
+      tfcc_kernels_force_avx_vnni(0);
+    }
     pool_ = tfcc_rt_pool_create(std::get<1>(GetParam()));
     ASSERT_NE(pool_, nullptr);
     tfcc_rt_set_current_pool(pool_);
@@ -184,6 +196,7 @@ protected:
     tfcc_rt_pool_destroy(pool_);
     pool_ = nullptr;
     tfcc_rt_kernels_force_isa(-1);
+    tfcc_kernels_force_avx_vnni(-1);
   }
   int isa_ = 0;
   tfcc_rt_pool *pool_ = nullptr;
@@ -711,9 +724,18 @@ TEST(QuantizedDepthwise, PackLayout) {
   EXPECT_EQ(packed, (std::vector<float>{1, -2, 3, 127, -128, 5, 128, -130, 8}));
 }
 
-INSTANTIATE_TEST_SUITE_P(IsaThreads, QuantizedKernelsTest,
-                         tfcc_test::isaThreadsValues(),
-                         tfcc_test::isaThreadsName);
+// Every ISA level, and the AVX2 level without AVX-VNNI where the CPU has it
+// (its vpmaddubsw and widening kernels), at 1 and 2 threads.
+INSTANTIATE_TEST_SUITE_P(
+    IsaThreads, QuantizedKernelsTest,
+    ::testing::Combine(::testing::Values(0, 1, 2, kAvx2WithoutAvxVnni),
+                       ::testing::Values(1, 2)),
+    [](const ::testing::TestParamInfo<std::tuple<int, int>> &info) {
+      if (std::get<0>(info.param) == kAvx2WithoutAvxVnni)
+        return "avx2_no_avx_vnni_" + std::to_string(std::get<1>(info.param)) +
+               "threads";
+      return tfcc_test::isaThreadsName(info);
+    });
 
 // Each micro-kernel the archive carries and the CPU runs, against int64 dot
 // products: every tile height and panel count, K with and without a tail.
@@ -730,6 +752,9 @@ std::vector<MicroKernel> microKernels() {
   v.push_back({"avx2", tfcc_quk_avx2, haveIsa(TFCC_ISA_AVX2), 128});
   // The vpmaddubsw form: pairs with |b0| + |b1| <= 128.
   v.push_back({"avx2_pairs", tfcc_quk_avx2_pairs, haveIsa(TFCC_ISA_AVX2), 64});
+  // vpdpbusd on ymm: exact for any weights.
+  v.push_back({"avxvnni", tfcc_quk_avxvnni,
+               haveIsa(TFCC_ISA_AVX2) && tfcc_kernels_has_avx_vnni(), 128});
 #endif
 #if TFCC_KERNELS_HAVE_AVX512
   v.push_back({"avx512vnni", tfcc_quk_avx512vnni,
@@ -743,8 +768,10 @@ TEST(QuantizedMicroKernels, MatchTheDefinition) {
   std::mt19937 rng(3);
   int ran = 0;
   for (const MicroKernel &uk : microKernels()) {
-    if (!uk.available)
+    if (!uk.available) {
+      std::printf("skipped micro-kernel %s: this CPU lacks it\n", uk.name);
       continue;
+    }
     ++ran;
     for (int64_t K : {1, 4, 6, 31, 128, 1030, 2053})
       for (int64_t mr = 1; mr <= TFCC_QMR; ++mr)

@@ -128,6 +128,26 @@ int tfcc_kernels_has_avx512_vnni(void) {
   return avx512_extension(&g_vnni, 0, 2, 11);
 }
 
+/* AVX-VNNI (leaf 7 sub-leaf 1 EAX bit 4): the int8 GEMM's vpdpbusd kernel
+ * on ymm, at the AVX2 level (and above, where AVX512_VNNI is not there).
+ * A CPU that reports it has the OS-enabled AVX state the level checked. */
+static int g_avx_vnni_allowed = -1; /* testing hook */
+
+int tfcc_kernels_has_avx_vnni(void) {
+  static int g_avx_vnni = -1;
+  int v = __atomic_load_n(&g_avx_vnni, __ATOMIC_RELAXED);
+  if (v < 0) {
+    v = cpuid7_bit(1, 0, 4);
+    __atomic_store_n(&g_avx_vnni, v, __ATOMIC_RELAXED);
+  }
+  return v && __atomic_load_n(&g_avx_vnni_allowed, __ATOMIC_RELAXED) != 0 &&
+         tfcc_kernels_isa() >= TFCC_ISA_AVX2;
+}
+
+void tfcc_kernels_force_avx_vnni(int allow) {
+  __atomic_store_n(&g_avx_vnni_allowed, allow, __ATOMIC_RELAXED);
+}
+
 /* AVX512_BF16 (leaf 7 sub-leaf 1 EAX bit 5): the GEMM's vdpbf16ps kernel for
  * bf16 operands. */
 int tfcc_kernels_has_avx512_bf16(void) {

@@ -118,6 +118,8 @@ static tfcc_quk_fn quk_for_isa(int isa) {
     return tfcc_quk_avx512vnni;
 #endif
 #if TFCC_KERNELS_HAVE_AVX2
+  if (isa >= TFCC_ISA_AVX2 && tfcc_kernels_has_avx_vnni())
+    return tfcc_quk_avxvnni;
   if (isa >= TFCC_ISA_AVX2)
     return tfcc_quk_avx2;
 #endif
@@ -258,6 +260,8 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
     c.fused = tfcc_quk_avx512vnni_fused;
 #endif
 #if TFCC_KERNELS_HAVE_AVX2
+  if (c.uk == tfcc_quk_avxvnni && tfcc_q_fused_supports(activation))
+    c.fused = tfcc_quk_avxvnni_fused;
   if (c.uk == tfcc_quk_avx2) {
     /* vpmaddubsw where the weights allow it exactly (pack.c's flag). */
     const int pairs = K > 0 && tfcc_q_pairs_fit(packed_b, K, N);

@@ -268,9 +268,9 @@ pack32(__m256i q0, __m256i q1, __m256i q2, __m256i q3) {
 
 /* The folded epilogue over a tile's dot products less the zero point's
  * term (row stride TFCC_QNR_TILE). */
-static void epilogue_tile_folded(const tfcc_q_epilogue_args* ep,
-                                 const int32_t* sums, int64_t mr, int64_t m0,
-                                 int64_t n0, int64_t nr) {
+void tfcc_q_avx2_epilogue_tile_folded(const tfcc_q_epilogue_args* ep,
+                                      const int32_t* sums, int64_t mr,
+                                      int64_t m0, int64_t n0, int64_t nr) {
   const tfcc_q_folded f = ep->fold;
   const __m256 lo = _mm256_set1_ps(f.lo), hi = _mm256_set1_ps(f.hi);
   const __m256i all = _mm256_set1_epi32(-1);
@@ -414,8 +414,9 @@ epilogue_tile_as(const tfcc_q_epilogue_args* ep, const int32_t ACT,
 
 /* The fused epilogue (tfcc_q_fused_supports' activations), specialized per
  * activation and output type. */
-static void epilogue_tile(const tfcc_q_epilogue_args* ep, const int32_t* sums,
-                          int64_t mr, int64_t m0, int64_t n0, int64_t nr) {
+void tfcc_q_avx2_epilogue_tile(const tfcc_q_epilogue_args* ep,
+                               const int32_t* sums, int64_t mr, int64_t m0,
+                               int64_t n0, int64_t nr) {
   if (ep->y_f32) {
     EPILOGUE_FOR_ACT(1)
   } else {
@@ -429,7 +430,7 @@ void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
   int32_t sums[TFCC_QMR * TFCC_QNR_TILE] __attribute__((aligned(32)));
   tfcc_quk_avx2(&(tfcc_quk_args){p->a, p->lda, p->mr, p->K, p->b, p->np, sums});
   if (!ep->folded) {
-    epilogue_tile(ep, sums, p->mr, m0, n0, nr);
+    tfcc_q_avx2_epilogue_tile(ep, sums, p->mr, m0, n0, nr);
     return;
   }
   for (int64_t i = 0; i < p->mr; ++i)
@@ -438,115 +439,23 @@ void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
       memcpy(&colsum, ep->colsums + 4 * (n0 + j), sizeof colsum);
       sums[i * TFCC_QNR_TILE + j] -= ep->a_zero_point * colsum;
     }
-  epilogue_tile_folded(ep, sums, p->mr, m0, n0, nr);
+  tfcc_q_avx2_epilogue_tile_folded(ep, sums, p->mr, m0, n0, nr);
 }
 
-/* ---- vpmaddubsw form ------------------------------------------------------
+/* ---- vpmaddubsw form (qgemm_pairs.inc) ------------------------------------
  * For weights whose packed pairs fit (tfcc_q_pairs_fit): one vpmaddubsw
  * multiplies 4 broadcast bytes of a row of A by 8 columns x 4 k of packed
  * B into int16 pair sums, exact since |b0| + |b1| <= 128; vpmaddwd by ones
  * adds each column's two pairs into int32. That is 32 products per
  * 3 instructions, against the widening form's 16 per 2 plus the widening,
- * and A is read in place (no int16 copy). Blocks of up to 4 rows x one
- * 16-column panel: 8 accumulators, 2 B vectors, a broadcast, the ones. */
-
-/* One group of 4 k: row r's 4 bytes x times B's 8-column vectors b0, b1. */
-#define QP_STEP(r, x)                                                          \
-  do {                                                                         \
-    const __m256i xv = _mm256_set1_epi32(x);                                   \
-    acc[r][0] = _mm256_add_epi32(                                              \
-        acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(xv, b0), ones));     \
-    acc[r][1] = _mm256_add_epi32(                                              \
-        acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(xv, b1), ones));     \
-  } while (0)
-
-static inline __attribute__((always_inline)) void
-qp_block(const int R, const uint8_t* a, int64_t lda, int64_t K, const int8_t* b,
-         const __m256i init[2], int32_t* out) {
-  const __m256i ones = _mm256_set1_epi16(1);
-  __m256i acc[4][2];
-  for (int r = 0; r < R; ++r) {
-    acc[r][0] = init[0];
-    acc[r][1] = init[1];
-  }
-  const int64_t full = K / 4;
-  for (int64_t g = 0; g < full; ++g) {
-    const __m256i b0 = _mm256_loadu_si256((const __m256i*)(b + g * 64));
-    const __m256i b1 = _mm256_loadu_si256((const __m256i*)(b + g * 64 + 32));
-    for (int r = 0; r < R; ++r) {
-      int32_t v;
-      memcpy(&v, a + r * lda + 4 * g, sizeof v);
-      QP_STEP(r, v);
-    }
-  }
-  if (full * 4 < K) { /* the last group, zero past K */
-    const __m256i b0 = _mm256_loadu_si256((const __m256i*)(b + full * 64));
-    const __m256i b1 = _mm256_loadu_si256((const __m256i*)(b + full * 64 + 32));
-    for (int r = 0; r < R; ++r) {
-      int32_t v = 0;
-      memcpy(&v, a + r * lda + 4 * full, (size_t)(K - 4 * full));
-      QP_STEP(r, v);
-    }
-  }
-  for (int r = 0; r < R; ++r)
-    for (int h = 0; h < 2; ++h)
-      _mm256_storeu_si256((__m256i*)(out + r * TFCC_QNR_TILE + h * 8),
-                          acc[r][h]);
-}
-#undef QP_STEP
-
-/* The tile's column sums (row stride TFCC_QNR_TILE) into sums, less
- * zp times B's column sums (colsums) when colsums is not NULL. */
-static void qp_sums(const tfcc_quk_args* p, const uint8_t* colsums, int32_t zp,
-                    int32_t* sums) {
-  const int64_t groups = (p->K + 3) / 4;
-  for (int64_t q = 0; q < p->np; ++q) {
-    const int8_t* b = p->b + q * groups * 64;
-    __m256i init[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-    if (colsums)
-      for (int h = 0; h < 2; ++h)
-        init[h] = _mm256_mullo_epi32(
-            _mm256_set1_epi32(-zp),
-            _mm256_loadu_si256((
-                const __m256i*)(colsums + 4 * (q * TFCC_RT_QGEMM_NR + 8 * h))));
-    for (int64_t i = 0; i < p->mr; i += 4) {
-      const uint8_t* a = p->a + i * p->lda;
-      int32_t* out = sums + i * TFCC_QNR_TILE + q * TFCC_RT_QGEMM_NR;
-      switch (p->mr - i < 4 ? p->mr - i : 4) {
-      case 1:
-        qp_block(1, a, p->lda, p->K, b, init, out);
-        break;
-      case 2:
-        qp_block(2, a, p->lda, p->K, b, init, out);
-        break;
-      case 3:
-        qp_block(3, a, p->lda, p->K, b, init, out);
-        break;
-      default:
-        qp_block(4, a, p->lda, p->K, b, init, out);
-        break;
-      }
-    }
-  }
-}
-
-void tfcc_quk_avx2_pairs(const tfcc_quk_args* p) {
-  qp_sums(p, NULL, 0, p->acc);
-}
-
-void tfcc_quk_avx2_pairs_fused(const tfcc_quk_args* p,
-                               const tfcc_q_epilogue_args* ep, int64_t m0,
-                               int64_t n0, int64_t nr) {
-  int32_t sums[TFCC_QMR * TFCC_QNR_TILE] __attribute__((aligned(32)));
-  if (ep->folded) {
-    /* The zero point's term starts the accumulators (exact integers). */
-    qp_sums(p, ep->colsums + 4 * n0, ep->a_zero_point, sums);
-    epilogue_tile_folded(ep, sums, p->mr, m0, n0, nr);
-    return;
-  }
-  qp_sums(p, NULL, 0, sums);
-  epilogue_tile(ep, sums, p->mr, m0, n0, nr);
-}
+ * and A is read in place (no int16 copy). */
+#define QP_SUFFIX(name) name##_avx2_pairs
+#define QP_DOT(acc, x, b)                                                      \
+  _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(x, b),          \
+                                          _mm256_set1_epi16(1)))
+#include "qgemm_pairs.inc"
+#undef QP_DOT
+#undef QP_SUFFIX
 
 #define QV_SUFFIX(name) name##_avx2
 #include "qgemm_vec.inc"

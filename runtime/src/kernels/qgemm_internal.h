@@ -77,13 +77,30 @@ TFCC_INTERNAL void tfcc_quk_avx512vnni_fused(const tfcc_quk_args* p,
 TFCC_INTERNAL void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
                                        const tfcc_q_epilogue_args* ep,
                                        int64_t m0, int64_t n0, int64_t nr);
+/* The AVX2 kernel's fused epilogue on a tile's dot products (row stride
+ * TFCC_QNR_TILE), and its folded form on the dot products less the zero
+ * point's term (qgemm_avx2.c; also used by qgemm_avxvnni.c). */
+TFCC_INTERNAL void tfcc_q_avx2_epilogue_tile(const tfcc_q_epilogue_args* ep,
+                                             const int32_t* sums, int64_t mr,
+                                             int64_t m0, int64_t n0,
+                                             int64_t nr);
+TFCC_INTERNAL void
+tfcc_q_avx2_epilogue_tile_folded(const tfcc_q_epilogue_args* ep,
+                                 const int32_t* sums, int64_t mr, int64_t m0,
+                                 int64_t n0, int64_t nr);
 /* The AVX2 kernel's vpmaddubsw form (qgemm_avx2.c), exact only for weights
- * packed with their pairs fitting (tfcc_q_pairs_fit), and fused. */
+ * packed with their pairs fitting (tfcc_q_pairs_fit), and fused; the same
+ * source with AVX-VNNI's vpdpbusd (qgemm_avxvnni.c), exact for any weights,
+ * and fused. */
 TFCC_INTERNAL void tfcc_quk_avx2_pairs(const tfcc_quk_args* p);
 TFCC_INTERNAL void tfcc_quk_avx2_pairs_fused(const tfcc_quk_args* p,
                                              const tfcc_q_epilogue_args* ep,
                                              int64_t m0, int64_t n0,
                                              int64_t nr);
+TFCC_INTERNAL void tfcc_quk_avxvnni(const tfcc_quk_args* p);
+TFCC_INTERNAL void tfcc_quk_avxvnni_fused(const tfcc_quk_args* p,
+                                          const tfcc_q_epilogue_args* ep,
+                                          int64_t m0, int64_t n0, int64_t nr);
 /* pack.c's flag, the last int32 of B packed for K x N (K, N > 0): every
  * pair of weights vpmaddubsw adds fits an int16 for any A. */
 static inline int tfcc_q_pairs_fit(const int8_t* packed, int64_t K, int64_t N) {
@@ -99,6 +116,11 @@ static inline int tfcc_q_fused_supports(int32_t act) {
 
 /* AVX512_VNNI (vpdpbusd on zmm) on top of the AVX-512 level (cpu_isa.c). */
 TFCC_INTERNAL int tfcc_kernels_has_avx512_vnni(void);
+/* AVX-VNNI (vpdpbusd on ymm, VEX) at the AVX2 level or above (cpu_isa.c). */
+TFCC_INTERNAL int tfcc_kernels_has_avx_vnni(void);
+/* Testing hook: 0 turns tfcc_kernels_has_avx_vnni off (the AVX2 kernels
+ * without it, on a CPU that has it), -1 back to CPUID. */
+TFCC_INTERNAL void tfcc_kernels_force_avx_vnni(int allow);
 
 /* Row m, columns [n0, n0 + nr) (nr <= TFCC_QNR_TILE) from their int32 dot
  * products acc[0, nr). One portable source (qgemm_vec.inc) per level. */
