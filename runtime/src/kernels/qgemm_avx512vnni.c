@@ -92,6 +92,14 @@ folded_row(const int NP, const __m512i acc[TFCC_QNP],
   }
 }
 
+/* Groups of 4 k ahead at which the panels of B are prefetched into L1: a
+ * tile over a long K streams its two panels (K * 32 bytes) from L2, which
+ * the hardware prefetchers of Intel's cores did not keep up with
+ * (docs/quantization.md). Past the end of B a prefetch is harmless. */
+#ifndef TFCC_QB_PREFETCH
+#define TFCC_QB_PREFETCH 16
+#endif
+
 static inline __attribute__((always_inline)) void
 quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
          const tfcc_q_epilogue_args* ep, int64_t m0, int64_t n0, int64_t nr) {
@@ -119,6 +127,10 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
       acc[i][q] = init[q];
   }
   for (int64_t g = 0; g < full; ++g) {
+    _mm_prefetch((const char*)(b0 + (g + TFCC_QB_PREFETCH) * 64), _MM_HINT_T0);
+    if (NP > 1)
+      _mm_prefetch((const char*)(b1 + (g + TFCC_QB_PREFETCH) * 64),
+                   _MM_HINT_T0);
     __m512i w0 = _mm512_loadu_si512(b0 + g * 64);
     __m512i w1 = NP > 1 ? _mm512_loadu_si512(b1 + g * 64) : w0;
 #pragma clang loop unroll(full)
