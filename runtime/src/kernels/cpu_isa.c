@@ -111,15 +111,21 @@ static int cpuid7_bit(unsigned sub, int reg, int bit) {
 #endif
 }
 
-/* A CPUID feature used on top of the AVX-512 level: read once into *cache
- * (-1 until then), and only reported while the kernels run at that level. */
-static int avx512_extension(int* cache, unsigned sub, int reg, int bit) {
+/* cpuid7_bit, read once into *cache (-1 until then). */
+static int cpuid7_bit_once(int* cache, unsigned sub, int reg, int bit) {
   int v = __atomic_load_n(cache, __ATOMIC_RELAXED);
   if (v < 0) {
     v = cpuid7_bit(sub, reg, bit);
     __atomic_store_n(cache, v, __ATOMIC_RELAXED);
   }
-  return v && tfcc_kernels_isa() == TFCC_ISA_AVX512;
+  return v;
+}
+
+/* A CPUID feature used on top of the AVX-512 level: only reported while the
+ * kernels run at that level. */
+static int avx512_extension(int* cache, unsigned sub, int reg, int bit) {
+  return cpuid7_bit_once(cache, sub, reg, bit) &&
+         tfcc_kernels_isa() == TFCC_ISA_AVX512;
 }
 
 /* AVX512_VNNI (leaf 7 ECX bit 11): the int8 GEMM's vpdpbusd kernel. */
@@ -135,12 +141,8 @@ static int g_avx_vnni_allowed = -1; /* testing hook */
 
 int tfcc_kernels_has_avx_vnni(void) {
   static int g_avx_vnni = -1;
-  int v = __atomic_load_n(&g_avx_vnni, __ATOMIC_RELAXED);
-  if (v < 0) {
-    v = cpuid7_bit(1, 0, 4);
-    __atomic_store_n(&g_avx_vnni, v, __ATOMIC_RELAXED);
-  }
-  return v && __atomic_load_n(&g_avx_vnni_allowed, __ATOMIC_RELAXED) != 0 &&
+  return cpuid7_bit_once(&g_avx_vnni, 1, 0, 4) &&
+         __atomic_load_n(&g_avx_vnni_allowed, __ATOMIC_RELAXED) != 0 &&
          tfcc_kernels_isa() >= TFCC_ISA_AVX2;
 }
 

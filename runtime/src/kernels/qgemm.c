@@ -118,10 +118,8 @@ static tfcc_quk_fn quk_for_isa(int isa) {
     return tfcc_quk_avx512vnni;
 #endif
 #if TFCC_KERNELS_HAVE_AVX2
-  if (isa >= TFCC_ISA_AVX2 && tfcc_kernels_has_avx_vnni())
-    return tfcc_quk_avxvnni;
   if (isa >= TFCC_ISA_AVX2)
-    return tfcc_quk_avx2;
+    return tfcc_kernels_has_avx_vnni() ? tfcc_quk_avxvnni : tfcc_quk_avx2;
 #endif
   (void)isa;
   return tfcc_quk_base;
