@@ -590,8 +590,10 @@ void checkDepthwiseU8(const DepthwiseU8Case &k, uint32_t seed) {
 
 // 3x3 windows (the vector path's blocks of pixels, its border pixels, both
 // strides, dilation) and other windows, channel counts around the vector
-// widths (4, 8, 16) and the scalar tail, zero points 0..255, bias on and
-// off, every activation, both outputs.
+// widths (4, 8, 16), the AVX512_VNNI kernel's 64-channel blocks (64, 70,
+// 130) and pairs of 32-channel pixels (32, odd and even widths) and the
+// scalar tail, zero points 0..255, bias on and off, every
+// activation, both outputs.
 TEST_P(QuantizedKernelsTest, DepthwiseU8) {
   const int32_t activations[] = {TFCC_ACT_NONE, TFCC_ACT_RELU, TFCC_ACT_CLIP,
                                  TFCC_ACT_LEAKY_RELU, TFCC_ACT_HARD_SWISH};
@@ -611,7 +613,7 @@ TEST_P(QuantizedKernelsTest, DepthwiseU8) {
   };
   uint32_t seed = 900;
   for (const Geometry &g : geometries)
-    for (int64_t c : {1, 3, 8, 16, 17, 40})
+    for (int64_t c : {1, 3, 8, 16, 17, 32, 40, 64, 70, 130})
       for (bool q : {false, true}) {
         checkDepthwiseU8({seed % 3 == 0 ? 2 : 1, g.h, g.w, c, g.kh, g.kw, g.sh,
                           g.sw, g.dh, g.dw, g.pt, g.pl, g.pb, g.pr,

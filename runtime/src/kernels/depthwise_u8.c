@@ -11,6 +11,7 @@
  * compiler links to pack constant weights.) Rows of the output are the tasks;
  * each row is one function of the ISA level (depthwise_u8_vec.inc). */
 #include "kernels_internal.h"
+#include "qgemm_internal.h"
 
 /* graph.quantize of v, as the int8 GEMM's epilogue (qgemm_vec.inc) computes
  * it: times the reciprocal, rounded half to even, plus the zero point,
@@ -57,12 +58,18 @@ void tfcc_dwq_scalar(const tfcc_dwq_args* p, int64_t b, int64_t r, int64_t s,
 typedef struct dwq_ctx {
   tfcc_dwq_args a;
   void (*row)(const tfcc_dwq_args*, int64_t, int64_t);
+  /* A kernel taking a range of rows at once, or NULL. */
+  void (*rows)(const tfcc_dwq_args*, int64_t, int64_t);
 } dwq_ctx;
 
 /* Output rows [begin, end) (R = b * oh + r). */
 static void dwq_task(void* ctx, int64_t begin, int64_t end, int32_t thread) {
   const dwq_ctx* d = (const dwq_ctx*)ctx;
   (void)thread;
+  if (d->rows) {
+    d->rows(&d->a, begin, end);
+    return;
+  }
   for (int64_t R = begin; R < end; ++R)
     d->row(&d->a, R / d->a.oh, R % d->a.oh);
 }
@@ -108,6 +115,16 @@ static void dwq_run(const uint8_t* x, int64_t n, int64_t h, int64_t w,
   const int isa = tfcc_kernels_isa();
   d.row = TFCC_FOR_ISA(isa, tfcc_dwq_row_avx512, tfcc_dwq_row_avx2,
                        tfcc_dwq_row_base);
+  d.rows = NULL;
+#if TFCC_KERNELS_HAVE_AVX512
+  /* MobileNet's windows with VNNI: one vpdpbusd per window column. */
+  if (isa == TFCC_ISA_AVX512 && tfcc_kernels_has_avx512_vnni() && y_u8 &&
+      kh == 3 && kw == 3 && dil_h == 1 && dil_w == 1 &&
+      (stride_w == 1 || stride_w == 2) &&
+      (activation == TFCC_ACT_NONE || activation == TFCC_ACT_RELU ||
+       activation == TFCC_ACT_CLIP))
+    d.rows = tfcc_dwq_rows_avx512vnni;
+#endif
   const double flops =
       2.0 * (double)(n * oh * ow) * (double)c * (double)(kh * kw);
   const double bytes =
