@@ -24,6 +24,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 // Internal interface of the kernel library (runtime/src/kernels): the ISA
 // hooks and the micro-kernel variants.
 extern "C" {
@@ -134,6 +138,34 @@ float roundToFormat(float x, int digits, int minExp, double maxFinite) {
   return static_cast<float>(r);
 }
 float bf16Ref(float x) { return roundToFormat(x, 8, -126, 0x1.fep127); }
+
+// Which kernel bf16 operands take (cpu_isa.c's rule, restated from the
+// CPU's vendor string): vdpbf16ps at the AVX-512 level of a CPU with
+// AVX512_BF16, unless it is Intel's (slower than the f32 FMA there) or the
+// testing hook decides (force: 1 wherever the CPU has it, 0 nowhere).
+bool expectVdpbf16ps(int isa, int force) {
+  if (isa != TFCC_ISA_AVX512 || !tfcc_kernels_has_avx512_bf16() || force == 0)
+    return false;
+  if (force == 1)
+    return true;
+#if defined(__x86_64__)
+  unsigned a, b, c, d;
+  __get_cpuid(0, &a, &b, &c, &d);
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  return std::string(vendor) != "GenuineIntel";
+#else
+  return false;
+#endif
+}
+
+// tfcc_kernels_force_vdpbf16ps for one scope.
+struct ForceVdpbf16ps {
+  explicit ForceVdpbf16ps(int force) { tfcc_kernels_force_vdpbf16ps(force); }
+  ~ForceVdpbf16ps() { tfcc_kernels_force_vdpbf16ps(-1); }
+};
 float f16Ref(float x) { return roundToFormat(x, 11, -14, 65504.0); }
 
 // ---- sgemm ----------------------------------------------------------------
@@ -269,6 +301,7 @@ protected:
                    << " kernels: this CPU (or TFCC_KERNELS_ISA) lacks "
                    << kIsaNames[isa_];
   }
+  void checkGemmBf16Operands();
   int isa_ = 0, threads_ = 1;
 };
 
@@ -395,9 +428,18 @@ TEST_P(KernelsTest, GemmLargeBlocks) {
 // tests above, K odd and even, across K blocks and B blocks, every
 // activation, transposed and pre-packed operands, batches, in-place
 // residuals; on a CPU with AVX512_BF16 the AVX-512 level runs them on
-// vdpbf16ps (GemmBf16OperandsTakeTheBf16Path shows which), elsewhere on the
-// f32 kernels.
+// vdpbf16ps where the rule picks it (GemmBf16OperandsTakeTheBf16Path shows
+// which), elsewhere on the f32 kernels; both as the rule decides and with
+// vdpbf16ps forced (so that its kernel is checked on Intel's CPUs too).
 TEST_P(KernelsTest, GemmBf16Operands) {
+  for (int force : {-1, 1}) {
+    SCOPED_TRACE("force_vdpbf16ps " + std::to_string(force));
+    ForceVdpbf16ps forced(force);
+    checkGemmBf16Operands();
+  }
+}
+
+void KernelsTest::checkGemmBf16Operands() {
   KernelEnv env(isa_, threads_);
   ASSERT_TRUE(env.ok());
   std::mt19937 rng(21);
@@ -454,23 +496,27 @@ TEST_P(KernelsTest, GemmBf16Operands) {
 
 // Which kernel ran: operands that break the bf16 promise (1 + 2^-10, not a
 // bf16 value) make the vdpbf16ps path visible, as it reads only their high
-// halves (1.0). It runs at the AVX-512 level of a CPU with AVX512_BF16 for
-// 8 rows or more; otherwise the f32 kernels compute the exact product.
+// halves (1.0). It runs for 8 rows or more where expectVdpbf16ps says
+// (the rule, and the testing hook both ways); otherwise the f32 kernels
+// compute the exact product.
 TEST_P(KernelsTest, GemmBf16OperandsTakeTheBf16Path) {
   KernelEnv env(isa_, threads_);
   ASSERT_TRUE(env.ok());
-  const bool vdpbf16ps =
-      isa_ == TFCC_ISA_AVX512 && tfcc_kernels_has_avx512_bf16();
-  const float offBf16 = 1.0f + 0x1p-10f;
-  for (int64_t M : {7, 8, 40}) {
-    const int64_t N = 48, K = 64;
-    std::vector<float> A(M * K, offBf16), B(K * N, 1.0f), C(M * N, -1.0f);
-    tfcc_rt_sgemm(1, M, N, K, A.data(), K, 0, 0, B.data(), N, 0, 0, 0, C.data(),
-                  N, 0, nullptr, nullptr, TFCC_ACT_BF16_OPERANDS, 0.0f, 0.0f);
-    const float want = vdpbf16ps && M >= 8 ? float(K) : float(K) * offBf16;
-    for (int64_t i = 0; i < M * N; ++i)
-      ASSERT_EQ(C[i], want) << "M=" << M << " element " << i
-                            << (vdpbf16ps ? " (AVX512_BF16)" : "");
+  for (int force : {-1, 0, 1}) {
+    ForceVdpbf16ps forced(force);
+    const bool vdpbf16ps = expectVdpbf16ps(isa_, force);
+    const float offBf16 = 1.0f + 0x1p-10f;
+    for (int64_t M : {7, 8, 40}) {
+      const int64_t N = 48, K = 64;
+      std::vector<float> A(M * K, offBf16), B(K * N, 1.0f), C(M * N, -1.0f);
+      tfcc_rt_sgemm(1, M, N, K, A.data(), K, 0, 0, B.data(), N, 0, 0, 0,
+                    C.data(), N, 0, nullptr, nullptr, TFCC_ACT_BF16_OPERANDS,
+                    0.0f, 0.0f);
+      const float want = vdpbf16ps && M >= 8 ? float(K) : float(K) * offBf16;
+      for (int64_t i = 0; i < M * N; ++i)
+        ASSERT_EQ(C[i], want) << "M=" << M << " element " << i << " force "
+                              << force << (vdpbf16ps ? " (vdpbf16ps)" : "");
+    }
   }
 }
 
@@ -1205,18 +1251,23 @@ TEST_P(KernelsTest, Conv2dFilterGrad) {
 
 // With TFCC_ACT_BF16_OPERANDS (x and dy hold bf16 values): the exact products
 // of the bf16 values summed in f32, the same cases; on AVX512_BF16 through
-// vdpbf16ps (Conv2dFilterGradBf16OperandsTakeTheBf16Path shows which),
-// elsewhere on the f32 kernels.
+// vdpbf16ps where the rule picks it and where forced
+// (Conv2dFilterGradBf16OperandsTakeTheBf16Path shows which), elsewhere on
+// the f32 kernels.
 TEST_P(KernelsTest, Conv2dFilterGradBf16Operands) {
   KernelEnv env(isa_, threads_);
   ASSERT_TRUE(env.ok());
-  checkConv2dFilterGrad(TFCC_ACT_BF16_OPERANDS, [](float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, 4);
-    bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
-    std::memcpy(&v, &bits, 4);
-    return v;
-  });
+  for (int force : {-1, 1}) {
+    SCOPED_TRACE("force_vdpbf16ps " + std::to_string(force));
+    ForceVdpbf16ps forced(force);
+    checkConv2dFilterGrad(TFCC_ACT_BF16_OPERANDS, [](float v) {
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+      std::memcpy(&v, &bits, 4);
+      return v;
+    });
+  }
 }
 
 // The flag's promise broken on purpose (x holds 1 + 2^-10, not a bf16
@@ -1225,20 +1276,22 @@ TEST_P(KernelsTest, Conv2dFilterGradBf16Operands) {
 TEST_P(KernelsTest, Conv2dFilterGradBf16OperandsTakeTheBf16Path) {
   KernelEnv env(isa_, threads_);
   ASSERT_TRUE(env.ok());
-  const bool vdpbf16ps =
-      isa_ == TFCC_ISA_AVX512 && tfcc_kernels_has_avx512_bf16();
-  const float offBf16 = 1.0f + 0x1p-10f;
-  const int64_t n = 2, h = 8, w = 8, c = 16, kh = 3, kw = 3, co = 48;
-  const int64_t oh = h - kh + 1, ow = w - kw + 1;
-  std::vector<float> x(n * h * w * c, offBf16), dy(n * oh * ow * co, 1.0f),
-      dk(kh * kw * c * co, -1.0f);
-  tfcc_rt_conv2d_filter_grad_f32(x.data(), n, h, w, c, kh, kw, dy.data(), oh,
-                                 ow, co, dk.data(), TFCC_ACT_BF16_OPERANDS);
-  const float count = float(n * oh * ow);
-  const float want = vdpbf16ps ? count : count * offBf16;
-  for (size_t i = 0; i < dk.size(); ++i)
-    ASSERT_EQ(dk[i], want) << "element " << i
-                           << (vdpbf16ps ? " (AVX512_BF16)" : "");
+  for (int force : {-1, 0, 1}) {
+    ForceVdpbf16ps forced(force);
+    const bool vdpbf16ps = expectVdpbf16ps(isa_, force);
+    const float offBf16 = 1.0f + 0x1p-10f;
+    const int64_t n = 2, h = 8, w = 8, c = 16, kh = 3, kw = 3, co = 48;
+    const int64_t oh = h - kh + 1, ow = w - kw + 1;
+    std::vector<float> x(n * h * w * c, offBf16), dy(n * oh * ow * co, 1.0f),
+        dk(kh * kw * c * co, -1.0f);
+    tfcc_rt_conv2d_filter_grad_f32(x.data(), n, h, w, c, kh, kw, dy.data(), oh,
+                                   ow, co, dk.data(), TFCC_ACT_BF16_OPERANDS);
+    const float count = float(n * oh * ow);
+    const float want = vdpbf16ps ? count : count * offBf16;
+    for (size_t i = 0; i < dk.size(); ++i)
+      ASSERT_EQ(dk[i], want) << "element " << i << " force " << force
+                             << (vdpbf16ps ? " (vdpbf16ps)" : "");
+  }
 }
 
 // ---- training batch norm reductions -----------------------------------------

@@ -227,7 +227,7 @@ void tfcc_rt_conv2d_filter_grad_f32(const float* x, int64_t n, int64_t h,
   g.uk = TFCC_FOR_ISA(isa, tfcc_uk_avx512_kmajor, tfcc_uk_avx2_kmajor,
                       tfcc_uk_base_kmajor);
   g.bf16 = (flags & TFCC_ACT_BF16_OPERANDS) && TFCC_IS_AVX512(isa) &&
-           tfcc_kernels_has_avx512_bf16();
+           tfcc_kernels_use_vdpbf16ps();
   /* The micro-kernel's tap form needs a whole output row per K block. */
   if (ow * TFCC_UK_NR > kBFloats) {
     filter_grad_generic(&g);

@@ -156,3 +156,43 @@ int tfcc_kernels_has_avx512_bf16(void) {
   static int g_bf16 = -1;
   return avx512_extension(&g_bf16, 1, 0, 5);
 }
+
+/* Whether the CPU's vendor string (leaf 0) is Intel's. */
+static int cpu_is_intel(void) {
+#if TFCC_X86
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d))
+    return 0;
+  return b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
+#else
+  return 0;
+#endif
+}
+
+static int g_vdpbf16ps_forced = -1; /* testing hook */
+
+/* bf16 operands take vdpbf16ps where it multiplies faster than the f32
+ * FMA: on AMD's Zen 4 it issues as often as an FMA with twice the products,
+ * on Intel's Emerald Rapids at a quarter of the FMA's rate, half the f32
+ * peak (docs/mixed-precision.md). Intel's other AVX512_BF16 cores (Cooper
+ * Lake; Sapphire Rapids, the same core as Emerald Rapids) are taken to be
+ * alike, unmeasured. Elsewhere the f32 kernels compute the same exact
+ * products. */
+int tfcc_kernels_use_vdpbf16ps(void) {
+  if (!tfcc_kernels_has_avx512_bf16())
+    return 0;
+  const int forced = __atomic_load_n(&g_vdpbf16ps_forced, __ATOMIC_RELAXED);
+  if (forced >= 0)
+    return forced;
+  static int g_intel = -1;
+  int intel = __atomic_load_n(&g_intel, __ATOMIC_RELAXED);
+  if (intel < 0) {
+    intel = cpu_is_intel();
+    __atomic_store_n(&g_intel, intel, __ATOMIC_RELAXED);
+  }
+  return !intel;
+}
+
+void tfcc_kernels_force_vdpbf16ps(int use) {
+  __atomic_store_n(&g_vdpbf16ps_forced, use, __ATOMIC_RELAXED);
+}

@@ -476,10 +476,11 @@ void tfcc_sgemm_impl(int64_t batch, int64_t M, int64_t N, int64_t K,
   g.uk = tfcc_uk_for_isa(isa);
   g.mr = tfcc_uk_mr_for_isa(isa);
   g.uk_kmajor = TFCC_IS_AVX512(isa) ? tfcc_uk_avx512_kmajor : NULL;
-  /* bf16 operands: on vdpbf16ps where the CPU has it, unless A has so few
-   * rows that converting B (once per call) outweighs the faster products. */
+  /* bf16 operands: on vdpbf16ps where the CPU has it and it is the faster
+   * one, unless A has so few rows that converting B (once per call)
+   * outweighs the faster products. */
   g.bf16 = (act & TFCC_ACT_BF16_OPERANDS) && M >= TFCC_GEMM_BF16_MIN_M &&
-           TFCC_IS_AVX512(isa) && tfcc_kernels_has_avx512_bf16();
+           TFCC_IS_AVX512(isa) && tfcc_kernels_use_vdpbf16ps();
   g.tiles_m = (M + g.mr - 1) / g.mr;
   g.panels = (N + TFCC_UK_NR - 1) / TFCC_UK_NR;
   g.per = 1;

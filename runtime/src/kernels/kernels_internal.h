@@ -147,6 +147,12 @@ TFCC_INTERNAL void tfcc_uk_base_kmajor(const tfcc_uk_args* p);
  * the f32 micro-kernel's. Called only where
  * tfcc_kernels_has_avx512_bf16(). */
 TFCC_INTERNAL int tfcc_kernels_has_avx512_bf16(void);
+/* Whether bf16 operands run on tfcc_uk_avx512_bf16: where the CPU has
+ * AVX512_BF16 and vdpbf16ps is faster than the f32 FMA there (not on
+ * Intel's cores, cpu_isa.c). Testing hook: tfcc_kernels_force_vdpbf16ps(1)
+ * uses it wherever the CPU has it, 0 nowhere, -1 back to the rule. */
+TFCC_INTERNAL int tfcc_kernels_use_vdpbf16ps(void);
+TFCC_INTERNAL void tfcc_kernels_force_vdpbf16ps(int use);
 TFCC_INTERNAL void tfcc_uk_avx512_bf16(const tfcc_uk_args* p);
 /* Rows [0, mr) x columns [0, kc) of op(A) from `a`, its element (0, 0):
  * (i, k) at a[i * lda + k], or at a[k * lda + i] when trans_a. */
