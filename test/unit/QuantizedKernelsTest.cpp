@@ -394,6 +394,17 @@ TEST_P(QuantizedKernelsTest, Im2col) {
   checkIm2col(2, 9, 9, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0);
   checkIm2col(2, 8, 9, 1, 3, 3, 2, 2, 1, 1, 0, 1, 0, 0, 0);
   checkIm2col(2, 4, 1, 3, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0);
+  // Kernel rows of 8 to 16 bytes inside the input, 16-byte moves whose
+  // spare bytes the next kernel row overwrites (im2col_pixels_rows16): an
+  // RGB 3x3 stride-2 first layer with padding, the same without padding
+  // (the last pixels' reads near each image's end take the exact path),
+  // 16-byte rows dilated along h, 8-byte rows with a longer row tail,
+  // 15-byte rows.
+  checkIm2col(2, 9, 11, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0);
+  checkIm2col(2, 6, 7, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0);
+  checkIm2col(1, 6, 8, 4, 2, 4, 1, 2, 2, 1, 0, 1, 0, 1, 0);
+  checkIm2col(2, 5, 6, 2, 4, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1);
+  checkIm2col(1, 5, 4, 5, 3, 3, 1, 1, 1, 1, 1, 0, 1, 0, 0);
 }
 
 // The fused int8 convolution (tfcc_rt_qconv2d_u8s8_*) against its

@@ -417,6 +417,9 @@ static inline void fill_bytes(uint8_t* dst, uint8_t v, int64_t n) {
   tail_bytes(dst + i, NULL, v, n - i);
 }
 
+/* Kernel rows the narrow and 16-byte gathers keep pointers to. */
+#define IM2COL_NARROW_MAX_KH 16
+
 /* The pixel's taps of one kernel row, x0 .. x0 + kw - 1 (some outside the
  * input: pad), one by one. */
 static inline void taps_one_by_one(const im2col_ctx* p, const uint8_t* xrow,
@@ -437,14 +440,62 @@ static inline void taps_one_by_one(const im2col_ctx* p, const uint8_t* xrow,
  * it (inline up to 128 bytes: a 7x7 window of 3 channels copies 21 bytes a
  * kernel row). For wide inputs (c >= 16) and windows whose rows span 8
  * bytes or more. */
+/* The kernel rows of pixels whose window lies inside the input, each of
+ * 8 to 16 bytes (a 3x3 window of 3 channels: 9, the first layer of an RGB
+ * model): one 16-byte copy each, in order, the bytes past a kernel row
+ * overwritten by the next one's, the last kernel row copied exactly; no
+ * bounds checks per kernel row. rows[i] is kernel row i's input row. */
+static void im2col_pixels_rows16(const im2col_ctx* p,
+                                 const uint8_t* const* rows, int64_t x0,
+                                 int64_t count, uint8_t* dst) {
+  const int64_t c = p->c, kh = p->kh, span = p->kw * c, ldc = p->ldc;
+  const int64_t step = p->sw * c, tail = ldc - kh * span;
+  for (int64_t t = 0; t < count; ++t, dst += ldc) {
+    const int64_t off = x0 * c + t * step;
+    uint8_t* d = dst;
+    for (int64_t i = 0; i + 1 < kh; ++i, d += span)
+      memcpy(d, rows[i] + off, 16);
+    copy_bytes(d, rows[kh - 1] + off, span);
+    fill_bytes(d + span, 0, tail);
+  }
+}
+
 static void im2col_span_wide(const im2col_ctx* p, int64_t row, int64_t s0,
                              int64_t s1, uint8_t* dst) {
   const int64_t c = p->c, K = p->kh * p->kw * c, span = p->kw * c;
   int64_t b = row / p->oh, r = row % p->oh;
   const uint8_t* xb = p->x + b * p->h * p->w * c;
+  /* Kernel rows of 8 to 16 bytes, all inside the input: runs of pixels by
+   * im2col_pixels_rows16, as far as their 16-byte reads stay in the image. */
+  const uint8_t* rows[IM2COL_NARROW_MAX_KH];
+  int rows16 = p->dw == 1 && span >= 8 && span <= 16 && p->kh >= 2 &&
+               p->kh <= IM2COL_NARROW_MAX_KH;
+  for (int64_t i = 0; rows16 && i < p->kh; ++i) {
+    const int64_t y = r * p->sh - p->pt + i * p->dh;
+    if (y < 0 || y >= p->h)
+      rows16 = 0;
+    else
+      rows[i] = xb + y * p->w * c;
+  }
   for (int64_t s = s0; s < s1; ++s, dst += p->ldc) {
     int64_t x0 = s * p->sw - p->pl;
     int inside_w = x0 >= 0 && x0 + (p->kw - 1) * p->dw < p->w;
+    if (rows16 && inside_w) {
+      /* pixels from s on inside the row, and whose 16-byte reads (of every
+       * kernel row but the last) end inside the image */
+      const int64_t image_bytes = p->h * p->w * c;
+      const int64_t spare = xb + image_bytes - rows[p->kh - 2] - 16;
+      const int64_t last_x0 =
+          spare < 0 ? -1 : TFCC_MIN(p->w - p->kw, spare / c);
+      const int64_t run =
+          last_x0 < x0 ? 0 : TFCC_MIN(s1 - s, (last_x0 - x0) / p->sw + 1);
+      if (run > 0) {
+        im2col_pixels_rows16(p, rows, x0, run, dst);
+        s += run - 1;
+        dst += (run - 1) * p->ldc;
+        continue;
+      }
+    }
     uint8_t* d = dst;
     for (int64_t i = 0; i < p->kh; ++i) {
       int64_t y = r * p->sh - p->pt + i * p->dh;
@@ -472,7 +523,6 @@ static void im2col_span_wide(const im2col_ctx* p, int64_t row, int64_t s0,
  * each store's bytes past the row overwritten by the next kernel row's or
  * the zero tail (a third faster than the tap-by-tap gather below, see
  * docs/quantization.md). */
-#define IM2COL_NARROW_MAX_KH 16
 
 /* A pixel of three 3-byte kernel rows (a one-channel 3x3 window, the usual
  * first layer of a grey-image model) in a 12-byte GEMM row, all inside the
