@@ -18,7 +18,7 @@ for src in "$kdir"/*.c; do
     vec_avx512.c) flags=(-march=x86-64-v4 -ffp-contract=fast) ;;
     vec_*.c) flags=(-ffp-contract=fast) ;;
     qgemm_avx2.c) flags=(-march=x86-64-v3) ;;
-    qgemm_avxvnni.c) flags=(-march=x86-64-v3 -mavxvnni) ;;
+    qgemm_avxvnni.c | depthwise_u8_avxvnni.c) flags=(-march=x86-64-v3 -mavxvnni) ;;
     qgemm_avx512vnni.c | depthwise_u8_avx512vnni.c) flags=(-march=x86-64-v4 -mavx512vnni) ;;
     gemm_bf16_avx512.c) flags=(-march=x86-64-v4 -mavx512bf16) ;;
   esac

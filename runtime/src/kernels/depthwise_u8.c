@@ -116,14 +116,20 @@ static void dwq_run(const uint8_t* x, int64_t n, int64_t h, int64_t w,
   d.row = TFCC_FOR_ISA(isa, tfcc_dwq_row_avx512, tfcc_dwq_row_avx2,
                        tfcc_dwq_row_base);
   d.rows = NULL;
-#if TFCC_KERNELS_HAVE_AVX512
   /* MobileNet's windows with VNNI: one vpdpbusd per window column. */
-  if (isa == TFCC_ISA_AVX512 && tfcc_kernels_has_avx512_vnni() && y_u8 &&
-      kh == 3 && kw == 3 && dil_h == 1 && dil_w == 1 &&
+  const int vnni_window =
+      y_u8 && kh == 3 && kw == 3 && dil_h == 1 && dil_w == 1 &&
       (stride_w == 1 || stride_w == 2) &&
       (activation == TFCC_ACT_NONE || activation == TFCC_ACT_RELU ||
-       activation == TFCC_ACT_CLIP))
+       activation == TFCC_ACT_CLIP);
+  (void)vnni_window; /* no VNNI kernels off x86-64 */
+#if TFCC_KERNELS_HAVE_AVX512
+  if (vnni_window && isa == TFCC_ISA_AVX512 && tfcc_kernels_has_avx512_vnni())
     d.rows = tfcc_dwq_rows_avx512vnni;
+#endif
+#if TFCC_KERNELS_HAVE_AVX2
+  if (vnni_window && !d.rows && tfcc_kernels_has_avx_vnni())
+    d.rows = tfcc_dwq_rows_avxvnni;
 #endif
   const double flops =
       2.0 * (double)(n * oh * ow) * (double)c * (double)(kh * kw);

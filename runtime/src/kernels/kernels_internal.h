@@ -284,12 +284,17 @@ TFCC_INTERNAL void tfcc_dwq_row_avx2(const tfcc_dwq_args* p, int64_t b,
                                      int64_t r);
 TFCC_INTERNAL void tfcc_dwq_row_avx512(const tfcc_dwq_args* p, int64_t b,
                                        int64_t r);
+/* Output rows [begin, end) (R = b * oh + r) of 3x3 windows on vpdpbusd
+ * (depthwise_u8_vnni.inc): uint8 output, activation none, relu or clip,
+ * dilation 1, horizontal stride 1 or 2; zmm with AVX512_VNNI, ymm with
+ * AVX-VNNI. */
 #if TFCC_KERNELS_HAVE_AVX512
-/* Output rows [begin, end) (R = b * oh + r) of 3x3 windows with AVX512_VNNI
- * (depthwise_u8_avx512vnni.c): uint8 output, activation none, relu or clip,
- * dilation 1, horizontal stride 1 or 2. */
 TFCC_INTERNAL void tfcc_dwq_rows_avx512vnni(const tfcc_dwq_args* p,
                                             int64_t begin, int64_t end);
+#endif
+#if TFCC_KERNELS_HAVE_AVX2
+TFCC_INTERNAL void tfcc_dwq_rows_avxvnni(const tfcc_dwq_args* p, int64_t begin,
+                                         int64_t end);
 #endif
 /* Channel ch of output pixel (b, r, s), in plain C (the channels after the
  * last whole vector). */
