@@ -9,7 +9,10 @@
  * ones, whatever the order, and each tap is one widening load and one
  * multiply-add, as in the float kernel. (The packing is in pack.c, which the
  * compiler links to pack constant weights.) Rows of the output are the tasks;
- * each row is one function of the ISA level (depthwise_u8_vec.inc). */
+ * each row is one function of the ISA level (depthwise_u8_vec.inc), except
+ * where the CPU has VNNI: 3x3 windows with a uint8 output then take the
+ * integer kernel (depthwise_u8_vnni.inc), which multiplies a window
+ * column's three taps in one vpdpbusd. */
 #include "kernels_internal.h"
 #include "qgemm_internal.h"
 
