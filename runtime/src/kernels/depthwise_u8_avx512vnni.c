@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #define DV_INL static inline __attribute__((always_inline))
+#define DV_PFX _mm512_
 #define DV_CH 64
 #define DV_PAIRS 1
 #define DV_FN tfcc_dwq_rows_avx512vnni
@@ -17,43 +18,13 @@ typedef __m512 dv_f;
 typedef __mmask64 dv_mask; /* the bytes a load or store touches */
 
 DV_INL dv_i dv_zero(void) { return _mm512_setzero_si512(); }
-DV_INL dv_i dv_splat8(uint8_t v) { return _mm512_set1_epi8((char)v); }
-DV_INL dv_i dv_splat32(int32_t v) { return _mm512_set1_epi32(v); }
-DV_INL dv_f dv_splatf(float v) { return _mm512_set1_ps(v); }
-DV_INL dv_i dv_unpacklo8(dv_i a, dv_i b) { return _mm512_unpacklo_epi8(a, b); }
-DV_INL dv_i dv_unpackhi8(dv_i a, dv_i b) { return _mm512_unpackhi_epi8(a, b); }
-DV_INL dv_i dv_unpacklo16(dv_i a, dv_i b) {
-  return _mm512_unpacklo_epi16(a, b);
-}
-DV_INL dv_i dv_unpackhi16(dv_i a, dv_i b) {
-  return _mm512_unpackhi_epi16(a, b);
-}
 DV_INL dv_i dv_dot(dv_i acc, dv_i u8, dv_i s8) {
   return _mm512_dpbusd_epi32(acc, u8, s8);
 }
 DV_INL dv_i dv_and(dv_i a, dv_i b) { return _mm512_and_si512(a, b); }
 DV_INL dv_i dv_or(dv_i a, dv_i b) { return _mm512_or_si512(a, b); }
-DV_INL dv_i dv_slli32(dv_i a, int n) { return _mm512_slli_epi32(a, n); }
-DV_INL dv_i dv_sub32(dv_i a, dv_i b) { return _mm512_sub_epi32(a, b); }
-DV_INL dv_i dv_mullo32(dv_i a, dv_i b) { return _mm512_mullo_epi32(a, b); }
 DV_INL dv_f dv_as_f(dv_i a) { return _mm512_castsi512_ps(a); }
 DV_INL dv_i dv_as_i(dv_f a) { return _mm512_castps_si512(a); }
-DV_INL dv_f dv_cvt_f(dv_i a) { return _mm512_cvtepi32_ps(a); }
-DV_INL dv_i dv_cvt_i(dv_f a) { return _mm512_cvtps_epi32(a); }
-DV_INL dv_f dv_mul(dv_f a, dv_f b) { return _mm512_mul_ps(a, b); }
-DV_INL dv_f dv_addf(dv_f a, dv_f b) { return _mm512_add_ps(a, b); }
-DV_INL dv_f dv_subf(dv_f a, dv_f b) { return _mm512_sub_ps(a, b); }
-DV_INL dv_f dv_min(dv_f a, dv_f b) { return _mm512_min_ps(a, b); }
-DV_INL dv_f dv_max(dv_f a, dv_f b) { return _mm512_max_ps(a, b); }
-DV_INL dv_f dv_fmadd(dv_f a, dv_f b, dv_f c) {
-  return _mm512_fmadd_ps(a, b, c);
-}
-
-/* int32 -> int16 -> uint8 with saturation, per 128-bit lane. */
-DV_INL dv_i dv_pack(const dv_i q[4]) {
-  return _mm512_packus_epi16(_mm512_packs_epi32(q[0], q[1]),
-                             _mm512_packs_epi32(q[2], q[3]));
-}
 
 /* Lane L of out[k] = lane k of n[L] (a 4 x 4 transpose of 128-bit lanes). */
 DV_INL void dv_lanes(const dv_f n[4], dv_f out[4]) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #define DV_INL static inline __attribute__((always_inline))
+#define DV_PFX _mm256_
 #define DV_CH 32
 #define DV_PAIRS 0
 #define DV_FN tfcc_dwq_rows_avxvnni
@@ -20,43 +21,13 @@ typedef __m256 dv_f;
 typedef int64_t dv_mask; /* the bytes a load or store touches: 0..32 */
 
 DV_INL dv_i dv_zero(void) { return _mm256_setzero_si256(); }
-DV_INL dv_i dv_splat8(uint8_t v) { return _mm256_set1_epi8((char)v); }
-DV_INL dv_i dv_splat32(int32_t v) { return _mm256_set1_epi32(v); }
-DV_INL dv_f dv_splatf(float v) { return _mm256_set1_ps(v); }
-DV_INL dv_i dv_unpacklo8(dv_i a, dv_i b) { return _mm256_unpacklo_epi8(a, b); }
-DV_INL dv_i dv_unpackhi8(dv_i a, dv_i b) { return _mm256_unpackhi_epi8(a, b); }
-DV_INL dv_i dv_unpacklo16(dv_i a, dv_i b) {
-  return _mm256_unpacklo_epi16(a, b);
-}
-DV_INL dv_i dv_unpackhi16(dv_i a, dv_i b) {
-  return _mm256_unpackhi_epi16(a, b);
-}
 DV_INL dv_i dv_dot(dv_i acc, dv_i u8, dv_i s8) {
   return _mm256_dpbusd_avx_epi32(acc, u8, s8);
 }
 DV_INL dv_i dv_and(dv_i a, dv_i b) { return _mm256_and_si256(a, b); }
 DV_INL dv_i dv_or(dv_i a, dv_i b) { return _mm256_or_si256(a, b); }
-DV_INL dv_i dv_slli32(dv_i a, int n) { return _mm256_slli_epi32(a, n); }
-DV_INL dv_i dv_sub32(dv_i a, dv_i b) { return _mm256_sub_epi32(a, b); }
-DV_INL dv_i dv_mullo32(dv_i a, dv_i b) { return _mm256_mullo_epi32(a, b); }
 DV_INL dv_f dv_as_f(dv_i a) { return _mm256_castsi256_ps(a); }
 DV_INL dv_i dv_as_i(dv_f a) { return _mm256_castps_si256(a); }
-DV_INL dv_f dv_cvt_f(dv_i a) { return _mm256_cvtepi32_ps(a); }
-DV_INL dv_i dv_cvt_i(dv_f a) { return _mm256_cvtps_epi32(a); }
-DV_INL dv_f dv_mul(dv_f a, dv_f b) { return _mm256_mul_ps(a, b); }
-DV_INL dv_f dv_addf(dv_f a, dv_f b) { return _mm256_add_ps(a, b); }
-DV_INL dv_f dv_subf(dv_f a, dv_f b) { return _mm256_sub_ps(a, b); }
-DV_INL dv_f dv_min(dv_f a, dv_f b) { return _mm256_min_ps(a, b); }
-DV_INL dv_f dv_max(dv_f a, dv_f b) { return _mm256_max_ps(a, b); }
-DV_INL dv_f dv_fmadd(dv_f a, dv_f b, dv_f c) {
-  return _mm256_fmadd_ps(a, b, c);
-}
-
-/* int32 -> int16 -> uint8 with saturation, per 128-bit lane. */
-DV_INL dv_i dv_pack(const dv_i q[4]) {
-  return _mm256_packus_epi16(_mm256_packs_epi32(q[0], q[1]),
-                             _mm256_packs_epi32(q[2], q[3]));
-}
 
 /* Lane L of out[k] = lane k % 2 of n[2 L + k / 2]: channels 8 n + [0, 8)
  * into 16 L + 4 k + [0, 4). */
