@@ -434,12 +434,18 @@ static inline void taps_one_by_one(const im2col_ctx* p, const uint8_t* xrow,
   }
 }
 
-/* Pixels [s0, s1) of output row `row` (a (b, r) pair) to dst (pixel s0's
- * GEMM row), pixel by pixel. With unit dilation along w, the kw taps of a
- * kernel row are kw * c contiguous bytes of the input: one copy when inside
- * it (inline up to 128 bytes: a 7x7 window of 3 channels copies 21 bytes a
- * kernel row). For wide inputs (c >= 16) and windows whose rows span 8
- * bytes or more. */
+/* The run of pixels from s on (at most s1 - s; window column x0 on, sw
+ * apart) whose window lies inside the input row and whose read of `bytes`
+ * bytes at row + x0 * c ends inside the image: the pixels a gather may
+ * move with wide loads and no bounds checks. */
+static inline int64_t im2col_run_inside(const im2col_ctx* p, const uint8_t* row,
+                                        int64_t bytes, const uint8_t* image_end,
+                                        int64_t x0, int64_t s, int64_t s1) {
+  const int64_t spare = image_end - row - bytes; /* may be < 0 */
+  const int64_t last_x0 = spare < 0 ? -1 : TFCC_MIN(p->w - p->kw, spare / p->c);
+  return last_x0 < x0 ? 0 : TFCC_MIN(s1 - s, (last_x0 - x0) / p->sw + 1);
+}
+
 /* The kernel rows of pixels whose window lies inside the input, each of
  * 8 to 16 bytes (a 3x3 window of 3 channels: 9, the first layer of an RGB
  * model): one 16-byte copy each, in order, the bytes past a kernel row
@@ -460,6 +466,12 @@ static void im2col_pixels_rows16(const im2col_ctx* p,
   }
 }
 
+/* Pixels [s0, s1) of output row `row` (a (b, r) pair) to dst (pixel s0's
+ * GEMM row), pixel by pixel. With unit dilation along w, the kw taps of a
+ * kernel row are kw * c contiguous bytes of the input: one copy when inside
+ * it (inline up to 128 bytes: a 7x7 window of 3 channels copies 21 bytes a
+ * kernel row). For wide inputs (c >= 16) and windows whose rows span 8
+ * bytes or more. */
 static void im2col_span_wide(const im2col_ctx* p, int64_t row, int64_t s0,
                              int64_t s1, uint8_t* dst) {
   const int64_t c = p->c, K = p->kh * p->kw * c, span = p->kw * c;
@@ -481,14 +493,9 @@ static void im2col_span_wide(const im2col_ctx* p, int64_t row, int64_t s0,
     int64_t x0 = s * p->sw - p->pl;
     int inside_w = x0 >= 0 && x0 + (p->kw - 1) * p->dw < p->w;
     if (rows16 && inside_w) {
-      /* pixels from s on inside the row, and whose 16-byte reads (of every
-       * kernel row but the last) end inside the image */
-      const int64_t image_bytes = p->h * p->w * c;
-      const int64_t spare = xb + image_bytes - rows[p->kh - 2] - 16;
-      const int64_t last_x0 =
-          spare < 0 ? -1 : TFCC_MIN(p->w - p->kw, spare / c);
-      const int64_t run =
-          last_x0 < x0 ? 0 : TFCC_MIN(s1 - s, (last_x0 - x0) / p->sw + 1);
+      /* the 16-byte reads: of every kernel row but the last */
+      const int64_t run = im2col_run_inside(p, rows[p->kh - 2], 16,
+                                            xb + p->h * p->w * c, x0, s, s1);
       if (run > 0) {
         im2col_pixels_rows16(p, rows, x0, run, dst);
         s += run - 1;
@@ -568,10 +575,8 @@ static void im2col_span_narrow(const im2col_ctx* p, int64_t row, int64_t s0,
     if (rows_3x3 && inside_w) {
       /* The run of pixels from s on whose windows (and the byte past
        * them) are inside the image, without per-pixel checks. */
-      const int64_t spare = image_end - rows[2] - 4; /* may be < 0 */
-      const int64_t last_x0 = spare < 0 ? -1 : TFCC_MIN(w - kw, spare / c);
       const int64_t run =
-          last_x0 < x0 ? 0 : TFCC_MIN(s1 - s, (last_x0 - x0) / sw + 1);
+          im2col_run_inside(p, rows[2], 4, image_end, x0, s, s1);
       const int64_t step = sw * c;
       const uint8_t *r0 = rows[0] + x0 * c, *r1 = rows[1] + x0 * c,
                     *r2 = rows[2] + x0 * c;
