@@ -22,13 +22,15 @@ for f in $(git -C "$root" ls-tree --name-only "$ref" runtime/src/kernels/ runtim
   esac
   git -C "$root" show "$ref:$f" > "$dest/$(basename "$f")"
 done
+git -C "$root" show "$ref:runtime/CMakeLists.txt" > "$out/base/CMakeLists.txt"
 if [ ! -f /usr/include/dnnl.h ]; then
   echo "oneDNN headers missing: apt-get install -y libdnnl-dev" >&2
   exit 1
 fi
-"$here/build.sh" "$out/bench-base" "$out/base/kernels" "$out/base/include" "$out/obj-base"
+"$here/build.sh" "$out/bench-base" "$out/base/kernels" "$out/base/include" "$out/obj-base" \
+  "$out/base/CMakeLists.txt"
 "$here/build.sh" "$out/bench-new" "$root/runtime/src/kernels" "$root/runtime/include" \
-  "$out/obj-new"
+  "$out/obj-new" "$root/runtime/CMakeLists.txt"
 echo "machine: $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "${ROUNDS:-2}"); do
   echo "== base ($ref), round $r"; "$out/bench-base" "${args[@]}"

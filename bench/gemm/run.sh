@@ -19,7 +19,8 @@ if [ ! -f /usr/include/dnnl.h ]; then
   echo "oneDNN headers missing: apt-get install -y libdnnl-dev" >&2
   exit 1
 fi
-"$here/build.sh" "$out/bench" "$root/runtime/src/kernels" "$root/runtime/include" "$out/obj"
+"$here/build.sh" "$out/bench" "$root/runtime/src/kernels" "$root/runtime/include" "$out/obj" \
+  "$root/runtime/CMakeLists.txt"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "ISA flags: $(grep -o -w 'avx2\|fma\|avx512f\|avx512bw\|avx512vl\|avx512_vnni\|avx512_bf16\|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' ')" \
