@@ -417,6 +417,7 @@ struct QConvCase {
   int64_t extraLdc; // ldc = kh*kw*c rounded up to 4, plus this
   int32_t zeroPoint, act;
   bool bias, residual, quantizeOutput;
+  int weightBound = 128; // weights in [-bound, bound]
 };
 
 void checkQConv(const QConvCase &k, uint32_t seed) {
@@ -426,7 +427,7 @@ void checkQConv(const QConvCase &k, uint32_t seed) {
   const int64_t K = k.kh * k.kw * k.c, ldc = (K + 3) / 4 * 4 + k.extraLdc;
   const int64_t M = k.n * oh * ow, N = k.N;
   std::vector<uint8_t> x = randomU8(k.n * k.h * k.w * k.c, rng);
-  std::vector<int8_t> B = randomI8(K * N, rng);
+  std::vector<int8_t> B = randomI8(K * N, rng, k.weightBound);
   B.resize(ldc * N, 0);
   std::vector<float> scales = randomF32(N, rng, 1e-4f, 2e-3f);
   std::vector<float> bias = randomF32(N, rng, -2.0f, 2.0f);
@@ -506,6 +507,49 @@ TEST_P(QuantizedKernelsTest, QConv2dFused) {
        true, true, true},
   };
   uint32_t seed = 11;
+  for (const QConvCase &k : cases)
+    checkQConv(k, seed++);
+}
+
+// Geometries of the convolution read in place (channels a multiple of 4,
+// no dilation; qgemm.c's qconv2d_direct): padded (the seed CNN's second
+// layer), strided and padded, in place without padding (a 5x5 window, the
+// input wider and taller than the windows read), images copied two at a
+// time, an image over the copy limit (copied in two bands of output rows),
+// an output row whose windows are over it (the gathered path instead),
+// weights the vpmaddubsw kernel takes exactly, 1x1 windows strided in
+// place and padded (one segment); output rows longer and shorter than a
+// tile.
+TEST_P(QuantizedKernelsTest, QConv2dInPlace) {
+  const QConvCase cases[] = {
+      {1,    14,    14,  32, 3, 3,  1, 1, 1,
+       1,    1,     1,   1,  1, 64, 0, 3, TFCC_ACT_RELU,
+       true, false, true},
+      {2,    9,    10,   8, 3, 3,  2, 2,   1,
+       1,    1,    1,    1, 1, 20, 0, 128, TFCC_ACT_CLIP,
+       true, true, false},
+      {1,     12,    13,  4, 5, 5,  2, 2, 1,
+       1,     0,     0,   0, 0, 33, 0, 9, TFCC_ACT_NONE,
+       false, false, true},
+      {3,    30,   30,  32, 3, 3,  1, 1,  1,
+       1,    1,    1,   1,  1, 16, 0, 77, TFCC_ACT_LEAKY_RELU,
+       true, true, true},
+      {1,    46,    46,  32, 3, 3, 1, 1, 1,
+       1,    1,     1,   1,  1, 8, 0, 5, TFCC_ACT_RELU,
+       true, false, true},
+      {2,    7,     11,   16, 3, 3,  1, 2,   1,
+       1,    0,     1,    2,  1, 40, 0, 200, TFCC_ACT_RELU,
+       true, false, true, 64},
+      {1, 3,  700,           32,    3,     3,   1, 1, 1, 1, 1, 1, 1, 1, 8,
+       0, 50, TFCC_ACT_NONE, false, false, true},
+      {2,    9,     9,   8, 1, 1,  2, 2,  1,
+       1,    0,     0,   0, 0, 24, 0, 17, TFCC_ACT_RELU,
+       true, false, true},
+      {1,     5,    6,    4, 1, 1,  1, 1,  1,
+       1,     1,    1,    1, 1, 16, 0, 60, TFCC_ACT_NONE,
+       false, true, false},
+  };
+  uint32_t seed = 31;
   for (const QConvCase &k : cases)
     checkQConv(k, seed++);
 }
@@ -757,22 +801,25 @@ struct MicroKernel {
   tfcc_quk_fn fn;
   bool available;
   int weightBound; // the weights it is exact for: [-bound, bound]
+  bool readsSegments; // tfcc_quk_args' nseg > 1
 };
 
 std::vector<MicroKernel> microKernels() {
-  std::vector<MicroKernel> v = {{"base", tfcc_quk_base, true, 128}};
+  std::vector<MicroKernel> v = {{"base", tfcc_quk_base, true, 128, false}};
 #if TFCC_KERNELS_HAVE_AVX2
-  v.push_back({"avx2", tfcc_quk_avx2, haveIsa(TFCC_ISA_AVX2), 128});
+  v.push_back({"avx2", tfcc_quk_avx2, haveIsa(TFCC_ISA_AVX2), 128, false});
   // The vpmaddubsw form: pairs with |b0| + |b1| <= 128.
-  v.push_back({"avx2_pairs", tfcc_quk_avx2_pairs, haveIsa(TFCC_ISA_AVX2), 64});
+  v.push_back(
+      {"avx2_pairs", tfcc_quk_avx2_pairs, haveIsa(TFCC_ISA_AVX2), 64, true});
   // vpdpbusd on ymm: exact for any weights.
   v.push_back({"avxvnni", tfcc_quk_avxvnni,
-               haveIsa(TFCC_ISA_AVX2) && tfcc_kernels_has_avx_vnni(), 128});
+               haveIsa(TFCC_ISA_AVX2) && tfcc_kernels_has_avx_vnni(), 128,
+               true});
 #endif
 #if TFCC_KERNELS_HAVE_AVX512
   v.push_back({"avx512vnni", tfcc_quk_avx512vnni,
-               haveIsa(TFCC_ISA_AVX512) && tfcc_kernels_has_avx512_vnni(),
-               128});
+               haveIsa(TFCC_ISA_AVX512) && tfcc_kernels_has_avx512_vnni(), 128,
+               true});
 #endif
   return v;
 }
@@ -797,8 +844,14 @@ TEST(QuantizedMicroKernels, MatchTheDefinition) {
           std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(K, N));
           tfcc_rt_qgemm_pack_b(K, N, B.data(), packed.data());
           std::vector<int32_t> acc(TFCC_QMR * TFCC_QNR_TILE, -1);
-          tfcc_quk_args a = {A.data(), lda, mr, K, packed.data(), np,
-                             acc.data()};
+          tfcc_quk_args a = {};
+          a.a = A.data();
+          a.lda = lda;
+          a.mr = mr;
+          a.K = K;
+          a.b = packed.data();
+          a.np = np;
+          a.acc = acc.data();
           uk.fn(&a);
           for (int64_t i = 0; i < mr; ++i)
             for (int64_t j = 0; j < N; ++j) {
@@ -808,6 +861,81 @@ TEST(QuantizedMicroKernels, MatchTheDefinition) {
               ASSERT_EQ(acc[i * TFCC_QNR_TILE + j], want)
                   << uk.name << " K " << K << " mr " << mr << " np " << np
                   << " at (" << i << ", " << j << ")";
+            }
+        }
+  }
+  EXPECT_GE(ran, 1);
+}
+
+// The kernels that read A in segments (the convolution read in place):
+// row i's K bytes are nseg runs of seg_len bytes, seg_stride apart, from
+// rows[i] (rows `lda` apart but the last, 3 bytes after the one before it,
+// which ends exactly at the buffer's end: a read past it shows under ASan;
+// one past another segment reads bytes left at 255 or another row's, a
+// wrong sum).
+TEST(QuantizedMicroKernels, ReadSegments) {
+  std::mt19937 rng(5);
+  int ran = 0;
+  struct Shape {
+    int64_t nseg, segLen, gap, lda;
+  };
+  const Shape shapes[] = {{3, 96, 352, 32},
+                          {2, 4, 12, 8},
+                          {5, 40, 200, 16},
+                          {3, 12, 20, 4},
+                          {1, 64, 0, 16}};
+  for (const MicroKernel &uk : microKernels()) {
+    if (!uk.readsSegments)
+      continue;
+    if (!uk.available) {
+      std::printf("skipped micro-kernel %s: this CPU lacks it\n", uk.name);
+      continue;
+    }
+    ++ran;
+    for (const Shape &sh : shapes)
+      for (int64_t mr = 1; mr <= TFCC_QMR; ++mr)
+        for (int64_t np = 1; np <= TFCC_QNP; ++np) {
+          const int64_t K = sh.nseg * sh.segLen, N = np * TFCC_RT_QGEMM_NR;
+          const int64_t stride = sh.segLen + sh.gap;
+          const int64_t last = mr == 1 ? 0 : (mr - 2) * sh.lda + 3;
+          std::vector<uint8_t> A(last + (sh.nseg - 1) * stride + sh.segLen,
+                                 255);
+          std::vector<int64_t> start(mr);
+          std::vector<const uint8_t *> rows(mr);
+          for (int64_t i = 0; i < mr; ++i) {
+            start[i] = i + 1 < mr ? i * sh.lda : last;
+            rows[i] = A.data() + start[i];
+          }
+          auto at = [&](int64_t i, int64_t k) -> uint8_t & {
+            return A[start[i] + k / sh.segLen * stride + k % sh.segLen];
+          };
+          for (int64_t i = 0; i < mr; ++i)
+            for (int64_t k = 0; k < K; ++k)
+              at(i, k) = uint8_t(rng() % 251);
+          std::vector<int8_t> B = randomI8(K * N, rng, uk.weightBound);
+          std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(K, N));
+          tfcc_rt_qgemm_pack_b(K, N, B.data(), packed.data());
+          std::vector<int32_t> acc(TFCC_QMR * TFCC_QNR_TILE, -1);
+          tfcc_quk_args a = {};
+          a.mr = mr;
+          a.K = K;
+          a.b = packed.data();
+          a.np = np;
+          a.acc = acc.data();
+          a.nseg = sh.nseg;
+          a.seg_len = sh.segLen;
+          a.seg_stride = stride;
+          a.rows = rows.data();
+          uk.fn(&a);
+          for (int64_t i = 0; i < mr; ++i)
+            for (int64_t j = 0; j < N; ++j) {
+              int64_t want = 0;
+              for (int64_t k = 0; k < K; ++k)
+                want += int64_t(at(i, k)) * B[k * N + j];
+              ASSERT_EQ(acc[i * TFCC_QNR_TILE + j], want)
+                  << uk.name << " nseg " << sh.nseg << " seg_len " << sh.segLen
+                  << " mr " << mr << " np " << np << " at (" << i << ", " << j
+                  << ")";
             }
         }
   }

@@ -125,6 +125,34 @@ static tfcc_quk_fn quk_for_isa(int isa) {
   return tfcc_quk_base;
 }
 
+/* The micro-kernel for B packed for K x N: the AVX2 level's vpmaddubsw form
+ * where the weights allow it exactly (pack.c's flag). */
+static tfcc_quk_fn quk_for_packed_b(const int8_t* packed_b, int64_t K,
+                                    int64_t N) {
+  tfcc_quk_fn uk = quk_for_isa(tfcc_kernels_isa());
+#if TFCC_KERNELS_HAVE_AVX2
+  if (uk == tfcc_quk_avx2 && K > 0 && tfcc_q_pairs_fit(packed_b, K, N))
+    uk = tfcc_quk_avx2_pairs;
+#else
+  (void)packed_b, (void)K, (void)N;
+#endif
+  return uk;
+}
+
+/* Whether the micro-kernel reads A in segments (tfcc_quk_args' nseg). */
+static int quk_reads_segments(tfcc_quk_fn uk) {
+#if TFCC_KERNELS_HAVE_AVX512
+  if (uk == tfcc_quk_avx512vnni)
+    return 1;
+#endif
+#if TFCC_KERNELS_HAVE_AVX2
+  if (uk == tfcc_quk_avxvnni || uk == tfcc_quk_avx2_pairs)
+    return 1;
+#endif
+  (void)uk;
+  return 0;
+}
+
 static tfcc_q_epilogue_fn epilogue_for_isa(int isa) {
   return TFCC_FOR_ISA(isa, tfcc_q_epilogue_avx512, tfcc_q_epilogue_avx2,
                       tfcc_q_epilogue_base);
@@ -163,6 +191,31 @@ typedef struct im2col_ctx im2col_ctx;
 static void im2col_pixels(const im2col_ctx* p, int64_t m0, int64_t count,
                           uint8_t* dst);
 
+/* The convolution read in place (qconv2d_direct below): the A row of
+ * output pixel (b, r, s) is its window's first tap in `image`, each window
+ * kh kernel rows of kw * c bytes, row_bytes apart (the segments of
+ * tfcc_quk_args). */
+typedef struct qconv_direct {
+  const uint8_t* image;
+  int64_t image_bytes, row_bytes; /* of one batch item, of one image row */
+  int64_t c, kh, kw, sh, sw, oh, ow;
+} qconv_direct;
+
+/* The A rows of pixels [m0, m0 + mr) (m = (b * oh + r) * ow + s). */
+static void qconv_direct_rows(const qconv_direct* d, int64_t m0, int64_t mr,
+                              const uint8_t* rows[TFCC_QMR]) {
+  int64_t row = m0 / d->ow, s = m0 % d->ow;
+  for (int64_t i = 0; i < mr; ++i) {
+    const int64_t b = row / d->oh, r = row % d->oh;
+    rows[i] = d->image + b * d->image_bytes + r * d->sh * d->row_bytes +
+              s * d->sw * d->c;
+    if (++s == d->ow) {
+      s = 0;
+      ++row;
+    }
+  }
+}
+
 typedef struct qgemm_ctx {
   int64_t M, K, groups, panels;
   const uint8_t* A;
@@ -170,6 +223,9 @@ typedef struct qgemm_ctx {
   /* The fused convolution's input (A is then NULL): each task gathers its
    * tile's rows, lda bytes each, on its stack. */
   const im2col_ctx* gather;
+  /* Or the convolution read in place (A is then NULL too). */
+  const qconv_direct* direct;
+  int64_t nseg, seg_len, seg_stride;
   const int8_t* B;
   int64_t tile_rows, tiles, block_panels;
   tfcc_quk_fn uk;
@@ -182,8 +238,9 @@ typedef struct qgemm_ctx {
 
 /* Rows [m0, m0 + mr) (mr <= TFCC_QMR) at a_tile times the panels
  * [p0, p1). */
-static void qgemm_tile(const qgemm_ctx* c, const uint8_t* a_tile, int64_t m0,
-                       int64_t mr, int64_t p0, int64_t p1) {
+static void qgemm_tile(const qgemm_ctx* c, const uint8_t* a_tile,
+                       const uint8_t* const* rows, int64_t m0, int64_t mr,
+                       int64_t p0, int64_t p1) {
   int32_t acc[TFCC_QMR * TFCC_QNR_TILE];
   for (int64_t p = p0; p < p1; p += TFCC_QNP) {
     int64_t n0 = p * TFCC_RT_QGEMM_NR;
@@ -203,6 +260,10 @@ static void qgemm_tile(const qgemm_ctx* c, const uint8_t* a_tile, int64_t m0,
         .b = c->B + p * c->groups * TFCC_RT_QGEMM_NR * 4,
         .np = np,
         .acc = acc,
+        .nseg = c->nseg,
+        .seg_len = c->seg_len,
+        .seg_stride = c->seg_stride,
+        .rows = rows,
     };
     if (c->fused) {
       c->fused(&a, &c->ep, m0, n0, nr);
@@ -226,15 +287,21 @@ static void qgemm_task(void* vctx, int64_t begin, int64_t end, int32_t thread) {
       uint8_t gathered[c->gather && c->lda > 0 ? c->tile_rows * c->lda : 1];
   for (int64_t task = begin; task < end; ++task) {
     int64_t block = task / c->tiles, tile = task % c->tiles;
+    int64_t p0 = block * c->block_panels;
+    int64_t p1 = TFCC_MIN(c->panels, p0 + c->block_panels);
     int64_t m_begin = tile * c->tile_rows;
     int64_t m_end = TFCC_MIN(c->M, m_begin + c->tile_rows);
+    if (c->direct) { /* tile_rows = TFCC_QMR */
+      const uint8_t* rows[TFCC_QMR];
+      qconv_direct_rows(c->direct, m_begin, m_end - m_begin, rows);
+      qgemm_tile(c, NULL, rows, m_begin, m_end - m_begin, p0, p1);
+      continue;
+    }
     const uint8_t* a = c->A ? c->A + m_begin * c->lda : gathered;
     if (c->gather)
       im2col_pixels(c->gather, m_begin, m_end - m_begin, gathered);
-    int64_t p0 = block * c->block_panels;
-    int64_t p1 = TFCC_MIN(c->panels, p0 + c->block_panels);
     for (int64_t m0 = m_begin; m0 < m_end; m0 += TFCC_QMR)
-      qgemm_tile(c, a + (m0 - m_begin) * c->lda, m0,
+      qgemm_tile(c, a + (m0 - m_begin) * c->lda, NULL, m0,
                  TFCC_MIN(TFCC_QMR, m_end - m0), p0, p1);
   }
 }
@@ -245,13 +312,11 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                   const float* scales, const float* bias, const float* residual,
                   int32_t activation, float alpha, float beta, float out_scale,
                   int32_t out_zero_point, float* y_f32, uint8_t* y_u8,
-                  const im2col_ctx* gather) {
+                  const im2col_ctx* gather, const qconv_direct* direct) {
   if (M <= 0 || N <= 0)
     return;
-  int isa = tfcc_kernels_isa();
   qgemm_ctx c;
-  c.uk = quk_for_isa(isa);
-  c.epilogue = epilogue_for_isa(isa);
+  c.uk = quk_for_packed_b(packed_b, K, N);
   c.fused = NULL;
 #if TFCC_KERNELS_HAVE_AVX512
   if (c.uk == tfcc_quk_avx512vnni && tfcc_q_fused_supports(activation))
@@ -260,15 +325,12 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
 #if TFCC_KERNELS_HAVE_AVX2
   if (c.uk == tfcc_quk_avxvnni && tfcc_q_fused_supports(activation))
     c.fused = tfcc_quk_avxvnni_fused;
-  if (c.uk == tfcc_quk_avx2) {
-    /* vpmaddubsw where the weights allow it exactly (pack.c's flag). */
-    const int pairs = K > 0 && tfcc_q_pairs_fit(packed_b, K, N);
-    if (pairs)
-      c.uk = tfcc_quk_avx2_pairs;
-    if (tfcc_q_fused_supports(activation))
-      c.fused = pairs ? tfcc_quk_avx2_pairs_fused : tfcc_quk_avx2_fused;
-  }
+  if (c.uk == tfcc_quk_avx2_pairs && tfcc_q_fused_supports(activation))
+    c.fused = tfcc_quk_avx2_pairs_fused;
+  if (c.uk == tfcc_quk_avx2 && tfcc_q_fused_supports(activation))
+    c.fused = tfcc_quk_avx2_fused;
 #endif
+  c.epilogue = epilogue_for_isa(tfcc_kernels_isa());
   c.M = M;
   c.K = K < 0 ? 0 : K;
   c.groups = (c.K + 3) / 4;
@@ -276,6 +338,10 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
   c.A = A;
   c.lda = lda;
   c.gather = gather;
+  c.direct = direct;
+  c.nseg = direct ? direct->kh : 0;
+  c.seg_len = direct ? direct->kw * direct->c : 0;
+  c.seg_stride = direct ? direct->row_bytes : 0;
   c.B = packed_b;
   /* A gathered tile of short rows spans several micro-kernel tiles: the
    * gather's per-call cost is then shared (rows of 12 bytes: 8 x 8). */
@@ -337,7 +403,7 @@ void tfcc_rt_qgemm_u8s8_f32(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                             int32_t activation, float alpha, float beta,
                             float* y) {
   qgemm(M, N, K, A, lda, a_zero_point, packed_b, scales, bias, residual,
-        activation, alpha, beta, 1.0f, 0, y, NULL, NULL);
+        activation, alpha, beta, 1.0f, 0, y, NULL, NULL, NULL);
 }
 
 void tfcc_rt_qgemm_u8s8_u8(int64_t M, int64_t N, int64_t K, const uint8_t* A,
@@ -348,7 +414,8 @@ void tfcc_rt_qgemm_u8s8_u8(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                            float out_scale, int32_t out_zero_point,
                            uint8_t* y) {
   qgemm(M, N, K, A, lda, a_zero_point, packed_b, scales, bias, residual,
-        activation, alpha, beta, out_scale, out_zero_point, NULL, y, NULL);
+        activation, alpha, beta, out_scale, out_zero_point, NULL, y, NULL,
+        NULL);
 }
 
 /* ---- im2col -------------------------------------------------------------- */
@@ -706,6 +773,101 @@ void tfcc_rt_im2col_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
     tfcc_rt_parallel_for(n * oh, im2col_rows, &ctx);
 }
 
+#ifndef TFCC_QCONV_DIRECT_COPY_BYTES
+/* The most bytes of padded input qconv2d_direct copies per GEMM call. */
+#define TFCC_QCONV_DIRECT_COPY_BYTES (64 * 1024)
+#endif
+_Static_assert(TFCC_QCONV_DIRECT_COPY_BYTES + 16 * 1024 <=
+                   TFCC_RT_KERNEL_STACK_BYTES,
+               "the padded copy exceeds TFCC_RT_KERNEL_STACK_BYTES");
+
+/* Window rows [r0, r0 + rows) of images [b0, b0 + nb) of x, columns
+ * [0, wp) (window row 0 is input row -pad_top, column 0 input column
+ * -pad_left), the zero point where they are padding: rows of wp * c bytes,
+ * image after image. */
+static void qconv_pad_copy(const im2col_ctx* p, int64_t b0, int64_t nb,
+                           int64_t r0, int64_t rows, int64_t wp, uint8_t* dst) {
+  const int64_t c = p->c, pl = p->pl;
+  /* The columns that hold input: [x_lo, x_hi) of the copy's wp. */
+  const int64_t x_lo = TFCC_MIN(pl, wp);
+  const int64_t x_hi = TFCC_MAX(x_lo, TFCC_MIN(wp, pl + p->w));
+  for (int64_t b = b0; b < b0 + nb; ++b)
+    for (int64_t r = r0; r < r0 + rows; ++r, dst += wp * c) {
+      const int64_t y = r - p->pt;
+      if (y < 0 || y >= p->h) {
+        memset(dst, p->pad, (size_t)(wp * c));
+        continue;
+      }
+      memset(dst, p->pad, (size_t)(x_lo * c));
+      memcpy(dst + x_lo * c, p->x + ((b * p->h + y) * p->w + x_lo - pl) * c,
+             (size_t)((x_hi - x_lo) * c));
+      memset(dst + x_hi * c, p->pad, (size_t)((wp - x_hi) * c));
+    }
+}
+
+/* The convolution with A read in place from the image by a micro-kernel
+ * that reads its rows in segments (one per kernel row): no im2col. Where
+ * the windows reach padding, the windows' rows are copied with their
+ * padding first, TFCC_QCONV_DIRECT_COPY_BYTES at most at a time: whole
+ * images, or bands of output rows of one image, a GEMM call each. Returns
+ * 0, having done nothing, where the geometry or the micro-kernel does not
+ * allow it: dilation, channels not a multiple of 4 (segments of whole
+ * groups), rows padded past the window (ldc > kh * kw * c), one output
+ * row's windows over the copy limit. */
+static int qconv2d_direct(const im2col_ctx* p, int64_t n,
+                          const int8_t* packed_b, int64_t N,
+                          const float* scales, const float* bias,
+                          const float* residual, int32_t activation,
+                          float alpha, float beta, float out_scale,
+                          int32_t out_zero_point, float* y_f32, uint8_t* y_u8) {
+  const int64_t c = p->c, oh = p->oh, ow = p->ow, K = p->kh * p->kw * c;
+  if (p->dh != 1 || p->dw != 1 || c % 4 != 0 || p->ldc != K ||
+      !quk_reads_segments(quk_for_packed_b(packed_b, K, N)))
+    return 0;
+  /* The window rows and columns the outputs read. */
+  const int64_t hp = (oh - 1) * p->sh + p->kh, wp = (ow - 1) * p->sw + p->kw;
+  const int in_place = p->pt == 0 && p->pl == 0 && hp <= p->h && wp <= p->w;
+  const int64_t row_bytes = wp * c, image_bytes = hp * row_bytes;
+  qconv_direct d = {p->x,  p->h * p->w * c, p->w * c, c,  p->kh,
+                    p->kw, p->sh,           p->sw,    oh, ow};
+  if (in_place) {
+    qgemm(n * oh * ow, N, K, NULL, p->sw * c, p->pad, packed_b, scales, bias,
+          residual, activation, alpha, beta, out_scale, out_zero_point, y_f32,
+          y_u8, NULL, &d);
+    return 1;
+  }
+  /* Whole images per copy, or else bands of `band` output rows. */
+  const int64_t images = TFCC_QCONV_DIRECT_COPY_BYTES / image_bytes;
+  const int64_t band =
+      images > 0
+          ? oh
+          : (TFCC_QCONV_DIRECT_COPY_BYTES / row_bytes - p->kh) / p->sh + 1;
+  if (band < 1)
+    return 0;
+  const int64_t per_copy = TFCC_MAX(images, 1);
+  _Alignas(64)
+      uint8_t copy[images > 0 ? TFCC_MIN(n, images) * image_bytes
+                              : ((band - 1) * p->sh + p->kh) * row_bytes];
+  d.image = copy;
+  d.row_bytes = row_bytes;
+  for (int64_t b0 = 0; b0 < n; b0 += per_copy) {
+    const int64_t nb = TFCC_MIN(per_copy, n - b0);
+    for (int64_t r0 = 0; r0 < oh; r0 += band) {
+      const int64_t rows = TFCC_MIN(band, oh - r0);
+      const int64_t window_rows = (rows - 1) * p->sh + p->kh;
+      const int64_t m0 = (b0 * oh + r0) * ow;
+      qconv_pad_copy(p, b0, nb, r0 * p->sh, window_rows, wp, copy);
+      d.image_bytes = window_rows * row_bytes;
+      d.oh = rows;
+      qgemm(nb * rows * ow, N, K, NULL, p->sw * c, p->pad, packed_b, scales,
+            bias, residual ? residual + m0 * N : NULL, activation, alpha, beta,
+            out_scale, out_zero_point, y_f32 ? y_f32 + m0 * N : NULL,
+            y_u8 ? y_u8 + m0 * N : NULL, NULL, &d);
+    }
+  }
+  return 1;
+}
+
 /* The convolution with the im2col fused into the GEMM's tasks (no cols
  * buffer: each task gathers its tile's rows into L1 on its stack, and one
  * parallel call does both). */
@@ -729,9 +891,12 @@ static void qconv2d(const uint8_t* x, int64_t n, int64_t h, int64_t w,
                     pad_top, pad_left, oh, ow, (uint8_t)x_zero_point, ldc,
                     NULL};
   /* clang-format on */
+  if (qconv2d_direct(&ctx, n, packed_b, N, scales, bias, residual, activation,
+                     alpha, beta, out_scale, out_zero_point, y_f32, y_u8))
+    return;
   qgemm(n * oh * ow, N, ldc, NULL, ldc, x_zero_point, packed_b, scales, bias,
         residual, activation, alpha, beta, out_scale, out_zero_point, y_f32,
-        y_u8, &ctx);
+        y_u8, &ctx, NULL);
 }
 
 void tfcc_rt_qconv2d_u8s8_f32(const uint8_t* x, int64_t n, int64_t h, int64_t w,

@@ -428,7 +428,9 @@ void tfcc_q_avx2_epilogue_tile(const tfcc_q_epilogue_args* ep,
 void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
                          int64_t m0, int64_t n0, int64_t nr) {
   int32_t sums[TFCC_QMR * TFCC_QNR_TILE] __attribute__((aligned(32)));
-  tfcc_quk_avx2(&(tfcc_quk_args){p->a, p->lda, p->mr, p->K, p->b, p->np, sums});
+  tfcc_quk_args a = *p;
+  a.acc = sums;
+  tfcc_quk_avx2(&a);
   if (!ep->folded) {
     tfcc_q_avx2_epilogue_tile(ep, sums, p->mr, m0, n0, nr);
     return;

@@ -100,8 +100,32 @@ folded_row(const int NP, const __m512i acc[TFCC_QNP],
 #define TFCC_QB_PREFETCH 16
 #endif
 
+/* Group gg of B (g of A, from the rows at a[i] + off): every row's 4 bytes
+ * broadcast, one vpdpbusd per (row, panel). */
 static inline __attribute__((always_inline)) void
-quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
+vnni_group(const int MR, const int NP, __m512i acc[TFCC_QMR][TFCC_QNP],
+           const uint8_t* const a[TFCC_QMR], int64_t off, const int8_t* b0,
+           const int8_t* b1, int64_t gg) {
+  _mm_prefetch((const char*)(b0 + (gg + TFCC_QB_PREFETCH) * 64), _MM_HINT_T0);
+  if (NP > 1)
+    _mm_prefetch((const char*)(b1 + (gg + TFCC_QB_PREFETCH) * 64), _MM_HINT_T0);
+  __m512i w0 = _mm512_loadu_si512(b0 + gg * 64);
+  __m512i w1 = NP > 1 ? _mm512_loadu_si512(b1 + gg * 64) : w0;
+#pragma clang loop unroll(full)
+  for (int i = 0; i < MR; ++i) {
+    int32_t v;
+    memcpy(&v, a[i] + off, 4);
+    __m512i x = _mm512_set1_epi32(v);
+    acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
+    if (NP > 1)
+      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
+  }
+}
+
+/* SEG: A through p->rows in segments (qgemm_internal.h), a constant of each
+ * inlined copy so that the GEMM's loop is as before. */
+static inline __attribute__((always_inline)) void
+quk_vnni(const tfcc_quk_args* p, const int MR, const int NP, const int SEG,
          const tfcc_q_epilogue_args* ep, int64_t m0, int64_t n0, int64_t nr) {
   int64_t K = p->K, full = K / 4, groups = (K + 3) / 4;
   const int8_t* b0 = p->b;
@@ -121,29 +145,25 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
      * each inlined copy), so the accumulators live in registers. */
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
-    a[i] = p->a + i * p->lda;
+    a[i] = SEG ? p->rows[i] : p->a + i * p->lda;
 #pragma clang loop unroll(full)
     for (int q = 0; q < NP; ++q)
       acc[i][q] = init[q];
   }
-  for (int64_t g = 0; g < full; ++g) {
-    _mm_prefetch((const char*)(b0 + (g + TFCC_QB_PREFETCH) * 64), _MM_HINT_T0);
-    if (NP > 1)
-      _mm_prefetch((const char*)(b1 + (g + TFCC_QB_PREFETCH) * 64),
-                   _MM_HINT_T0);
-    __m512i w0 = _mm512_loadu_si512(b0 + g * 64);
-    __m512i w1 = NP > 1 ? _mm512_loadu_si512(b1 + g * 64) : w0;
-#pragma clang loop unroll(full)
-    for (int i = 0; i < MR; ++i) {
-      int32_t v;
-      memcpy(&v, a[i] + 4 * g, 4);
-      __m512i x = _mm512_set1_epi32(v);
-      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
-      if (NP > 1)
-        acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
+  if (SEG) {
+    /* Whole groups only: seg_len is a multiple of 4. */
+    const int64_t seg_groups = p->seg_len / 4;
+    int64_t gg = 0;
+    for (int64_t s = 0; s < p->nseg; ++s) {
+      const int64_t off = s * p->seg_stride;
+      for (int64_t g = 0; g < seg_groups; ++g, ++gg)
+        vnni_group(MR, NP, acc, a, off + 4 * g, b0, b1, gg);
     }
+  } else {
+    for (int64_t g = 0; g < full; ++g)
+      vnni_group(MR, NP, acc, a, 4 * g, b0, b1, g);
   }
-  if (full < groups) { /* the last 1-3 k: bytes past K are 0 */
+  if (!SEG && full < groups) { /* the last 1-3 k: bytes past K are 0 */
     __m512i w0 = _mm512_loadu_si512(b0 + full * 64);
     __m512i w1 = NP > 1 ? _mm512_loadu_si512(b1 + full * 64) : w0;
     /* A masked load reads none of the bytes past K (no fault either). */
@@ -211,10 +231,16 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP,
 
 #define QUK_CASE(MR)                                                           \
   case MR:                                                                     \
-    if (p->np > 1)                                                             \
-      quk_vnni(p, MR, 2, ep, m0, n0, nr);                                      \
-    else                                                                       \
-      quk_vnni(p, MR, 1, ep, m0, n0, nr);                                      \
+    if (p->rows) {                                                             \
+      if (p->np > 1)                                                           \
+        quk_vnni(p, MR, 2, 1, ep, m0, n0, nr);                                 \
+      else                                                                     \
+        quk_vnni(p, MR, 1, 1, ep, m0, n0, nr);                                 \
+    } else if (p->np > 1) {                                                    \
+      quk_vnni(p, MR, 2, 0, ep, m0, n0, nr);                                   \
+    } else {                                                                   \
+      quk_vnni(p, MR, 1, 0, ep, m0, n0, nr);                                   \
+    }                                                                          \
     return;
 
 /* ep NULL: the int32 sums to p->acc; else the epilogue's outputs. */

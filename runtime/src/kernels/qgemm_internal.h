@@ -13,15 +13,22 @@
 #define TFCC_QNP 2 /* panels of 16 columns per micro-kernel call */
 #define TFCC_QNR_TILE (TFCC_QNP * TFCC_RT_QGEMM_NR)
 
-/* acc[i * TFCC_QNR_TILE + j] = sum over k < K of a[i * lda + k] * B[k][j]
+/* acc[i * TFCC_QNR_TILE + j] = sum over k < K of A(i, k) * B[k][j]
  * for i < mr (1..TFCC_QMR) and the np (1..TFCC_QNP) panels from b (packed,
- * `(K + 3) / 4` groups per panel). Never reads A past k = K - 1. */
+ * `(K + 3) / 4` groups per panel). A(i, k) is a[i * lda + k], or, where
+ * rows is not NULL (the kernels qgemm.c's quk_reads_segments names), row
+ * i's K bytes in nseg segments of seg_len bytes (a multiple of 4; nseg *
+ * seg_len = K) seg_stride apart from rows[i]: A(i, s * seg_len + t) =
+ * rows[i][s * seg_stride + t], a convolution's kernel rows read in place
+ * from the image (a and lda unused). Never reads A past k = K - 1. */
 typedef struct tfcc_quk_args {
   const uint8_t* a;
   int64_t lda, mr, K;
   const int8_t* b;
   int64_t np;
   int32_t* acc;
+  int64_t nseg, seg_len, seg_stride;
+  const uint8_t* const* rows;
 } tfcc_quk_args;
 typedef void (*tfcc_quk_fn)(const tfcc_quk_args* p);
 
