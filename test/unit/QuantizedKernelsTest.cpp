@@ -394,6 +394,14 @@ TEST_P(QuantizedKernelsTest, Im2col) {
   checkIm2col(2, 9, 9, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0);
   checkIm2col(2, 8, 9, 1, 3, 3, 2, 2, 1, 1, 0, 1, 0, 0, 0);
   checkIm2col(2, 4, 1, 3, 3, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0);
+  // The same at stride 1 in blocks of 4 pixels (pshufb at the AVX2 level,
+  // 8-byte loads): the seed CNN's padded 28x28 layer, widths that leave 1-3
+  // pixels after the blocks, with and without padding (the last pixels'
+  // 8-byte reads would pass the image's end: the 4-byte path takes them).
+  checkIm2col(2, 28, 28, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0);
+  checkIm2col(2, 6, 13, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0);
+  checkIm2col(2, 5, 15, 1, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0);
+  checkIm2col(1, 4, 10, 1, 3, 3, 1, 1, 1, 1, 0, 1, 0, 1, 0);
   // Kernel rows of 8 to 16 bytes inside the input, 16-byte moves whose
   // spare bytes the next kernel row overwrites (im2col_pixels_rows16): an
   // RGB 3x3 stride-2 first layer with padding, the same without padding

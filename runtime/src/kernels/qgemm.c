@@ -509,8 +509,14 @@ static inline int64_t im2col_run_inside(const im2col_ctx* p, const uint8_t* row,
                                         int64_t bytes, const uint8_t* image_end,
                                         int64_t x0, int64_t s, int64_t s1) {
   const int64_t spare = image_end - row - bytes; /* may be < 0 */
-  const int64_t last_x0 = spare < 0 ? -1 : TFCC_MIN(p->w - p->kw, spare / p->c);
-  return last_x0 < x0 ? 0 : TFCC_MIN(s1 - s, (last_x0 - x0) / p->sw + 1);
+  /* No division for one channel or stride 1 (it cost more than a 3x3
+   * one-channel gather of a short row). */
+  const int64_t last_x0 =
+      spare < 0 ? -1 : TFCC_MIN(p->w - p->kw, p->c == 1 ? spare : spare / p->c);
+  if (last_x0 < x0)
+    return 0;
+  const int64_t steps = p->sw == 1 ? last_x0 - x0 : (last_x0 - x0) / p->sw;
+  return TFCC_MIN(s1 - s, steps + 1);
 }
 
 /* The kernel rows of pixels whose window lies inside the input, each of
@@ -647,7 +653,19 @@ static void im2col_span_narrow(const im2col_ctx* p, int64_t row, int64_t s0,
       const int64_t step = sw * c;
       const uint8_t *r0 = rows[0] + x0 * c, *r1 = rows[1] + x0 * c,
                     *r2 = rows[2] + x0 * c;
-      for (int64_t t = 0; t < run; ++t, r0 += step, r1 += step, r2 += step)
+      int64_t t = 0;
+#if TFCC_KERNELS_HAVE_AVX2
+      /* Blocks of 4 pixels in vectors, as far as their 8-byte loads stay
+       * in the image (one channel: step 1). */
+      if (step == 1 && tfcc_kernels_isa() >= TFCC_ISA_AVX2) {
+        const int64_t blocks =
+            im2col_run_inside(p, rows[2], 8, image_end, x0, s, s1) / 4;
+        tfcc_q_im2col_3x3c1_avx2(r0, r1, r2, blocks, dst);
+        t = 4 * blocks;
+        r0 += t, r1 += t, r2 += t;
+      }
+#endif
+      for (; t < run; ++t, r0 += step, r1 += step, r2 += step)
         narrow_3x3_pixel(r0, r1, r2, dst + t * 12);
       if (run > 0) {
         s += run - 1;

@@ -461,3 +461,42 @@ void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
 
 #define QV_SUFFIX(name) name##_avx2
 #include "qgemm_vec.inc"
+
+/* ---- im2col of a one-channel 3x3 window ----------------------------------
+ * 4 pixels (48 bytes: pixel t at bytes 12t .. 12t + 11, tap (i, j) at 3i +
+ * j) from two registers: kernel rows 0 and 1 (8 bytes each) and row 2.
+ * Each 16 output bytes are one pshufb of each register, or-ed (index -1
+ * writes a zero). */
+#define Z (-1)
+/* Output bytes [16v, 16v + 16) from rows 0 | 1 (bytes 0-7 | 8-15) */
+static const int8_t im2col_from01[3][16] = {
+    {0, 1, 2, 8, 9, 10, Z, Z, Z, Z, Z, Z, 1, 2, 3, 9},
+    {10, 11, Z, Z, Z, Z, Z, Z, 2, 3, 4, 10, 11, 12, Z, Z},
+    {Z, Z, Z, Z, 3, 4, 5, 11, 12, 13, Z, Z, Z, Z, Z, Z},
+};
+/* and from row 2 (bytes 0-7). */
+static const int8_t im2col_from2[3][16] = {
+    {Z, Z, Z, Z, Z, Z, 0, 1, 2, Z, Z, Z, Z, Z, Z, Z},
+    {Z, Z, 1, 2, 3, Z, Z, Z, Z, Z, Z, Z, Z, Z, 2, 3},
+    {4, Z, Z, Z, Z, Z, Z, Z, Z, Z, 3, 4, 5, Z, Z, Z},
+};
+#undef Z
+
+void tfcc_q_im2col_3x3c1_avx2(const uint8_t* r0, const uint8_t* r1,
+                              const uint8_t* r2, int64_t blocks, uint8_t* dst) {
+  __m128i m01[3], m2[3];
+  for (int v = 0; v < 3; ++v) {
+    m01[v] = _mm_loadu_si128((const __m128i*)im2col_from01[v]);
+    m2[v] = _mm_loadu_si128((const __m128i*)im2col_from2[v]);
+  }
+  for (int64_t b = 0; b < blocks; ++b, dst += 48) {
+    const __m128i x01 =
+        _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i*)(r0 + 4 * b)),
+                           _mm_loadl_epi64((const __m128i*)(r1 + 4 * b)));
+    const __m128i x2 = _mm_loadl_epi64((const __m128i*)(r2 + 4 * b));
+    for (int v = 0; v < 3; ++v)
+      _mm_storeu_si128((__m128i*)(dst + 16 * v),
+                       _mm_or_si128(_mm_shuffle_epi8(x01, m01[v]),
+                                    _mm_shuffle_epi8(x2, m2[v])));
+  }
+}

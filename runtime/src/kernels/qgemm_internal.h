@@ -121,6 +121,15 @@ static inline int tfcc_q_fused_supports(int32_t act) {
          act == TFCC_ACT_LEAKY_RELU;
 }
 
+/* The im2col rows of `blocks` x 4 consecutive pixels (stride 1) of a 3x3
+ * window on one channel, kernel rows r0, r1, r2 at the first pixel's window:
+ * 12 bytes a pixel (the 9 taps, 3 zeros) to dst. Reads 8 bytes from each of
+ * r0 + 4 * b, r1 + 4 * b, r2 + 4 * b for block b (qgemm_avx2.c: pshufb). */
+TFCC_INTERNAL void tfcc_q_im2col_3x3c1_avx2(const uint8_t* r0,
+                                            const uint8_t* r1,
+                                            const uint8_t* r2, int64_t blocks,
+                                            uint8_t* dst);
+
 /* AVX512_VNNI (vpdpbusd on zmm) on top of the AVX-512 level (cpu_isa.c). */
 TFCC_INTERNAL int tfcc_kernels_has_avx512_vnni(void);
 /* AVX-VNNI (vpdpbusd on ymm, VEX) at the AVX2 level or above (cpu_isa.c). */
