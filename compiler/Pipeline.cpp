@@ -39,7 +39,8 @@ const char *const kToBuffersPipeline =
     "tfcc-fuse-epilogue-rounding,tfcc-mark-bf16-operands,"
     "tfcc-convert-graph-to-linalg,"
     "tfcc-strip-signedness,canonicalize,cse,"
-    "tfcc-fuse-elementwise,canonicalize,tfcc-split-empty-tensors,"
+    "tfcc-fuse-elementwise,canonicalize,tfcc-collapse-inner-loops,canonicalize,"
+    "tfcc-split-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "canonicalize";

@@ -694,6 +694,38 @@ def PrecisionPolicy : Pass<"tfcc-precision-policy", "ModuleOp"> {
   ];
 }
 
+def CollapseInnerLoops : Pass<"tfcc-collapse-inner-loops"> {
+  let summary = "Collapse short trailing loops of elementwise linalg ops into one";
+  let description = [{
+    An all-parallel `linalg.generic` whose innermost loop runs fewer than 64
+    times (an NHWC tensor with few channels: the ?x28x28x1 input image of a
+    one-channel model) gets its trailing loops collapsed into one, as far as
+    every indexing map keeps them contiguous and in order and their trip
+    counts are static, until that loop runs at least 64 times; its tensors
+    are reshaped around it (`tensor.collapse_shape` / `expand_shape`, views
+    after bufferization). LLVM then vectorizes one long loop instead of
+    many short ones (4 lanes, or none). The leading loops stay, for
+    tfcc-parallelize-loops to distribute. Ops that read their loop indices
+    are left alone. Example:
+
+    ```mlir
+    %q = linalg.generic {indexing_maps = [#id4, #id4],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%x : tensor<?x28x28x1xf32>) outs(%e : tensor<?x28x28x1xi8>) {...}
+    ```
+    becomes
+    ```mlir
+    %xc = tensor.collapse_shape %x [[0], [1, 2, 3]] : tensor<?x28x28x1xf32> into tensor<?x784xf32>
+    %ec = tensor.collapse_shape %e [[0], [1, 2, 3]] : tensor<?x28x28x1xi8> into tensor<?x784xi8>
+    %qc = linalg.generic {indexing_maps = [#id2, #id2],
+                          iterator_types = ["parallel", "parallel"]}
+        ins(%xc : tensor<?x784xf32>) outs(%ec : tensor<?x784xi8>) {...}
+    %q = tensor.expand_shape %qc [[0], [1, 2, 3]] ... : tensor<?x784xi8> into tensor<?x28x28x1xi8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def SplitEmptyTensors : Pass<"tfcc-split-empty-tensors"> {
   let summary = "Give every use of a tensor.empty its own, before bufferization";
   let description = [{

@@ -947,7 +947,9 @@ TEST(QuantizedMicroKernels, ReadSegments) {
             }
         }
   }
-  EXPECT_GE(ran, 1);
+  // Targets without one (AArch64, Arm, the scalar build) gather the rows.
+  if (ran == 0)
+    GTEST_SKIP() << "no micro-kernel of this target reads segments";
 }
 
 // The packed layout (tfcc_kernels.h) byte by byte, column sums included.
