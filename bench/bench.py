@@ -68,7 +68,12 @@ TRAIN_SYSTEMS = ["tfcc", "torch"]
 # in the heap makes PyTorch fast and steady. tfcc's train step does not allocate.
 TRAIN_MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824"
 SYSTEMS = ["tfcc", "ort", "torch", "onednn"]
-LABEL = {"tfcc": "tfcc", "ort": "ORT", "torch": "PyTorch", "onednn": "oneDNN"}
+LABEL = {"tfcc": "tfcc", "ort": "ORT", "torch": "PyTorch", "onednn": "oneDNN",
+         "tfcc_f32": "tfcc float32"}
+# An int8 row also times tfcc's build of the float workload, interleaved with the others in
+# each repeat, so that the int8 speed-up comes from the same repeats (the float row runs
+# minutes apart, while this machine's speed drifts).
+INT8_EXTRA_SYSTEMS = ["tfcc_f32"]
 
 
 def log(msg):
@@ -473,6 +478,10 @@ def run_workload(args, name, meta, threads, so, paths):
     cmds = {}
     if so:
         cmds["tfcc"] = [so[:-3] + ".bench", so, name, str(threads), batch]
+        base = meta.get("float_workload") if meta.get("int8") else None
+        float_so = os.path.join(os.path.dirname(so), "%s.so" % base) if base else ""
+        if base and os.path.exists(float_so) and os.path.exists(float_so[:-3] + ".bench"):
+            cmds["tfcc_f32"] = [float_so[:-3] + ".bench", float_so, base, str(threads), batch]
     cmds["ort"] = [paths["ort_bench"], paths["ort_lib"], os.path.join(model_dir, name + ".onnx"),
                    str(threads), batch]
     shapes = ";".join("x".join(str(d) for d in i["shape"]) for i in meta["inputs"])
@@ -488,7 +497,7 @@ def run_workload(args, name, meta, threads, so, paths):
 
     snap = cpu_snapshot()
     status = {}
-    for s in SYSTEMS:
+    for s in SYSTEMS + INT8_EXTRA_SYSTEMS:
         if s not in cmds:
             continue
         h = Harness(s, cmds[s], torch_env if s == "torch" else env, timeout=300)
@@ -506,6 +515,15 @@ def run_workload(args, name, meta, threads, so, paths):
     outs = {}
     for s, h in harnesses.items():
         if s in status:
+            continue
+        if s in INT8_EXTRA_SYSTEMS:  # its inputs loaded; its outputs are checked in its row
+            base = meta["float_workload"]
+            try:
+                h.command("check %s %s" % (os.path.join(model_dir, base + ".in.bin"),
+                                           os.path.join(out_dir, "%s.t%d.%s.bin" % (
+                                               name, threads, s))), timeout=args.timeout)
+            except RuntimeError as e:
+                status[s] = "run failed: %s" % e
             continue
         out = os.path.join(out_dir, "%s.t%d.%s.bin" % (name, threads, s))
         try:
@@ -535,7 +553,7 @@ def run_workload(args, name, meta, threads, so, paths):
     if row["other_cpus"] >= 0.25:
         row["notes"].append("busy machine: other processes used %.1f CPUs" % row["other_cpus"])
 
-    for s in SYSTEMS:
+    for s in SYSTEMS + INT8_EXTRA_SYSTEMS:
         if s not in cmds:
             continue
         if s in status:
@@ -750,9 +768,10 @@ def int8_md(rows, weight_bits):
              "The QDQ files are written by bench/qdq.py from the float workload's .onnx "
              "(ONNX Runtime's static QDQ format: uint8 activations per tensor, int8 weights "
              "per channel, int32 biases), weights of %d bits (`--int8-weight-bits`: 7 is "
-             "ONNX Runtime's reduce_range, advised for CPUs without VNNI). tfcc float32 is "
-             "the float workload's row of this run. Speed-up = tfcc float32 ms / tfcc int8 "
-             "ms." % weight_bits, "",
+             "ONNX Runtime's reduce_range, advised for CPUs without VNNI). Speed-up = tfcc "
+             "float32 ms / tfcc int8 ms, with tfcc float32 timed in the int8 row, interleaved "
+             "with tfcc int8 and ONNX Runtime in each repeat (the float workload's own row, "
+             "timed minutes apart, in parentheses)." % weight_bits, "",
              "| workload | thr | tfcc int8 ms | ORT int8 ms | tfcc float32 ms | "
              "tfcc int8 / ORT int8 | speed-up over tfcc float32 | max rel err vs ORT |",
              "|---|---|---|---|---|---|---|---|"]
@@ -761,11 +780,13 @@ def int8_md(rows, weight_bits):
             continue
         f = by_key.get((INT8_WORKLOADS[r["workload"]], r["threads"]), {})
         ro = ratio(r, "tfcc", "ort")
-        up = (f["tfcc_ms"] / r["tfcc_ms"]) if f.get("tfcc_ms") and r.get("tfcc_ms") else None
-        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
-            r["workload"], r["threads"], cell(r, "tfcc"), cell(r, "ort"),
-            cell(f, "tfcc") if f else "(not run)", "%.2f" % ro if ro else "-",
-            "%.2fx" % up if up else "-",
+        up_row = (f["tfcc_ms"] / r["tfcc_ms"]) if f.get("tfcc_ms") and r.get("tfcc_ms") else None
+        up = ratio(r, "tfcc_f32", "tfcc")
+        same = cell(r, "tfcc_f32") if r.get("tfcc_f32_status") else "(not run)"
+        lines.append("| %s | %d | %s | %s | %s (%s) | %s | %s (%s) | %s |" % (
+            r["workload"], r["threads"], cell(r, "tfcc"), cell(r, "ort"), same,
+            cell(f, "tfcc") if f else "not run", "%.2f" % ro if ro else "-",
+            "%.2fx" % up if up else "-", "%.2fx" % up_row if up_row else "-",
             "%.1e" % r["tfcc_err"] if r.get("tfcc_err") is not None else "-"))
     return lines + [""]
 
