@@ -556,6 +556,30 @@ TEST_P(QuantizedKernelsTest, QConv2dInPlace) {
       {1,     5,    6,    4, 1, 1,  1, 1,  1,
        1,     1,    1,    1, 1, 16, 0, 60, TFCC_ACT_NONE,
        false, true, false},
+      // Thin kernel rows (fewer than 4 bytes) with padding read as 4
+      // against repacked weights: one channel 3x3 padded (the seed CNN's
+      // first layer with padding), a strided 3x2 window, 3 channels 1 wide
+      // with vpmaddubsw weights; 2 channels 2 wide (4 bytes: no
+      // repacking); 5 bytes (the gather); weights over the repacking limit
+      // (the gather). Without padding they take the gather (QConv2dFused).
+      {2,    28,    28,  1, 3, 3,  1, 1, 1,
+       1,    1,     1,   1, 1, 32, 0, 3, TFCC_ACT_RELU,
+       true, false, true},
+      {1,    9,    8,    1, 3, 2,  2, 2,   1,
+       1,    1,    0,    1, 1, 20, 0, 128, TFCC_ACT_CLIP,
+       true, true, false},
+      {2,     5,     6,    3, 2, 1,  1, 1,  1,
+       1,     0,     0,    1, 0, 17, 0, 90, TFCC_ACT_NONE,
+       false, false, true, 64},
+      {1,    6,     7,   2, 2, 2,  1, 1,  1,
+       1,    1,     1,   0, 0, 16, 0, 40, TFCC_ACT_RELU,
+       true, false, true},
+      {1,    6,     6,   1, 5, 5,  1, 1,  1,
+       1,    2,     2,   2, 2, 16, 0, 40, TFCC_ACT_RELU,
+       true, false, true},
+      {1,     4,     4,   1, 3, 3,    1, 1,  1,
+       1,     1,     1,   1, 1, 1400, 0, 40, TFCC_ACT_NONE,
+       false, false, true},
   };
   uint32_t seed = 31;
   for (const QConvCase &k : cases)

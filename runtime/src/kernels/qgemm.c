@@ -19,6 +19,7 @@
  * count; the float epilogue may round differently between ISA levels. */
 #include "qgemm_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef TFCC_QGEMM_BLOCK_BYTES
@@ -193,25 +194,34 @@ static void im2col_pixels(const im2col_ctx* p, int64_t m0, int64_t count,
 
 /* The convolution read in place (qconv2d_direct below): the A row of
  * output pixel (b, r, s) is its window's first tap in `image`, each window
- * kh kernel rows of kw * c bytes, row_bytes apart (the segments of
- * tfcc_quk_args). */
+ * kh kernel rows read as `seg` bytes (kw * c, or 4 for a thinner row),
+ * row_bytes apart (the segments of tfcc_quk_args). */
 typedef struct qconv_direct {
   const uint8_t* image;
   int64_t image_bytes, row_bytes; /* of one batch item, of one image row */
-  int64_t c, kh, kw, sh, sw, oh, ow;
+  int64_t c, kh, kw, sh, sw, oh, ow, seg;
 } qconv_direct;
 
 /* The A rows of pixels [m0, m0 + mr) (m = (b * oh + r) * ow + s). */
 static void qconv_direct_rows(const qconv_direct* d, int64_t m0, int64_t mr,
                               const uint8_t* rows[TFCC_QMR]) {
-  int64_t row = m0 / d->ow, s = m0 % d->ow;
-  for (int64_t i = 0; i < mr; ++i) {
-    const int64_t b = row / d->oh, r = row % d->oh;
-    rows[i] = d->image + b * d->image_bytes + r * d->sh * d->row_bytes +
-              s * d->sw * d->c;
+  /* Two divisions a tile; the pixels step by column, row, image. */
+  const int64_t row = m0 / d->ow, s0 = m0 - row * d->ow;
+  const int64_t b = row / d->oh, r = row - b * d->oh;
+  const int64_t step = d->sw * d->c, row_step = d->sh * d->row_bytes;
+  const uint8_t* image = d->image + b * d->image_bytes;
+  const uint8_t* line = image + r * row_step;
+  for (int64_t i = 0, s = s0, rr = r; i < mr; ++i) {
+    rows[i] = line + s * step;
     if (++s == d->ow) {
       s = 0;
-      ++row;
+      if (++rr == d->oh) {
+        rr = 0;
+        image += d->image_bytes;
+        line = image;
+      } else {
+        line += row_step;
+      }
     }
   }
 }
@@ -340,7 +350,7 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
   c.gather = gather;
   c.direct = direct;
   c.nseg = direct ? direct->kh : 0;
-  c.seg_len = direct ? direct->kw * direct->c : 0;
+  c.seg_len = direct ? direct->seg : 0;
   c.seg_stride = direct ? direct->row_bytes : 0;
   c.B = packed_b;
   /* A gathered tile of short rows spans several micro-kernel tiles: the
@@ -795,9 +805,6 @@ void tfcc_rt_im2col_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
 /* The most bytes of padded input qconv2d_direct copies per GEMM call. */
 #define TFCC_QCONV_DIRECT_COPY_BYTES (64 * 1024)
 #endif
-_Static_assert(TFCC_QCONV_DIRECT_COPY_BYTES + 16 * 1024 <=
-                   TFCC_RT_KERNEL_STACK_BYTES,
-               "the padded copy exceeds TFCC_RT_KERNEL_STACK_BYTES");
 
 /* Window rows [r0, r0 + rows) of images [b0, b0 + nb) of x, columns
  * [0, wp) (window row 0 is input row -pad_top, column 0 input column
@@ -823,31 +830,95 @@ static void qconv_pad_copy(const im2col_ctx* p, int64_t b0, int64_t nb,
     }
 }
 
+#ifndef TFCC_QCONV_REPACK_BYTES
+/* The most weight bytes (K x N) qconv2d_direct repacks for thin rows. */
+#define TFCC_QCONV_REPACK_BYTES (16 * 1024)
+#endif
+
+/* The copy, the plain and repacked thin-row weights (the packed form: at
+ * most ~1.3x the plain one), and the rest of the call. */
+_Static_assert(TFCC_QCONV_DIRECT_COPY_BYTES + 3 * TFCC_QCONV_REPACK_BYTES +
+                       16 * 1024 <=
+                   TFCC_RT_KERNEL_STACK_BYTES,
+               "qconv2d_direct's buffers exceed TFCC_RT_KERNEL_STACK_BYTES");
+
+/* B packed for K = ldc ((i, j, channel) order, span = kw * c bytes a kernel
+ * row) repacked for K = kh * 4, each kernel row widened to one group of 4
+ * bytes (zero weights after its span < 4), in the packed layout directly
+ * (tfcc_kernels.h): the same column sums, the pairs flag of the new pairs. */
+static void qconv_repack_thin_rows(const int8_t* packed_b, int64_t ldc,
+                                   int64_t N, int64_t kh, int64_t span,
+                                   int8_t* repacked) {
+  const int64_t groups = (ldc + 3) / 4, nr = TFCC_RT_QGEMM_NR;
+  const int64_t panels = (N + nr - 1) / nr;
+  int32_t pairs_fit = 1;
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t i = 0; i < kh; ++i)
+      for (int64_t j = 0; j < nr; ++j) {
+        int8_t* to = repacked + ((p * kh + i) * nr + j) * 4;
+        for (int64_t t = 0; t < 4; ++t) {
+          const int64_t k = i * span + t;
+          to[t] = t < span
+                      ? packed_b[((p * groups + k / 4) * nr + j) * 4 + k % 4]
+                      : 0;
+        }
+        if (abs(to[0]) + abs(to[1]) > 128 || abs(to[2]) + abs(to[3]) > 128)
+          pairs_fit = 0;
+      }
+  /* The column sums (int32 per padded column), then the flag (pack.c, little
+   * endian as the sums). */
+  int8_t* sums = repacked + panels * kh * nr * 4;
+  memcpy(sums, packed_b + panels * groups * nr * 4, (size_t)(panels * nr * 4));
+  const uint8_t flag[4] = {(uint8_t)pairs_fit, 0, 0, 0};
+  memcpy(sums + panels * nr * 4, flag, sizeof flag);
+}
+
 /* The convolution with A read in place from the image by a micro-kernel
  * that reads its rows in segments (one per kernel row): no im2col. Where
  * the windows reach padding, the windows' rows are copied with their
  * padding first, TFCC_QCONV_DIRECT_COPY_BYTES at most at a time: whole
- * images, or bands of output rows of one image, a GEMM call each. Returns
- * 0, having done nothing, where the geometry or the micro-kernel does not
- * allow it: dilation, channels not a multiple of 4 (segments of whole
- * groups), rows padded past the window (ldc > kh * kw * c), one output
- * row's windows over the copy limit. */
+ * images, or bands of output rows of one image, a GEMM call each. Kernel
+ * rows of fewer than 4 bytes (one channel: a grey image's first layer) are
+ * read as 4 (the next bytes, times weights repacked with zeros there) where
+ * the windows reach padding, from the copy (the last pixel's read passes
+ * its window). Returns 0, having done nothing, where the geometry or the
+ * micro-kernel does not allow it: dilation, kernel rows of more than 4
+ * bytes that are not a multiple of 4 (segments of whole groups), thin rows
+ * without padding, rows padded past the window, one output row's windows
+ * over the copy limit, thin-row weights over TFCC_QCONV_REPACK_BYTES. */
 static int qconv2d_direct(const im2col_ctx* p, int64_t n,
                           const int8_t* packed_b, int64_t N,
                           const float* scales, const float* bias,
                           const float* residual, int32_t activation,
                           float alpha, float beta, float out_scale,
                           int32_t out_zero_point, float* y_f32, uint8_t* y_u8) {
-  const int64_t c = p->c, oh = p->oh, ow = p->ow, K = p->kh * p->kw * c;
-  if (p->dh != 1 || p->dw != 1 || c % 4 != 0 || p->ldc != K ||
-      !quk_reads_segments(quk_for_packed_b(packed_b, K, N)))
+  const int64_t c = p->c, oh = p->oh, ow = p->ow, span = p->kw * c;
+  const int thin = span < 4;
+  const int64_t seg = thin ? 4 : span, K = p->kh * seg;
+  if (p->dh != 1 || p->dw != 1 || seg % 4 != 0 ||
+      p->ldc != (thin ? (p->kh * span + 3) / 4 * 4 : K) ||
+      (thin && K * N > TFCC_QCONV_REPACK_BYTES))
+    return 0;
+  _Alignas(64) int8_t repacked[thin ? tfcc_rt_qgemm_packed_b_size(K, N) : 1];
+  if (thin) {
+    qconv_repack_thin_rows(packed_b, p->ldc, N, p->kh, span, repacked);
+    packed_b = repacked;
+  }
+  if (!quk_reads_segments(quk_for_packed_b(packed_b, K, N)))
     return 0;
   /* The window rows and columns the outputs read. */
   const int64_t hp = (oh - 1) * p->sh + p->kh, wp = (ow - 1) * p->sw + p->kw;
-  const int in_place = p->pt == 0 && p->pl == 0 && hp <= p->h && wp <= p->w;
+  const int inside = p->pt == 0 && p->pl == 0 && hp <= p->h && wp <= p->w;
+  /* Thin rows without padding: the gather's vector path is faster than
+   * the copy and the one-group segments (3.2-3.6 against 3.4-3.9 us for a
+   * 26x26 one-channel 3x3 layer, EMR); with padding, its border pixels go
+   * tap by tap and the copy is faster (5.7-6.3 against 3.9-4.3 us, 28x28). */
+  if (thin && inside)
+    return 0;
+  const int in_place = inside;
   const int64_t row_bytes = wp * c, image_bytes = hp * row_bytes;
-  qconv_direct d = {p->x,  p->h * p->w * c, p->w * c, c,  p->kh,
-                    p->kw, p->sh,           p->sw,    oh, ow};
+  qconv_direct d = {p->x,  p->h * p->w * c, p->w * c, c,  p->kh, p->kw,
+                    p->sh, p->sw,           oh,       ow, seg};
   if (in_place) {
     qgemm(n * oh * ow, N, K, NULL, p->sw * c, p->pad, packed_b, scales, bias,
           residual, activation, alpha, beta, out_scale, out_zero_point, y_f32,
@@ -863,9 +934,13 @@ static int qconv2d_direct(const im2col_ctx* p, int64_t n,
   if (band < 1)
     return 0;
   const int64_t per_copy = TFCC_MAX(images, 1);
+  /* Thin rows: the last window's last kernel row reads seg - span bytes
+   * past the copy (times zero weights; set, so that they are defined). */
+  const int64_t slack = seg - span;
   _Alignas(64)
-      uint8_t copy[images > 0 ? TFCC_MIN(n, images) * image_bytes
-                              : ((band - 1) * p->sh + p->kh) * row_bytes];
+      uint8_t copy[(images > 0 ? TFCC_MIN(n, images) * image_bytes
+                               : ((band - 1) * p->sh + p->kh) * row_bytes) +
+                   slack];
   d.image = copy;
   d.row_bytes = row_bytes;
   for (int64_t b0 = 0; b0 < n; b0 += per_copy) {
@@ -875,6 +950,7 @@ static int qconv2d_direct(const im2col_ctx* p, int64_t n,
       const int64_t window_rows = (rows - 1) * p->sh + p->kh;
       const int64_t m0 = (b0 * oh + r0) * ow;
       qconv_pad_copy(p, b0, nb, r0 * p->sh, window_rows, wp, copy);
+      memset(copy + nb * window_rows * row_bytes, p->pad, (size_t)slack);
       d.image_bytes = window_rows * row_bytes;
       d.oh = rows;
       qgemm(nb * rows * ow, N, K, NULL, p->sw * c, p->pad, packed_b, scales,
