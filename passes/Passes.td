@@ -699,14 +699,18 @@ def CollapseInnerLoops : Pass<"tfcc-collapse-inner-loops"> {
   let description = [{
     An all-parallel `linalg.generic` whose innermost loop runs fewer than 64
     times (an NHWC tensor with few channels: the ?x28x28x1 input image of a
-    one-channel model) gets its trailing loops collapsed into one, as far as
+    one-channel model) gets its unit loops dropped (`linalg::dropUnitDims`:
+    maps read a unit dimension as a constant 0, which no collapsing keeps
+    contiguous) and then its trailing loops collapsed into one, as far as
     every indexing map keeps them contiguous and in order and their trip
     counts are static, until that loop runs at least 64 times; its tensors
     are reshaped around it (`tensor.collapse_shape` / `expand_shape`, views
     after bufferization). LLVM then vectorizes one long loop instead of
     many short ones (4 lanes, or none). The leading loops stay, for
-    tfcc-parallelize-loops to distribute. Ops that read their loop indices
-    are left alone. Example:
+    tfcc-parallelize-loops to distribute. Ops that read their loop indices,
+    and ops with a map holding another constant (a per-axis [3, 1, 1]
+    operand read as (d1, 0, 0), which MLIR 19's collapsing rewrites as a
+    loop index), are left alone. Example:
 
     ```mlir
     %q = linalg.generic {indexing_maps = [#id4, #id4],

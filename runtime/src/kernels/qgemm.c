@@ -13,8 +13,10 @@
  * float32 or requantized uint8; the AVX2 and VNNI kernels fold it for
  * uint8 outputs without a residual (qgemm_internal.h, fold_epilogue below).
  * The int8 convolution (tfcc_rt_qconv2d_u8s8_*) is the same driver with
- * its tasks gathering their rows of A from the image (the im2col below) on
- * their stack: no rows buffer, one parallel call.
+ * its tiles' rows of A read in place from the image, a kernel row per
+ * segment, where the micro-kernel reads segments (qconv2d_direct below),
+ * or else gathered by its tasks from the image (the im2col below) on their
+ * stack: no rows buffer, one parallel call.
  * Integer accumulation is exact, so results do not depend on the thread
  * count; the float epilogue may round differently between ISA levels. */
 #include "qgemm_internal.h"
@@ -140,7 +142,7 @@ static tfcc_quk_fn quk_for_packed_b(const int8_t* packed_b, int64_t K,
   return uk;
 }
 
-/* Whether the micro-kernel reads A in segments (tfcc_quk_args' nseg). */
+/* Whether the micro-kernel reads A in segments (tfcc_quk_args' rows). */
 static int quk_reads_segments(tfcc_quk_fn uk) {
 #if TFCC_KERNELS_HAVE_AVX512
   if (uk == tfcc_quk_avx512vnni)
