@@ -43,8 +43,8 @@ bool hasShortInnerLoop(linalg::GenericOp op) {
 /// before it, while the innermost's static trip count stays under
 /// kMinInnerTrips and every indexing map keeps them contiguous and in order
 /// (a per-channel operand, which reads only the last loop, stops it). Empty
-/// when that is fewer than two loops, or the op is not all-parallel or reads
-/// its loop indices.
+/// when that is fewer than two loops, or the op is not all-parallel, reads
+/// its loop indices or has a map with constant results.
 ReassociationIndices trailingLoopsToCollapse(linalg::GenericOp op) {
   if (!hasShortInnerLoop(op))
     return {};
