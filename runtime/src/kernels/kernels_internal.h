@@ -63,6 +63,15 @@ typedef void (*tfcc_uk_fn)(const tfcc_uk_args* p);
  * level's kernels on a machine that has more, e.g. to measure them). */
 enum { TFCC_ISA_GENERIC = 0, TFCC_ISA_AVX2 = 1, TFCC_ISA_AVX512 = 2 };
 TFCC_INTERNAL int tfcc_kernels_isa(void);
+
+/* The int8 GEMM's B packed for K x N (tfcc_rt_qgemm_pack_b) repacked for
+ * K = rows * 4 (pack.c): k = i * span + t (t < span <= 4) of the packed B
+ * becomes k = 4 i + t, the rest of each group zero weights; the same column
+ * sums, the pairs flag of the new groups. `widened` holds
+ * tfcc_rt_qgemm_packed_b_size(rows * 4, N) bytes. */
+TFCC_INTERNAL void tfcc_q_qgemm_widen_rows(const int8_t* packed, int64_t K,
+                                           int64_t N, int64_t rows,
+                                           int64_t span, int8_t* widened);
 /* The highest level this archive carries: every level by default. tfcc
  * --cpu links an archive built with -DTFCC_KERNELS_MAX_ISA=1 (AVX2) or 0
  * (baseline) instead, so that a model pinned to a CPU holds no code of a

@@ -147,6 +147,21 @@ int64_t tfcc_rt_qgemm_packed_b_size(int64_t K, int64_t N) {
          (int64_t)sizeof(int32_t);
 }
 
+/* The byte of the int8 GEMM's packed B holding k = 4 g + t of column j of
+ * panel p, `groups` groups of 4 k per panel. */
+static int64_t qgemm_packed_at(int64_t groups, int64_t p, int64_t g, int64_t j,
+                               int64_t t) {
+  return ((p * groups + g) * TFCC_RT_QGEMM_NR + j) * 4 + t;
+}
+
+/* Whether the two pairs of weights of a packed group of 4 that int16 lanes
+ * of vpmaddubsw add, (4g, 4g+1) and (4g+2, 4g+3), have |b0| + |b1| <= 128:
+ * then 255 * (|b0| + |b1|) <= 32640 never saturates and the AVX2 kernel's
+ * vpmaddubsw form is exact. */
+static int qgemm_group_pairs_fit(const int8_t q[4]) {
+  return abs(q[0]) + abs(q[1]) <= 128 && abs(q[2]) + abs(q[3]) <= 128;
+}
+
 void tfcc_rt_qgemm_pack_b(int64_t K, int64_t N, const int8_t* B,
                           int8_t* packed) {
   if (K <= 0 || N <= 0)
@@ -154,32 +169,49 @@ void tfcc_rt_qgemm_pack_b(int64_t K, int64_t N, const int8_t* B,
   int64_t panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
   int64_t groups = (K + 3) / 4;
   int8_t* sums = packed + panels * groups * TFCC_RT_QGEMM_NR * 4;
-  /* Whether every pair of weights one int16 lane of vpmaddubsw adds, (4g,
-   * 4g+1) and (4g+2, 4g+3) of a column, has |b0| + |b1| <= 128: then
-   * 255 * (|b0| + |b1|) <= 32640 never saturates and the AVX2 kernel's
-   * vpmaddubsw form is exact. */
-  int32_t pairs_fit = 1;
+  int32_t pairs_fit = 1; /* every group's (qgemm_group_pairs_fit) */
   for (int64_t p = 0; p < panels; ++p) {
     for (int64_t j = 0; j < TFCC_RT_QGEMM_NR; ++j) {
       int64_t n = p * TFCC_RT_QGEMM_NR + j;
       int32_t sum = 0;
       for (int64_t g = 0; g < groups; ++g) {
+        int8_t* q = packed + qgemm_packed_at(groups, p, g, j, 0);
         for (int64_t t = 0; t < 4; ++t) {
           int64_t k = 4 * g + t;
           int8_t v = (n < N && k < K) ? B[k * N + n] : 0;
-          packed[((p * groups + g) * TFCC_RT_QGEMM_NR + j) * 4 + t] = v;
+          q[t] = v;
           sum += v;
         }
-        for (int64_t t = 0; t < 4; t += 2) {
-          const int8_t* q =
-              packed + ((p * groups + g) * TFCC_RT_QGEMM_NR + j) * 4 + t;
-          if (abs(q[0]) + abs(q[1]) > 128)
-            pairs_fit = 0;
-        }
+        if (!qgemm_group_pairs_fit(q))
+          pairs_fit = 0;
       }
       store_le32(sums + (p * TFCC_RT_QGEMM_NR + j) * 4, (uint32_t)sum);
     }
   }
+  store_le32(sums + panels * TFCC_RT_QGEMM_NR * 4, (uint32_t)pairs_fit);
+}
+
+void tfcc_q_qgemm_widen_rows(const int8_t* packed, int64_t K, int64_t N,
+                             int64_t rows, int64_t span, int8_t* widened) {
+  const int64_t panels = (N + TFCC_RT_QGEMM_NR - 1) / TFCC_RT_QGEMM_NR;
+  const int64_t groups = (K + 3) / 4;
+  int32_t pairs_fit = 1;
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < TFCC_RT_QGEMM_NR; ++j) {
+        int8_t* q = widened + qgemm_packed_at(rows, p, i, j, 0);
+        for (int64_t t = 0; t < 4; ++t) {
+          const int64_t k = i * span + t;
+          q[t] = t < span ? packed[qgemm_packed_at(groups, p, k / 4, j, k % 4)]
+                          : 0;
+        }
+        if (!qgemm_group_pairs_fit(q))
+          pairs_fit = 0;
+      }
+  /* The same column sums (zeros added), then the flag. */
+  int8_t* sums = widened + panels * rows * TFCC_RT_QGEMM_NR * 4;
+  memcpy(sums, packed + panels * groups * TFCC_RT_QGEMM_NR * 4,
+         (size_t)(panels * TFCC_RT_QGEMM_NR * 4));
   store_le32(sums + panels * TFCC_RT_QGEMM_NR * 4, (uint32_t)pairs_fit);
 }
 

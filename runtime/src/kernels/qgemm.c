@@ -21,7 +21,6 @@
  * count; the float epilogue may round differently between ISA levels. */
 #include "qgemm_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #ifndef TFCC_QGEMM_BLOCK_BYTES
@@ -844,37 +843,6 @@ _Static_assert(TFCC_QCONV_DIRECT_COPY_BYTES + 3 * TFCC_QCONV_REPACK_BYTES +
                    TFCC_RT_KERNEL_STACK_BYTES,
                "qconv2d_direct's buffers exceed TFCC_RT_KERNEL_STACK_BYTES");
 
-/* B packed for K = ldc ((i, j, channel) order, span = kw * c bytes a kernel
- * row) repacked for K = kh * 4, each kernel row widened to one group of 4
- * bytes (zero weights after its span < 4), in the packed layout directly
- * (tfcc_kernels.h): the same column sums, the pairs flag of the new pairs. */
-static void qconv_repack_thin_rows(const int8_t* packed_b, int64_t ldc,
-                                   int64_t N, int64_t kh, int64_t span,
-                                   int8_t* repacked) {
-  const int64_t groups = (ldc + 3) / 4, nr = TFCC_RT_QGEMM_NR;
-  const int64_t panels = (N + nr - 1) / nr;
-  int32_t pairs_fit = 1;
-  for (int64_t p = 0; p < panels; ++p)
-    for (int64_t i = 0; i < kh; ++i)
-      for (int64_t j = 0; j < nr; ++j) {
-        int8_t* to = repacked + ((p * kh + i) * nr + j) * 4;
-        for (int64_t t = 0; t < 4; ++t) {
-          const int64_t k = i * span + t;
-          to[t] = t < span
-                      ? packed_b[((p * groups + k / 4) * nr + j) * 4 + k % 4]
-                      : 0;
-        }
-        if (abs(to[0]) + abs(to[1]) > 128 || abs(to[2]) + abs(to[3]) > 128)
-          pairs_fit = 0;
-      }
-  /* The column sums (int32 per padded column), then the flag (pack.c, little
-   * endian as the sums). */
-  int8_t* sums = repacked + panels * kh * nr * 4;
-  memcpy(sums, packed_b + panels * groups * nr * 4, (size_t)(panels * nr * 4));
-  const uint8_t flag[4] = {(uint8_t)pairs_fit, 0, 0, 0};
-  memcpy(sums + panels * nr * 4, flag, sizeof flag);
-}
-
 /* The convolution with A read in place from the image by a micro-kernel
  * that reads its rows in segments (one per kernel row): no im2col. Where
  * the windows reach padding, the windows' rows are copied with their
@@ -903,7 +871,8 @@ static int qconv2d_direct(const im2col_ctx* p, int64_t n,
     return 0;
   _Alignas(64) int8_t repacked[thin ? tfcc_rt_qgemm_packed_b_size(K, N) : 1];
   if (thin) {
-    qconv_repack_thin_rows(packed_b, p->ldc, N, p->kh, span, repacked);
+    /* Kernel row i's span bytes from (i, j, channel) order, widened to 4. */
+    tfcc_q_qgemm_widen_rows(packed_b, p->ldc, N, p->kh, span, repacked);
     packed_b = repacked;
   }
   if (!quk_reads_segments(quk_for_packed_b(packed_b, K, N)))
