@@ -426,8 +426,12 @@ int main(int argc, char **argv) {
     }
     send(res, errorReply(500, message));
   });
-  server.set_logger(
-      [&](const httplib::Request &req, const httplib::Response &res) {
+  // Counted before the response is written (httplib's post-routing handler
+  // runs after the error handler has set the final status): a logger runs
+  // after the client has its answer, so a /metrics request sent right after
+  // could miss it.
+  server.set_post_routing_handler(
+      [&](const httplib::Request &req, httplib::Response &res) {
         metrics.count(endpointOf(req.path), res.status);
       });
 
