@@ -227,7 +227,8 @@ struct FusedConv2DToInt8 : OpRewritePattern<FusedConv2DOp> {
         op.getResidual(), op.getStrides(), op.getDilations(), op.getPads(),
         rewriter.getI64IntegerAttr(int8->zeroPoint), op.getActivationAttr(),
         op.getAlphaAttr(), op.getBetaAttr(), FloatAttr(),
-        rewriter.getI64IntegerAttr(0), op.getDepthwiseAttr());
+        rewriter.getI64IntegerAttr(0), op.getDepthwiseAttr(),
+        /*max_pool=*/ArrayAttr());
     return success();
   }
 };
@@ -342,6 +343,65 @@ struct MaxPoolBeforeDequantize : OpRewritePattern<MaxPool2DOp> {
     rewriter.replaceOpWithNewOp<DequantizeOp>(
         op, resultType, pooled, dequantize.getScale(),
         dequantize.getZeroPoint(), dequantize.getAxisAttr());
+    return success();
+  }
+};
+
+/// Whether the epilogue of int8 `op` never decreases as an int32 sum
+/// grows: every scale positive (a folded batch norm may have made one
+/// negative) and a non-decreasing activation (none, relu, clip, leaky relu
+/// with alpha >= 0; requantization keeps the order).
+bool hasNonDecreasingEpilogue(FusedConv2DInt8Op op) {
+  std::optional<std::vector<float>> scales =
+      tfcc::getConstantFloats(op.getScales());
+  if (!scales || !llvm::all_of(*scales, isPositiveFinite))
+    return false;
+  StringRef activation = op.getActivation();
+  float alpha = op.getAlpha().convertToFloat();
+  return activation == "none" || activation == "relu" || activation == "clip" ||
+         (activation == "leaky_relu" && alpha >= 0.0f);
+}
+
+/// graph.max_pool2d with windows as strides and no padding of a groups-1
+/// graph.fused_conv2d_int8's result that nothing else reads: the
+/// convolution pools its int32 sums before its epilogue (`max_pool`), so
+/// the epilogue and the stores run once per window and the pooled tensor
+/// is never written whole. Exact when the epilogue never decreases as a
+/// sum grows (hasNonDecreasingEpilogue): the largest sum gives the largest
+/// output. Taken where the runtime's int8 convolution kernel computes the
+/// convolution (isInt8ConvKernelConv), no residual, windows its tiles hold
+/// (isInt8ConvPoolWindow); a "same" pooling where the windows tile H and W
+/// exactly (no padding then).
+struct AbsorbMaxPool : OpRewritePattern<MaxPool2DOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MaxPool2DOp op,
+                                PatternRewriter &rewriter) const override {
+    auto conv = op.getX().getDefiningOp<FusedConv2DInt8Op>();
+    if (!conv || !conv->hasOneUse() || conv.getDepthwise() ||
+        conv.getResidual() || conv.getMaxPool())
+      return rewriter.notifyMatchFailure(op, "not of a plain int8 conv");
+    SmallVector<int64_t> window = tfcc::getIntegers(op.getWindow());
+    SmallVector<int64_t> strides =
+        op.getStrides() ? tfcc::getIntegers(*op.getStrides()) : window;
+    auto inputType = cast<RankedTensorType>(op.getX().getType());
+    if (window.size() != 2 || window != strides ||
+        !isInt8ConvPoolWindow(window[0], window[1]))
+      return rewriter.notifyMatchFailure(op, "not windows the kernel holds");
+    if (op.getPadding() != "valid" &&
+        (tfcc::hasDynamicInnerDims(op) ||
+         inputType.getDimSize(1) % window[0] != 0 ||
+         inputType.getDimSize(2) % window[1] != 0))
+      return rewriter.notifyMatchFailure(op, "padded");
+    if (!hasNonDecreasingEpilogue(conv) || !tfcc::isInt8ConvKernelConv(conv))
+      return rewriter.notifyMatchFailure(op, "not what the kernel pools");
+    rewriter.setInsertionPoint(conv);
+    Operation *pooled = rewriter.clone(*conv);
+    pooled->getResult(0).setType(op.getType());
+    pooled->setAttr("max_pool", op.getWindowAttr());
+    // Both nodes' names (profiles, --check-numerics).
+    pooled->setLoc(rewriter.getFusedLoc({conv.getLoc(), op.getLoc()}));
+    rewriter.replaceOp(op, pooled->getResults());
+    rewriter.eraseOp(conv);
     return success();
   }
 };
@@ -462,8 +522,7 @@ struct FuseInt8Ops : tfcc::impl::FuseInt8OpsBase<FuseInt8Ops> {
 } // namespace
 
 void mlir::tfcc::populateFuseInt8OpsPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<FusedConv2DToInt8, FusedDenseToInt8, AbsorbQuantize,
-           MaxPoolBeforeDequantize, DropRequantization, QuantizeBeforeMaxPool>(
-          patterns.getContext());
+  patterns.add<FusedConv2DToInt8, FusedDenseToInt8, AbsorbQuantize,
+               MaxPoolBeforeDequantize, DropRequantization,
+               QuantizeBeforeMaxPool, AbsorbMaxPool>(patterns.getContext());
 }

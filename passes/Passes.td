@@ -219,7 +219,20 @@ def FuseInt8Ops : Pass<"tfcc-fuse-int8-ops", "func::FuncOp"> {
     %r = graph.quantize %p, %s, %z : (...) -> tensor<?x4x4x4xui8>
     ```
     becomes `%r = graph.max_pool2d %q {window = [2, 2]} : (tensor<?x8x8x4xui8>)
-    -> tensor<?x4x4x4xui8>`.
+    -> tensor<?x4x4x4xui8>`. Last, a `graph.max_pool2d` whose windows are
+    its strides, without padding, of a groups-1 `graph.fused_conv2d_int8`
+    that nothing else reads is absorbed as its `max_pool`: the convolution
+    pools its int32 sums before the epilogue (exact when every scale is
+    positive and the activation never decreases), where the runtime's int8
+    convolution kernel computes it and its tiles hold the window; so
+
+    ```mlir
+    %c = graph.fused_conv2d_int8 %q, %w, %s {..., out_scale = 0.05 : f32}
+        : (tensor<?x28x28x1xui8>, ...) -> tensor<?x26x26x32xui8>
+    %p = graph.max_pool2d %c {window = [2, 2]} : (...) -> tensor<?x13x13x32xui8>
+    ```
+    becomes one `graph.fused_conv2d_int8 %q, %w, %s {..., max_pool = [2, 2]}
+    : (...) -> tensor<?x13x13x32xui8>`.
   }];
 }
 

@@ -102,6 +102,52 @@ struct FusedDenseInt8ToKernel : OpRewritePattern<FusedDenseInt8Op> {
 static_assert(graph::kMaxInt8DepthwiseTaps == TFCC_RT_DWQ_MAX_TAPS,
               "the dialect's depthwise int8 window limit is the kernel's");
 
+/// Whether the dialect's rule for `max_pool` windows is the kernel's, for
+/// every window up to twice the tile.
+constexpr bool poolWindowRulesAgree() {
+  for (int64_t ph = 0; ph <= 2 * TFCC_RT_QCONV_POOL_TILE_ROWS; ++ph)
+    for (int64_t pw = 0; pw <= 2 * TFCC_RT_QCONV_POOL_TILE_ROWS; ++pw)
+      if (graph::isInt8ConvPoolWindow(ph, pw) !=
+          static_cast<bool>(TFCC_RT_QCONV_POOL_SUPPORTED(ph, pw)))
+        return false;
+  return true;
+}
+static_assert(graph::kInt8ConvPoolTileRows == TFCC_RT_QCONV_POOL_TILE_ROWS &&
+                  poolWindowRulesAgree(),
+              "the dialect's max_pool windows are the int8 kernel's");
+
+/// The GEMM's K of groups-1 `op`, and its rows' length (padded to a
+/// multiple of 4 bytes unless a plain 1x1 convolution reads x in place).
+static std::pair<int64_t, int64_t> getInt8ConvRows(FusedConv2DInt8Op op,
+                                                   bool *pointwise) {
+  ArrayRef<int64_t> kernelShape = op.getKernel().getType().getShape();
+  int64_t c = op.getX().getType().getDimSize(3);
+  int64_t k = kernelShape[0] * kernelShape[1] * c;
+  SmallVector<int64_t> pads = getIntegers(op.getPads());
+  *pointwise = kernelShape[0] == 1 && kernelShape[1] == 1 &&
+               getIntegers(op.getStrides()) == SmallVector<int64_t>{1, 1} &&
+               llvm::all_of(pads, [](int64_t p) { return p == 0; });
+  // Rows padded to a multiple of 4 bytes (zeros, times the packed weights'
+  // zero padding): the GEMM then has no K tail.
+  return {k, *pointwise ? k : (k + 3) / 4 * 4};
+}
+
+} // namespace
+
+bool mlir::tfcc::isInt8ConvKernelConv(FusedConv2DInt8Op op) {
+  if (op.getDepthwise() || hasDynamicInnerDims(op))
+    return false;
+  bool pointwise;
+  auto [k, lda] = getInt8ConvRows(op, &pointwise);
+  int64_t oc = op.getKernel().getType().getDimSize(3);
+  // The rows gathered per task by the kernel itself where they and the
+  // weights are small enough (tfcc_kernels.h), else stored whole first.
+  return !pointwise && lda <= TFCC_RT_QCONV_MAX_LDC &&
+         tfcc_rt_qgemm_packed_b_size(k, oc) <= TFCC_RT_QCONV_FUSED_MAX_B_BYTES;
+}
+
+namespace {
+
 /// The uint8 depthwise kernel's call for a depthwise `op`.
 Value emitInt8Depthwise(PatternRewriter &rewriter, FusedConv2DInt8Op op) {
   Location loc = op.getLoc();
@@ -202,7 +248,20 @@ Value emitInt8FusedConv(PatternRewriter &rewriter, FusedConv2DInt8Op op,
   float beta = op.getBeta().convertToFloat();
   int64_t h = xType.getDimSize(1), w = xType.getDimSize(2);
   int64_t c = xType.getDimSize(3);
-  int64_t oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
+  // The convolution's output size: the result's, or what its pooling
+  // (windows as strides, no padding) reads.
+  int64_t poolH = 1, poolW = 1;
+  if (std::optional<ArrayAttr> maxPool = op.getMaxPool()) {
+    SmallVector<int64_t> window = getIntegers(*maxPool);
+    poolH = window[0], poolW = window[1];
+  }
+  auto convSize = [&](int64_t i) {
+    int64_t span = dilations[i] * (kernelShape[i] - 1) + 1;
+    return (xType.getDimSize(1 + i) + pads[2 * i] + pads[2 * i + 1] - span) /
+               strides[i] +
+           1;
+  };
+  int64_t oh = convSize(0), ow = convSize(1);
   if (std::optional<APFloat> outScale = op.getOutScale())
     emitKernelCall(
         rewriter, loc,
@@ -222,6 +281,8 @@ Value emitInt8FusedConv(PatternRewriter &rewriter, FusedConv2DInt8Op op,
             .pad_left = pads[2],
             .oh = oh,
             .ow = ow,
+            .pool_h = poolH,
+            .pool_w = poolW,
             .ldc = ldc,
             .x_zero_point = zeroPoint,
             .packed_b = packed,
@@ -253,6 +314,8 @@ Value emitInt8FusedConv(PatternRewriter &rewriter, FusedConv2DInt8Op op,
                                           .pad_left = pads[2],
                                           .oh = oh,
                                           .ow = ow,
+                                          .pool_h = poolH,
+                                          .pool_w = poolW,
                                           .ldc = ldc,
                                           .x_zero_point = zeroPoint,
                                           .packed_b = packed,
@@ -290,28 +353,23 @@ struct FusedConv2DInt8ToKernel : OpRewritePattern<FusedConv2DInt8Op> {
     SmallVector<int64_t> pads = getIntegers(op.getPads());
     int64_t c = xType.getDimSize(3), oc = kernelShape[3];
     int64_t oh = resultType.getDimSize(1), ow = resultType.getDimSize(2);
-    int64_t k = kernelShape[0] * kernelShape[1] * c;
+    bool pointwise;
+    auto [k, lda] = getInt8ConvRows(op, &pointwise);
+    // Only the kernel below pools (tfcc-fuse-int8-ops checks the same).
+    if (op.getMaxPool() && !isInt8ConvKernelConv(op))
+      return rewriter.notifyMatchFailure(op,
+                                         "a pooling the kernel cannot take");
     Value packed = packInt8GemmWeights(rewriter, loc, op.getKernel(), k, oc);
+    if (isInt8ConvKernelConv(op)) {
+      rewriter.replaceOp(op, emitInt8FusedConv(rewriter, op, lda, oc, packed,
+                                               strides, dilations, pads));
+      return success();
+    }
     Value batch = getDimValue(rewriter, loc, x, 0);
     Value pixels = rewriter.create<arith::MulIOp>(
         loc, batch, rewriter.create<arith::ConstantIndexOp>(loc, oh * ow));
-    bool pointwise = kernelShape[0] == 1 && kernelShape[1] == 1 &&
-                     strides == SmallVector<int64_t>{1, 1} &&
-                     llvm::all_of(pads, [](int64_t p) { return p == 0; });
     Value rows = x;
-    int64_t lda = k;
     if (!pointwise) {
-      // Rows padded to a multiple of 4 bytes (zeros, times the packed
-      // weights' zero padding): the GEMM then has no K tail.
-      lda = (k + 3) / 4 * 4;
-      // The rows gathered per task by the GEMM itself where they and the
-      // weights are small enough (tfcc_kernels.h), else stored whole first.
-      if (lda <= TFCC_RT_QCONV_MAX_LDC && tfcc_rt_qgemm_packed_b_size(k, oc) <=
-                                              TFCC_RT_QCONV_FUSED_MAX_B_BYTES) {
-        rewriter.replaceOp(op, emitInt8FusedConv(rewriter, op, lda, oc, packed,
-                                                 strides, dilations, pads));
-        return success();
-      }
       auto colsType = RankedTensorType::get({ShapedType::kDynamic, lda},
                                             xType.getElementType());
       rows = allocResult(rewriter, loc, colsType, {pixels});

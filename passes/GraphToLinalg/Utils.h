@@ -18,6 +18,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::graph {
+class FusedConv2DInt8Op;
 class PadOp;
 } // namespace mlir::graph
 
@@ -50,6 +51,13 @@ bool hasDynamicInnerDims(Operation *op);
 /// negative pads): one a pooling kernel's implicit padding can take the
 /// place of, given a value it never lets win.
 bool isConstantPadOfHW(graph::PadOp pad);
+
+/// Whether the runtime's int8 convolution kernel (tfcc_rt_qconv2d_u8s8_*,
+/// which alone takes a `max_pool`) computes graph.fused_conv2d_int8 `op`
+/// (static image sizes, not depthwise): its rows gathered per task or read
+/// in place, not a plain GEMM of a 1x1 convolution's input nor rows or
+/// weights over that kernel's limits (gathered by tfcc_rt_im2col_u8 first).
+bool isInt8ConvKernelConv(graph::FusedConv2DInt8Op op);
 
 /// Whether a graph value holds unsigned integers (ui8). Bodies compute on
 /// signless values, so lowerings whose result depends on signedness read it

@@ -8,13 +8,13 @@
 // The weights are packed at compile time: 16 columns x 7 groups of 4, then
 // the column sums (27 for the 4 real columns, 0 for the padding), then the
 // flag saying every pair of weights fits vpmaddubsw's int16 (1).
-// CHECK: func.func private @tfcc_rt_qconv2d_u8s8_u8(!llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, f32, f32, f32, i32, !llvm.ptr)
+// CHECK: func.func private @tfcc_rt_qconv2d_u8s8_u8(!llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i32, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, f32, f32, f32, i32, !llvm.ptr)
 // CHECK-LABEL: func.func @conv3x3
 // CHECK: arith.constant dense<"0x01010101{{.*}}1B0000001B0000001B0000001B000000{{0+}}01000000"> : tensor<516xi8>
 // CHECK: %[[N:.*]] = tensor.dim %arg0, %c0
 // CHECK-NOT: memref.alloc({{.*}}) {{.*}} : memref<?x28xui8>
 // CHECK: %[[Y:.*]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x8x8x4xui8>
-// CHECK: call @tfcc_rt_qconv2d_u8s8_u8(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c3_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c8_i64, %c8_i64, %c28_i64, %c3_i32, %{{.*}}, %c4_i64, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i32, %cst{{.*}}, %cst{{.*}}, %cst{{.*}}, %c7_i32, %{{.*}})
+// CHECK: call @tfcc_rt_qconv2d_u8s8_u8(%{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c3_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c8_i64, %c8_i64, %c1_i64, %c1_i64, %c28_i64, %c3_i32, %{{.*}}, %c4_i64, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i32, %cst{{.*}}, %cst{{.*}}, %cst{{.*}}, %c7_i32, %{{.*}})
 // CHECK-NOT: im2col
 // CHECK: bufferization.to_tensor %[[Y]]
 func.func @conv3x3(%x: tensor<?x8x8x3xui8>, %b: tensor<4xf32>) -> tensor<?x8x8x4xui8> {
@@ -22,6 +22,22 @@ func.func @conv3x3(%x: tensor<?x8x8x3xui8>, %b: tensor<4xf32>) -> tensor<?x8x8x4
   %s = graph.constant dense<0.5> : tensor<4xf32>
   %y = graph.fused_conv2d_int8 %x, %w, %s bias %b {activation = "relu", dilations = [1, 1], out_scale = 2.500000e-01 : f32, out_zero_point = 7 : i64, pads = [1, 1, 1, 1], strides = [1, 1], x_zero_point = 3 : i64} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x8x8x4xui8>
   return %y : tensor<?x8x8x4xui8>
+}
+
+// -----
+
+// A convolution with its max pooling (max_pool, tfcc-fuse-int8-ops): the
+// kernel gets the convolution's output size (26 x 26) and the window
+// (2 x 2); the result is the pooled 13 x 13.
+// CHECK-LABEL: func.func @conv_max_pool
+// CHECK: %[[Y:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x13x13x32xui8>
+// CHECK: call @tfcc_rt_qconv2d_u8s8_u8(%{{.*}}, %{{.*}}, %c28_i64, %c28_i64, %c1_i64, %c3_i64, %c3_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c0_i64, %c0_i64, %c26_i64, %c26_i64, %c2_i64, %c2_i64, %c12_i64, %c127_i32,
+// CHECK: bufferization.to_tensor %[[Y]]
+func.func @conv_max_pool(%x: tensor<?x28x28x1xui8>) -> tensor<?x13x13x32xui8> {
+  %w = graph.constant dense<1> : tensor<3x3x1x32xi8>
+  %s = graph.constant dense<0.5> : tensor<32xf32>
+  %y = graph.fused_conv2d_int8 %x, %w, %s {activation = "relu", dilations = [1, 1], max_pool = [2, 2], out_scale = 2.500000e-01 : f32, pads = [0, 0, 0, 0], strides = [1, 1], x_zero_point = 127 : i64} : (tensor<?x28x28x1xui8>, tensor<3x3x1x32xi8>, tensor<32xf32>) -> tensor<?x13x13x32xui8>
+  return %y : tensor<?x13x13x32xui8>
 }
 
 // -----
@@ -50,7 +66,7 @@ func.func @conv_large_weights(%x: tensor<?x9x9x128xui8>) -> tensor<?x4x4x256xf32
 // CHECK-LABEL: func.func @conv_long_rows
 // CHECK: call @tfcc_rt_im2col_u8({{.*}}, %c4608_i64, %{{.*}})
 // CHECK: call @tfcc_rt_qgemm_u8s8_f32(%{{.*}}, %c2_i64, %c4608_i64,
-// CHECK: call @tfcc_rt_qconv2d_u8s8_f32(%{{.*}}, %c1_i64, %c5_i64, %c5_i64, %c2_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c3_i64, %c3_i64, %c8_i64, %c0_i32, %{{.*}}, %c3_i64,
+// CHECK: call @tfcc_rt_qconv2d_u8s8_f32(%{{.*}}, %c1_i64, %c5_i64, %c5_i64, %c2_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c2_i64, %c2_i64, %c0_i64, %c0_i64, %c3_i64, %c3_i64, %c1_i64, %c1_i64, %c8_i64, %c0_i32, %{{.*}}, %c3_i64,
 func.func @conv_long_rows(%x: tensor<1x4x4x512xui8>, %z: tensor<1x5x5x2xui8>) -> (tensor<1x2x2x2xf32>, tensor<1x3x3x3xf32>) {
   %w = graph.constant dense<1> : tensor<3x3x512x2xi8>
   %s = graph.constant dense<0.5> : tensor<2xf32>

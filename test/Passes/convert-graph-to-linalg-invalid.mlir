@@ -23,6 +23,19 @@ func.func @conv2d_int8_dynamic_spatial(%x: tensor<?x?x8x3xui8>) -> tensor<?x?x8x
 
 // -----
 
+// A max pooling only the convolution kernel takes, on a 1x1 convolution
+// (a plain GEMM of x; tfcc-fuse-int8-ops never makes this, a hand-written
+// op reaches the lowering).
+func.func @conv2d_int8_pooled_pointwise(%x: tensor<1x8x8x4xui8>) -> tensor<1x4x4x16xf32> {
+  %w = graph.constant dense<1> : tensor<1x1x4x16xi8>
+  %s = graph.constant dense<0.5> : tensor<16xf32>
+  // expected-error @+1 {{tfcc cannot compile graph.fused_conv2d_int8 (tensor<1x8x8x4xui8>, tensor<1x1x4x16xi8>, tensor<16xf32>) -> tensor<1x4x4x16xf32> with these attributes: a case its lowering does not handle}}
+  %y = graph.fused_conv2d_int8 %x, %w, %s {dilations = [1, 1], max_pool = [2, 2], pads = [0, 0, 0, 0], strides = [1, 1], x_zero_point = 4 : i64} : (tensor<1x8x8x4xui8>, tensor<1x1x4x16xi8>, tensor<16xf32>) -> tensor<1x4x4x16xf32>
+  return %y : tensor<1x4x4x16xf32>
+}
+
+// -----
+
 func.func @depthwise_int8_dynamic_spatial(%x: tensor<?x?x5x2xui8>) -> tensor<?x?x5x2xf32> {
   %w = graph.constant dense<1> : tensor<3x3x2x1xi8>
   %s = graph.constant dense<0.5> : tensor<2xf32>

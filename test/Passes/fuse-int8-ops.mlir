@@ -289,11 +289,12 @@ func.func @max_pool_stays_float(%q: tensor<1x4x4x2xui8>, %qc: tensor<1x4x4x?xui8
 // convolution's input quantized after a float max pooling (and a flatten).
 // The quantize moves before the pooling (quantizing keeps the order, so it
 // commutes with the maximum), where the int8 convolution absorbs it: the
-// convolution writes uint8, the pooling and the flatten take the integers.
+// convolution writes uint8, and then absorbs the pooling too (its "same"
+// windows tile 8 x 8 exactly); the flatten takes the integers.
 // CHECK-LABEL: func.func @quantize_before_max_pool
-// CHECK: %[[C:.*]] = graph.fused_conv2d_int8 {{.*}}out_scale = 2.500000e-01 : f32, out_zero_point = 7 : i64{{.*}} -> tensor<?x8x8x4xui8>
-// CHECK: %[[P:.*]] = graph.max_pool2d %[[C]] {padding = "same", window = [2, 2]} : (tensor<?x8x8x4xui8>) -> tensor<?x4x4x4xui8>
-// CHECK: %[[R:.*]] = graph.reshape %[[P]] : (tensor<?x4x4x4xui8>) -> tensor<?x64xui8>
+// CHECK: %[[C:.*]] = graph.fused_conv2d_int8 {{.*}}max_pool = [2, 2], out_scale = 2.500000e-01 : f32, out_zero_point = 7 : i64{{.*}} -> tensor<?x4x4x4xui8>
+// CHECK-NOT: graph.max_pool2d
+// CHECK: %[[R:.*]] = graph.reshape %[[C]] : (tensor<?x4x4x4xui8>) -> tensor<?x64xui8>
 // CHECK-NOT: graph.quantize
 // CHECK: return %[[R]]
 func.func @quantize_before_max_pool(%q: tensor<?x8x8x3xui8>) -> tensor<?x64xui8> {
@@ -332,4 +333,76 @@ func.func @quantize_stays_after_max_pool(%x: tensor<1x4x4x2xf32>, %xd: tensor<1x
   %m3 = graph.max_pool2d %xd {window = [2, 2]} : (tensor<1x4x4x?xf32>) -> tensor<1x2x2x?xf32>
   %q3 = graph.quantize %m3, %s, %z : (tensor<1x2x2x?xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x2x?xui8>
   return %q1, %m1, %q2, %q3 : tensor<1x2x2x2xui8>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xui8>, tensor<1x2x2x?xui8>
+}
+
+// -----
+
+// A max pooling with windows as strides of an int8 convolution's result
+// that nothing else reads is absorbed (`max_pool`): the convolution pools
+// its sums before the epilogue. The seed CNN's first layer (ui8 result,
+// relu, a window of 2 x 2 over 26 x 26), an f32 result with a leaky relu of
+// positive alpha under a "same" pooling that tiles 8 x 8 exactly (no
+// padding), a 1 x 2 window.
+// CHECK-LABEL: func.func @conv_pool
+// CHECK: %[[A:.*]] = graph.fused_conv2d_int8 %arg0, %{{.*}}, %{{.*}} bias %{{.*}} {activation = "relu", dilations = [1, 1], max_pool = [2, 2], out_scale = 5.000000e-02 : f32, pads = [0, 0, 0, 0], strides = [1, 1], x_zero_point = 127 : i64} : (tensor<?x28x28x1xui8>, tensor<3x3x1x32xi8>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x13x13x32xui8>
+// CHECK: %[[B:.*]] = graph.fused_conv2d_int8 %arg1, %{{.*}}, %{{.*}} {activation = "leaky_relu", alpha = 1.000000e-01 : f32, dilations = [1, 1], max_pool = [2, 2], pads = [1, 1, 1, 1], strides = [1, 1], x_zero_point = 3 : i64} : (tensor<2x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<2x4x4x16xf32>
+// CHECK: %[[C:.*]] = graph.fused_conv2d_int8 %arg1, %{{.*}}, %{{.*}} {dilations = [1, 1], max_pool = [1, 2], pads = [1, 1, 1, 1], strides = [1, 1], x_zero_point = 3 : i64} : (tensor<2x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<2x8x4x16xf32>
+// CHECK-NOT: graph.max_pool2d
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @conv_pool(%q: tensor<?x28x28x1xui8>, %q2: tensor<2x8x8x4xui8>) -> (tensor<?x13x13x32xui8>, tensor<2x4x4x16xf32>, tensor<2x8x4x16xf32>) {
+  %w = graph.constant dense<1> : tensor<3x3x1x32xi8>
+  %s = graph.constant dense<0.01> : tensor<32xf32>
+  %b = graph.constant dense<0.5> : tensor<32xf32>
+  %c = graph.fused_conv2d_int8 %q, %w, %s bias %b {x_zero_point = 127, strides = [1, 1], dilations = [1, 1], pads = [0, 0, 0, 0], activation = "relu", out_scale = 0.05 : f32, out_zero_point = 0} : (tensor<?x28x28x1xui8>, tensor<3x3x1x32xi8>, tensor<32xf32>, tensor<32xf32>) -> tensor<?x26x26x32xui8>
+  %p = graph.max_pool2d %c {window = [2, 2]} : (tensor<?x26x26x32xui8>) -> tensor<?x13x13x32xui8>
+  %w2 = graph.constant dense<2> : tensor<3x3x4x16xi8>
+  %s2 = graph.constant dense<0.25> : tensor<16xf32>
+  %c2 = graph.fused_conv2d_int8 %q2, %w2, %s2 {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], activation = "leaky_relu", alpha = 0.1 : f32} : (tensor<2x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<2x8x8x16xf32>
+  %p2 = graph.max_pool2d %c2 {window = [2, 2], strides = [2, 2], padding = "same"} : (tensor<2x8x8x16xf32>) -> tensor<2x4x4x16xf32>
+  %c3 = graph.fused_conv2d_int8 %q2, %w2, %s2 {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1]} : (tensor<2x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<2x8x8x16xf32>
+  %p3 = graph.max_pool2d %c3 {window = [1, 2]} : (tensor<2x8x8x16xf32>) -> tensor<2x8x4x16xf32>
+  return %p, %p2, %p3 : tensor<?x13x13x32xui8>, tensor<2x4x4x16xf32>, tensor<2x8x4x16xf32>
+}
+
+// -----
+
+// What keeps its pooling: a negative scale (a folded batch norm's: the
+// epilogue then reverses the order), a leaky relu of negative alpha (not
+// monotone), scales that are not constants, a residual, overlapping
+// windows, a 3 x 3 window (not whole windows in a tile of 8), a "same"
+// pooling that pads (7 rows), a second user of the convolution, a 1 x 1
+// convolution (a plain GEMM of x, not the convolution kernel), a depthwise
+// one.
+// CHECK-LABEL: func.func @conv_pool_stays
+// CHECK-NOT: max_pool = [
+// CHECK-COUNT-10: graph.max_pool2d
+// CHECK-NOT: max_pool = [
+func.func @conv_pool_stays(%q: tensor<1x8x8x4xui8>, %q7: tensor<1x7x7x4xui8>, %sa: tensor<16xf32>, %r: tensor<1x8x8x16xf32>) -> (tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x3x3x16xf32>, tensor<1x2x2x16xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x8x8x16xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x4xf32>) {
+  %w = graph.constant dense<2> : tensor<3x3x4x16xi8>
+  %s = graph.constant dense<0.25> : tensor<16xf32>
+  %sn = graph.constant dense<[0.25, -0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25, 0.25]> : tensor<16xf32>
+  %c0 = graph.fused_conv2d_int8 %q, %w, %sn {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1]} : (tensor<1x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  %p0 = graph.max_pool2d %c0 {window = [2, 2]} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
+  %c1 = graph.fused_conv2d_int8 %q, %w, %s {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], activation = "leaky_relu", alpha = -0.5 : f32} : (tensor<1x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  %p1 = graph.max_pool2d %c1 {window = [2, 2]} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
+  %c2 = graph.fused_conv2d_int8 %q, %w, %sa {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1]} : (tensor<1x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  %p2 = graph.max_pool2d %c2 {window = [2, 2]} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
+  %c3 = graph.fused_conv2d_int8 %q, %w, %s residual %r {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1]} : (tensor<1x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  %p3 = graph.max_pool2d %c3 {window = [2, 2]} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
+  %c4 = graph.fused_conv2d_int8 %q, %w, %s {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1]} : (tensor<1x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  %p4 = graph.max_pool2d %c4 {window = [3, 3], strides = [2, 2]} : (tensor<1x8x8x16xf32>) -> tensor<1x3x3x16xf32>
+  %c5 = graph.fused_conv2d_int8 %q, %w, %s {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1]} : (tensor<1x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  %p5 = graph.max_pool2d %c5 {window = [3, 3]} : (tensor<1x8x8x16xf32>) -> tensor<1x2x2x16xf32>
+  %c6 = graph.fused_conv2d_int8 %q7, %w, %s {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1]} : (tensor<1x7x7x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<1x7x7x16xf32>
+  %p6 = graph.max_pool2d %c6 {window = [2, 2], padding = "same"} : (tensor<1x7x7x16xf32>) -> tensor<1x4x4x16xf32>
+  %c7 = graph.fused_conv2d_int8 %q, %w, %s {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1]} : (tensor<1x8x8x4xui8>, tensor<3x3x4x16xi8>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  %p7 = graph.max_pool2d %c7 {window = [2, 2]} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
+  %w8 = graph.constant dense<2> : tensor<1x1x4x16xi8>
+  %c8 = graph.fused_conv2d_int8 %q, %w8, %s {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [0, 0, 0, 0]} : (tensor<1x8x8x4xui8>, tensor<1x1x4x16xi8>, tensor<16xf32>) -> tensor<1x8x8x16xf32>
+  %p8 = graph.max_pool2d %c8 {window = [2, 2]} : (tensor<1x8x8x16xf32>) -> tensor<1x4x4x16xf32>
+  %wd = graph.constant dense<2> : tensor<3x3x4x1xi8>
+  %sd = graph.constant dense<0.25> : tensor<4xf32>
+  %c9 = graph.fused_conv2d_int8 %q, %wd, %sd {x_zero_point = 3, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], depthwise = true} : (tensor<1x8x8x4xui8>, tensor<3x3x4x1xi8>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
+  %p9 = graph.max_pool2d %c9 {window = [2, 2]} : (tensor<1x8x8x4xf32>) -> tensor<1x4x4x4xf32>
+  return %p0, %p1, %p2, %p3, %p4, %p5, %p6, %p7, %c7, %p8, %p9 : tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x3x3x16xf32>, tensor<1x2x2x16xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x8x8x16xf32>, tensor<1x4x4x16xf32>, tensor<1x4x4x4xf32>
 }

@@ -426,6 +426,7 @@ struct QConvCase {
   int32_t zeroPoint, act;
   bool bias, residual, quantizeOutput;
   int weightBound = 128; // weights in [-bound, bound]
+  int64_t ph = 1, pw = 1; // the max pooling after it (1 x 1: none)
 };
 
 void checkQConv(const QConvCase &k, uint32_t seed) {
@@ -434,6 +435,7 @@ void checkQConv(const QConvCase &k, uint32_t seed) {
   const int64_t ow = (k.w + k.pl + k.pr - (k.dw * (k.kw - 1) + 1)) / k.sw + 1;
   const int64_t K = k.kh * k.kw * k.c, ldc = (K + 3) / 4 * 4 + k.extraLdc;
   const int64_t M = k.n * oh * ow, N = k.N;
+  const int64_t ohp = oh / k.ph, owp = ow / k.pw, outputs = k.n * ohp * owp;
   std::vector<uint8_t> x = randomU8(k.n * k.h * k.w * k.c, rng);
   std::vector<int8_t> B = randomI8(K * N, rng, k.weightBound);
   B.resize(ldc * N, 0);
@@ -444,20 +446,28 @@ void checkQConv(const QConvCase &k, uint32_t seed) {
   tfcc_rt_qgemm_pack_b(ldc, N, B.data(), packed.data());
   const float outScale = 0.02f;
   const int32_t outZeroPoint = 100;
-  std::vector<float> yf(M * N, -7.0f);
-  std::vector<uint8_t> yq(M * N, 7);
+  // One element past the outputs, which nothing may write.
+  std::vector<float> yf(outputs * N + 1, -7.0f);
+  std::vector<uint8_t> yq(outputs * N + 1, 7);
   const float *b = k.bias ? bias.data() : nullptr;
   const float *r = k.residual ? res.data() : nullptr;
   if (k.quantizeOutput)
-    tfcc_rt_qconv2d_u8s8_u8(
-        x.data(), k.n, k.h, k.w, k.c, k.kh, k.kw, k.sh, k.sw, k.dh, k.dw, k.pt,
-        k.pl, oh, ow, ldc, k.zeroPoint, packed.data(), N, scales.data(), b, r,
-        k.act, kAlpha, kBeta, outScale, outZeroPoint, yq.data());
+    tfcc_rt_qconv2d_u8s8_u8(x.data(), k.n, k.h, k.w, k.c, k.kh, k.kw, k.sh,
+                            k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow, k.ph, k.pw,
+                            ldc, k.zeroPoint, packed.data(), N, scales.data(),
+                            b, r, k.act, kAlpha, kBeta, outScale, outZeroPoint,
+                            yq.data());
   else
     tfcc_rt_qconv2d_u8s8_f32(x.data(), k.n, k.h, k.w, k.c, k.kh, k.kw, k.sh,
-                             k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow, ldc,
-                             k.zeroPoint, packed.data(), N, scales.data(), b, r,
-                             k.act, kAlpha, kBeta, yf.data());
+                             k.sw, k.dh, k.dw, k.pt, k.pl, oh, ow, k.ph, k.pw,
+                             ldc, k.zeroPoint, packed.data(), N, scales.data(),
+                             b, r, k.act, kAlpha, kBeta, yf.data());
+  ASSERT_EQ(yf.back(), -7.0f) << "wrote past the output";
+  ASSERT_EQ(yq.back(), 7) << "wrote past the output";
+  // The convolution's outputs in double, then (pooled) each window's
+  // largest: the kernel pools the int32 sums before its epilogue, which is
+  // the same for these scales (> 0) and activations (non-decreasing).
+  std::vector<double> ref(M * N);
   for (int64_t bi = 0; bi < k.n; ++bi)
     for (int64_t y = 0; y < oh; ++y)
       for (int64_t s = 0; s < ow; ++s)
@@ -480,7 +490,19 @@ void checkQConv(const QConvCase &k, uint32_t seed) {
             v += bias[n];
           if (k.residual)
             v += res[m * N + n];
-          v = activation(v, k.act);
+          ref[m * N + n] = activation(v, k.act);
+        }
+  for (int64_t bi = 0; bi < k.n; ++bi)
+    for (int64_t y = 0; y < ohp; ++y)
+      for (int64_t s = 0; s < owp; ++s)
+        for (int64_t n = 0; n < N; ++n) {
+          const int64_t m = (bi * ohp + y) * owp + s;
+          double v = -HUGE_VAL;
+          for (int64_t dy = 0; dy < k.ph; ++dy)
+            for (int64_t dx = 0; dx < k.pw; ++dx)
+              v = std::max(
+                  v, ref[((bi * oh + y * k.ph + dy) * ow + s * k.pw + dx) * N +
+                         n]);
           if (!k.quantizeOutput) {
             ASSERT_NEAR(yf[m * N + n], v, 1e-5 * (std::fabs(v) + 1.0))
                 << "pixel " << m << " column " << n;
@@ -586,6 +608,81 @@ TEST_P(QuantizedKernelsTest, QConv2dInPlace) {
     checkQConv(k, seed++);
 }
 
+// The convolution with a max pooling after it (pool_h x pool_w windows,
+// strides the same): each window's largest output. The seed CNN's layers
+// (one channel 3x3 gathered, 26 -> 13: a last tile of one window; 13x13x32
+// read in place, 11 -> 5: the last row and column unused), padded images
+// copied two at a time, an image in bands (rounded to whole windows), the
+// gathered paths with several images, windows of 1 x 2, 2 x 1, 4 x 2,
+// 1 x 8 and 8 x 1, sizes that leave rows and columns over, both outputs.
+TEST_P(QuantizedKernelsTest, QConv2dPooled) {
+  QConvCase cases[] = {
+      {1,    28,    28,  1, 3, 3,  1, 1, 1,
+       1,    0,     0,   0, 0, 32, 0, 3, TFCC_ACT_RELU,
+       true, false, true},
+      {1,    13,    13,  32, 3, 3,  1, 1,   1,
+       1,    0,     0,   0,  0, 64, 0, 127, TFCC_ACT_RELU,
+       true, false, true},
+      {3,    30,    30,   32, 3, 3,  1, 1,  1,
+       1,    1,     1,    1,  1, 16, 0, 77, TFCC_ACT_CLIP,
+       true, false, false},
+      {1,    46,    46,  32, 3, 3, 1, 1, 1,
+       1,    1,     1,   1,  1, 8, 0, 5, TFCC_ACT_RELU,
+       true, false, true},
+      {2,     9,     11,  3, 3, 3,  1, 1,   1,
+       1,     1,     1,   1, 1, 17, 0, 128, TFCC_ACT_NONE,
+       false, false, true},
+      {2,    8,     9,    2, 2, 2,  1, 1,   2,
+       2,    0,     1,    1, 0, 40, 4, 255, TFCC_ACT_RELU,
+       true, false, false},
+      {1,    17,    19,  8, 3, 3,  1, 1, 1,
+       1,    1,     1,   1, 1, 33, 0, 9, TFCC_ACT_CLIP,
+       true, false, true},
+      {2,    16,    16,  8, 1, 1,  1, 1,  1,
+       1,    0,     0,   0, 0, 24, 0, 17, TFCC_ACT_RELU,
+       true, false, true},
+      {1,     12,    20,  4, 3, 3,  1, 1,  1,
+       1,     1,     1,   1, 1, 16, 0, 60, TFCC_ACT_NONE,
+       false, false, true},
+      {1,    20,    9,    4, 3, 3,  1, 1,  1,
+       1,    1,     1,    1, 1, 16, 0, 60, TFCC_ACT_RELU,
+       true, false, false},
+  };
+  const int64_t windows[][2] = {{2, 2}, {2, 2}, {2, 2}, {2, 2}, {2, 2},
+                                {2, 1}, {1, 2}, {4, 2}, {1, 8}, {8, 1}};
+  static_assert(std::size(cases) == std::size(windows));
+  uint32_t seed = 71;
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    cases[i].ph = windows[i][0];
+    cases[i].pw = windows[i][1];
+    SCOPED_TRACE("case " + std::to_string(i));
+    checkQConv(cases[i], seed++);
+  }
+}
+
+// Pooling windows the tiles cannot hold (3 x 3, 2 x 3, 16 x 1, 1 x 5), a
+// pooling with a residual, and an image smaller than one window: nothing is
+// written (the compiler never makes such a call).
+TEST_P(QuantizedKernelsTest, QConv2dPooledRefusesGeometry) {
+  std::vector<uint8_t> x(6 * 6 * 4, 1);
+  const int64_t K = 36, N = 16;
+  std::vector<int8_t> packed(tfcc_rt_qgemm_packed_b_size(K, N));
+  tfcc_rt_qgemm_pack_b(K, N, std::vector<int8_t>(K * N, 1).data(),
+                       packed.data());
+  const std::vector<float> scales(N, 1.0f), residual(4 * 4 * N, 0.0f);
+  const int64_t geometry[][3] = {{3, 3, 0}, {2, 3, 0}, {16, 1, 0},
+                                 {1, 5, 0}, {2, 2, 1}, {8, 1, 0}};
+  for (const auto &g : geometry) {
+    std::vector<uint8_t> y(4 * 4 * N, 7);
+    tfcc_rt_qconv2d_u8s8_u8(x.data(), 1, 6, 6, 4, 3, 3, 1, 1, 1, 1, 0, 0, 4, 4,
+                            g[0], g[1], K, 0, packed.data(), N, scales.data(),
+                            nullptr, g[2] ? residual.data() : nullptr,
+                            TFCC_ACT_NONE, 0.0f, 0.0f, 1.0f, 0, y.data());
+    EXPECT_EQ(y, std::vector<uint8_t>(4 * 4 * N, 7))
+        << "pool " << g[0] << " x " << g[1] << (g[2] ? " residual" : "");
+  }
+}
+
 // Rows shorter than the window or longer than TFCC_RT_QCONV_MAX_LDC: the
 // kernel writes nothing (the compiler never makes such a call).
 TEST_P(QuantizedKernelsTest, QConv2dRefusesRowLengths) {
@@ -596,8 +693,9 @@ TEST_P(QuantizedKernelsTest, QConv2dRefusesRowLengths) {
   for (int64_t ldc : {int64_t{16}, int64_t{TFCC_RT_QCONV_MAX_LDC + 4}}) {
     std::vector<uint8_t> y(4, 7);
     tfcc_rt_qconv2d_u8s8_u8(x.data(), 1, 4, 4, 2, 3, 3, 1, 1, 1, 1, 0, 0, 2, 2,
-                            ldc, 0, packed.data(), 1, &scale, nullptr, nullptr,
-                            TFCC_ACT_NONE, 0.0f, 0.0f, 1.0f, 0, y.data());
+                            1, 1, ldc, 0, packed.data(), 1, &scale, nullptr,
+                            nullptr, TFCC_ACT_NONE, 0.0f, 0.0f, 1.0f, 0,
+                            y.data());
     EXPECT_EQ(y, std::vector<uint8_t>(4, 7)) << "ldc " << ldc;
   }
 }

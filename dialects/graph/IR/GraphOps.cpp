@@ -445,13 +445,13 @@ static LogicalResult verifyRoundTo(Operation *op, std::optional<Type> roundTo,
 }
 
 /// The geometry checks of both convolution ops: NHWC input and result, a
-/// static kernel, 2 strides and dilations, 4 pads, and sizes that agree.
-static LogicalResult verifyConvGeometry(Operation *op, RankedTensorType xType,
-                                        RankedTensorType kernelType,
-                                        RankedTensorType resultType,
-                                        ArrayAttr stridesAttr,
-                                        ArrayAttr dilationsAttr,
-                                        ArrayAttr padsAttr, bool depthwise) {
+/// static kernel, 2 strides and dilations, 4 pads, and sizes that agree
+/// (the result's H and W divided by `pool`'s windows, rounded down, when
+/// given).
+static LogicalResult verifyConvGeometry(
+    Operation *op, RankedTensorType xType, RankedTensorType kernelType,
+    RankedTensorType resultType, ArrayAttr stridesAttr, ArrayAttr dilationsAttr,
+    ArrayAttr padsAttr, bool depthwise, ArrayRef<int64_t> pool = {1, 1}) {
   if (xType.getRank() != 4 || kernelType.getRank() != 4 ||
       resultType.getRank() != 4 || !kernelType.hasStaticShape())
     return op->emitOpError(
@@ -480,11 +480,11 @@ static LogicalResult verifyConvGeometry(Operation *op, RankedTensorType xType,
       continue;
     int64_t span = dilations[i] * (kernelType.getDimSize(i) - 1) + 1;
     int64_t padded = in + pads[2 * i] + pads[2 * i + 1];
-    if (padded < span || (padded - span) / strides[i] + 1 != out)
-      return op->emitOpError()
-             << "spatial dim " << i << " of the result is " << out
-             << ", expected "
-             << (padded < span ? 0 : (padded - span) / strides[i] + 1);
+    int64_t expected =
+        (padded < span ? 0 : (padded - span) / strides[i] + 1) / pool[i];
+    if (padded < span || expected != out)
+      return op->emitOpError() << "spatial dim " << i << " of the result is "
+                               << out << ", expected " << expected;
   }
   if (xType.getDimSize(0) != resultType.getDimSize(0))
     return op->emitOpError("input and result batch differ");
@@ -559,9 +559,20 @@ static LogicalResult verifyInt8Epilogue(OpTy op) {
 }
 
 LogicalResult FusedConv2DInt8Op::verify() {
+  SmallVector<int64_t> pool = {1, 1};
+  if (std::optional<ArrayAttr> maxPool = getMaxPool()) {
+    pool = getI64Values(*maxPool);
+    if (pool.size() != 2 || !isInt8ConvPoolWindow(pool[0], pool[1]))
+      return emitOpError("max_pool must be [ph, pw], windows of more than "
+                         "one pixel whose ph divides ")
+             << kInt8ConvPoolTileRows << " and whose pw divides "
+             << kInt8ConvPoolTileRows << " / ph";
+    if (getDepthwise() || getResidual())
+      return emitOpError("max_pool needs groups 1 and no residual");
+  }
   if (failed(verifyConvGeometry(*this, getX().getType(), getKernel().getType(),
                                 getType(), getStrides(), getDilations(),
-                                getPads(), getDepthwise())))
+                                getPads(), getDepthwise(), pool)))
     return failure();
   if (getDepthwise()) {
     ArrayRef<int64_t> kernel = getKernel().getType().getShape();

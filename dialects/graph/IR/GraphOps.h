@@ -38,6 +38,18 @@ llvm::StringRef mathFunctionName(MathFunction function);
 /// kernel's float sums of (x - z) * w are exact up to there (the lowering
 /// checks that TFCC_RT_DWQ_MAX_TAPS agrees).
 inline constexpr int64_t kMaxInt8DepthwiseTaps = 512;
+/// Output pixels in a tile of the int8 convolution's kernel, which holds
+/// whole windows of a `max_pool` (the lowering checks that
+/// TFCC_RT_QCONV_POOL_TILE_ROWS and its rule agree).
+inline constexpr int64_t kInt8ConvPoolTileRows = 8;
+/// Whether graph.fused_conv2d_int8's `max_pool = [ph, pw]` fits its tiles:
+/// ph rows of whole windows (ph divides the tile, pw its share of a row),
+/// and more than one pixel.
+constexpr bool isInt8ConvPoolWindow(int64_t ph, int64_t pw) {
+  return ph >= 1 && pw >= 1 && ph * pw >= 2 && ph <= kInt8ConvPoolTileRows &&
+         kInt8ConvPoolTileRows % ph == 0 && pw <= kInt8ConvPoolTileRows / ph &&
+         (kInt8ConvPoolTileRows / ph) % pw == 0;
+}
 /// The value graph.pad pads a graph.max_pool2d input of element type
 /// `element` with, so that padding never wins a window holding an input
 /// element: -inf, or for 8-bit integers (quantized data) the type's lowest

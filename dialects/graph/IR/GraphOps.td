@@ -1583,7 +1583,12 @@ def Graph_FusedConv2DInt8Op : Graph_FusedInt8Op<"fused_conv2d_int8"> {
     + residual), pads, strides, dilations and activations as
     `graph.fused_conv2d`'s. The result is v (f32) or, with `out_scale`,
     `graph.quantize(v, out_scale, out_zero_point)` to ui8 (a quantize that
-    followed the convolution, absorbed). Lowers to the runtime's int8 GEMM,
+    followed the convolution, absorbed). With `max_pool = [ph, pw]` the
+    result is then max pooled by windows of ph x pw, strides the same, no
+    padding (a `graph.max_pool2d` that followed, absorbed: each result
+    dimension is the convolution's divided by the window, rounded down);
+    groups 1 and no residual, windows the kernel's tiles hold
+    (isInt8ConvPoolWindow). Lowers to the runtime's int8 GEMM,
     or with `depthwise` its uint8 depthwise kernel, which takes no residual
     and windows of at most 512 taps (kMaxInt8DepthwiseTaps: its float sums
     stay exact below that; docs/quantization.md, "Kernels").
@@ -1608,7 +1613,8 @@ def Graph_FusedConv2DInt8Op : Graph_FusedInt8Op<"fused_conv2d_int8"> {
                        DefaultValuedAttr<F32Attr, "0.0">:$beta,
                        OptionalAttr<F32Attr>:$out_scale,
                        DefaultValuedAttr<I64Attr, "0">:$out_zero_point,
-                       DefaultValuedAttr<BoolAttr, "false">:$depthwise);
+                       DefaultValuedAttr<BoolAttr, "false">:$depthwise,
+                       OptionalAttr<I64ArrayAttr>:$max_pool);
   let results = (outs RankedTensorOf<[F32, UI8]>:$result);
 }
 

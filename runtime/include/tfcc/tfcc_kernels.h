@@ -140,6 +140,18 @@ TFCC_RT_API int64_t tfcc_rt_qgemm_packed_b_size(int64_t K, int64_t N);
 #define TFCC_RT_QCONV_MAX_LDC 4096
 #define TFCC_RT_QCONV_FUSED_MAX_B_BYTES (256 * 1024)
 
+/* The max pooling the int8 convolution takes (pool_h x pool_w windows):
+ * a task's tile of TFCC_RT_QCONV_POOL_TILE_ROWS output pixels holds
+ * pool_h rows of whole windows, so pool_h divides it and pool_w divides
+ * its share of a row (2 x 2: two windows of 2 x 2 pixels). */
+#define TFCC_RT_QCONV_POOL_TILE_ROWS 8
+#define TFCC_RT_QCONV_POOL_SUPPORTED(ph, pw)                                   \
+  ((ph) >= 1 && (pw) >= 1 && (ph) * (pw) >= 2 &&                               \
+   (ph) <= TFCC_RT_QCONV_POOL_TILE_ROWS &&                                     \
+   TFCC_RT_QCONV_POOL_TILE_ROWS % (ph) == 0 &&                                 \
+   (pw) <= TFCC_RT_QCONV_POOL_TILE_ROWS / (ph) &&                              \
+   (TFCC_RT_QCONV_POOL_TILE_ROWS / (ph)) % (pw) == 0)
+
 /* The uint8 depthwise convolution's packed weights: (taps + 1) * c floats
  * (tfcc_rt_depthwise_u8s8_pack); 0 when taps or c is <= 0. It accumulates in
  * float, exact while every partial sum of (x - zero point) * w stays below

@@ -227,6 +227,49 @@ static void qconv_direct_rows(const qconv_direct* d, int64_t m0, int64_t mr,
   }
 }
 
+/* The max pooling after the convolution (tfcc_rt_qconv2d_u8s8_*'s pool_h x
+ * pool_w): output (b, i, j) is the largest of the convolution's outputs
+ * (i * ph + dr, j * pw + u), dr < ph, u < pw. A task takes up to per_task
+ * consecutive outputs of one pooled row: the ph convolution rows of their
+ * windows, each one run of pixels (one gather), cut into micro-kernel tiles
+ * of up to per_tile windows: ph rows of v = windows * pw pixels, tile row
+ * dr * v + u being pixel (i * ph + dr, j0 * pw + u). The tile's sums are
+ * pooled, then the epilogue runs on the largest: the same as pooling its
+ * outputs, as the epilogue never decreases when a sum grows (the kernel's
+ * condition). */
+typedef struct qconv_pool {
+  int64_t ph, pw;
+  int64_t oh, ow;   /* the convolution's output */
+  int64_t ohp, owp; /* the pooling's */
+  int64_t per_tile; /* windows in a full micro-kernel tile */
+  int64_t per_task; /* windows in a task (a multiple of per_tile) */
+  int64_t groups;   /* tasks per pooled row */
+} qconv_pool;
+
+#ifndef TFCC_QCONV_POOL_GATHER_BYTES
+/* The most bytes of gathered rows a pooled task holds on its stack. */
+#define TFCC_QCONV_POOL_GATHER_BYTES (32 * 1024)
+#endif
+
+/* lda: the bytes of a gathered row (0 when read in place). */
+static qconv_pool qconv_pool_of(int64_t ph, int64_t pw, int64_t oh, int64_t ow,
+                                int64_t lda) {
+  qconv_pool p;
+  p.ph = ph, p.pw = pw, p.oh = oh, p.ow = ow;
+  p.ohp = oh / ph, p.owp = ow / pw;
+  p.per_tile = TFCC_QMR / ph / pw;
+  /* A whole pooled row where its gathered rows fit, else as many tiles'
+   * windows as do (one at least: TFCC_QMR rows of at most
+   * TFCC_RT_QCONV_MAX_LDC bytes). */
+  const int64_t fit =
+      lda > 0 ? TFCC_QCONV_POOL_GATHER_BYTES / (ph * pw * lda) : p.owp;
+  p.per_task = TFCC_MAX(p.per_tile, fit / p.per_tile * p.per_tile);
+  if (p.per_task >= p.owp)
+    p.per_task = TFCC_MAX(p.owp, 1);
+  p.groups = (p.owp + p.per_task - 1) / p.per_task;
+  return p;
+}
+
 typedef struct qgemm_ctx {
   int64_t M, K, groups, panels;
   const uint8_t* A;
@@ -236,6 +279,10 @@ typedef struct qgemm_ctx {
   const im2col_ctx* gather;
   /* Or the convolution read in place (A is then NULL too). */
   const qconv_direct* direct;
+  /* A max pooling after it (one of gather, direct is set), or NULL; and
+   * whether `fused` pools 2 x 2 windows (tfcc_quk_args' pool2x2). */
+  const qconv_pool* pool;
+  int pool_fused;
   int64_t nseg, seg_len, seg_stride;
   const int8_t* B;
   int64_t tile_rows, tiles, block_panels;
@@ -246,6 +293,30 @@ typedef struct qgemm_ctx {
                 int64_t, int64_t);
   tfcc_q_epilogue_args ep;
 } qgemm_ctx;
+
+/* The micro-kernel's arguments for mr rows (at a, lda apart, or at rows
+ * in segments) times panel p and the np - 1 after it. */
+static inline tfcc_quk_args quk_args(const qgemm_ctx* c, const uint8_t* a,
+                                     const uint8_t* const* rows, int64_t nseg,
+                                     int64_t seg_len, int64_t seg_stride,
+                                     int64_t mr, int64_t p, int64_t np,
+                                     int32_t* acc) {
+  tfcc_quk_args args = {
+      .a = a,
+      .lda = c->lda,
+      .mr = mr,
+      .K = c->K,
+      .b = c->B + p * c->groups * TFCC_RT_QGEMM_NR * 4,
+      .np = np,
+      .acc = acc,
+      .nseg = nseg,
+      .seg_len = seg_len,
+      .seg_stride = seg_stride,
+      .rows = rows,
+      .pool2x2 = 0,
+  };
+  return args;
+}
 
 /* Rows [m0, m0 + mr) (mr <= TFCC_QMR) at a_tile times the panels
  * [p0, p1). */
@@ -263,19 +334,8 @@ static void qgemm_tile(const qgemm_ctx* c, const uint8_t* a_tile,
         c->epilogue(&c->ep, acc + i * TFCC_QNR_TILE, m0 + i, n0, nr);
       continue;
     }
-    tfcc_quk_args a = {
-        .a = a_tile,
-        .lda = c->lda,
-        .mr = mr,
-        .K = c->K,
-        .b = c->B + p * c->groups * TFCC_RT_QGEMM_NR * 4,
-        .np = np,
-        .acc = acc,
-        .nseg = c->nseg,
-        .seg_len = c->seg_len,
-        .seg_stride = c->seg_stride,
-        .rows = rows,
-    };
+    tfcc_quk_args a = quk_args(c, a_tile, rows, c->nseg, c->seg_len,
+                               c->seg_stride, mr, p, np, acc);
     if (c->fused) {
       c->fused(&a, &c->ep, m0, n0, nr);
       continue;
@@ -284,6 +344,104 @@ static void qgemm_tile(const qgemm_ctx* c, const uint8_t* a_tile,
     for (int64_t i = 0; i < mr; ++i)
       c->epilogue(&c->ep, acc + i * TFCC_QNR_TILE, m0 + i, n0, nr);
   }
+}
+
+/* A pooled tile (qconv_pool): mr = ph * v rows of `windows` windows, at
+ * rows (in nseg segments as tfcc_quk_args') or else lda apart from a,
+ * times the panels [p0, p1); the pooled outputs are rows m_out, m_out + 1,
+ * ... of y. */
+static inline __attribute__((always_inline)) void
+qgemm_tile_pooled(const qgemm_ctx* c, const uint8_t* a_tile,
+                  const uint8_t* const* rows, int64_t nseg, int64_t seg_len,
+                  int64_t seg_stride, int64_t v, int64_t windows, int64_t m_out,
+                  int64_t p0, int64_t p1) {
+  const qconv_pool* pl = c->pool;
+  const int64_t ph = pl->ph, pw = pl->pw, mr = ph * v;
+  int32_t acc[TFCC_QMR * TFCC_QNR_TILE];
+  int32_t top[TFCC_QNR_TILE];
+  /* 2 x 2 windows pooled in registers by the fused VNNI kernel. */
+  const int in_registers = c->pool_fused && rows && c->K > 0 && ph == 2 &&
+                           pw == 2 && (mr == 4 || mr == 8);
+  for (int64_t p = p0; p < p1; p += TFCC_QNP) {
+    const int64_t n0 = p * TFCC_RT_QGEMM_NR;
+    const int64_t np = TFCC_MIN(TFCC_QNP, p1 - p);
+    const int64_t nr = TFCC_MIN(np * TFCC_RT_QGEMM_NR, c->ep.N - n0);
+    tfcc_quk_args a =
+        quk_args(c, a_tile, rows, nseg, seg_len, seg_stride, mr, p, np, acc);
+    a.pool2x2 = in_registers;
+    if (in_registers) {
+      c->fused(&a, &c->ep, m_out, n0, nr);
+      continue;
+    }
+    if (c->K == 0)
+      memset(acc, 0, sizeof acc);
+    else
+      c->uk(&a);
+    for (int64_t w = 0; w < windows; ++w) {
+      memcpy(top, acc + w * pw * TFCC_QNR_TILE, sizeof top);
+      for (int64_t dr = 0; dr < ph; ++dr)
+        for (int64_t u = 0; u < pw; ++u) {
+          const int32_t* row = acc + (dr * v + w * pw + u) * TFCC_QNR_TILE;
+          for (int64_t j = 0; j < TFCC_QNR_TILE; ++j)
+            top[j] = row[j] > top[j] ? row[j] : top[j];
+        }
+      c->epilogue(&c->ep, top, m_out + w, n0, nr);
+    }
+  }
+}
+
+/* Pooled task: (image b, pooled row i) * groups + g, the outputs
+ * [g * per_task, ...) of that row (qconv_pool), gathered into `gathered`
+ * (ph runs of their windows' pixels) or read in place. */
+static void qgemm_task_pooled(const qgemm_ctx* c, int64_t task,
+                              uint8_t* gathered) {
+  const qconv_pool* pl = c->pool;
+  const int64_t block = task / c->tiles, tile = task % c->tiles;
+  const int64_t p0 = block * c->block_panels;
+  const int64_t p1 = TFCC_MIN(c->panels, p0 + c->block_panels);
+  const int64_t row = tile / pl->groups, g = tile - row * pl->groups;
+  const int64_t b = row / pl->ohp, i = row - b * pl->ohp;
+  const int64_t j0 = g * pl->per_task;
+  const int64_t outputs = TFCC_MIN(pl->per_task, pl->owp - j0);
+  const int64_t run = outputs * pl->pw; /* pixels of a convolution row */
+  /* The convolution's pixel (i * ph + dr, j * pw). */
+#define QCONV_POOL_PIXEL(dr, j)                                                \
+  ((b * pl->oh + i * pl->ph + (dr)) * pl->ow + (j)*pl->pw)
+  if (c->gather)
+    for (int64_t dr = 0; dr < pl->ph; ++dr)
+      im2col_pixels(c->gather, QCONV_POOL_PIXEL(dr, j0), run,
+                    gathered + dr * run * c->lda);
+  /* Gathered rows: read through row pointers in one segment by the
+   * kernels that can, else copied into a tile in order. */
+  const int by_pointer = c->direct || quk_reads_segments(c->uk);
+  _Alignas(64)
+      uint8_t tile_rows[c->gather && !by_pointer ? TFCC_QMR * c->lda : 1];
+  for (int64_t t = 0; t < outputs; t += pl->per_tile) {
+    const int64_t windows = TFCC_MIN(pl->per_tile, outputs - t);
+    const int64_t v = windows * pl->pw;
+    const uint8_t* rows[TFCC_QMR];
+    for (int64_t dr = 0; dr < pl->ph; ++dr) {
+      if (c->direct) {
+        qconv_direct_rows(c->direct, QCONV_POOL_PIXEL(dr, j0 + t), v,
+                          rows + dr * v);
+        continue;
+      }
+      const uint8_t* first = gathered + (dr * run + t * pl->pw) * c->lda;
+      if (!by_pointer)
+        memcpy(tile_rows + dr * v * c->lda, first, (size_t)(v * c->lda));
+      for (int64_t u = 0; by_pointer && u < v; ++u)
+        rows[dr * v + u] = first + u * c->lda;
+    }
+    const int64_t m_out = row * pl->owp + j0 + t;
+    if (c->direct)
+      qgemm_tile_pooled(c, NULL, rows, c->nseg, c->seg_len, c->seg_stride, v,
+                        windows, m_out, p0, p1);
+    else if (by_pointer)
+      qgemm_tile_pooled(c, NULL, rows, 1, c->lda, 0, v, windows, m_out, p0, p1);
+    else
+      qgemm_tile_pooled(c, tile_rows, NULL, 0, 0, 0, v, windows, m_out, p0, p1);
+  }
+#undef QCONV_POOL_PIXEL
 }
 
 /* Tasks [begin, end): task = block * tiles + tile, a tile being tile_rows
@@ -297,6 +455,10 @@ static void qgemm_task(void* vctx, int64_t begin, int64_t end, int32_t thread) {
   _Alignas(64)
       uint8_t gathered[c->gather && c->lda > 0 ? c->tile_rows * c->lda : 1];
   for (int64_t task = begin; task < end; ++task) {
+    if (c->pool) {
+      qgemm_task_pooled(c, task, gathered);
+      continue;
+    }
     int64_t block = task / c->tiles, tile = task % c->tiles;
     int64_t p0 = block * c->block_panels;
     int64_t p1 = TFCC_MIN(c->panels, p0 + c->block_panels);
@@ -323,7 +485,8 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                   const float* scales, const float* bias, const float* residual,
                   int32_t activation, float alpha, float beta, float out_scale,
                   int32_t out_zero_point, float* y_f32, uint8_t* y_u8,
-                  const im2col_ctx* gather, const qconv_direct* direct) {
+                  const im2col_ctx* gather, const qconv_direct* direct,
+                  const qconv_pool* max_pool) {
   if (M <= 0 || N <= 0)
     return;
   qgemm_ctx c;
@@ -350,6 +513,11 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
   c.lda = lda;
   c.gather = gather;
   c.direct = direct;
+  c.pool = max_pool;
+  c.pool_fused = 0;
+#if TFCC_KERNELS_HAVE_AVX512
+  c.pool_fused = max_pool && c.fused == tfcc_quk_avx512vnni_fused;
+#endif
   c.nseg = direct ? direct->kh : 0;
   c.seg_len = direct ? direct->seg : 0;
   c.seg_stride = direct ? direct->row_bytes : 0;
@@ -359,6 +527,11 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
   c.tile_rows =
       TFCC_QMR * (gather && lda > 0 ? TFCC_MAX(1, TFCC_MIN(8, 512 / lda)) : 1);
   c.tiles = (M + c.tile_rows - 1) / c.tile_rows;
+  if (max_pool) { /* M = images * oh * ow; tile_rows: the gathered rows */
+    c.tile_rows = max_pool->ph * max_pool->per_task * max_pool->pw;
+    c.tiles =
+        M / (max_pool->oh * max_pool->ow) * max_pool->ohp * max_pool->groups;
+  }
   /* Column sums: int32 little endian after the panels (pack.c). */
   const uint8_t* sums =
       c.K > 0 ? (const uint8_t*)(packed_b +
@@ -414,7 +587,7 @@ void tfcc_rt_qgemm_u8s8_f32(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                             int32_t activation, float alpha, float beta,
                             float* y) {
   qgemm(M, N, K, A, lda, a_zero_point, packed_b, scales, bias, residual,
-        activation, alpha, beta, 1.0f, 0, y, NULL, NULL, NULL);
+        activation, alpha, beta, 1.0f, 0, y, NULL, NULL, NULL, NULL);
 }
 
 void tfcc_rt_qgemm_u8s8_u8(int64_t M, int64_t N, int64_t K, const uint8_t* A,
@@ -425,7 +598,7 @@ void tfcc_rt_qgemm_u8s8_u8(int64_t M, int64_t N, int64_t K, const uint8_t* A,
                            float out_scale, int32_t out_zero_point,
                            uint8_t* y) {
   qgemm(M, N, K, A, lda, a_zero_point, packed_b, scales, bias, residual,
-        activation, alpha, beta, out_scale, out_zero_point, NULL, y, NULL,
+        activation, alpha, beta, out_scale, out_zero_point, NULL, y, NULL, NULL,
         NULL);
 }
 
@@ -856,8 +1029,8 @@ _Static_assert(TFCC_QCONV_DIRECT_COPY_BYTES + 3 * TFCC_QCONV_REPACK_BYTES +
  * bytes that are not a multiple of 4 (segments of whole groups), thin rows
  * without padding, rows padded past the window, one output row's windows
  * over the copy limit, thin-row weights over TFCC_QCONV_REPACK_BYTES. */
-static int qconv2d_direct(const im2col_ctx* p, int64_t n,
-                          const int8_t* packed_b, int64_t N,
+static int qconv2d_direct(const im2col_ctx* p, int64_t n, int64_t ph,
+                          int64_t pw, const int8_t* packed_b, int64_t N,
                           const float* scales, const float* bias,
                           const float* residual, int32_t activation,
                           float alpha, float beta, float out_scale,
@@ -890,18 +1063,23 @@ static int qconv2d_direct(const im2col_ctx* p, int64_t n,
   const int64_t row_bytes = wp * c, image_bytes = hp * row_bytes;
   qconv_direct d = {p->x,  p->h * p->w * c, p->w * c, c,  p->kh, p->kw,
                     p->sh, p->sw,           oh,       ow, seg};
+  const int pooled = ph != 1 || pw != 1;
+  qconv_pool pool = qconv_pool_of(ph, pw, oh, ow, 0);
   if (in_place) {
     qgemm(n * oh * ow, N, K, NULL, p->sw * c, p->pad, packed_b, scales, bias,
           residual, activation, alpha, beta, out_scale, out_zero_point, y_f32,
-          y_u8, NULL, &d);
+          y_u8, NULL, &d, pooled ? &pool : NULL);
     return 1;
   }
-  /* Whole images per copy, or else bands of `band` output rows. */
+  /* Whole images per copy, or else bands of `band` output rows (whole
+   * windows' rows when pooled). */
   const int64_t images = TFCC_QCONV_DIRECT_COPY_BYTES / image_bytes;
-  const int64_t band =
+  int64_t band =
       images > 0
           ? oh
           : (TFCC_QCONV_DIRECT_COPY_BYTES / row_bytes - p->kh) / p->sh + 1;
+  if (images == 0)
+    band = band / ph * ph;
   if (band < 1)
     return 0;
   const int64_t per_copy = TFCC_MAX(images, 1);
@@ -919,15 +1097,18 @@ static int qconv2d_direct(const im2col_ctx* p, int64_t n,
     for (int64_t r0 = 0; r0 < oh; r0 += band) {
       const int64_t rows = TFCC_MIN(band, oh - r0);
       const int64_t window_rows = (rows - 1) * p->sh + p->kh;
-      const int64_t m0 = (b0 * oh + r0) * ow;
+      /* The band's first output (pooled: its first pooled row's). */
+      const int64_t m0 =
+          pooled ? (b0 * pool.ohp + r0 / ph) * pool.owp : (b0 * oh + r0) * ow;
       qconv_pad_copy(p, b0, nb, r0 * p->sh, window_rows, wp, copy);
       memset(copy + nb * window_rows * row_bytes, p->pad, (size_t)slack);
       d.image_bytes = window_rows * row_bytes;
       d.oh = rows;
+      pool = qconv_pool_of(ph, pw, rows, ow, 0);
       qgemm(nb * rows * ow, N, K, NULL, p->sw * c, p->pad, packed_b, scales,
             bias, residual ? residual + m0 * N : NULL, activation, alpha, beta,
             out_scale, out_zero_point, y_f32 ? y_f32 + m0 * N : NULL,
-            y_u8 ? y_u8 + m0 * N : NULL, NULL, &d);
+            y_u8 ? y_u8 + m0 * N : NULL, NULL, &d, pooled ? &pool : NULL);
     }
   }
   return 1;
@@ -940,56 +1121,62 @@ static void qconv2d(const uint8_t* x, int64_t n, int64_t h, int64_t w,
                     int64_t c, int64_t kh, int64_t kw, int64_t stride_h,
                     int64_t stride_w, int64_t dil_h, int64_t dil_w,
                     int64_t pad_top, int64_t pad_left, int64_t oh, int64_t ow,
-                    int64_t ldc, int32_t x_zero_point, const int8_t* packed_b,
-                    int64_t N, const float* scales, const float* bias,
-                    const float* residual, int32_t activation, float alpha,
-                    float beta, float out_scale, int32_t out_zero_point,
-                    float* y_f32, uint8_t* y_u8) {
+                    int64_t ph, int64_t pw, int64_t ldc, int32_t x_zero_point,
+                    const int8_t* packed_b, int64_t N, const float* scales,
+                    const float* bias, const float* residual,
+                    int32_t activation, float alpha, float beta,
+                    float out_scale, int32_t out_zero_point, float* y_f32,
+                    uint8_t* y_u8) {
   _Static_assert(TFCC_QMR * TFCC_RT_QCONV_MAX_LDC + 4096 <=
                      TFCC_RT_KERNEL_STACK_BYTES,
                  "the gathered rows exceed TFCC_RT_KERNEL_STACK_BYTES");
   if (n <= 0 || oh <= 0 || ow <= 0 || ldc < kh * kw * c ||
       ldc > TFCC_RT_QCONV_MAX_LDC)
     return;
+  const int pooled = ph != 1 || pw != 1;
+  if (pooled &&
+      (!TFCC_RT_QCONV_POOL_SUPPORTED(ph, pw) || residual || oh < ph || ow < pw))
+    return;
   /* clang-format off */
   im2col_ctx ctx = {x, h, w, c, kh, kw, stride_h, stride_w, dil_h, dil_w,
                     pad_top, pad_left, oh, ow, (uint8_t)x_zero_point, ldc,
                     NULL};
   /* clang-format on */
-  if (qconv2d_direct(&ctx, n, packed_b, N, scales, bias, residual, activation,
-                     alpha, beta, out_scale, out_zero_point, y_f32, y_u8))
+  if (qconv2d_direct(&ctx, n, ph, pw, packed_b, N, scales, bias, residual,
+                     activation, alpha, beta, out_scale, out_zero_point, y_f32,
+                     y_u8))
     return;
+  const qconv_pool pool = qconv_pool_of(ph, pw, oh, ow, ldc);
   qgemm(n * oh * ow, N, ldc, NULL, ldc, x_zero_point, packed_b, scales, bias,
         residual, activation, alpha, beta, out_scale, out_zero_point, y_f32,
-        y_u8, &ctx, NULL);
+        y_u8, &ctx, NULL, pooled ? &pool : NULL);
 }
 
 void tfcc_rt_qconv2d_u8s8_f32(const uint8_t* x, int64_t n, int64_t h, int64_t w,
                               int64_t c, int64_t kh, int64_t kw,
                               int64_t stride_h, int64_t stride_w, int64_t dil_h,
                               int64_t dil_w, int64_t pad_top, int64_t pad_left,
-                              int64_t oh, int64_t ow, int64_t ldc,
-                              int32_t x_zero_point, const int8_t* packed_b,
-                              int64_t N, const float* scales, const float* bias,
+                              int64_t oh, int64_t ow, int64_t pool_h,
+                              int64_t pool_w, int64_t ldc, int32_t x_zero_point,
+                              const int8_t* packed_b, int64_t N,
+                              const float* scales, const float* bias,
                               const float* residual, int32_t activation,
                               float alpha, float beta, float* y) {
   qconv2d(x, n, h, w, c, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
-          pad_left, oh, ow, ldc, x_zero_point, packed_b, N, scales, bias,
-          residual, activation, alpha, beta, 1.0f, 0, y, NULL);
+          pad_left, oh, ow, pool_h, pool_w, ldc, x_zero_point, packed_b, N,
+          scales, bias, residual, activation, alpha, beta, 1.0f, 0, y, NULL);
 }
 
-void tfcc_rt_qconv2d_u8s8_u8(const uint8_t* x, int64_t n, int64_t h, int64_t w,
-                             int64_t c, int64_t kh, int64_t kw,
-                             int64_t stride_h, int64_t stride_w, int64_t dil_h,
-                             int64_t dil_w, int64_t pad_top, int64_t pad_left,
-                             int64_t oh, int64_t ow, int64_t ldc,
-                             int32_t x_zero_point, const int8_t* packed_b,
-                             int64_t N, const float* scales, const float* bias,
-                             const float* residual, int32_t activation,
-                             float alpha, float beta, float out_scale,
-                             int32_t out_zero_point, uint8_t* y) {
+void tfcc_rt_qconv2d_u8s8_u8(
+    const uint8_t* x, int64_t n, int64_t h, int64_t w, int64_t c, int64_t kh,
+    int64_t kw, int64_t stride_h, int64_t stride_w, int64_t dil_h,
+    int64_t dil_w, int64_t pad_top, int64_t pad_left, int64_t oh, int64_t ow,
+    int64_t pool_h, int64_t pool_w, int64_t ldc, int32_t x_zero_point,
+    const int8_t* packed_b, int64_t N, const float* scales, const float* bias,
+    const float* residual, int32_t activation, float alpha, float beta,
+    float out_scale, int32_t out_zero_point, uint8_t* y) {
   qconv2d(x, n, h, w, c, kh, kw, stride_h, stride_w, dil_h, dil_w, pad_top,
-          pad_left, oh, ow, ldc, x_zero_point, packed_b, N, scales, bias,
-          residual, activation, alpha, beta, out_scale, out_zero_point, NULL,
-          y);
+          pad_left, oh, ow, pool_h, pool_w, ldc, x_zero_point, packed_b, N,
+          scales, bias, residual, activation, alpha, beta, out_scale,
+          out_zero_point, NULL, y);
 }

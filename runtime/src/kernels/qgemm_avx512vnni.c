@@ -155,10 +155,14 @@ vnni_group(const int MR, const int NP, __m512i acc[TFCC_QMR][TFCC_QNP],
 }
 
 /* SEG: A through p->rows in segments (qgemm_internal.h), a constant of each
- * inlined copy so that the GEMM's loop is as before. */
+ * inlined copy so that the GEMM's loop is as before. POOL (MR 4 or 8, with
+ * ep): the epilogue on the largest sum of each 2 x 2 window of rows
+ * (tfcc_quk_args' pool2x2), MR / 4 output rows from m0. */
 static inline __attribute__((always_inline)) void
-quk_vnni(const tfcc_quk_args* p, const int MR, const int NP, const int SEG,
-         const tfcc_q_epilogue_args* ep, int64_t m0, int64_t n0, int64_t nr) {
+quk_vnni(const tfcc_quk_args* p, const int MR_IN, const int NP, const int SEG,
+         const int POOL, const tfcc_q_epilogue_args* ep, int64_t m0, int64_t n0,
+         int64_t nr) {
+  const int MR = MR_IN;
   int64_t K = p->K, full = K / 4, groups = (K + 3) / 4;
   const int8_t* b0 = p->b;
   const int8_t* b1 = p->b + groups * 64;
@@ -209,6 +213,19 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP, const int SEG,
         acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
     }
   }
+  /* Window w's rows: 2w, 2w + 1 of the first half, the same of the
+   * second; its largest sums into row w (rows read before written). */
+  const int OR = POOL ? MR / 4 : MR; /* rows the epilogue writes */
+  if (POOL) {
+#pragma clang loop unroll(full)
+    for (int w = 0; w < MR / 4; ++w)
+#pragma clang loop unroll(full)
+      for (int q = 0; q < NP; ++q)
+        acc[w][q] =
+            _mm512_max_epi32(_mm512_max_epi32(acc[2 * w][q], acc[2 * w + 1][q]),
+                             _mm512_max_epi32(acc[MR / 2 + 2 * w][q],
+                                              acc[MR / 2 + 2 * w + 1][q]));
+  }
   if (!ep) {
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i)
@@ -237,21 +254,21 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP, const int SEG,
     /* A local: the byte stores may alias *ep. */
     const int64_t N = ep->N;
     uint8_t* y = ep->y_u8 + m0 * N + n0;
-    if (NP == 2 && nr == 32 && MR > 1) {
+    if (NP == 2 && nr == 32 && OR > 1) {
       /* Crossed bounds (lo > hi) give hi, as folded_row's order does. */
       const __m512i lo8 = _mm512_set1_epi8(
           (char)_mm_cvtss_si32(_mm_set_ss(f.lo < f.hi ? f.lo : f.hi)));
 #pragma clang loop unroll(full)
-      for (int j = 0; j < MR / 2; ++j)
+      for (int j = 0; j < OR / 2; ++j)
         folded_row_pair(acc[2 * j], acc[2 * j + 1], scale, offset, hi, lo8,
                         y + 2 * j * N, y + (2 * j + 1) * N);
-      if (MR % 2)
-        folded_row(NP, acc[MR - 1], scale, offset, lo, hi, y + (MR - 1) * N,
+      if (OR % 2)
+        folded_row(NP, acc[OR - 1], scale, offset, lo, hi, y + (OR - 1) * N,
                    nr);
       return;
     }
 #pragma clang loop unroll(full)
-    for (int i = 0; i < MR; ++i)
+    for (int i = 0; i < OR; ++i)
       folded_row(NP, acc[i], scale, offset, lo, hi, y + i * N, nr);
     return;
   }
@@ -269,24 +286,37 @@ quk_vnni(const tfcc_quk_args* p, const int MR, const int NP, const int SEG,
     __m512 bias = ep->bias ? _mm512_maskz_loadu_ps(mask, ep->bias + n)
                            : _mm512_setzero_ps();
 #pragma clang loop unroll(full)
-    for (int i = 0; i < MR; ++i)
+    for (int i = 0; i < OR; ++i)
       epilogue_vnni(ep, acc[i][q], zp_sums, scale, bias, m0 + i, n, mask);
   }
 }
 
+#define QUK_BODY(MR)                                                           \
+  if (p->rows) {                                                               \
+    if (p->np > 1)                                                             \
+      quk_vnni(p, MR, 2, 1, 0, ep, m0, n0, nr);                                \
+    else                                                                       \
+      quk_vnni(p, MR, 1, 1, 0, ep, m0, n0, nr);                                \
+  } else if (p->np > 1) {                                                      \
+    quk_vnni(p, MR, 2, 0, 0, ep, m0, n0, nr);                                  \
+  } else {                                                                     \
+    quk_vnni(p, MR, 1, 0, 0, ep, m0, n0, nr);                                  \
+  }                                                                            \
+  return;
 #define QUK_CASE(MR)                                                           \
   case MR:                                                                     \
-    if (p->rows) {                                                             \
+    QUK_BODY(MR)
+/* With the pooled tiles (rows through pointers, an epilogue). */
+#define QUK_POOL_CASE(MR)                                                      \
+  case MR:                                                                     \
+    if (p->pool2x2 && p->rows && ep) {                                         \
       if (p->np > 1)                                                           \
-        quk_vnni(p, MR, 2, 1, ep, m0, n0, nr);                                 \
+        quk_vnni(p, MR, 2, 1, 1, ep, m0, n0, nr);                              \
       else                                                                     \
-        quk_vnni(p, MR, 1, 1, ep, m0, n0, nr);                                 \
-    } else if (p->np > 1) {                                                    \
-      quk_vnni(p, MR, 2, 0, ep, m0, n0, nr);                                   \
-    } else {                                                                   \
-      quk_vnni(p, MR, 1, 0, ep, m0, n0, nr);                                   \
+        quk_vnni(p, MR, 1, 1, 1, ep, m0, n0, nr);                              \
+      return;                                                                  \
     }                                                                          \
-    return;
+    QUK_BODY(MR)
 
 /* ep NULL: the int32 sums to p->acc; else the epilogue's outputs. */
 static void quk_dispatch(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
@@ -296,11 +326,11 @@ static void quk_dispatch(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
     QUK_CASE(1)
     QUK_CASE(2)
     QUK_CASE(3)
-    QUK_CASE(4)
+    QUK_POOL_CASE(4)
     QUK_CASE(5)
     QUK_CASE(6)
     QUK_CASE(7)
-    QUK_CASE(8)
+    QUK_POOL_CASE(8)
   default:
     return;
   }

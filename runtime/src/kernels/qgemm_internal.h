@@ -29,6 +29,11 @@ typedef struct tfcc_quk_args {
   int32_t* acc;
   int64_t nseg, seg_len, seg_stride;
   const uint8_t* const* rows;
+  /* The fused VNNI kernel only (qgemm.c's pooled convolution): 1 to take
+   * the largest sum of each 2 x 2 window of the tile's rows (mr 4 or 8:
+   * row dr * mr / 2 + u is pixel (dr, u) of window u / 2) and apply the
+   * epilogue to those, rows m0, m0 + 1 of the output; 0 otherwise. */
+  int32_t pool2x2;
 } tfcc_quk_args;
 typedef void (*tfcc_quk_fn)(const tfcc_quk_args* p);
 

@@ -1697,6 +1697,30 @@ func.func @fused_conv2d_int8_geometry(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x
 
 // -----
 
+func.func @fused_conv2d_int8_max_pool_window(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x4xi8>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.fused_conv2d_int8' op max_pool must be [ph, pw], windows of more than one pixel whose ph divides 8 and whose pw divides 8 / ph}}
+  %0 = graph.fused_conv2d_int8 %x, %w, %s {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [0, 0, 0, 0], max_pool = [3, 3]} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>) -> tensor<?x2x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv2d_int8_max_pool_residual(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x4xi8>, %s: tensor<4xf32>, %r: tensor<?x4x4x4xf32>) {
+  // expected-error @+1 {{'graph.fused_conv2d_int8' op max_pool needs groups 1 and no residual}}
+  %0 = graph.fused_conv2d_int8 %x, %w, %s residual %r {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], max_pool = [2, 2]} : (tensor<?x8x8x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>, tensor<?x4x4x4xf32>) -> tensor<?x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv2d_int8_max_pool_geometry(%x: tensor<?x9x9x3xui8>, %w: tensor<3x3x3x4xi8>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.fused_conv2d_int8' op spatial dim 1 of the result is 4, expected 3}}
+  %0 = graph.fused_conv2d_int8 %x, %w, %s {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [0, 0, 0, 0], max_pool = [2, 2]} : (tensor<?x9x9x3xui8>, tensor<3x3x3x4xi8>, tensor<4xf32>) -> tensor<?x3x4x4xf32>
+  return
+}
+
+// -----
+
 func.func @fused_conv2d_int8_depthwise_multiplier(%x: tensor<?x8x8x3xui8>, %w: tensor<3x3x3x2xi8>, %s: tensor<6xf32>) {
   // expected-error @+1 {{'graph.fused_conv2d_int8' op a depthwise int8 kernel must have one output channel per input channel ([kh, kw, c, 1])}}
   %0 = graph.fused_conv2d_int8 %x, %w, %s {x_zero_point = 0, strides = [1, 1], dilations = [1, 1], pads = [1, 1, 1, 1], depthwise = true} : (tensor<?x8x8x3xui8>, tensor<3x3x3x2xi8>, tensor<6xf32>) -> tensor<?x8x8x6xf32>
