@@ -279,10 +279,9 @@ typedef struct qgemm_ctx {
   const im2col_ctx* gather;
   /* Or the convolution read in place (A is then NULL too). */
   const qconv_direct* direct;
-  /* A max pooling after it (one of gather, direct is set), or NULL; and
-   * whether `fused` pools 2 x 2 windows (tfcc_quk_args' pool2x2). */
+  /* A max pooling after it (one of gather, direct is set), or NULL: each
+   * `fused` kernel pools 2 x 2 windows (tfcc_quk_args' pool2x2). */
   const qconv_pool* pool;
-  int pool_fused;
   int64_t nseg, seg_len, seg_stride;
   const int8_t* B;
   int64_t tile_rows, tiles, block_panels;
@@ -359,17 +358,18 @@ qgemm_tile_pooled(const qgemm_ctx* c, const uint8_t* a_tile,
   const int64_t ph = pl->ph, pw = pl->pw, mr = ph * v;
   int32_t acc[TFCC_QMR * TFCC_QNR_TILE];
   int32_t top[TFCC_QNR_TILE];
-  /* 2 x 2 windows pooled in registers by the fused VNNI kernel. */
-  const int in_registers = c->pool_fused && rows && c->K > 0 && ph == 2 &&
-                           pw == 2 && (mr == 4 || mr == 8);
+  /* 2 x 2 windows pooled by the fused kernel (in registers with
+   * AVX512_VNNI), which then runs its own epilogue. */
+  const int in_kernel =
+      c->fused && c->K > 0 && ph == 2 && pw == 2 && (mr == 4 || mr == 8);
   for (int64_t p = p0; p < p1; p += TFCC_QNP) {
     const int64_t n0 = p * TFCC_RT_QGEMM_NR;
     const int64_t np = TFCC_MIN(TFCC_QNP, p1 - p);
     const int64_t nr = TFCC_MIN(np * TFCC_RT_QGEMM_NR, c->ep.N - n0);
     tfcc_quk_args a =
         quk_args(c, a_tile, rows, nseg, seg_len, seg_stride, mr, p, np, acc);
-    a.pool2x2 = in_registers;
-    if (in_registers) {
+    a.pool2x2 = in_kernel;
+    if (in_kernel) {
       c->fused(&a, &c->ep, m_out, n0, nr);
       continue;
     }
@@ -514,10 +514,6 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
   c.gather = gather;
   c.direct = direct;
   c.pool = max_pool;
-  c.pool_fused = 0;
-#if TFCC_KERNELS_HAVE_AVX512
-  c.pool_fused = max_pool && c.fused == tfcc_quk_avx512vnni_fused;
-#endif
   c.nseg = direct ? direct->kh : 0;
   c.seg_len = direct ? direct->seg : 0;
   c.seg_stride = direct ? direct->row_bytes : 0;

@@ -425,6 +425,21 @@ void tfcc_q_avx2_epilogue_tile(const tfcc_q_epilogue_args* ep,
 }
 #undef EPILOGUE_FOR_ACT
 
+int64_t tfcc_q_avx2_pool2x2(int32_t* sums, int64_t mr, int64_t np) {
+  const int64_t half = mr / 2;
+  for (int64_t w = 0; w < mr / 4; ++w)
+    for (int64_t j = 0; j < np * TFCC_RT_QGEMM_NR; j += 8) {
+#define QA2_ROW(r)                                                             \
+  _mm256_loadu_si256((const __m256i*)(sums + (r)*TFCC_QNR_TILE + j))
+      const __m256i top = _mm256_max_epi32(
+          _mm256_max_epi32(QA2_ROW(2 * w), QA2_ROW(2 * w + 1)),
+          _mm256_max_epi32(QA2_ROW(half + 2 * w), QA2_ROW(half + 2 * w + 1)));
+#undef QA2_ROW
+      _mm256_storeu_si256((__m256i*)(sums + w * TFCC_QNR_TILE + j), top);
+    }
+  return mr / 4;
+}
+
 void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
                          int64_t m0, int64_t n0, int64_t nr) {
   int32_t sums[TFCC_QMR * TFCC_QNR_TILE] __attribute__((aligned(32)));
@@ -432,7 +447,9 @@ void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
   a.acc = sums;
   tfcc_quk_avx2(&a);
   if (!ep->folded) {
-    tfcc_q_avx2_epilogue_tile(ep, sums, p->mr, m0, n0, nr);
+    const int64_t rows =
+        p->pool2x2 ? tfcc_q_avx2_pool2x2(sums, p->mr, p->np) : p->mr;
+    tfcc_q_avx2_epilogue_tile(ep, sums, rows, m0, n0, nr);
     return;
   }
   for (int64_t i = 0; i < p->mr; ++i)
@@ -441,7 +458,9 @@ void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
       memcpy(&colsum, ep->colsums + 4 * (n0 + j), sizeof colsum);
       sums[i * TFCC_QNR_TILE + j] -= ep->a_zero_point * colsum;
     }
-  tfcc_q_avx2_epilogue_tile_folded(ep, sums, p->mr, m0, n0, nr);
+  const int64_t rows =
+      p->pool2x2 ? tfcc_q_avx2_pool2x2(sums, p->mr, p->np) : p->mr;
+  tfcc_q_avx2_epilogue_tile_folded(ep, sums, rows, m0, n0, nr);
 }
 
 /* ---- vpmaddubsw form (qgemm_pairs.inc) ------------------------------------

@@ -306,14 +306,20 @@ quk_vnni(const tfcc_quk_args* p, const int MR_IN, const int NP, const int SEG,
 #define QUK_CASE(MR)                                                           \
   case MR:                                                                     \
     QUK_BODY(MR)
-/* With the pooled tiles (rows through pointers, an epilogue). */
+/* With the pooled tiles (with an epilogue). */
 #define QUK_POOL_CASE(MR)                                                      \
   case MR:                                                                     \
-    if (p->pool2x2 && p->rows && ep) {                                         \
-      if (p->np > 1)                                                           \
-        quk_vnni(p, MR, 2, 1, 1, ep, m0, n0, nr);                              \
-      else                                                                     \
-        quk_vnni(p, MR, 1, 1, 1, ep, m0, n0, nr);                              \
+    if (p->pool2x2 && ep) {                                                    \
+      if (p->rows) {                                                           \
+        if (p->np > 1)                                                         \
+          quk_vnni(p, MR, 2, 1, 1, ep, m0, n0, nr);                            \
+        else                                                                   \
+          quk_vnni(p, MR, 1, 1, 1, ep, m0, n0, nr);                            \
+      } else if (p->np > 1) {                                                  \
+        quk_vnni(p, MR, 2, 0, 1, ep, m0, n0, nr);                              \
+      } else {                                                                 \
+        quk_vnni(p, MR, 1, 0, 1, ep, m0, n0, nr);                              \
+      }                                                                        \
       return;                                                                  \
     }                                                                          \
     QUK_BODY(MR)

@@ -29,9 +29,9 @@ typedef struct tfcc_quk_args {
   int32_t* acc;
   int64_t nseg, seg_len, seg_stride;
   const uint8_t* const* rows;
-  /* The fused VNNI kernel only (qgemm.c's pooled convolution): 1 to take
-   * the largest sum of each 2 x 2 window of the tile's rows (mr 4 or 8:
-   * row dr * mr / 2 + u is pixel (dr, u) of window u / 2) and apply the
+  /* The fused kernels only (qgemm.c's pooled convolution): 1 to take the
+   * largest sum of each 2 x 2 window of the tile's rows (mr 4 or 8: row
+   * dr * mr / 2 + u is pixel (dr, u) of window u / 2) and apply the
    * epilogue to those, rows m0, m0 + 1 of the output; 0 otherwise. */
   int32_t pool2x2;
 } tfcc_quk_args;
@@ -92,6 +92,11 @@ TFCC_INTERNAL void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
 /* The AVX2 kernel's fused epilogue on a tile's dot products (row stride
  * TFCC_QNR_TILE), and its folded form on the dot products less the zero
  * point's term (qgemm_avx2.c; also used by qgemm_avxvnni.c). */
+/* The AVX2 fused kernels' pool2x2 (tfcc_quk_args) on a tile of sums
+ * (row stride TFCC_QNR_TILE, np panels): window w's largest sums into row
+ * w; returns the rows left, mr / 4. */
+TFCC_INTERNAL int64_t tfcc_q_avx2_pool2x2(int32_t* sums, int64_t mr,
+                                          int64_t np);
 TFCC_INTERNAL void tfcc_q_avx2_epilogue_tile(const tfcc_q_epilogue_args* ep,
                                              const int32_t* sums, int64_t mr,
                                              int64_t m0, int64_t n0,
