@@ -229,44 +229,52 @@ static void qconv_direct_rows(const qconv_direct* d, int64_t m0, int64_t mr,
 
 /* The max pooling after the convolution (tfcc_rt_qconv2d_u8s8_*'s pool_h x
  * pool_w): output (b, i, j) is the largest of the convolution's outputs
- * (i * ph + dr, j * pw + u), dr < ph, u < pw. A task takes up to per_task
- * consecutive outputs of one pooled row: the ph convolution rows of their
- * windows, each one run of pixels (one gather), cut into micro-kernel tiles
- * of up to per_tile windows: ph rows of v = windows * pw pixels, tile row
- * dr * v + u being pixel (i * ph + dr, j0 * pw + u). The tile's sums are
- * pooled, then the epilogue runs on the largest: the same as pooling its
- * outputs, as the epilogue never decreases when a sum grows (the kernel's
- * condition). */
+ * (i * ph + dr, j * pw + u), dr < ph, u < pw. The outputs (windows) are
+ * taken in their flat order, per_task to a task and per_tile to a
+ * micro-kernel tile, across pooled rows and images alike: a tile holds ph
+ * rows of v = windows * pw pixels, tile row dr * v + t * pw + u being
+ * pixel (dr, u) of its t-th window. A task gathers each of its pooled
+ * rows' window rows once (one run of pixels per convolution row), or
+ * points at the pixels read in place. The tile's sums are pooled, then the
+ * epilogue runs on the largest: the same as pooling its outputs, as the
+ * epilogue never decreases when a sum grows (the kernel's condition). */
+/* The most windows of a pooled task. */
+#define TFCC_QCONV_POOL_MAX_WINDOWS 256
+
 typedef struct qconv_pool {
   int64_t ph, pw;
   int64_t oh, ow;   /* the convolution's output */
   int64_t ohp, owp; /* the pooling's */
   int64_t per_tile; /* windows in a full micro-kernel tile */
   int64_t per_task; /* windows in a task (a multiple of per_tile) */
-  int64_t groups;   /* tasks per pooled row */
 } qconv_pool;
 
 #ifndef TFCC_QCONV_POOL_GATHER_BYTES
 /* The most bytes of gathered rows a pooled task holds on its stack. */
-#define TFCC_QCONV_POOL_GATHER_BYTES (32 * 1024)
+#define TFCC_QCONV_POOL_GATHER_BYTES (16 * 1024)
 #endif
 
-/* lda: the bytes of a gathered row (0 when read in place). */
+/* lda: the bytes of a gathered row (0 when read in place: a task is one
+ * tile, as the unpooled convolution's). Gathered rows: whole pooled rows,
+ * the fewest that make whole tiles (each convolution row one gather: their
+ * per-call cost is what a short run pays), where they fit
+ * TFCC_QCONV_POOL_GATHER_BYTES; else one tile. */
 static qconv_pool qconv_pool_of(int64_t ph, int64_t pw, int64_t oh, int64_t ow,
                                 int64_t lda) {
   qconv_pool p;
   p.ph = ph, p.pw = pw, p.oh = oh, p.ow = ow;
   p.ohp = oh / ph, p.owp = ow / pw;
   p.per_tile = TFCC_QMR / ph / pw;
-  /* A whole pooled row where its gathered rows fit, else as many tiles'
-   * windows as do (one at least: TFCC_QMR rows of at most
-   * TFCC_RT_QCONV_MAX_LDC bytes). */
-  const int64_t fit =
-      lda > 0 ? TFCC_QCONV_POOL_GATHER_BYTES / (ph * pw * lda) : p.owp;
-  p.per_task = TFCC_MAX(p.per_tile, fit / p.per_tile * p.per_tile);
-  if (p.per_task >= p.owp)
-    p.per_task = TFCC_MAX(p.owp, 1);
-  p.groups = (p.owp + p.per_task - 1) / p.per_task;
+  p.per_task = p.per_tile;
+  if (lda > 0 && p.owp > 0) {
+    int64_t rows = p.per_tile; /* per_tile / gcd(owp, per_tile) */
+    while (rows > 1 && (rows / 2) * p.owp % p.per_tile == 0)
+      rows /= 2;
+    const int64_t windows = rows * p.owp;
+    if (windows * ph * pw * lda <= TFCC_QCONV_POOL_GATHER_BYTES &&
+        windows <= TFCC_QCONV_POOL_MAX_WINDOWS)
+      p.per_task = windows;
+  }
   return p;
 }
 
@@ -390,58 +398,74 @@ qgemm_tile_pooled(const qgemm_ctx* c, const uint8_t* a_tile,
   }
 }
 
-/* Pooled task: (image b, pooled row i) * groups + g, the outputs
- * [g * per_task, ...) of that row (qconv_pool), gathered into `gathered`
- * (ph runs of their windows' pixels) or read in place. */
+/* Pooled task: block * tiles + tile, the windows [tile * per_task, ...)
+ * in flat order (qconv_pool), their rows gathered into `gathered` (per
+ * pooled row, ph runs of their windows' pixels) or read in place. */
 static void qgemm_task_pooled(const qgemm_ctx* c, int64_t task,
                               uint8_t* gathered) {
   const qconv_pool* pl = c->pool;
+  const int64_t ph = pl->ph, pw = pl->pw;
   const int64_t block = task / c->tiles, tile = task % c->tiles;
   const int64_t p0 = block * c->block_panels;
   const int64_t p1 = TFCC_MIN(c->panels, p0 + c->block_panels);
-  const int64_t row = tile / pl->groups, g = tile - row * pl->groups;
-  const int64_t b = row / pl->ohp, i = row - b * pl->ohp;
-  const int64_t j0 = g * pl->per_task;
-  const int64_t outputs = TFCC_MIN(pl->per_task, pl->owp - j0);
-  const int64_t run = outputs * pl->pw; /* pixels of a convolution row */
-  /* The convolution's pixel (i * ph + dr, j * pw). */
-#define QCONV_POOL_PIXEL(dr, j)                                                \
-  ((b * pl->oh + i * pl->ph + (dr)) * pl->ow + (j)*pl->pw)
-  if (c->gather)
-    for (int64_t dr = 0; dr < pl->ph; ++dr)
-      im2col_pixels(c->gather, QCONV_POOL_PIXEL(dr, j0), run,
-                    gathered + dr * run * c->lda);
+  const int64_t per_image = pl->ohp * pl->owp;
+  const int64_t w0 = tile * pl->per_task;
+  const int64_t w1 =
+      TFCC_MIN(w0 + pl->per_task, c->M / (pl->oh * pl->ow) * per_image);
+  /* Window w's pixel (dr, 0): first[(w - w0) * ph + dr]; pixel u is
+   * `step` bytes further. */
+  const uint8_t* first[TFCC_QCONV_POOL_MAX_WINDOWS * TFCC_QMR];
+  const int64_t step = c->direct ? c->direct->sw * c->direct->c : c->lda;
+  for (int64_t w = w0, off = 0; w < w1;) {
+    const int64_t b = w / per_image, rest = w - b * per_image;
+    const int64_t i = rest / pl->owp, j = rest - i * pl->owp;
+    const int64_t count = TFCC_MIN(pl->owp - j, w1 - w); /* in this row */
+    for (int64_t dr = 0; dr < ph; ++dr) {
+      const int64_t r = i * ph + dr;
+      if (c->direct) {
+        const qconv_direct* d = c->direct;
+        const uint8_t* pixel = d->image + b * d->image_bytes +
+                               r * d->sh * d->row_bytes + j * pw * step;
+        for (int64_t t = 0; t < count; ++t)
+          first[(w - w0 + t) * ph + dr] = pixel + t * pw * step;
+        continue;
+      }
+      uint8_t* dst = gathered + off * c->lda;
+      im2col_pixels(c->gather, (b * pl->oh + r) * pl->ow + j * pw, count * pw,
+                    dst);
+      for (int64_t t = 0; t < count; ++t)
+        first[(w - w0 + t) * ph + dr] = dst + t * pw * step;
+      off += count * pw;
+    }
+    w += count;
+  }
   /* Gathered rows: read through row pointers in one segment by the
    * kernels that can, else copied into a tile in order. */
   const int by_pointer = c->direct || quk_reads_segments(c->uk);
   _Alignas(64)
-      uint8_t tile_rows[c->gather && !by_pointer ? TFCC_QMR * c->lda : 1];
-  for (int64_t t = 0; t < outputs; t += pl->per_tile) {
-    const int64_t windows = TFCC_MIN(pl->per_tile, outputs - t);
-    const int64_t v = windows * pl->pw;
+      uint8_t in_order[c->gather && !by_pointer ? TFCC_QMR * c->lda : 1];
+  for (int64_t t0 = w0; t0 < w1; t0 += pl->per_tile) {
+    const int64_t windows = TFCC_MIN(pl->per_tile, w1 - t0);
+    const int64_t v = windows * pw;
     const uint8_t* rows[TFCC_QMR];
-    for (int64_t dr = 0; dr < pl->ph; ++dr) {
-      if (c->direct) {
-        qconv_direct_rows(c->direct, QCONV_POOL_PIXEL(dr, j0 + t), v,
-                          rows + dr * v);
-        continue;
-      }
-      const uint8_t* first = gathered + (dr * run + t * pl->pw) * c->lda;
-      if (!by_pointer)
-        memcpy(tile_rows + dr * v * c->lda, first, (size_t)(v * c->lda));
-      for (int64_t u = 0; by_pointer && u < v; ++u)
-        rows[dr * v + u] = first + u * c->lda;
-    }
-    const int64_t m_out = row * pl->owp + j0 + t;
+    for (int64_t dr = 0; dr < ph; ++dr)
+      for (int64_t t = 0; t < windows; ++t)
+        for (int64_t u = 0; u < pw; ++u) {
+          const uint8_t* pixel = first[(t0 - w0 + t) * ph + dr] + u * step;
+          const int64_t row = dr * v + t * pw + u;
+          if (by_pointer)
+            rows[row] = pixel;
+          else
+            memcpy(in_order + row * c->lda, pixel, (size_t)c->lda);
+        }
     if (c->direct)
       qgemm_tile_pooled(c, NULL, rows, c->nseg, c->seg_len, c->seg_stride, v,
-                        windows, m_out, p0, p1);
+                        windows, t0, p0, p1);
     else if (by_pointer)
-      qgemm_tile_pooled(c, NULL, rows, 1, c->lda, 0, v, windows, m_out, p0, p1);
+      qgemm_tile_pooled(c, NULL, rows, 1, c->lda, 0, v, windows, t0, p0, p1);
     else
-      qgemm_tile_pooled(c, tile_rows, NULL, 0, 0, 0, v, windows, m_out, p0, p1);
+      qgemm_tile_pooled(c, in_order, NULL, 0, 0, 0, v, windows, t0, p0, p1);
   }
-#undef QCONV_POOL_PIXEL
 }
 
 /* Tasks [begin, end): task = block * tiles + tile, a tile being tile_rows
@@ -524,9 +548,10 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
       TFCC_QMR * (gather && lda > 0 ? TFCC_MAX(1, TFCC_MIN(8, 512 / lda)) : 1);
   c.tiles = (M + c.tile_rows - 1) / c.tile_rows;
   if (max_pool) { /* M = images * oh * ow; tile_rows: the gathered rows */
+    const int64_t windows =
+        M / (max_pool->oh * max_pool->ow) * max_pool->ohp * max_pool->owp;
     c.tile_rows = max_pool->ph * max_pool->per_task * max_pool->pw;
-    c.tiles =
-        M / (max_pool->oh * max_pool->ow) * max_pool->ohp * max_pool->groups;
+    c.tiles = (windows + max_pool->per_task - 1) / max_pool->per_task;
   }
   /* Column sums: int32 little endian after the panels (pack.c). */
   const uint8_t* sums =
