@@ -182,6 +182,11 @@ quk_vnni(const tfcc_quk_args* p, const int MR_IN, const int NP, const int SEG,
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
     a[i] = SEG ? p->rows[i] : p->a + i * p->lda;
+    /* Opaque: LLVM would derive each row from the previous one by lda in
+     * the loop (7 adds a group); as separate bases every broadcast is one
+     * indexed load, as in the segmented loop (fewer uops a vpdpbusd, which
+     * counts when the core's other thread is busy). */
+    __asm__("" : "+r"(a[i]));
 #pragma clang loop unroll(full)
     for (int q = 0; q < NP; ++q)
       acc[i][q] = init[q];
