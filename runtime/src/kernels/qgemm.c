@@ -1063,6 +1063,16 @@ static int qconv2d_direct(const im2col_ctx* p, int64_t n, int64_t ph,
       p->ldc != (thin ? (p->kh * span + 3) / 4 * 4 : K) ||
       (thin && K * N > TFCC_QCONV_REPACK_BYTES))
     return 0;
+  /* The window rows and columns the outputs read. */
+  const int64_t hp = (oh - 1) * p->sh + p->kh, wp = (ow - 1) * p->sw + p->kw;
+  const int inside = p->pt == 0 && p->pl == 0 && hp <= p->h && wp <= p->w;
+  /* Thin rows without padding: the gather's vector path is faster than
+   * the copy and the one-group segments (3.2-3.6 against 3.4-3.9 us for a
+   * 26x26 one-channel 3x3 layer, EMR); with padding, its border pixels go
+   * tap by tap and the copy is faster (5.7-6.3 against 3.9-4.3 us, 28x28).
+   * Decided before the weights are widened, which that path never reads. */
+  if (thin && inside)
+    return 0;
   _Alignas(64) int8_t repacked[thin ? tfcc_rt_qgemm_packed_b_size(K, N) : 1];
   if (thin) {
     /* Kernel row i's span bytes from (i, j, channel) order, widened to 4. */
@@ -1070,15 +1080,6 @@ static int qconv2d_direct(const im2col_ctx* p, int64_t n, int64_t ph,
     packed_b = repacked;
   }
   if (!quk_reads_segments(quk_for_packed_b(packed_b, K, N)))
-    return 0;
-  /* The window rows and columns the outputs read. */
-  const int64_t hp = (oh - 1) * p->sh + p->kh, wp = (ow - 1) * p->sw + p->kw;
-  const int inside = p->pt == 0 && p->pl == 0 && hp <= p->h && wp <= p->w;
-  /* Thin rows without padding: the gather's vector path is faster than
-   * the copy and the one-group segments (3.2-3.6 against 3.4-3.9 us for a
-   * 26x26 one-channel 3x3 layer, EMR); with padding, its border pixels go
-   * tap by tap and the copy is faster (5.7-6.3 against 3.9-4.3 us, 28x28). */
-  if (thin && inside)
     return 0;
   const int in_place = inside;
   const int64_t row_bytes = wp * c, image_bytes = hp * row_bytes;
