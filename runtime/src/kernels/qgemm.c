@@ -227,6 +227,9 @@ static void qconv_direct_rows(const qconv_direct* d, int64_t m0, int64_t mr,
   }
 }
 
+/* The most pixels (tile rows) of a pooled task. */
+#define TFCC_QCONV_POOL_MAX_ROWS 256
+
 /* The max pooling after the convolution (tfcc_rt_qconv2d_u8s8_*'s pool_h x
  * pool_w): output (b, i, j) is the largest of the convolution's outputs
  * (i * ph + dr, j * pw + u), dr < ph, u < pw. The outputs (windows) are
@@ -238,9 +241,6 @@ static void qconv_direct_rows(const qconv_direct* d, int64_t m0, int64_t mr,
  * points at the pixels read in place. The tile's sums are pooled, then the
  * epilogue runs on the largest: the same as pooling its outputs, as the
  * epilogue never decreases when a sum grows (the kernel's condition). */
-/* The most windows of a pooled task. */
-#define TFCC_QCONV_POOL_MAX_WINDOWS 256
-
 typedef struct qconv_pool {
   int64_t ph, pw;
   int64_t oh, ow;   /* the convolution's output */
@@ -272,7 +272,7 @@ static qconv_pool qconv_pool_of(int64_t ph, int64_t pw, int64_t oh, int64_t ow,
       rows /= 2;
     const int64_t windows = rows * p.owp;
     if (windows * ph * pw * lda <= TFCC_QCONV_POOL_GATHER_BYTES &&
-        windows <= TFCC_QCONV_POOL_MAX_WINDOWS)
+        windows * ph * pw <= TFCC_QCONV_POOL_MAX_ROWS)
       p.per_task = windows;
   }
   return p;
@@ -374,17 +374,18 @@ qgemm_tile_pooled(const qgemm_ctx* c, const uint8_t* a_tile,
     const int64_t n0 = p * TFCC_RT_QGEMM_NR;
     const int64_t np = TFCC_MIN(TFCC_QNP, p1 - p);
     const int64_t nr = TFCC_MIN(np * TFCC_RT_QGEMM_NR, c->ep.N - n0);
-    tfcc_quk_args a =
-        quk_args(c, a_tile, rows, nseg, seg_len, seg_stride, mr, p, np, acc);
-    a.pool2x2 = in_kernel;
-    if (in_kernel) {
-      c->fused(&a, &c->ep, m_out, n0, nr);
-      continue;
-    }
-    if (c->K == 0)
+    if (c->K == 0) { /* empty products; A and B may be NULL */
       memset(acc, 0, sizeof acc);
-    else
+    } else {
+      tfcc_quk_args a =
+          quk_args(c, a_tile, rows, nseg, seg_len, seg_stride, mr, p, np, acc);
+      a.pool2x2 = in_kernel;
+      if (in_kernel) {
+        c->fused(&a, &c->ep, m_out, n0, nr);
+        continue;
+      }
       c->uk(&a);
+    }
     for (int64_t w = 0; w < windows; ++w) {
       memcpy(top, acc + w * pw * TFCC_QNR_TILE, sizeof top);
       for (int64_t dr = 0; dr < ph; ++dr)
@@ -414,7 +415,7 @@ static void qgemm_task_pooled(const qgemm_ctx* c, int64_t task,
       TFCC_MIN(w0 + pl->per_task, c->M / (pl->oh * pl->ow) * per_image);
   /* Window w's pixel (dr, 0): first[(w - w0) * ph + dr]; pixel u is
    * `step` bytes further. */
-  const uint8_t* first[TFCC_QCONV_POOL_MAX_WINDOWS * TFCC_QMR];
+  const uint8_t* first[TFCC_QCONV_POOL_MAX_ROWS];
   const int64_t step = c->direct ? c->direct->sw * c->direct->c : c->lda;
   for (int64_t w = w0, off = 0; w < w1;) {
     const int64_t b = w / per_image, rest = w - b * per_image;
