@@ -425,8 +425,10 @@ void tfcc_q_avx2_epilogue_tile(const tfcc_q_epilogue_args* ep,
 }
 #undef EPILOGUE_FOR_ACT
 
-int64_t tfcc_q_avx2_pool2x2(int32_t* sums, int64_t mr, int64_t np) {
-  const int64_t half = mr / 2;
+int64_t tfcc_q_avx2_pool2x2(const tfcc_quk_args* p, int32_t* sums) {
+  const int64_t mr = p->mr, np = p->np, half = mr / 2;
+  if (!p->pool2x2)
+    return mr;
   for (int64_t w = 0; w < mr / 4; ++w)
     for (int64_t j = 0; j < np * TFCC_RT_QGEMM_NR; j += 8) {
 #define QA2_ROW(r)                                                             \
@@ -446,20 +448,18 @@ void tfcc_quk_avx2_fused(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,
   tfcc_quk_args a = *p;
   a.acc = sums;
   tfcc_quk_avx2(&a);
+  /* Pooled first: the zero point's term is the same down a column. */
+  const int64_t rows = tfcc_q_avx2_pool2x2(p, sums);
   if (!ep->folded) {
-    const int64_t rows =
-        p->pool2x2 ? tfcc_q_avx2_pool2x2(sums, p->mr, p->np) : p->mr;
     tfcc_q_avx2_epilogue_tile(ep, sums, rows, m0, n0, nr);
     return;
   }
-  for (int64_t i = 0; i < p->mr; ++i)
+  for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < p->np * TFCC_RT_QGEMM_NR; ++j) {
       int32_t colsum;
       memcpy(&colsum, ep->colsums + 4 * (n0 + j), sizeof colsum);
       sums[i * TFCC_QNR_TILE + j] -= ep->a_zero_point * colsum;
     }
-  const int64_t rows =
-      p->pool2x2 ? tfcc_q_avx2_pool2x2(sums, p->mr, p->np) : p->mr;
   tfcc_q_avx2_epilogue_tile_folded(ep, sums, rows, m0, n0, nr);
 }
 

@@ -296,38 +296,29 @@ quk_vnni(const tfcc_quk_args* p, const int MR_IN, const int NP, const int SEG,
   }
 }
 
-#define QUK_BODY(MR)                                                           \
+/* The inlined copy for MR rows, POOL, and the tile's segments and panels. */
+#define QUK_SELECT(MR, POOL)                                                   \
   if (p->rows) {                                                               \
     if (p->np > 1)                                                             \
-      quk_vnni(p, MR, 2, 1, 0, ep, m0, n0, nr);                                \
+      quk_vnni(p, MR, 2, 1, POOL, ep, m0, n0, nr);                             \
     else                                                                       \
-      quk_vnni(p, MR, 1, 1, 0, ep, m0, n0, nr);                                \
+      quk_vnni(p, MR, 1, 1, POOL, ep, m0, n0, nr);                             \
   } else if (p->np > 1) {                                                      \
-    quk_vnni(p, MR, 2, 0, 0, ep, m0, n0, nr);                                  \
+    quk_vnni(p, MR, 2, 0, POOL, ep, m0, n0, nr);                               \
   } else {                                                                     \
-    quk_vnni(p, MR, 1, 0, 0, ep, m0, n0, nr);                                  \
+    quk_vnni(p, MR, 1, 0, POOL, ep, m0, n0, nr);                               \
   }                                                                            \
   return;
 #define QUK_CASE(MR)                                                           \
   case MR:                                                                     \
-    QUK_BODY(MR)
+    QUK_SELECT(MR, 0)
 /* With the pooled tiles (with an epilogue). */
 #define QUK_POOL_CASE(MR)                                                      \
   case MR:                                                                     \
     if (p->pool2x2 && ep) {                                                    \
-      if (p->rows) {                                                           \
-        if (p->np > 1)                                                         \
-          quk_vnni(p, MR, 2, 1, 1, ep, m0, n0, nr);                            \
-        else                                                                   \
-          quk_vnni(p, MR, 1, 1, 1, ep, m0, n0, nr);                            \
-      } else if (p->np > 1) {                                                  \
-        quk_vnni(p, MR, 2, 0, 1, ep, m0, n0, nr);                              \
-      } else {                                                                 \
-        quk_vnni(p, MR, 1, 0, 1, ep, m0, n0, nr);                              \
-      }                                                                        \
-      return;                                                                  \
+      QUK_SELECT(MR, 1)                                                        \
     }                                                                          \
-    QUK_BODY(MR)
+    QUK_SELECT(MR, 0)
 
 /* ep NULL: the int32 sums to p->acc; else the epilogue's outputs. */
 static void quk_dispatch(const tfcc_quk_args* p, const tfcc_q_epilogue_args* ep,

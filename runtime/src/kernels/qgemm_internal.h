@@ -92,11 +92,11 @@ TFCC_INTERNAL void tfcc_quk_avx2_fused(const tfcc_quk_args* p,
 /* The AVX2 kernel's fused epilogue on a tile's dot products (row stride
  * TFCC_QNR_TILE), and its folded form on the dot products less the zero
  * point's term (qgemm_avx2.c; also used by qgemm_avxvnni.c). */
-/* The AVX2 fused kernels' pool2x2 (tfcc_quk_args) on a tile of sums
- * (row stride TFCC_QNR_TILE, np panels): window w's largest sums into row
- * w; returns the rows left, mr / 4. */
-TFCC_INTERNAL int64_t tfcc_q_avx2_pool2x2(int32_t* sums, int64_t mr,
-                                          int64_t np);
+/* The AVX2 fused kernels' pool2x2 (tfcc_quk_args) on p's tile of sums
+ * (row stride TFCC_QNR_TILE): window w's largest sums into row w. Returns
+ * the rows the epilogue takes: mr / 4 when p->pool2x2, else mr. */
+TFCC_INTERNAL int64_t tfcc_q_avx2_pool2x2(const tfcc_quk_args* p,
+                                          int32_t* sums);
 TFCC_INTERNAL void tfcc_q_avx2_epilogue_tile(const tfcc_q_epilogue_args* ep,
                                              const int32_t* sums, int64_t mr,
                                              int64_t m0, int64_t n0,
