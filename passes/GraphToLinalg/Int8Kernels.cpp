@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "dialects/graph/IR/ShapeInference.h"
 #include "passes/GraphToLinalg/KernelCalls.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
@@ -256,10 +257,10 @@ Value emitInt8FusedConv(PatternRewriter &rewriter, FusedConv2DInt8Op op,
     poolH = window[0], poolW = window[1];
   }
   auto convSize = [&](int64_t i) {
-    int64_t span = dilations[i] * (kernelShape[i] - 1) + 1;
-    return (xType.getDimSize(1 + i) + pads[2 * i] + pads[2 * i + 1] - span) /
-               strides[i] +
-           1;
+    return windowedOutputSize(xType.getDimSize(1 + i) + pads[2 * i] +
+                                  pads[2 * i + 1],
+                              kernelShape[i], strides[i], dilations[i],
+                              /*samePadding=*/false);
   };
   int64_t oh = convSize(0), ow = convSize(1);
   if (std::optional<APFloat> outScale = op.getOutScale())
@@ -356,11 +357,12 @@ struct FusedConv2DInt8ToKernel : OpRewritePattern<FusedConv2DInt8Op> {
     bool pointwise;
     auto [k, lda] = getInt8ConvRows(op, &pointwise);
     // Only the kernel below pools (tfcc-fuse-int8-ops checks the same).
-    if (op.getMaxPool() && !isInt8ConvKernelConv(op))
+    const bool kernelConv = isInt8ConvKernelConv(op);
+    if (op.getMaxPool() && !kernelConv)
       return rewriter.notifyMatchFailure(op,
                                          "a pooling the kernel cannot take");
     Value packed = packInt8GemmWeights(rewriter, loc, op.getKernel(), k, oc);
-    if (isInt8ConvKernelConv(op)) {
+    if (kernelConv) {
       rewriter.replaceOp(op, emitInt8FusedConv(rewriter, op, lda, oc, packed,
                                                strides, dilations, pads));
       return success();

@@ -481,7 +481,9 @@ static LogicalResult verifyConvGeometry(
     int64_t span = dilations[i] * (kernelType.getDimSize(i) - 1) + 1;
     int64_t padded = in + pads[2 * i] + pads[2 * i + 1];
     int64_t expected =
-        (padded < span ? 0 : (padded - span) / strides[i] + 1) / pool[i];
+        windowedOutputSize(padded, kernelType.getDimSize(i), strides[i],
+                           dilations[i], /*samePadding=*/false) /
+        pool[i];
     if (padded < span || expected != out)
       return op->emitOpError() << "spatial dim " << i << " of the result is "
                                << out << ", expected " << expected;
