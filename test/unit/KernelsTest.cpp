@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -121,6 +123,20 @@ TEST(KernelsIsaTest, PublicNameFollowsTheLevel) {
   }
   tfcc_rt_kernels_force_isa(-1);
   EXPECT_STREQ(tfcc_rt_kernels_isa(), kIsaNames[tfcc_kernels_isa()]);
+}
+
+// The L2 size that sizes the int8 GEMM's blocks of weights (CPUID leaf
+// 0x80000006) agrees with the C library's (glibc reads CPUID leaf 4 on
+// Intel), wherever the latter knows it.
+TEST(KernelsIsaTest, L2CacheSizeMatchesTheOs) {
+  const int64_t l2 = tfcc_cpu_l2_bytes();
+  EXPECT_GE(l2, 0);
+#if defined(__x86_64__) && defined(_SC_LEVEL2_CACHE_SIZE)
+  const long os = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (os <= 0)
+    GTEST_SKIP() << "the C library does not report the L2 size";
+  EXPECT_EQ(l2, int64_t(os));
+#endif
 }
 
 // x rounded to a binary format of `digits` significant bits whose normal

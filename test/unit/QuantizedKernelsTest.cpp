@@ -221,10 +221,12 @@ TEST_P(QuantizedKernelsTest, QGemmEdgeShapes) {
 }
 
 // Sizes of real layers: many tasks and several B blocks (K * N above the
-// driver's L2 block), clip activation, requantized.
+// driver's L2 block: half the CPU's L2, 256 KiB to 4 MiB; the last shape
+// is above 4 MiB), clip activation, requantized.
 TEST_P(QuantizedKernelsTest, QGemmLayerShapes) {
   checkQGemm({196, 256, 1152, 3, true, false, TFCC_ACT_CLIP, true}, 11);
   checkQGemm({49, 512, 4608, 0, true, true, TFCC_ACT_RELU, false}, 12);
+  checkQGemm({9, 1040, 4608, 5, true, false, TFCC_ACT_NONE, true}, 17);
   checkQGemm({1, 1000, 512, 128, true, false, TFCC_ACT_NONE, false}, 13);
   checkQGemm({3136, 24, 144, 17, false, false, TFCC_ACT_NONE, true}, 14);
 }

@@ -196,3 +196,23 @@ int tfcc_kernels_use_vdpbf16ps(void) {
 void tfcc_kernels_force_vdpbf16ps(int use) {
   __atomic_store_n(&g_vdpbf16ps_forced, use, __ATOMIC_RELAXED);
 }
+
+/* The CPU's level-2 cache in bytes, read once: CPUID leaf 0x80000006, ECX
+ * bits 31-16 in KiB (Intel and AMD both report it there); 0 where unknown
+ * (not x86, or no such leaf). Blocks of packed weights are sized by it. */
+int64_t tfcc_cpu_l2_bytes(void) {
+  static int g_l2_kib = -1; /* an int: lock-free on 32-bit targets too */
+  int kib = __atomic_load_n(&g_l2_kib, __ATOMIC_RELAXED);
+  if (kib < 0) {
+    kib = 0;
+#if TFCC_X86
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000006u) {
+      __cpuid(0x80000006u, a, b, c, d);
+      kib = (int)(c >> 16);
+    }
+#endif
+    __atomic_store_n(&g_l2_kib, kib, __ATOMIC_RELAXED);
+  }
+  return (int64_t)kib * 1024;
+}

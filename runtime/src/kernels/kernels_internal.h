@@ -162,6 +162,8 @@ TFCC_INTERNAL int tfcc_kernels_has_avx512_bf16(void);
  * uses it wherever the CPU has it, 0 nowhere, -1 back to the rule. */
 TFCC_INTERNAL int tfcc_kernels_use_vdpbf16ps(void);
 TFCC_INTERNAL void tfcc_kernels_force_vdpbf16ps(int use);
+/* The CPU's level-2 cache in bytes (CPUID), 0 where unknown (cpu_isa.c). */
+TFCC_INTERNAL int64_t tfcc_cpu_l2_bytes(void);
 TFCC_INTERNAL void tfcc_uk_avx512_bf16(const tfcc_uk_args* p);
 /* Rows [0, mr) x columns [0, kc) of op(A) from `a`, its element (0, 0):
  * (i, k) at a[i * lda + k], or at a[k * lda + i] when trans_a. */

@@ -23,9 +23,21 @@
 
 #include <string.h>
 
-#ifndef TFCC_QGEMM_BLOCK_BYTES
-#define TFCC_QGEMM_BLOCK_BYTES (256 * 1024) /* B block kept in L2 */
+/* The block of packed B kept in L2 while every row tile streams past it:
+ * half the CPU's L2 (the rest for the A rows and C), within [256 KiB,
+ * 4 MiB] (at least TFCC_RT_QCONV_FUSED_MAX_B_BYTES: the fused convolution
+ * gathers its rows once), 256 KiB where the size is unknown. Each
+ * block re-reads all of A, so a larger one reads A fewer times
+ * (docs/quantization.md). -DTFCC_QGEMM_BLOCK_BYTES=n fixes it (tuning). */
+static int64_t qgemm_block_bytes(void) {
+#ifdef TFCC_QGEMM_BLOCK_BYTES
+  return TFCC_QGEMM_BLOCK_BYTES;
+#else
+  const int64_t l2 = tfcc_cpu_l2_bytes();
+  return TFCC_MIN(TFCC_MAX(l2 / 2, TFCC_RT_QCONV_FUSED_MAX_B_BYTES),
+                  4 * 1024 * 1024);
 #endif
+}
 
 /* ---- portable path ------------------------------------------------------ */
 
@@ -578,8 +590,7 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
   /* Blocks of panels that fit L2, smaller when there are too few row tiles
    * to give every thread work. */
   int64_t panel_bytes = c.groups * TFCC_RT_QGEMM_NR * 4;
-  int64_t bp =
-      panel_bytes > 0 ? TFCC_QGEMM_BLOCK_BYTES / panel_bytes : c.panels;
+  int64_t bp = panel_bytes > 0 ? qgemm_block_bytes() / panel_bytes : c.panels;
   tfcc_rt_pool* pool = tfcc_rt_get_current_pool();
   int64_t threads = pool ? tfcc_rt_pool_num_threads(pool) : 1;
   double macs = (double)M * (double)N * (double)c.K;
