@@ -17,6 +17,14 @@
 
 /* ---- GEMM micro-kernel -------------------------------------------------- */
 
+/* k rows ahead (of 128 bytes) at which the micro-kernel prefetches its
+ * panel of B into L1; 0: none. A tile over a long K streams the panel from
+ * L2, and Intel's hardware prefetchers did not keep up with it
+ * (docs/performance.md). */
+#ifndef TFCC_B_PREFETCH
+#define TFCC_B_PREFETCH 16
+#endif
+
 /* NH: 16-float halves of the panel computed (1 when nr <= 16), or 3: 24
  * columns, the second half 8 wide (16 < nr <= 24, e.g. MobileNetV2's
  * 24-channel projections): on cores that split 512-bit FMAs into two
@@ -93,10 +101,11 @@ INL void uk_body(const int MR, const int NH, const int AK,
       __m512 b0 = _mm512_loadu_ps(bt);
       __m512 b1 = NH == 2 ? _mm512_loadu_ps(bt + 16) : b0;
       __m256 b2 = NH == 3 ? _mm256_loadu_ps(bt + 16) : _mm256_setzero_ps();
-#ifdef TFCC_B_PREFETCH
-      _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH), _MM_HINT_T0);
-      _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH + 16), _MM_HINT_T0);
-#endif
+      if (TFCC_B_PREFETCH > 0) { /* past the panel's end: harmless */
+        _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH), _MM_HINT_T0);
+        _mm_prefetch((const char*)(bt + 32 * TFCC_B_PREFETCH + 16),
+                     _MM_HINT_T0);
+      }
       bt += 32;
 #pragma unroll
       for (int i = 0; i < MR; ++i) {
