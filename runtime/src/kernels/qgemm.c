@@ -23,6 +23,12 @@
 
 #include <string.h>
 
+/* -DTFCC_QNP_WIDE_ENABLED=0: the AVX512_VNNI kernel's 2-panel tiles only
+ * (to measure the wide ones against them). */
+#ifndef TFCC_QNP_WIDE_ENABLED
+#define TFCC_QNP_WIDE_ENABLED 1
+#endif
+
 /* The block of packed B kept in L2 while every row tile streams past it:
  * half the CPU's L2 (the rest for the A rows and C), within [256 KiB,
  * 4 MiB] (at least TFCC_RT_QCONV_FUSED_MAX_B_BYTES: the fused convolution
@@ -310,6 +316,8 @@ typedef struct qgemm_ctx {
   /* The VNNI kernel with the epilogue in registers, or NULL. */
   void (*fused)(const tfcc_quk_args*, const tfcc_q_epilogue_args*, int64_t,
                 int64_t, int64_t);
+  /* Whether `fused` takes TFCC_QNP_WIDE panels (qgemm_tile; K > 0). */
+  int wide;
   tfcc_q_epilogue_args ep;
 } qgemm_ctx;
 
@@ -343,9 +351,13 @@ static void qgemm_tile(const qgemm_ctx* c, const uint8_t* a_tile,
                        const uint8_t* const* rows, int64_t m0, int64_t mr,
                        int64_t p0, int64_t p1) {
   int32_t acc[TFCC_QMR * TFCC_QNR_TILE];
-  for (int64_t p = p0; p < p1; p += TFCC_QNP) {
+  for (int64_t p = p0, np; p < p1; p += np) {
+    /* Wide tiles where the kernel has them, but 4 panels as 2 + 2 (a tile
+     * of one panel has a third of the products per load). */
+    np = c->wide && p1 - p >= TFCC_QNP_WIDE && p1 - p != 4
+             ? TFCC_QNP_WIDE
+             : TFCC_MIN(TFCC_QNP, p1 - p);
     int64_t n0 = p * TFCC_RT_QGEMM_NR;
-    int64_t np = TFCC_MIN(TFCC_QNP, p1 - p);
     int64_t nr = TFCC_MIN(np * TFCC_RT_QGEMM_NR, c->ep.N - n0);
     if (c->K == 0) { /* empty products; A and B may be NULL */
       memset(acc, 0, sizeof acc);
@@ -529,9 +541,12 @@ static void qgemm(int64_t M, int64_t N, int64_t K, const uint8_t* A,
   qgemm_ctx c;
   c.uk = quk_for_packed_b(packed_b, K, N);
   c.fused = NULL;
+  c.wide = 0;
 #if TFCC_KERNELS_HAVE_AVX512
-  if (c.uk == tfcc_quk_avx512vnni && tfcc_q_fused_supports(activation))
+  if (c.uk == tfcc_quk_avx512vnni && tfcc_q_fused_supports(activation)) {
     c.fused = tfcc_quk_avx512vnni_fused;
+    c.wide = K > 0 && TFCC_QNP_WIDE_ENABLED;
+  }
 #endif
 #if TFCC_KERNELS_HAVE_AVX2
   if (c.uk == tfcc_quk_avxvnni && tfcc_q_fused_supports(activation))

@@ -2,7 +2,8 @@
  * (CMakeLists gives this file -march=x86-64-v4 -mavx512vnni; run only when
  * CPUID reports VNNI): per group of 4 k, one 64-byte load per panel and one
  * vpdpbusd per (row, panel) with the row's 4 bytes broadcast as its u8
- * operand. Up to 8 rows x 2 panels: 16 zmm accumulators. The fused form
+ * operand. Up to 8 rows x 2 panels (16 zmm accumulators), or x 3 panels
+ * in the fused form (24: 11 loads per 24 vpdpbusd). The fused form
  * applies the epilogue (qgemm_vec.inc's arithmetic, or the folded one of
  * qgemm_internal.h) to the accumulators in registers and writes the
  * outputs. */
@@ -68,18 +69,21 @@ epilogue_vnni(const tfcc_q_epilogue_args* ep, __m512i acc, __m512i zp_sums,
  * one clamp to [lo, hi] (within [0, 255]), the conversion (half to even),
  * bytes. A whole row of two panels is one 32-byte store. */
 static inline __attribute__((always_inline)) void
-folded_row(const int NP, const __m512i acc[TFCC_QNP],
-           const __m512 scale[TFCC_QNP], const __m512 offset[TFCC_QNP],
-           __m512 lo, __m512 hi, uint8_t* y, int64_t nr) {
-  __m128i bytes[TFCC_QNP];
+folded_row(const int NP, const __m512i acc[TFCC_QNP_WIDE],
+           const __m512 scale[TFCC_QNP_WIDE],
+           const __m512 offset[TFCC_QNP_WIDE], __m512 lo, __m512 hi, uint8_t* y,
+           int64_t nr) {
+  __m128i bytes[TFCC_QNP_WIDE];
 #pragma clang loop unroll(full)
   for (int q = 0; q < NP; ++q) {
     __m512 t = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[q]), scale[q], offset[q]);
     t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
     bytes[q] = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(t));
   }
-  if (NP == 2 && nr == 32) {
+  if (NP >= 2 && nr == 16 * NP) {
     _mm256_storeu_si256((__m256i*)y, _mm256_set_m128i(bytes[1], bytes[0]));
+    if (NP == 3)
+      _mm_storeu_si128((__m128i*)(y + 32), bytes[2]);
     return;
   }
 #pragma clang loop unroll(full)
@@ -135,14 +139,17 @@ folded_row_pair(const __m512i acc0[TFCC_QNP], const __m512i acc1[TFCC_QNP],
 /* Group gg of B (g of A, from the rows at a[i] + off): every row's 4 bytes
  * broadcast, one vpdpbusd per (row, panel). */
 static inline __attribute__((always_inline)) void
-vnni_group(const int MR, const int NP, __m512i acc[TFCC_QMR][TFCC_QNP],
+vnni_group(const int MR, const int NP, __m512i acc[TFCC_QMR][TFCC_QNP_WIDE],
            const uint8_t* const a[TFCC_QMR], int64_t off, const int8_t* b0,
-           const int8_t* b1, int64_t gg) {
+           const int8_t* b1, const int8_t* b2, int64_t gg) {
   _mm_prefetch((const char*)(b0 + (gg + TFCC_QB_PREFETCH) * 64), _MM_HINT_T0);
   if (NP > 1)
     _mm_prefetch((const char*)(b1 + (gg + TFCC_QB_PREFETCH) * 64), _MM_HINT_T0);
+  if (NP > 2)
+    _mm_prefetch((const char*)(b2 + (gg + TFCC_QB_PREFETCH) * 64), _MM_HINT_T0);
   __m512i w0 = _mm512_loadu_si512(b0 + gg * 64);
   __m512i w1 = NP > 1 ? _mm512_loadu_si512(b1 + gg * 64) : w0;
+  __m512i w2 = NP > 2 ? _mm512_loadu_si512(b2 + gg * 64) : w0;
 #pragma clang loop unroll(full)
   for (int i = 0; i < MR; ++i) {
     int32_t v;
@@ -151,6 +158,8 @@ vnni_group(const int MR, const int NP, __m512i acc[TFCC_QMR][TFCC_QNP],
     acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
     if (NP > 1)
       acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
+    if (NP > 2)
+      acc[i][2] = _mm512_dpbusd_epi32(acc[i][2], x, w2);
   }
 }
 
@@ -166,11 +175,12 @@ quk_vnni(const tfcc_quk_args* p, const int MR_IN, const int NP, const int SEG,
   int64_t K = p->K, full = K / 4, groups = (K + 3) / 4;
   const int8_t* b0 = p->b;
   const int8_t* b1 = p->b + groups * 64;
+  const int8_t* b2 = p->b + 2 * groups * 64;
   const uint8_t* a[TFCC_QMR];
-  __m512i acc[TFCC_QMR][TFCC_QNP];
+  __m512i acc[TFCC_QMR][TFCC_QNP_WIDE];
   /* The folded epilogue's accumulators start at -zp * colsum (exact). */
   const int folded = ep && ep->folded;
-  __m512i init[TFCC_QNP];
+  __m512i init[TFCC_QNP_WIDE];
 #pragma clang loop unroll(full)
   for (int q = 0; q < NP; ++q)
     init[q] = folded ? _mm512_mullo_epi32(
@@ -198,15 +208,16 @@ quk_vnni(const tfcc_quk_args* p, const int MR_IN, const int NP, const int SEG,
     for (int64_t s = 0; s < p->nseg; ++s) {
       const int64_t off = s * p->seg_stride;
       for (int64_t g = 0; g < seg_groups; ++g, ++gg)
-        vnni_group(MR, NP, acc, a, off + 4 * g, b0, b1, gg);
+        vnni_group(MR, NP, acc, a, off + 4 * g, b0, b1, b2, gg);
     }
   } else {
     for (int64_t g = 0; g < full; ++g)
-      vnni_group(MR, NP, acc, a, 4 * g, b0, b1, g);
+      vnni_group(MR, NP, acc, a, 4 * g, b0, b1, b2, g);
   }
   if (!SEG && full < groups) { /* the last 1-3 k: bytes past K are 0 */
     __m512i w0 = _mm512_loadu_si512(b0 + full * 64);
     __m512i w1 = NP > 1 ? _mm512_loadu_si512(b1 + full * 64) : w0;
+    __m512i w2 = NP > 2 ? _mm512_loadu_si512(b2 + full * 64) : w0;
     /* A masked load reads none of the bytes past K (no fault either). */
     __mmask16 tail = (__mmask16)((1u << (K - 4 * full)) - 1);
 #pragma clang loop unroll(full)
@@ -216,6 +227,8 @@ quk_vnni(const tfcc_quk_args* p, const int MR_IN, const int NP, const int SEG,
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], x, w0);
       if (NP > 1)
         acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], x, w1);
+      if (NP > 2)
+        acc[i][2] = _mm512_dpbusd_epi32(acc[i][2], x, w2);
     }
   }
   /* Window w's rows: 2w, 2w + 1 of the first half, the same of the
@@ -231,17 +244,17 @@ quk_vnni(const tfcc_quk_args* p, const int MR_IN, const int NP, const int SEG,
                              _mm512_max_epi32(acc[MR / 2 + 2 * w][q],
                                               acc[MR / 2 + 2 * w + 1][q]));
   }
-  if (!ep) {
+  if (!ep) { /* np <= TFCC_QNP here: p->acc's rows hold TFCC_QNR_TILE */
 #pragma clang loop unroll(full)
     for (int i = 0; i < MR; ++i)
 #pragma clang loop unroll(full)
-      for (int q = 0; q < NP; ++q)
+      for (int q = 0; q < (NP < TFCC_QNP ? NP : TFCC_QNP); ++q)
         _mm512_storeu_si512(p->acc + i * TFCC_QNR_TILE + q * 16, acc[i][q]);
     return;
   }
   if (folded) {
     const tfcc_q_folded f = ep->fold;
-    __m512 scale[TFCC_QNP], offset[TFCC_QNP];
+    __m512 scale[TFCC_QNP_WIDE], offset[TFCC_QNP_WIDE];
 #pragma clang loop unroll(full)
     for (int q = 0; q < NP; ++q) {
       int64_t cols = nr - 16 * q;
@@ -296,13 +309,18 @@ quk_vnni(const tfcc_quk_args* p, const int MR_IN, const int NP, const int SEG,
   }
 }
 
-/* The inlined copy for MR rows, POOL, and the tile's segments and panels. */
+/* The inlined copy for MR rows, POOL, and the tile's segments and panels
+ * (3: with an epilogue and no pooling only, as qgemm.c gives them). */
 #define QUK_SELECT(MR, POOL)                                                   \
   if (p->rows) {                                                               \
-    if (p->np > 1)                                                             \
+    if (!POOL && p->np > 2)                                                    \
+      quk_vnni(p, MR, 3, 1, POOL, ep, m0, n0, nr);                             \
+    else if (p->np > 1)                                                        \
       quk_vnni(p, MR, 2, 1, POOL, ep, m0, n0, nr);                             \
     else                                                                       \
       quk_vnni(p, MR, 1, 1, POOL, ep, m0, n0, nr);                             \
+  } else if (!POOL && p->np > 2) {                                             \
+    quk_vnni(p, MR, 3, 0, POOL, ep, m0, n0, nr);                               \
   } else if (p->np > 1) {                                                      \
     quk_vnni(p, MR, 2, 0, POOL, ep, m0, n0, nr);                               \
   } else {                                                                     \

@@ -12,9 +12,14 @@
 #define TFCC_QMR 8 /* rows of a micro-kernel tile */
 #define TFCC_QNP 2 /* panels of 16 columns per micro-kernel call */
 #define TFCC_QNR_TILE (TFCC_QNP * TFCC_RT_QGEMM_NR)
+/* Panels of the AVX512_VNNI fused kernel's wide tiles (8 rows x 3 panels,
+ * 24 zmm accumulators): the driver gives it np up to this, with an
+ * epilogue and no pooling; every other call has np <= TFCC_QNP. */
+#define TFCC_QNP_WIDE 3
 
 /* acc[i * TFCC_QNR_TILE + j] = sum over k < K of A(i, k) * B[k][j]
- * for i < mr (1..TFCC_QMR) and the np (1..TFCC_QNP) panels from b (packed,
+ * for i < mr (1..TFCC_QMR) and the np (1..TFCC_QNP; 1..TFCC_QNP_WIDE for
+ * tfcc_quk_avx512vnni_fused) panels from b (packed,
  * `(K + 3) / 4` groups per panel). A(i, k) is a[i * lda + k], or, where
  * rows is not NULL (the kernels qgemm.c's quk_reads_segments names), row
  * i's K bytes in nseg segments of seg_len bytes (a multiple of 4; nseg *
