@@ -1310,6 +1310,14 @@ def main():
         so, dt, err = compiles[n]
         log("  %-13s %s (%.1f s)" % (n, "ok" if so else "tfcc: %s (%s)" % (tfcc_failure(err), err),
                                      dt))
+    # The float32 builds the int8 rows time beside them, compiled here too where their
+    # own rows are not selected: else an int8 row would time a float build left in the
+    # work directory by an earlier run (another --isa, another commit).
+    for b in sorted({INT8_WORKLOADS[n] for n in int8_names} - set(names)):
+        so, dt, err = compile_tfcc(tfcc, args.cc, b, paths["models"], os.path.join(work, "so"),
+                                   shlex.split(args.tfcc_flags))
+        log("  %-13s %s (%.1f s; float32 beside the int8 rows)"
+            % (b, "ok" if so else "tfcc: %s (%s)" % (tfcc_failure(err), err), dt))
     for n in train_names:
         compiles[n] = compile_tfcc_train(tfcc, args.cc, n, TRAIN_WORKLOADS[n],
                                          os.path.join(work, "so"), shlex.split(args.tfcc_flags))
