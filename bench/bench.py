@@ -256,6 +256,13 @@ def tfcc_failure(err):
     return "unsupported" if "unsupported" in err or "not supported" in err else "compile failed"
 
 
+def log_compile(name, result, note=""):
+    """One line per compiled model: ok, or tfcc's failure; the seconds it took."""
+    so, dt, err = result
+    log("  %-13s %s (%.1f s%s)" % (name, "ok" if so else "tfcc: %s (%s)" % (tfcc_failure(err), err),
+                                   dt, note))
+
+
 def snapshot_tfcc(tfcc, work):
     """Copies tfcc and the runtime archives beside it (../lib/*.a) into WORK/tfcc, so that a
     rebuild of the build tree while the bench compiles cannot mix two versions."""
@@ -1307,23 +1314,18 @@ def main():
     for n in names:
         compiles[n] = compile_tfcc(tfcc, args.cc, n, paths["models"], os.path.join(work, "so"),
                                    shlex.split(args.tfcc_flags))
-        so, dt, err = compiles[n]
-        log("  %-13s %s (%.1f s)" % (n, "ok" if so else "tfcc: %s (%s)" % (tfcc_failure(err), err),
-                                     dt))
+        log_compile(n, compiles[n])
     # The float32 builds the int8 rows time beside them, compiled here too where their
     # own rows are not selected: else an int8 row would time a float build left in the
     # work directory by an earlier run (another --isa, another commit).
     for b in sorted({INT8_WORKLOADS[n] for n in int8_names} - set(names)):
-        so, dt, err = compile_tfcc(tfcc, args.cc, b, paths["models"], os.path.join(work, "so"),
-                                   shlex.split(args.tfcc_flags))
-        log("  %-13s %s (%.1f s; float32 beside the int8 rows)"
-            % (b, "ok" if so else "tfcc: %s (%s)" % (tfcc_failure(err), err), dt))
+        log_compile(b, compile_tfcc(tfcc, args.cc, b, paths["models"], os.path.join(work, "so"),
+                                    shlex.split(args.tfcc_flags)),
+                    "; float32 beside the int8 rows")
     for n in train_names:
         compiles[n] = compile_tfcc_train(tfcc, args.cc, n, TRAIN_WORKLOADS[n],
                                          os.path.join(work, "so"), shlex.split(args.tfcc_flags))
-        so, dt, err = compiles[n]
-        log("  %-13s %s (%.1f s)" % (n, "ok" if so else "tfcc: %s (%s)" % (tfcc_failure(err), err),
-                                     dt))
+        log_compile(n, compiles[n])
 
     if args.nice is not None:
         try:
