@@ -244,7 +244,11 @@ struct ParallelizeLoopsPass
     }
     if (!outerDynamic && outer < 2)
       return false;
-    if (work.dynamicLoops.empty() && work.staticPart < minWorkPerThread)
+    // Static work for fewer than two threads stays serial: a fork of one
+    // thread only adds the outlined call, and the loop's trip count, now a
+    // per-thread range, is no longer a constant (LLVM then adds a scalar
+    // remainder loop beside the vector one).
+    if (work.dynamicLoops.empty() && work.staticPart < 2 * minWorkPerThread)
       return false;
 
     // num_threads = clamp(work / minWorkPerThread, 1, distributed

@@ -930,8 +930,9 @@ def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
     dimensions staying serial `scf.for`s inside. The work of a nest is the
     number of body operations it executes; `num_threads` is that work over
     `min-work-per-thread` (at least 1), computed at run time when a trip
-    count is dynamic (e.g. the batch). A nest with less static work than
-    `min-work-per-thread` and no dynamic trip count stays serial.
+    count is dynamic (e.g. the batch). A nest with no dynamic trip count and
+    less static work than two threads' (2 x `min-work-per-thread`) stays
+    serial.
 
     The OpenMP translation outlines the body and calls `__kmpc_fork_call`,
     `__kmpc_push_num_threads`, `__kmpc_global_thread_num`,

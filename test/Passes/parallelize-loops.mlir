@@ -147,6 +147,48 @@ func.func @small(%a: memref<16x16xf32>) {
 
 // -----
 
+// Work for one thread only (24,576 body operations: less than twice
+// min-work-per-thread) stays serial: a fork of one thread would only add
+// the outlined call, and make the trip count a per-thread range.
+// CHECK-LABEL: func.func @one_thread
+// CHECK-NOT:     omp.parallel
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.for
+// CHECK-NOT:     scf.parallel
+func.func @one_thread(%a: memref<16x1536xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c1536 = arith.constant 1536 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c1536) step (%c1, %c1) {
+    memref.store %f, %a[%i, %j] : memref<16x1536xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Twice min-work-per-thread (32,768): two threads.
+// CHECK-LABEL: func.func @two_threads
+// CHECK:         %[[NT:.*]] = arith.constant 2 : i32
+// CHECK:         omp.parallel num_threads(%[[NT]] : i32)
+func.func @two_threads(%a: memref<16x2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c2048 = arith.constant 2048 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c16, %c2048) step (%c1, %c1) {
+    memref.store %f, %a[%i, %j] : memref<16x2048xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A call in the body (e.g. a runtime error report, whose message is
 // thread-local) keeps the nest serial however large it is.
 // CHECK-LABEL: func.func @with_call
