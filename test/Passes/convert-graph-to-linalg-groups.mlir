@@ -1,5 +1,5 @@
 // RUN: tfcc-opt %s -tfcc-convert-graph-to-linalg -split-input-file | FileCheck %s
-// RUN: python3 %S/Inputs/make_relu_chain.py 200 > %t.mlir
+// RUN: python3 %S/Inputs/make_relu_chain.py 600 > %t.mlir
 // RUN: tfcc-opt %t.mlir -tfcc-convert-graph-to-linalg | FileCheck %s --check-prefix=LIMIT
 
 // A tree of single-use elementwise ops of one result shape is one generic over
@@ -67,6 +67,6 @@ func.func @boundaries(%x: tensor<3xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32>
   return %c : tensor<2x3xf32>
 }
 
-// A group holds at most 64 ops: 200 relus are four generics.
-// LIMIT-COUNT-4: linalg.generic
+// A group holds at most 256 ops: 600 relus are three generics.
+// LIMIT-COUNT-3: linalg.generic
 // LIMIT-NOT: linalg.generic
