@@ -23,6 +23,14 @@ target_compile_definitions(HeaderEmitterTest PRIVATE TFCC_SOURCE_DIR="${CMAKE_SO
 add_library(tfcc_fake_cuda SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cuda_driver.c)
 add_library(tfcc_fake_cuda_incomplete SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_cuda_driver.c)
 target_compile_definitions(tfcc_fake_cuda_incomplete PRIVATE FAKE_CUDA_WITHOUT_LAUNCH=1)
+if(TFCC_SANITIZE)
+  # Instrumented shared libraries leave the sanitizer runtime to the program
+  # that loads them (its executable carries and exports it): undo LLVM's
+  # -z defs for these two.
+  foreach(lib tfcc_fake_cuda tfcc_fake_cuda_incomplete)
+    target_link_options(${lib} PRIVATE -Wl,-z,undefs)
+  endforeach()
+endif()
 add_executable(CudaRuntimeTest ${CMAKE_CURRENT_LIST_DIR}/CudaRuntimeTest.cpp)
 target_include_directories(CudaRuntimeTest PRIVATE ${CMAKE_SOURCE_DIR}/runtime/src)
 target_link_libraries(CudaRuntimeTest PRIVATE ${TFCC_RUNTIME_FOR_TESTS} tfcc_fake_cuda
