@@ -12,6 +12,8 @@
 
 #define QP_SUFFIX(name) name##_avxvnni
 #define QP_DOT(acc, x, b) _mm256_dpbusd_avx_epi32(acc, x, b)
+#define QP_PAIR_PANELS
 #include "qgemm_pairs.inc"
+#undef QP_PAIR_PANELS
 #undef QP_DOT
 #undef QP_SUFFIX
