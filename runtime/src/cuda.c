@@ -92,7 +92,8 @@ typedef void* tfcc_cu_handle;
 #define TFCC_CU_OPTIONAL(X)                                                    \
   X(cuMemAllocManaged,                                                         \
     (tfcc_cu_deviceptr * ptr, size_t bytes, unsigned int flags))               \
-  X(cuFuncSetAttribute, (tfcc_cu_handle function, int attribute, int value))
+  X(cuFuncSetAttribute, (tfcc_cu_handle function, int attribute, int value))   \
+  X(cuDevicePrimaryCtxRelease_v2, (tfcc_cu_device device))
 
 #define TFCC_CU_FIELD(name, params) tfcc_cu_result(*name) params;
 typedef struct tfcc_cu_driver {
@@ -711,6 +712,34 @@ uint64_t tfcc_rt_cuda_weight(uint64_t host_address, uint64_t bytes) {
   ++tfcc_cuda_num_weights;
   pthread_mutex_unlock(&tfcc_cuda_weights_lock);
   return device;
+}
+
+/* The library this runtime is linked into is unloaded (dlclose, or the
+ * process exits): the device copies of the weights, the modules and the
+ * hold on the primary context go back to the driver, so that a program
+ * that loads and unloads models does not keep their device memory. Errors
+ * are ignored: at exit the driver may be shutting down already (its calls
+ * then return CUDA_ERROR_DEINITIALIZED). */
+__attribute__((destructor)) static void tfcc_cuda_unload(void) {
+  size_t i;
+  if (__atomic_load_n(&tfcc_cuda_ready, __ATOMIC_ACQUIRE)) {
+    (void)tfcc_cu.cuCtxSetCurrent(tfcc_cuda_context);
+    for (i = 0; i < tfcc_cuda_num_weights; ++i)
+      (void)tfcc_cu.cuMemFree_v2(tfcc_cuda_weights[i].device);
+    for (i = 0; i < tfcc_cuda_num_modules; ++i)
+      (void)tfcc_cu.cuModuleUnload(tfcc_cuda_modules[i].module);
+    if (tfcc_cu.cuDevicePrimaryCtxRelease_v2) {
+      tfcc_cu_device device;
+      if (tfcc_cu.cuDeviceGet(&device, tfcc_cuda_device) == TFCC_CU_SUCCESS)
+        (void)tfcc_cu.cuDevicePrimaryCtxRelease_v2(device);
+    }
+  }
+  free(tfcc_cuda_weights);
+  tfcc_cuda_weights = NULL;
+  tfcc_cuda_num_weights = tfcc_cuda_weights_capacity = 0;
+  free(tfcc_cuda_modules);
+  tfcc_cuda_modules = NULL;
+  tfcc_cuda_num_modules = tfcc_cuda_modules_capacity = 0;
 }
 
 void* mgpuModuleLoad(void* data, size_t size) {

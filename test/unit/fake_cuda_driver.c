@@ -76,17 +76,19 @@ FAKE_API void tfcc_fake_cuda_fail(const char *function, int code) {
 /* For tools run under the fake (test/tools/cuda.test): the environment
  * variable TFCC_FAKE_CUDA_FAIL=NAME=CODE makes NAME fail with CODE from the
  * start, and TFCC_FAKE_CUDA_REPORT=1 prints the counts of module loads,
- * launches and copies, and the allocations left, on stderr at exit. */
+ * launches and copies, the allocations left, the module unloads and the
+ * primary context releases, on stderr at exit. */
 static char fail_name[64];
 
 static void report_calls(void) {
   fprintf(stderr,
           "fake cuda: %d module loads, %d launches, %d copies, %ld "
-          "allocations left\n",
+          "allocations left, %d module unloads, %d context releases\n",
           counter("cuModuleLoadData")->calls +
               counter("cuModuleLoadDataEx")->calls,
           counter("cuLaunchKernel")->calls, counter("cuMemcpyAsync")->calls,
-          live_allocations);
+          live_allocations, counter("cuModuleUnload")->calls,
+          counter("cuDevicePrimaryCtxRelease_v2")->calls);
 }
 
 __attribute__((constructor)) static void read_environment(void) {
@@ -209,6 +211,11 @@ FAKE_API CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
     return r;
   *context = (void *)(uintptr_t)(0xc0de0000u + (unsigned)device);
   return 0;
+}
+
+FAKE_API CUresult cuDevicePrimaryCtxRelease_v2(int device) {
+  (void)device;
+  return enter("cuDevicePrimaryCtxRelease_v2");
 }
 
 FAKE_API CUresult cuCtxSetCurrent(void *context) {
