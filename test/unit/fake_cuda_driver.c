@@ -372,7 +372,8 @@ static CUresult allocate(const char *name, CUdeviceptr *ptr, size_t bytes) {
     return r;
   if (bytes == 0)
     return 1; /* as the driver does */
-  p = malloc(bytes);
+  p = calloc(1, bytes); /* zeroed: no kernel runs, so host-side checks of
+                           kernel results read a fixed value */
   if (!p)
     return 2;
   ++live_allocations;
