@@ -58,6 +58,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -660,9 +661,15 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const CompileOptions &o
   // Firmware is linked at fixed addresses: no GOT.
   llvm::Reloc::Model relocation =
       isBareMetalArm(parsed) ? llvm::Reloc::Static : llvm::Reloc::PIC_;
+  // Code generation follows -O as clang's does, except that -O2 keeps the
+  // aggressive level it has always had (every benchmark figure used it);
+  // -O0 selects instructions fast (FastISel) for huge graphs.
+  static constexpr llvm::CodeGenOptLevel kCodeGenLevels[] = {
+      llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
+      llvm::CodeGenOptLevel::Aggressive, llvm::CodeGenOptLevel::Aggressive};
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, cpu, features, options, relocation, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+      kCodeGenLevels[std::clamp(o.optLevel, 0, 3)]));
   if (!tm) {
     error = "cannot create a target machine for '" + triple + "'";
     return nullptr;
