@@ -5,8 +5,9 @@
 #
 # Configures and builds DIR (default build-fuzz: clang-19, -DTFCC_FUZZ=ON)
 # when needed, builds each harness's seed corpus (the spec's models and the
-# tests' graph IR, the tests' and ONNX's own node-test models, .npy files,
-# checkpoints the harness writes), then runs each HARNESS (default: all) for
+# tests' graph IR, the tests' and ONNX's own node-test models, the TFLite
+# models of test/tflite/tflite_models.py, .npy files, checkpoints the harness
+# writes), then runs each HARNESS (default: all) for
 # N seconds (default 60) on DIR/fuzz/corpus/HARNESS, which grows across runs.
 # Crashes land in DIR/fuzz/crashes/HARNESS/; each one becomes a regression
 # input in fuzz/regressions/HARNESS/ (replayed by ctest in DIR) and a test
@@ -29,7 +30,7 @@ while [[ $# -gt 0 ]]; do
     *) harnesses+=("$1"); shift ;;
   esac
 done
-all=(graph_ir_compile onnx_import checkpoint_load npy_read c_api rest_predict)
+all=(graph_ir_compile onnx_import tflite_import checkpoint_load npy_read c_api rest_predict)
 [[ ${#harnesses[@]} -gt 0 ]] || harnesses=("${all[@]}")
 for h in "${harnesses[@]}"; do
   [[ " ${all[*]} " == *" $h "* ]] || { echo "fuzz/run.sh: no harness '$h' (${all[*]})" >&2; exit 2; }
@@ -77,6 +78,18 @@ seed_dir() {
       if [[ -d $node ]]; then
         for m in "$node"/*/model.onnx; do cp "$m" "$d/$(basename "$(dirname "$m")").onnx"; done
       fi ;;
+    tflite_import)
+      # Every operator and broken-file model of the tests (flatc writes them),
+      # and MediaPipe's smaller models where a build fetched them
+      # (tflite-real-models).
+      local name
+      for name in $(/usr/bin/python3 test/tflite/tflite_models.py --list ops) \
+                  $(/usr/bin/python3 test/tflite/tflite_models.py --list errors); do
+        /usr/bin/python3 test/tflite/tflite_models.py "$name" -o "$d/$name.tflite" ||
+          { echo "fuzz/run.sh: tflite_models.py $name failed" >&2; exit 1; }
+      done
+      find build*/tflite-real -name '*.tflite' -size -512k 2>/dev/null |
+        while read -r f; do cp "$f" "$d/$(basename "$f")"; done || true ;;
     checkpoint_load)
       TFCC_FUZZ_WRITE_SEEDS=$d "$build/bin/fuzz/checkpoint_load" ;;
     npy_read)
@@ -109,6 +122,7 @@ for h in "${harnesses[@]}"; do
   case $h in
     graph_ir_compile) flags+=(-dict="$work/dict/graph_ir.dict" -close_fd_mask=3 -max_len=16384) ;;
     onnx_import) flags+=(-close_fd_mask=2 -max_len=262144) ;;
+    tflite_import) flags+=(-close_fd_mask=2 -max_len=524288) ;;
     npy_read) flags+=(-dict="$work/dict/npy.dict") ;;
     c_api) flags+=(-max_len=8192) ;;
     rest_predict) flags+=(-max_len=4096) ;;

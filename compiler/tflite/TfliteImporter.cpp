@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 using namespace mlir;
 namespace tflite = tfcc::tflite;
@@ -59,6 +60,23 @@ int64_t elementBytes(tflite::TensorType type) {
     return 1;
   default:
     return 0;
+  }
+}
+
+/// The zero points a quantized tensor of `type` may have, or nothing for
+/// types whose quantization tfcc never reads.
+std::optional<std::pair<int64_t, int64_t>>
+zeroPointRange(tflite::TensorType type) {
+  switch (type) {
+  case tflite::TensorType::INT8:
+    return std::make_pair(int64_t(-128), int64_t(127));
+  case tflite::TensorType::UINT8:
+    return std::make_pair(int64_t(0), int64_t(255));
+  case tflite::TensorType::INT16:
+  case tflite::TensorType::INT32:
+    return std::make_pair(int64_t(0), int64_t(0));
+  default:
+    return std::nullopt;
   }
 }
 
@@ -349,6 +367,18 @@ LogicalResult Importer::readTensors() {
         if (!(s > 0.0f) || !std::isfinite(s))
           return fail(name + " has a quantization scale of " +
                       std::to_string(s) + " (scales are positive)");
+      // Zero points are values of the tensor's type (TFLite's int16 and
+      // int32 ones are 0); a wider one overflowed the dequantization or was
+      // wrapped to 8 bits.
+      std::optional<std::pair<int64_t, int64_t>> range =
+          zeroPointRange(t.type());
+      if (range && q->zero_point())
+        for (int64_t z : *q->zero_point())
+          if (z < range->first || z > range->second)
+            return fail(name + " has zero point " + std::to_string(z) +
+                        " outside [" + std::to_string(range->first) + ", " +
+                        std::to_string(range->second) + "] for type " +
+                        tensorTypeName(t.type()));
     }
     // The tensor's data, if the file holds any.
     uint32_t bufferIndex = t.buffer();

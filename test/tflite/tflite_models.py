@@ -643,6 +643,29 @@ def err_scale_zero():
     return m
 
 
+def err_zero_point_weights():
+    """A weight zero point of -2^63 (found by fuzz/tflite_import: the dequantized value
+    overflowed int64)."""
+    m = Model()
+    x = m.input("x", [2, 3])
+    w = m.tensor("w", [4, 3], "INT8", np.ones([4, 3]),
+                 quantization={"scale": [0.1], "zero_point": [-2 ** 63]})
+    wf = m.op("DEQUANTIZE", [w], "w_f", [4, 3])
+    m.output(m.op("FULLY_CONNECTED", [x, wf, -1], "y", [2, 4],
+                  {"fused_activation_function": "NONE"}, "FullyConnectedOptions"))
+    return m
+
+
+def err_zero_point_activation():
+    """An int8 activation with zero point 200, outside int8 (it was wrapped modulo 256)."""
+    m = Model()
+    x = m.input("x", [2, 3])
+    q = quantized(m, "x_q", [2, 3], 0.5, 200)
+    m.op("QUANTIZE", [x], None, None, outputs=[q])
+    m.output(m.op("DEQUANTIZE", [q], "y", [2, 3]))
+    return m
+
+
 ERRORS = {name[4:]: fn for name, fn in globals().items() if name.startswith("err_")}
 
 
