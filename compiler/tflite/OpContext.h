@@ -59,6 +59,12 @@ struct ConstTensor {
 /// Name of a TensorType ("FLOAT16", "type 42").
 std::string tensorTypeName(tflite::TensorType type);
 
+/// The zero points of `q` (empty when it has none), read byte by byte: the
+/// FlatBuffers verifier checks a vector's length field for alignment, not its
+/// int64 elements, so a file may put them at a 4-byte boundary (found by
+/// fuzz/tflite_import under UBSan).
+std::vector<int64_t> zeroPoints(const tflite::QuantizationParameters &q);
+
 class OpContext {
 public:
   virtual ~OpContext() = default;

@@ -111,6 +111,15 @@ std::string tfcc::tflite_import::tensorTypeName(tflite::TensorType type) {
   return "type " + std::to_string(static_cast<int>(type));
 }
 
+std::vector<int64_t>
+tfcc::tflite_import::zeroPoints(const tflite::QuantizationParameters &q) {
+  std::vector<int64_t> zeros;
+  if (const auto *vector = q.zero_point())
+    for (flatbuffers::uoffset_t i = 0; i < vector->size(); ++i)
+      zeros.push_back(readLE<int64_t>(vector->Data() + i * sizeof(int64_t)));
+  return zeros;
+}
+
 int64_t ConstTensor::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -169,7 +178,7 @@ std::vector<float> ConstTensor::floats() const {
     // Checked by the importer (checkQuantization): one scale, or one per
     // index of quantized_dimension; zero points as many or none.
     const auto *scales = quantization->scale();
-    const auto *zeros = quantization->zero_point();
+    std::vector<int64_t> zeros = zeroPoints(*quantization);
     int64_t channels = scales->size(), inner = 1;
     for (int64_t d = quantization->quantized_dimension() + 1;
          channels > 1 && d < int64_t(shape.size()); ++d)
@@ -178,7 +187,7 @@ std::vector<float> ConstTensor::floats() const {
     std::vector<float> out(q.size());
     for (size_t k = 0; k < q.size(); ++k) {
       int64_t ch = channels > 1 ? (int64_t(k) / inner) % channels : 0;
-      int64_t zero = zeros && zeros->size() ? zeros->Get(ch) : 0;
+      int64_t zero = zeros.empty() ? 0 : zeros[ch];
       out[k] = scales->Get(ch) * static_cast<float>(q[k] - zero);
     }
     return out;
@@ -372,8 +381,8 @@ LogicalResult Importer::readTensors() {
       // wrapped to 8 bits.
       std::optional<std::pair<int64_t, int64_t>> range =
           zeroPointRange(t.type());
-      if (range && q->zero_point())
-        for (int64_t z : *q->zero_point())
+      if (range)
+        for (int64_t z : zeroPoints(*q))
           if (z < range->first || z > range->second)
             return fail(name + " has zero point " + std::to_string(z) +
                         " outside [" + std::to_string(range->first) + ", " +
@@ -508,8 +517,8 @@ Value Importer::requantized(int32_t index, Value value, bool toReal) {
       currentLoc, scalarType,
       DenseElementsAttr::get(scalarType, q->scale()->Get(0)));
   // int8 activations are held as uint8: q + 128 with zero point + 128.
-  int64_t zero =
-      q->zero_point() && q->zero_point()->size() ? q->zero_point()->Get(0) : 0;
+  std::vector<int64_t> zeros = zeroPoints(*q);
+  int64_t zero = zeros.empty() ? 0 : zeros[0];
   if (tensor(index).type() == tflite::TensorType::INT8)
     zero += 128;
   auto zeroType =

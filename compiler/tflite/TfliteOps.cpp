@@ -179,10 +179,9 @@ std::optional<Value> int8Filter(OpContext &c, const ConstTensor &constant,
   if (constant.type != tflite::TensorType::INT8 || !constant.isQuantized())
     return std::nullopt;
   const tflite::QuantizationParameters &q = *constant.quantization;
-  if (q.zero_point())
-    for (int64_t z : *q.zero_point())
-      if (z != 0)
-        return std::nullopt;
+  for (int64_t z : zeroPoints(q))
+    if (z != 0)
+      return std::nullopt;
   int64_t scales = q.scale()->size();
   int64_t axis = 0;
   if (scales > 1)
