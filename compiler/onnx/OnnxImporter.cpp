@@ -1370,7 +1370,16 @@ FailureOr<Value> Importer::reshape(Value value, llvm::ArrayRef<int64_t> shape) {
                             << " to a negative dimension " << d;
       return failure();
     }
-    known *= d;
+    // The target comes from the file's data: its product may pass int64.
+    std::optional<int64_t> product = graph::checkedBytesProduct(known, d);
+    if (!product) {
+      emitError(currentLoc)
+          << "cannot reshape " << inType << " to a shape of more than "
+          << graph::kMaxTensorBytes << " elements (dimension " << i << " is "
+          << d << ")";
+      return failure();
+    }
+    known = *product;
     result.push_back(d);
   }
   if (inType.hasStaticShape()) {

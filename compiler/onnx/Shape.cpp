@@ -14,6 +14,7 @@
 #include "compiler/onnx/HostFolding.h"
 #include "compiler/onnx/ImportContext.h"
 #include "dialects/graph/IR/ShapeInference.h"
+#include "dialects/graph/IR/TensorSize.h"
 
 #include <cmath>
 #include <limits>
@@ -166,7 +167,7 @@ LogicalResult convertReshape(ImportContext &ctx) {
   if (inferred >= 0) {
     // Static when every dynamic input dim is copied to the same position.
     bool allDynamicCopied = true;
-    int64_t inKnown = 1, outKnown = 1;
+    int64_t inKnown = 1;
     for (auto [i, d] : llvm::enumerate(in)) {
       if (d != kDyn) {
         inKnown *= d;
@@ -174,9 +175,17 @@ LogicalResult convertReshape(ImportContext &ctx) {
       }
       allDynamicCopied &= i < target->size() && copies[i];
     }
+    // The target is file data: its product may pass int64.
+    std::optional<int64_t> product = 1;
     for (auto [i, d] : llvm::enumerate(out))
-      if ((int64_t)i != inferred && d != kDyn)
-        outKnown *= d;
+      if ((int64_t)i != inferred && d != kDyn && product)
+        product = graph::checkedBytesProduct(*product, d);
+    if (!product)
+      return ctx.unsupported("'shape' = " + formatInts(*target) +
+                             " of more than " +
+                             llvm::Twine(graph::kMaxTensorBytes) +
+                             " elements, the largest tensor");
+    int64_t outKnown = *product;
     if (allDynamicCopied) {
       if (outKnown == 0 || inKnown % outKnown != 0)
         return ctx.unsupported("'shape' = " + formatInts(*target) +

@@ -12,6 +12,7 @@
 #include "dialects/graph/IR/GraphOps.h"
 
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::graph;
@@ -303,8 +304,11 @@ SmallVector<int64_t> staticSegments(ArrayRef<int64_t> shape) {
   for (int64_t d : shape) {
     if (d == kDyn)
       segments.push_back(1);
-    else
-      segments.back() *= d;
+    // A negative size or a product past int64 (an importer's shape from
+    // file data, not yet checked) makes a segment -1, which no type has.
+    else if (segments.back() < 0 || d < 0 ||
+             llvm::MulOverflow(segments.back(), d, segments.back()))
+      segments.back() = -1;
   }
   return segments;
 }

@@ -69,6 +69,17 @@ save([helper.make_node("Tile", ["x", "r"], ["y"], name="tile")], "tile",
      [value("x", [2, 2])], [value("y", None)],
      [helper.make_tensor("r", TensorProto.INT64, [2], [2**20, 2**20])])
 
+# Reshape targets whose product passes int64 (found by fuzz/onnx_import: the
+# element count overflowed, UBSan): static, with a -1, and with two dynamic dims
+# copied around them (the check for several unknown dims).
+for name, shape, target in (("reshape_overflow", [2, 3], [2**40, 2**40]),
+                            ("reshape_overflow_inferred", [2, 3], [2**40, 2**40, -1]),
+                            ("reshape_overflow_dynamic", ["n", 3, 4, "m"],
+                             [0, 2**40, 2**40, 0])):
+    save([helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")], name,
+         [value("x", shape)], [value("y", None)],
+         [helper.make_tensor("s", TensorProto.INT64, [len(target)], target)])
+
 # Two nodes defining the same name (ONNX graphs are in SSA form).
 save([helper.make_node("Relu", ["x"], ["y"], name="first"),
       helper.make_node("Neg", ["x"], ["y"], name="second")], "duplicate_output",
