@@ -953,8 +953,10 @@ private:
 };
 
 bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
+  // The model is parsed with its own dialects only (registerModelDialects);
+  // the pipeline's are added once it is loaded.
   DialectRegistry registry;
-  registerCompilerDialects(registry);
+  registerModelDialects(registry);
   registerCompilerPasses();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
@@ -1015,6 +1017,7 @@ bool compileTo(const CompileOptions &o, llvm::raw_ostream &errors) {
   loadTiming.stop();
   if (!module)
     return false;
+  addCompilerDialects(context);
   if (!applyDimBounds(*module, o.dimBounds, errors))
     return false;
   if (!o.weightsPath.empty() &&

@@ -151,13 +151,48 @@ tfcc::ModelDiagnosticHandler::ModelDiagnosticHandler(llvm::SourceMgr &sourceMgr,
   });
 }
 
+/// The dialect an "unregistered dialect" parse error names ("gpu" in
+/// "Dialect `gpu' not found for custom op 'gpu.launch'", "llvm" in
+/// "`!\"llvm\"<\"ptr\">` type created with unregistered dialect"), or "" if
+/// the message is not one of those.
+static std::string foreignDialect(llvm::StringRef message) {
+  if (message.consume_front("Dialect `"))
+    return message.contains("' not found for custom op")
+               ? message.take_until([](char c) { return c == '\''; }).str()
+               : "";
+  if (!message.contains("unregistered dialect"))
+    return "";
+  size_t quote = message.find('"');
+  if (quote == llvm::StringRef::npos || quote > 3)
+    return "?";
+  return message.drop_front(quote + 1)
+      .take_until([](char c) { return c == '"'; })
+      .str();
+}
+
 OwningOpRef<ModuleOp> tfcc::loadModel(llvm::SourceMgr &sourceMgr,
                                       MLIRContext &context) {
   Block block;
   AsmParserState state;
   ParserConfig config(&context, /*verifyAfterParse=*/false);
-  if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
-    return nullptr;
+  {
+    // Text of a dialect the context does not hold (tools parse models with
+    // registerModelDialects' alone) fails as MLIR's "unregistered dialect";
+    // say instead what a model may use.
+    ScopedDiagnosticHandler foreign(&context, [&](Diagnostic &d) {
+      std::string dialect = foreignDialect(d.str());
+      if (dialect.empty())
+        return failure();
+      emitError(d.getLocation())
+          << (dialect == "?" ? std::string("this operation is not in a dialect")
+                             : "'" + dialect + "' is not a dialect")
+          << " of graph IR: tfcc models are written in the graph and func "
+             "dialects, with builtin types and attributes";
+      return success();
+    });
+    if (failed(parseAsmSourceFile(sourceMgr, &block, config, &state)))
+      return nullptr;
+  }
   anchorNameLocations(state, sourceMgr, context);
 
   auto fileLoc = FileLineColLoc::get(

@@ -23,6 +23,17 @@ void tfcc::registerCompilerDialects(mlir::DialectRegistry &registry) {
   registry.insert<mlir::graph::GraphDialect>();
 }
 
+void tfcc::registerModelDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::graph::GraphDialect, mlir::func::FuncDialect>();
+}
+
+void tfcc::addCompilerDialects(mlir::MLIRContext &context) {
+  mlir::DialectRegistry registry;
+  registerCompilerDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+}
+
 void tfcc::registerCompilerPasses() {
   static bool registered = false;
   if (registered)

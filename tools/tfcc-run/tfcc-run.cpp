@@ -519,8 +519,9 @@ int main(int argc, char **argv) {
     return fail("--input-value cannot take effect: it fixes the inputs of an "
                 ".onnx model");
 
+  // The model is parsed with its own dialects only (registerModelDialects).
   mlir::DialectRegistry registry;
-  registerCompilerDialects(registry);
+  registerModelDialects(registry);
   mlir::MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   ModelDiagnosticHandler diagnostics(sourceMgr, &context);
@@ -531,6 +532,7 @@ int main(int argc, char **argv) {
     if (!module)
       return 1;
   }
+  addCompilerDialects(context);
 
   // --train-steps: the train step's name, and the interpreter's copy of the
   // module through tfcc-autodiff as the compiler does it.

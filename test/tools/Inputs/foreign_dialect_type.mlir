@@ -1,0 +1,4 @@
+// A type of a dialect that is not graph IR (llvm).
+func.func @f(%x: !llvm.ptr) {
+  return
+}
