@@ -80,6 +80,13 @@ for name, shape, target in (("reshape_overflow", [2, 3], [2**40, 2**40]),
          [value("x", shape)], [value("y", None)],
          [helper.make_tensor("s", TensorProto.INT64, [len(target)], target)])
 
+# A LayerNormalization axis below -rank: ONNX's shape inference wrote its Mean's
+# shape from there (SIGSEGV inside libonnx; found by fuzz/onnx_import).
+save([helper.make_node("LayerNormalization", ["x", "w", "b"], ["y", "mean", "inv"],
+                       name="norm", axis=-3)], "layer_norm_axis",
+     [value("x", [3, 4]), value("w", [4]), value("b", [4])],
+     [value("y", None), value("mean", None), value("inv", None)], opset=17)
+
 # Two nodes defining the same name (ONNX graphs are in SSA form).
 save([helper.make_node("Relu", ["x"], ["y"], name="first"),
       helper.make_node("Neg", ["x"], ["y"], name="second")], "duplicate_output",
