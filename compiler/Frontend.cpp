@@ -209,9 +209,12 @@ OwningOpRef<ModuleOp> tfcc::loadModel(llvm::SourceMgr &sourceMgr,
                                              block.getOperations());
   }
   OwningOpRef<ModuleOp> owned(module);
-  recordArgumentNames(state, module);
+  // Verified first: the names are read from each function's return, which
+  // an unverified one may lack or give more operands than results (a heap
+  // overflow, fuzz/graph_ir_compile).
   if (failed(verify(module)) || failed(graph::verifyModelSizes(module)))
     return nullptr;
+  recordArgumentNames(state, module);
   return owned;
 }
 

@@ -87,6 +87,12 @@ save([helper.make_node("LayerNormalization", ["x", "w", "b"], ["y", "mean", "inv
      [value("x", [3, 4]), value("w", [4]), value("b", [4])],
      [value("y", None), value("mean", None), value("inv", None)], opset=17)
 
+# A Gemm (opset 6) whose B is a vector: ONNX's shape inference read its second
+# dim (SIGSEGV inside libonnx; found by fuzz/onnx_import).
+save([helper.make_node("Gemm", ["a", "b", "c"], ["y"], name="gemm")], "gemm_rank",
+     [value("a", [3, 5]), value("b", [5]), value("c", [1, 4])], [value("y", None)],
+     opset=6)
+
 # Two nodes defining the same name (ONNX graphs are in SSA form).
 save([helper.make_node("Relu", ["x"], ["y"], name="first"),
       helper.make_node("Neg", ["x"], ["y"], name="second")], "duplicate_output",
