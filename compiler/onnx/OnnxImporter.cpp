@@ -721,6 +721,13 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
     if (!subgraphOf.empty() &&
         failed(assignOnce(in.name(), "an input of " + subgraphOf.str())))
       return failure();
+    // Checked again at import; here because ONNX's shape inference of an
+    // EyeLike with a dtype read the type of an input that has none
+    // (SIGSEGV inside libonnx, fuzz/onnx_import). An input that is also an
+    // initializer takes the initializer's type.
+    if (subgraphOf.empty() && !defined.contains(in.name()) &&
+        !in.type().has_tensor_type())
+      return error("graph input '" + in.name() + "' is not a tensor");
     if (subgraphOf.empty())
       defined.insert(in.name());
   }

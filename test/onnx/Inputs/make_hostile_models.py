@@ -93,6 +93,13 @@ save([helper.make_node("Gemm", ["a", "b", "c"], ["y"], name="gemm")], "gemm_rank
      [value("a", [3, 5]), value("b", [5]), value("c", [1, 4])], [value("y", None)],
      opset=6)
 
+# A graph input without a type read by an EyeLike with a dtype: ONNX's shape
+# inference read the missing type (SIGSEGV inside libonnx; fuzz/onnx_import).
+untyped = onnx.ValueInfoProto()
+untyped.name = "x"
+save([helper.make_node("EyeLike", ["x"], ["y"], name="eye", dtype=TensorProto.FLOAT)],
+     "eye_like_untyped", [untyped], [value("y", None)], opset=9)
+
 # Two nodes defining the same name (ONNX graphs are in SSA form).
 save([helper.make_node("Relu", ["x"], ["y"], name="first"),
       helper.make_node("Neg", ["x"], ["y"], name="second")], "duplicate_output",
