@@ -531,6 +531,15 @@ LogicalResult Importer::checkOpset() {
   bool found = false;
   for (const onnx::OperatorSetIdProto &opsetId : model.opset_import()) {
     if (opsetId.domain().empty() || opsetId.domain() == "ai.onnx") {
+      // Two versions leave each reader to pick one (ONNX's shape inference
+      // and tfcc picked differently: an opset-6 GRU inferred as such crashed
+      // libonnx, fuzz/onnx_import).
+      if (found && opsetId.version() != opsetVersion)
+        return error("cannot parse ONNX model '" + path +
+                     "': it imports two versions of the default ONNX "
+                     "domain (opsets " +
+                     llvm::Twine(opsetVersion) + " and " +
+                     llvm::Twine(opsetId.version()) + ")");
       opsetVersion = opsetId.version();
       found = true;
     }
@@ -784,6 +793,18 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
           return error("node '" + nodeName(node, index) + "' (Gemm) has " +
                        (i ? "B" : "A") + " of rank " + llvm::Twine(r->second) +
                        ": it must be a matrix (rank 2)");
+    // ... and the recurrent ops' X, W and R of a rank other than 3 (the
+    // opset-1 to -6 inference read their dims unchecked: SIGSEGV).
+    if (op == "RNN" || op == "GRU" || op == "LSTM")
+      for (int i = 0; i < std::min(node.input_size(), 3); ++i)
+        if (auto r = knownRank.find(node.input(i));
+            r != knownRank.end() && r->second != 3)
+          return error("node '" + nodeName(node, index) + "' (" + op +
+                       ") has " +
+                       (i == 0   ? "X"
+                        : i == 1 ? "W"
+                                 : "R") +
+                       " of rank " + llvm::Twine(r->second) + ": it must be 3");
     if (node.op_type().empty())
       return error("cannot parse ONNX model '" + path + "': node " +
                    llvm::Twine(index) + " ('" + node.name() +

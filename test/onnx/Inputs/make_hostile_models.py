@@ -100,6 +100,19 @@ untyped.name = "x"
 save([helper.make_node("EyeLike", ["x"], ["y"], name="eye", dtype=TensorProto.FLOAT)],
      "eye_like_untyped", [untyped], [value("y", None)], opset=9)
 
+# A GRU (opset 6) whose X is a vector, in a model importing the default domain
+# twice (opsets 14 and 6): ONNX's shape inference took opset 6, whose GRU
+# inference read X's dims unchecked (SIGSEGV inside libonnx; fuzz/onnx_import).
+gru = [helper.make_node("GRU", ["x", "w", "r"], ["y"], name="gru", hidden_size=4)]
+gru_inputs = [value("x", [4]), value("w", [1, 12, 3]), value("r", [1, 12, 4])]
+save(gru, "gru_rank", gru_inputs, [value("y", None)], opset=6)
+graph = helper.make_graph(gru, "two_opsets", gru_inputs, [value("y", None)])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14),
+                                                helper.make_opsetid("", 6)],
+                          producer_name="tfcc-tests")
+model.ir_version = 7
+onnx.save(model, "hostile_two_opsets.onnx")
+
 # Two nodes defining the same name (ONNX graphs are in SSA form).
 save([helper.make_node("Relu", ["x"], ["y"], name="first"),
       helper.make_node("Neg", ["x"], ["y"], name="second")], "duplicate_output",
