@@ -387,33 +387,44 @@ LogicalResult tfcc::onnx_import::convertPool3D(ImportContext &ctx,
     return failure();
   if (!isMax) {
     // Per (od, oh, ow): KH * KW / real count, or 1 / KD with the padding
-    // counted; [OD, 1, OH, OW, 1], a scalar when uniform.
-    std::vector<int64_t> counts[3];
-    for (int i = 0; i < 3; ++i)
+    // counted. The count is a product over the three axes, so the scale is
+    // too: one factor per axis whose counts vary ([OD, 1, 1, 1, 1],
+    // [1, 1, OH, 1, 1], [1, 1, 1, OW, 1]) and the uniform rest folded into
+    // the first, constants of OD + OH + OW values (their product, from a
+    // pad of 2^21, took 9 s to build: fuzz/onnx_import).
+    Type f32 = b.getF32Type();
+    const int64_t position[3] = {0, 2, 3};
+    double uniform = countIncludePad
+                         ? 1.0 / static_cast<double>(kernel[0])
+                         : static_cast<double>(kernel[1] * kernel[2]);
+    std::vector<std::pair<int, std::vector<double>>> varying;
+    for (int i = 0; i < 3 && !countIncludePad; ++i) {
+      std::vector<double> inverse;
       for (int64_t o = 0; o < w->out[i]; ++o) {
         int64_t start = o * w->stride[i] - w->begin[i];
         int64_t lo = std::max<int64_t>(start, 0);
         int64_t hi = std::min<int64_t>(start + w->kernel[i], w->in[i]);
-        counts[i].push_back(std::max<int64_t>(hi - lo, 1));
+        inverse.push_back(1.0 /
+                          static_cast<double>(std::max<int64_t>(hi - lo, 1)));
       }
-    double plane = static_cast<double>(kernel[1] * kernel[2]);
-    std::vector<double> factor;
-    for (int64_t od = 0; od < w->out[0]; ++od)
-      for (int64_t oh = 0; oh < w->out[1]; ++oh)
-        for (int64_t ow = 0; ow < w->out[2]; ++ow)
-          factor.push_back(
-              countIncludePad
-                  ? 1.0 / static_cast<double>(kernel[0])
-                  : plane / static_cast<double>(counts[0][od] * counts[1][oh] *
-                                                counts[2][ow]));
-    Type f32 = b.getF32Type();
-    HostTensor scale =
-        llvm::all_equal(factor)
-            ? makeFloatTensor(f32, {}, {factor[0]})
-            : makeFloatTensor(f32, {w->out[0], 1, w->out[1], w->out[2], 1},
-                              factor);
-    if (scale.floats.size() != 1 || scale.floats[0] != 1.0) {
-      y = ctx.create<graph::MulOp>(*y, ctx.constant(scale));
+      if (inverse.empty() || llvm::all_equal(inverse))
+        uniform *= inverse.empty() ? 1.0 : inverse[0];
+      else
+        varying.emplace_back(i, std::move(inverse));
+    }
+    std::vector<HostTensor> factors;
+    if (varying.empty() && uniform != 1.0)
+      factors.push_back(makeFloatTensor(f32, {}, {uniform}));
+    for (auto &[i, inverse] : varying) {
+      if (factors.empty())
+        for (double &v : inverse)
+          v *= uniform;
+      std::vector<int64_t> shape(5, 1);
+      shape[position[i]] = w->out[i];
+      factors.push_back(makeFloatTensor(f32, shape, std::move(inverse)));
+    }
+    for (const HostTensor &factor : factors) {
+      y = ctx.create<graph::MulOp>(*y, ctx.constant(factor));
       if (failed(y))
         return failure();
     }
