@@ -210,18 +210,24 @@ double halfValue(int32_t dt, uint16_t bits) {
 
 /// Checks that a TensorProto of a supported element type holds exactly the
 /// values its dims declare (raw or typed), without allocating. False with
-/// `error` set otherwise; true for other element types and external data
-/// (refused when converted). Used on every initializer before ONNX's shape
-/// inference reads any, and by convertTensor.
+/// `error` set otherwise, and for data in an external file, which tfcc does
+/// not read (ONNX's shape inference of a Range died of SIGSEGV on such a
+/// scalar: fuzz/onnx_import); true for other element types. Used on every
+/// initializer before ONNX's shape inference reads any, and by
+/// convertTensor.
 bool checkTensorData(const onnx::TensorProto &tensor, std::string &error) {
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL ||
+      tensor.external_data_size() > 0) {
+    error = "keeps its data in an external file (not supported)";
+    return false;
+  }
   int32_t dt = tensor.data_type();
   bool supported =
       dt == onnx::TensorProto::FLOAT || dt == onnx::TensorProto::DOUBLE ||
       isHalfData(dt) || dt == onnx::TensorProto::INT32 ||
       dt == onnx::TensorProto::INT64 || dt == onnx::TensorProto::BOOL ||
       dt == onnx::TensorProto::INT8 || dt == onnx::TensorProto::UINT8;
-  if (!supported || tensor.data_location() == onnx::TensorProto::EXTERNAL ||
-      tensor.external_data_size() > 0)
+  if (!supported)
     return true;
   std::vector<int64_t> shape;
   for (int64_t d : tensor.dims()) {

@@ -113,6 +113,16 @@ model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14),
 model.ir_version = 7
 onnx.save(model, "hostile_two_opsets.onnx")
 
+# A Range whose limit keeps its data in an external file: ONNX's shape inference
+# read it (SIGSEGV inside libonnx; fuzz/onnx_import). tfcc reads no external data.
+limit = helper.make_tensor("b", TensorProto.INT64, [], [0])
+limit.ClearField("int64_data")
+limit.data_location = TensorProto.EXTERNAL
+entry = limit.external_data.add()
+entry.key, entry.value = "location", "limit.bin"
+save([helper.make_node("Range", ["a", "b", "d"], ["y"], name="range")], "external_data",
+     [], [value("y", None, TensorProto.INT64)], [scalar("a", 0), limit, scalar("d", 1)])
+
 # Two nodes defining the same name (ONNX graphs are in SSA form).
 save([helper.make_node("Relu", ["x"], ["y"], name="first"),
       helper.make_node("Neg", ["x"], ["y"], name="second")], "duplicate_output",
