@@ -208,6 +208,18 @@ double halfValue(int32_t dt, uint16_t bits) {
       graph::halfSemantics(dt == onnx::TensorProto::BFLOAT16), bits);
 }
 
+/// Ops whose leading inputs (named by `inputs`, one letter each) ONNX's
+/// shape inference reads at a fixed rank without checking it.
+struct InferenceRanks {
+  llvm::StringLiteral op;
+  llvm::StringLiteral inputs;
+  int rank;
+};
+constexpr InferenceRanks kInferenceRanks[] = {{"Gemm", "AB", 2},
+                                              {"RNN", "XWR", 3},
+                                              {"GRU", "XWR", 3},
+                                              {"LSTM", "XWR", 3}};
+
 /// Checks that a TensorProto of a supported element type holds exactly the
 /// values its dims declare (raw or typed), without allocating. False with
 /// `error` set otherwise, and for data in an external file, which tfcc does
@@ -788,29 +800,21 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
             return error("node '" + nodeName(node, index) + "' (" + op +
                          ") has axis " + llvm::Twine(attr.i()) +
                          " for an input of rank " + llvm::Twine(x->second));
-    // ... and Gemm's (opset 6 and older) A and B of a rank other than 2
-    // (it read a rank-0 or rank-1 operand's second dim: SIGSEGV,
-    // fuzz/onnx_import). Ranks 0, 1 and 5 given to each input of 46 ops
-    // through the harness crashed only these.
-    if (op == "Gemm")
-      for (int i = 0; i < std::min(node.input_size(), 2); ++i)
-        if (auto r = knownRank.find(node.input(i));
-            r != knownRank.end() && r->second != 2)
-          return error("node '" + nodeName(node, index) + "' (Gemm) has " +
-                       (i ? "B" : "A") + " of rank " + llvm::Twine(r->second) +
-                       ": it must be a matrix (rank 2)");
-    // ... and the recurrent ops' X, W and R of a rank other than 3 (the
-    // opset-1 to -6 inference read their dims unchecked: SIGSEGV).
-    if (op == "RNN" || op == "GRU" || op == "LSTM")
-      for (int i = 0; i < std::min(node.input_size(), 3); ++i)
-        if (auto r = knownRank.find(node.input(i));
-            r != knownRank.end() && r->second != 3)
-          return error("node '" + nodeName(node, index) + "' (" + op +
-                       ") has " +
-                       (i == 0   ? "X"
-                        : i == 1 ? "W"
-                                 : "R") +
-                       " of rank " + llvm::Twine(r->second) + ": it must be 3");
+    // ... and the leading inputs of ops whose old inference (Gemm at opset
+    // 6, RNN, GRU and LSTM at 1 to 6) read their dims unchecked: a rank
+    // other than ONNX's crashed it (SIGSEGV, fuzz/onnx_import). Ranks 0, 1
+    // and 5 given to each input of 46 ops through the harness crashed only
+    // these.
+    for (const InferenceRanks &rule : kInferenceRanks)
+      if (op == rule.op)
+        for (int i = 0;
+             i < std::min<int>(node.input_size(), rule.inputs.size()); ++i)
+          if (auto r = knownRank.find(node.input(i));
+              r != knownRank.end() && r->second != rule.rank)
+            return error("node '" + nodeName(node, index) + "' (" + op +
+                         ") has " + llvm::Twine(rule.inputs[i]) + " of rank " +
+                         llvm::Twine(r->second) + ": it must be " +
+                         llvm::Twine(rule.rank));
     if (node.op_type().empty())
       return error("cannot parse ONNX model '" + path + "': node " +
                    llvm::Twine(index) + " ('" + node.name() +
