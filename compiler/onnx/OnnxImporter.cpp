@@ -209,7 +209,9 @@ double halfValue(int32_t dt, uint16_t bits) {
 }
 
 /// Ops whose leading inputs (named by `inputs`, one letter each) ONNX's
-/// shape inference reads at a fixed rank without checking it.
+/// shape inference reads at a fixed rank without checking it, in opsets
+/// before 7 (the later ones check; tfcc's converters then refuse a wrong
+/// rank with their own message).
 struct InferenceRanks {
   llvm::StringLiteral op;
   llvm::StringLiteral inputs;
@@ -800,13 +802,13 @@ LogicalResult Importer::validateScope(const onnx::GraphProto &graph,
             return error("node '" + nodeName(node, index) + "' (" + op +
                          ") has axis " + llvm::Twine(attr.i()) +
                          " for an input of rank " + llvm::Twine(x->second));
-    // ... and the leading inputs of ops whose old inference (Gemm at opset
-    // 6, RNN, GRU and LSTM at 1 to 6) read their dims unchecked: a rank
+    // ... and the leading inputs of ops whose old inference (opset 6 and
+    // before: Gemm, RNN, GRU, LSTM) read their dims unchecked: a rank
     // other than ONNX's crashed it (SIGSEGV, fuzz/onnx_import). Ranks 0, 1
     // and 5 given to each input of 46 ops through the harness crashed only
     // these.
     for (const InferenceRanks &rule : kInferenceRanks)
-      if (op == rule.op)
+      if (op == rule.op && opsetVersion < 7)
         for (int i = 0;
              i < std::min<int>(node.input_size(), rule.inputs.size()); ++i)
           if (auto r = knownRank.find(node.input(i));
