@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/AnchoredRewrite.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -51,9 +52,16 @@ constexpr size_t kMaxFusedBodyOps = 2048;
 /// copied a few times per round.
 constexpr size_t kFusionRoundLimits[] = {16, 256, kMaxFusedBodyOps};
 
+/// Ops of a body but its constants: copies of one constant, which bodies
+/// fused here keep until the canonicalization after, are not work.
 size_t bodySize(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  return linalgOp ? linalgOp.getBlock()->getOperations().size() : 0;
+  if (!linalgOp)
+    return 0;
+  return llvm::count_if(linalgOp.getBlock()->getOperations(),
+                        [](Operation &inner) {
+                          return !inner.hasTrait<OpTrait::ConstantLike>();
+                        });
 }
 
 /// Upstream's rule (the producer has one use) plus: no costly producer
@@ -104,7 +112,7 @@ struct FuseElementwise
     linalg::populateConstantFoldLinalgOperations(patterns, hasOneUseProducer);
     GreedyRewriteConfig config;
     config.useTopDownTraversal = true;
-    (void)applyPatternsAndFoldGreedily(op, std::move(patterns), config);
+    (void)tfcc::applyPatternsAtAnchors(op, std::move(patterns), config);
   }
 };
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "passes/AnchoredRewrite.h"
 #include "passes/ConstantValues.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
@@ -513,8 +514,8 @@ struct FuseInt8Ops : tfcc::impl::FuseInt8OpsBase<FuseInt8Ops> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     tfcc::populateFuseInt8OpsPatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            tfcc::applyPatternsAtAnchors(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "passes/AnchoredRewrite.h"
 #include "passes/ConstantValues.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
@@ -520,8 +521,8 @@ struct FuseOps : tfcc::impl::FuseOpsBase<FuseOps> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     tfcc::populateFuseOpsPatterns(patterns);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            tfcc::applyPatternsAtAnchors(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

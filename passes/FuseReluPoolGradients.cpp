@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "passes/AnchoredRewrite.h"
 #include "passes/ConstantValues.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
@@ -146,7 +147,7 @@ struct FuseReluPoolGradients
     RewritePatternSet patterns(&getContext());
     tfcc::populateFuseReluPoolGradientsPatterns(patterns);
     if (failed(
-            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+            tfcc::applyPatternsAtAnchors(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

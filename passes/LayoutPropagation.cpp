@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/AnchoredRewrite.h"
 #include "passes/Passes.h"
 
 #include "dialects/graph/IR/GraphOps.h"
@@ -583,7 +584,7 @@ struct LayoutPropagationPass
     tfcc::populateLayoutPropagationPatterns(patterns);
     // Every rewrite keeps the values, so a run stopped by the iteration
     // limit still leaves correct (if less optimized) IR: not an error.
-    (void)applyPatternsAndFoldGreedily(getOperation(), std::move(patterns));
+    (void)tfcc::applyPatternsAtAnchors(getOperation(), std::move(patterns));
   }
 };
 

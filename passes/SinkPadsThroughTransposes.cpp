@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/graph/IR/GraphOps.h"
+#include "passes/AnchoredRewrite.h"
 #include "passes/GraphToLinalg/Utils.h"
 #include "passes/Passes.h"
 
@@ -59,7 +60,7 @@ struct SinkPadsThroughTransposes
     RewritePatternSet patterns(&getContext());
     tfcc::populateSinkPadsThroughTransposesPatterns(patterns);
     if (failed(
-            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+            tfcc::applyPatternsAtAnchors(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
 };

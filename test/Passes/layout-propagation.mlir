@@ -6,11 +6,11 @@
 // function keeps its NCHW argument and result.
 // CHECK-LABEL: func.func @conv_relu_bias_conv
 // CHECK-SAME: (%{{.*}}: tensor<?x3x8x8xf32>, {{.*}}) -> tensor<?x16x8x8xf32>
-// CHECK-DAG: %[[BIAS:.*]] = graph.constant dense<{{.*}}> : tensor<1x1x1x16xf32>
 // CHECK: graph.transpose %{{.*}} {perm = [0, 2, 3, 1]}
 // CHECK: %[[C1:.*]] = graph.conv2d
 // CHECK-NOT: graph.transpose
 // CHECK: %[[R:.*]] = graph.relu %[[C1]] : tensor<?x8x8x16xf32>
+// CHECK-DAG: %[[BIAS:.*]] = graph.constant dense<{{.*}}> : tensor<1x1x1x16xf32>
 // CHECK: %[[B:.*]] = graph.add %[[R]], %[[BIAS]] : (tensor<?x8x8x16xf32>, tensor<1x1x1x16xf32>)
 // CHECK: graph.conv2d %[[B]]
 // CHECK: %[[OUT:.*]] = graph.transpose %{{.*}} {perm = [0, 3, 1, 2]}
@@ -120,15 +120,15 @@ graph.variable @full : tensor<1x4x2x3xf32> = dense<1.0>
 // CHECK-LABEL: func.func @binary_constants
 // CHECK-DAG: %[[SCALE:.*]] = graph.read @scale
 // CHECK-DAG: %[[FULL:.*]] = graph.read @full
-// CHECK-DAG: %[[C:.*]] = graph.constant dense<{{\[\[\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]]]]> : tensor<1x1x1x4xf32>
-// CHECK-DAG: %[[P:.*]] = graph.constant dense<{{\[\[\[\[}}0, 6, 12, 18], [1, 7, 13, 19], [2, 8, 14, 20]], {{\[\[}}3, 9, 15, 21], [4, 10, 16, 22], [5, 11, 17, 23]]]]> : tensor<1x2x3x4xi32>
 // CHECK: %[[R:.*]] = graph.reshape %[[SCALE]] : (tensor<4x1x1xf32>) -> tensor<1x1x1x4xf32>
 // CHECK: %[[A:.*]] = graph.mul %{{.*}}, %[[R]] : (tensor<1x2x3x4xf32>, tensor<1x1x1x4xf32>)
+// CHECK-DAG: %[[C:.*]] = graph.constant dense<{{\[\[\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]]]]> : tensor<1x1x1x4xf32>
 // CHECK: %[[B:.*]] = graph.sub %[[C]], %[[A]]
 // CHECK: %[[D:.*]] = graph.maximum %[[B]], %{{.*}} : (tensor<1x2x3x4xf32>, tensor<f32>)
 // CHECK: %[[FT:.*]] = graph.transpose %[[FULL]] {perm = [0, 2, 3, 1]}
 // CHECK: %[[E:.*]] = graph.add %[[D]], %[[FT]]
 // CHECK: %[[I:.*]] = graph.cast %[[E]]
+// CHECK-DAG: %[[P:.*]] = graph.constant dense<{{\[\[\[\[}}0, 6, 12, 18], [1, 7, 13, 19], [2, 8, 14, 20]], {{\[\[}}3, 9, 15, 21], [4, 10, 16, 22], [5, 11, 17, 23]]]]> : tensor<1x2x3x4xi32>
 // CHECK: %[[F:.*]] = graph.add %[[I]], %[[P]]
 // CHECK: %[[T:.*]] = graph.transpose %[[F]] {perm = [0, 3, 1, 2]}
 // CHECK: return %[[T]]
