@@ -4,6 +4,7 @@
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
@@ -255,8 +256,22 @@ LogicalResult runApplyCheckpoint(ModuleOp module, const std::string &path,
   });
 }
 
+/// `pipeline` with its inliner replaced by the canonicalization the inliner
+/// runs on each function first, where `module` has no call: on a graph of
+/// 100,000 ops the inliner took 0.1 s (0.45 s under ASan) to find none.
+static std::string withInlinerIfCalls(ModuleOp module, const char *pipeline) {
+  bool hasCalls =
+      module.walk([](CallOpInterface) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  if (hasCalls)
+    return pipeline;
+  return replaced(pipeline, "inline,", "canonicalize,");
+}
+
 LogicalResult runInlinePipeline(ModuleOp module, TimingScope *timing) {
-  return runPipeline(module, kInlinePipeline, "inline", timing);
+  return runPipeline(module,
+                     withInlinerIfCalls(module, kInlinePipeline).c_str(),
+                     "inline", timing);
 }
 
 LogicalResult runQuantizeInt8(ModuleOp module, int weightBits,
@@ -327,9 +342,10 @@ LogicalResult runNormalizePipeline(ModuleOp module, TimingScope *timing) {
 }
 
 LogicalResult runGraphPipeline(ModuleOp module, TimingScope *timing, bool gpu) {
-  if (gpu)
-    return runPipeline(module, gpuGraphPipeline().c_str(), "graph", timing);
-  return runPipeline(module, kGraphPipeline, "graph", timing);
+  std::string pipeline = gpu ? gpuGraphPipeline() : kGraphPipeline;
+  return runPipeline(module,
+                     withInlinerIfCalls(module, pipeline.c_str()).c_str(),
+                     "graph", timing);
 }
 
 LogicalResult runToArenaPipeline(ModuleOp module, TimingScope *timing,
