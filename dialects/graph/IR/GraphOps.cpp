@@ -264,7 +264,7 @@ void VariableOp::print(OpAsmPrinter &p) {
 LogicalResult VariableOp::verify() {
   RankedTensorType type = getTensorType();
   if (failed(verifyTensorSize([this] { return emitOpError(); }, type,
-                              "variable @" + getSymName().str() + " of type")))
+                              "variable @" + getSymName() + " of type")))
     return failure();
   if (!type.hasStaticShape())
     return emitOpError() << "variable @" << getSymName()

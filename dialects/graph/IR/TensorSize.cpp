@@ -49,8 +49,8 @@ std::optional<int64_t> graph::checkedStaticBytes(ShapedType type) {
 }
 
 LogicalResult
-graph::verifyTensorSize(function_ref<InFlightDiagnostic()> emitError,
-                        Type type, llvm::StringRef what) {
+graph::verifyTensorSize(function_ref<InFlightDiagnostic()> emitError, Type type,
+                        const llvm::Twine &what) {
   auto shaped = dyn_cast<ShapedType>(type);
   if (!shaped || !shaped.hasRank() || checkedStaticBytes(shaped))
     return success();
@@ -64,11 +64,11 @@ LogicalResult graph::verifyOperandAndResultSizes(Operation *op) {
   auto error = [op] { return op->emitOpError(); };
   for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
     if (failed(verifyTensorSize(error, type,
-                                "operand #" + std::to_string(i) + " type")))
+                                "operand #" + llvm::Twine(i) + " type")))
       return failure();
   for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
     if (failed(verifyTensorSize(error, type,
-                                "result #" + std::to_string(i) + " type")))
+                                "result #" + llvm::Twine(i) + " type")))
       return failure();
   return success();
 }
@@ -83,11 +83,11 @@ LogicalResult graph::verifyModelSizes(ModuleOp module) {
     FunctionType type = func.getFunctionType();
     for (auto [i, t] : llvm::enumerate(type.getInputs()))
       if (failed(verifyTensorSize(error, t,
-                                  "argument #" + std::to_string(i) + " type")))
+                                  "argument #" + llvm::Twine(i) + " type")))
         return failure();
     for (auto [i, t] : llvm::enumerate(type.getResults()))
       if (failed(verifyTensorSize(error, t,
-                                  "result #" + std::to_string(i) + " type")))
+                                  "result #" + llvm::Twine(i) + " type")))
         return failure();
   }
   // Weights are held in memory whole (the compiler's and the model's

@@ -43,9 +43,10 @@ std::optional<int64_t> checkedStaticBytes(ShapedType type);
 std::optional<int64_t> checkedBytesProduct(int64_t a, int64_t b);
 
 /// Emits "<what> 'TYPE' exceeds the largest tensor tfcc accepts (...)" and
-/// fails when `type` (a shaped type) is over the limit.
+/// fails when `type` (a shaped type) is over the limit. `what` is a Twine:
+/// built only for the message (the verifier checks every op's types).
 LogicalResult verifyTensorSize(function_ref<InFlightDiagnostic()> emitError,
-                               Type type, llvm::StringRef what);
+                               Type type, const llvm::Twine &what);
 
 /// Every operand and result of `op` within the limit.
 LogicalResult verifyOperandAndResultSizes(Operation *op);
