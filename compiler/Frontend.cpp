@@ -209,6 +209,16 @@ OwningOpRef<ModuleOp> tfcc::loadModel(llvm::SourceMgr &sourceMgr,
                                              block.getOperations());
   }
   OwningOpRef<ModuleOp> owned(module);
+  // One module: MLIR's bufferization of a module holding another one (a
+  // call into it) dies of SIGSEGV (fuzz/graph_ir_compile).
+  WalkResult nested = module.getBody()->walk([](ModuleOp inner) {
+    inner.emitError() << "a module inside the model's module: a graph IR "
+                         "model is one module of functions, variables and "
+                         "train steps";
+    return WalkResult::interrupt();
+  });
+  if (nested.wasInterrupted())
+    return nullptr;
   // Verified first: the names are read from each function's return, which
   // an unverified one may lack or give more operands than results (a heap
   // overflow, fuzz/graph_ir_compile).
