@@ -1,4 +1,4 @@
-//===- AnchoredRewrite.cpp - patterns applied where they can match --------===//
+//===- AnchoredRewrite.cpp - patterns applied where they match ------------===//
 
 #include "passes/AnchoredRewrite.h"
 
