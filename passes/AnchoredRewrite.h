@@ -2,10 +2,9 @@
 //
 // applyPatternsAndFoldGreedily visits and tries to fold every op under its
 // root on each iteration, and simplifies the regions after each one. Passes
-// whose patterns are rooted at a few op kinds spent 0.1-0.5 s each that way
-// on a graph of 100,000 elementwise ops they did not match
-// (docs/reliability.md). This driver starts from the ops a pattern is rooted
-// at instead.
+// whose patterns are rooted at a few op kinds spent most of their time that
+// way on huge graphs they hardly matched (docs/reliability.md). This driver
+// starts from the ops a pattern is rooted at instead.
 //
 //===----------------------------------------------------------------------===//
 
