@@ -57,9 +57,9 @@ const char *const kProfileSpansPass = "tfcc-profile-spans,";
 
 const char *const kToLLVMPipeline =
     "tfcc-profile-spans,tfcc-return-on-numerics-report,"
-    "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,lower-affine,"
+    "tfcc-lower-linalg-to-parallel-loops,tfcc-parallelize-loops,lower-affine,"
     "canonicalize,convert-scf-to-cf,"
-    "expand-strided-metadata,lower-affine,"
+    "tfcc-expand-strided-metadata,lower-affine,"
     // f16 and bf16 arithmetic in f32, rounded after each op; bf16 <-> f32 as
     // integer bit operations (round to nearest even), not libcalls.
     "math-legalize-to-f32,"
@@ -103,7 +103,7 @@ std::string gpuToLLVMPipeline(const GpuCodeOptions &gpu) {
   std::string pipeline = replaced(
       kToLLVMPipeline,
       "tfcc-profile-spans,tfcc-return-on-numerics-report,"
-      "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,",
+      "tfcc-lower-linalg-to-parallel-loops,tfcc-parallelize-loops,",
       // Mapped before any canonicalization, which would merge the tiles'
       // loop into the elements' one.
       "tfcc-gpu-device-buffers,tfcc-gpu-map-loops{block-size=" +
@@ -362,7 +362,7 @@ LogicalResult runGpuLoopsOnHostPipeline(ModuleOp module, TimingScope *timing) {
   // the CPU would split work between threads.
   std::string pipeline =
       replaced(kToLLVMPipeline,
-               "convert-linalg-to-parallel-loops,tfcc-parallelize-loops,",
+               "tfcc-lower-linalg-to-parallel-loops,tfcc-parallelize-loops,",
                "tfcc-gpu-map-loops,");
   return runPipeline(module, pipeline.c_str(), "to-llvm", timing);
 }

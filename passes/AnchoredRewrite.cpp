@@ -2,8 +2,10 @@
 
 #include "passes/AnchoredRewrite.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/FoldUtils.h"
 
 #include <algorithm>
 
@@ -49,4 +51,26 @@ mlir::tfcc::applyPatternsAtAnchors(Operation *root,
       return success();
   }
   return failure();
+}
+
+void mlir::tfcc::mergeConstants(Operation *root) {
+  // In the whole-region driver's order (post-order), which decides the one
+  // kept and the order at the region's start.
+  SmallVector<std::pair<Operation *, Attribute>> constants;
+  root->walk([&](Operation *op) {
+    Attribute value;
+    if (op != root && matchPattern(op, m_Constant(&value)))
+      constants.emplace_back(op, value);
+  });
+  OperationFolder folder(root->getContext());
+  for (auto [op, value] : constants)
+    folder.insertKnownConstant(op, value);
+}
+
+LogicalResult mlir::tfcc::applyPatternsAtAnchorsAndMergeConstants(
+    Operation *root, const FrozenRewritePatternSet &patterns) {
+  if (failed(applyPatternsAtAnchors(root, patterns)))
+    return failure();
+  mergeConstants(root);
+  return success();
 }

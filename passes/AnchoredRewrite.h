@@ -26,6 +26,18 @@ LogicalResult applyPatternsAtAnchors(Operation *root,
                                      const FrozenRewritePatternSet &patterns,
                                      GreedyRewriteConfig config = {});
 
+/// Merges the equal constants of each region isolated from above under
+/// `root` into one at the start of that region, as the whole-region driver
+/// does before each sweep: a pass that creates constants with the anchored
+/// driver leaves the same IR as one that used the whole-region driver.
+void mergeConstants(Operation *root);
+
+/// applyPatternsAtAnchors, then mergeConstants: for passes that replace a
+/// whole-region driver and should leave the IR it left (but for what
+/// folding ops no pattern is rooted at would have changed).
+LogicalResult applyPatternsAtAnchorsAndMergeConstants(
+    Operation *root, const FrozenRewritePatternSet &patterns);
+
 } // namespace mlir::tfcc
 
 #endif // TFCC_PASSES_ANCHOREDREWRITE_H

@@ -1,7 +1,8 @@
 //===- ParallelizeLoops.cpp - the tfcc-parallelize-loops pass -------------===//
 //
 // Generated loop nests (everything not lowered to a runtime micro-kernel)
-// reach this pass as scf.parallel ops from convert-linalg-to-parallel-loops.
+// reach this pass as scf.parallel ops from
+// tfcc-lower-linalg-to-parallel-loops.
 // Large ones whose bodies call nothing become omp.parallel + omp.wsloop
 // nowait over their leading dimensions; the rest become serial scf.for
 // nests. The OpenMP translation outlines the bodies; the few libomp entry

@@ -916,10 +916,78 @@ def ReturnOnNumericsReport : Pass<"tfcc-return-on-numerics-report", "ModuleOp"> 
                            "::mlir::func::FuncDialect"];
 }
 
+def ExpandStridedMetadata : Pass<"tfcc-expand-strided-metadata"> {
+  let summary = "Expand memref views into explicit offset, sizes and strides";
+  let description = [{
+    MLIR's `expand-strided-metadata` patterns (subviews, reshapes and casts
+    become `memref.reinterpret_cast`s of their base buffer, with offsets,
+    sizes and strides computed by `affine.apply`), applied from the ops they
+    are rooted at and what their rewrites create, instead of by the
+    whole-region greedy driver, which tries and folds every op of the module
+    on each sweep. Equal constants are then merged at the start of their
+    function, as that driver does. Example:
+
+    ```mlir
+    %v = memref.subview %m[%i, 0] [1, 8] [1, 1]
+        : memref<4x8xf32> to memref<8xf32, strided<[1], offset: ?>>
+    ```
+    becomes
+    ```mlir
+    %base, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %m
+    %o = affine.apply affine_map<()[s0] -> (s0 * 8)>()[%i]
+    %v = memref.reinterpret_cast %base to offset: [%o], sizes: [8],
+        strides: [1] : memref<f32> to memref<8xf32, strided<[1], offset: ?>>
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+def LowerLinalgToParallelLoops : Pass<"tfcc-lower-linalg-to-parallel-loops"> {
+  let summary = "Lower linalg ops on buffers to scf.parallel loops";
+  let description = [{
+    The lowering of MLIR's `convert-linalg-to-parallel-loops`: each linalg
+    op on buffers becomes an `scf.parallel` nest over its parallel
+    dimensions, with `scf.for` loops inside over its reduction dimensions,
+    loading its operands, running its body and storing its results. The
+    upstream pass applies it with a pattern that matches any op, so the
+    greedy driver tries and folds every op of the function on two full
+    sweeps; here only the linalg ops, what their lowering creates and the
+    index arithmetic (`memref.dim`, `affine.apply`) are visited, and equal
+    constants are then merged at the start of their function, as that
+    driver does: the same loops, in a fraction of the time on huge
+    functions. Example:
+
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #id],
+                    iterator_types = ["parallel"]}
+        ins(%a : memref<16xf32>) outs(%b : memref<16xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %r = arith.mulf %x, %x : f32
+      linalg.yield %r : f32
+    }
+    ```
+    becomes
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+      %x = memref.load %a[%i] : memref<16xf32>
+      %r = arith.mulf %x, %x : f32
+      memref.store %r, %b[%i] : memref<16xf32>
+      scf.reduce
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def ParallelizeLoops : Pass<"tfcc-parallelize-loops", "ModuleOp"> {
   let summary = "Run large generated loop nests on the context's thread pool";
   let description = [{
-    After `convert-linalg-to-parallel-loops`, every `scf.parallel` of a
+    After `tfcc-lower-linalg-to-parallel-loops`, every `scf.parallel` of a
     function (parallel dimensions; reductions are inner `scf.for`s) either
     becomes a serial `scf.for` nest or, when its body is large enough and
     calls nothing (arith, math, memref loads and stores, scf, affine, index
