@@ -79,10 +79,13 @@ def check(output_path, ref_path):
 
 
 def main():
-    if sys.argv[1] == "--check":
-        check(sys.argv[2], sys.argv[3])
+    args = sys.argv[1:]
+    if len(args) == 3 and args[0] == "--check":
+        check(args[1], args[2])
         return
-    out = sys.argv[1]
+    if len(args) != 1 or args[0].startswith("-"):
+        sys.exit(__doc__)
+    out = args[0]
     os.makedirs(out, exist_ok=True)
     for name, make in MODELS.items():
         model, x, ref = make()
