@@ -44,7 +44,7 @@ const char *const kToBuffersPipeline =
     "tfcc-split-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
-    "canonicalize";
+    "tfcc-order-constant-globals,canonicalize";
 
 const char *const kToArenaPipeline =
     "tfcc-copy-returned-arguments,"

@@ -769,6 +769,34 @@ def SplitEmptyTensors : Pass<"tfcc-split-empty-tensors"> {
   }];
 }
 
+def OrderConstantGlobals : Pass<"tfcc-order-constant-globals", "ModuleOp"> {
+  let summary = "Name and order the constants' globals by their first use";
+  let description = [{
+    One-shot bufferization (MLIR 19) takes a module's functions in an order
+    that depends on heap addresses and creates each constant tensor's
+    `memref.global` as it goes (`__constant_<type>`, `_0`, `_1`, ... on a
+    clash, at the top of the module), so a model of several functions could
+    compile to a different library each time. After it, this pass renames
+    those globals as bufferization would have in the order of their first
+    `memref.get_global` in the module, and places them at its top in that
+    order; globals nothing uses follow in their order. Example:
+
+    ```mlir
+    memref.global "private" constant @__constant_2xf32 : memref<2xf32> = dense<[3.0, 4.0]>
+    memref.global "private" constant @__constant_2xf32_0 : memref<2xf32> = dense<[1.0, 2.0]>
+    func.func @a() { %0 = memref.get_global @__constant_2xf32_0 : memref<2xf32> ... }
+    func.func @b() { %0 = memref.get_global @__constant_2xf32 : memref<2xf32> ... }
+    ```
+    becomes
+    ```mlir
+    memref.global "private" constant @__constant_2xf32 : memref<2xf32> = dense<[1.0, 2.0]>
+    memref.global "private" constant @__constant_2xf32_0 : memref<2xf32> = dense<[3.0, 4.0]>
+    func.func @a() { %0 = memref.get_global @__constant_2xf32 : memref<2xf32> ... }
+    func.func @b() { %0 = memref.get_global @__constant_2xf32_0 : memref<2xf32> ... }
+    ```
+  }];
+}
+
 def CopyReturnedArguments : Pass<"tfcc-copy-returned-arguments"> {
   let summary = "Return copies of returned arguments and of buffers returned twice";
   let description = [{
