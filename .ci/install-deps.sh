@@ -15,6 +15,7 @@ PACKAGES=(
   gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm
   zlib1g-dev libzstd-dev libedit-dev libxml2-dev libcurl4-openssl-dev
   libcpp-httplib-dev nlohmann-json3-dev pkg-config python3-protobuf chromium python3-pil
+  python3-onnx
   openmpi-bin libopenmpi-dev
 )
 # flatbuffers-compiler: flatc reads and writes the checkpoints of test/tools/checkpoint.test
@@ -24,6 +25,8 @@ PACKAGES=(
 # libcpp-httplib-dev, nlohmann-json3-dev and pkg-config: tfcc-serve's HTTP server and JSON
 # (httplib is a compiled library whose pkg-config flags must match its build).
 # python3-protobuf: the TensorBoard test reads event files through protos compiled with protoc.
+# python3-onnx: test/onnx/Inputs/half_models.py writes float16/bfloat16 models with onnx.helper
+# and onnx.numpy_helper (libonnx-testdata alone leaves an empty `onnx` namespace package).
 # openmpi-bin and libopenmpi-dev: tfcc-train --mpi (data-parallel training, docs/distributed.md)
 # and its test under mpirun.
 # chromium and python3-pil: test/tools/graph-views renders tfcc --emit=html headless and
