@@ -68,20 +68,21 @@ struct OrderConstantGlobalsPass
     // the module's other symbols.
     llvm::StringMap<unsigned> clashes;
     llvm::StringSet<> taken;
+    auto isFree = [&](StringRef candidate) {
+      Operation *owner = symbols.lookup(candidate);
+      return !taken.contains(candidate) && (!owner || ordered.contains(owner));
+    };
+    SmallVector<StringAttr> newNames;
     DenseMap<Attribute, Attribute> renamed;
     for (Operation *global : ordered) {
       StringAttr old = SymbolTable::getSymbolName(global);
       std::string base = baseName(old.getValue()).str(), name = base;
-      auto isFree = [&](StringRef candidate) {
-        Operation *owner = symbols.lookup(candidate);
-        return !taken.contains(candidate) &&
-               (!owner || ordered.contains(owner));
-      };
       while (!isFree(name))
         name = base + "_" + std::to_string(clashes[base]++);
       taken.insert(name);
+      newNames.push_back(StringAttr::get(&getContext(), name));
       renamed[FlatSymbolRefAttr::get(old)] =
-          FlatSymbolRefAttr::get(&getContext(), name);
+          FlatSymbolRefAttr::get(newNames.back());
     }
 
     AttrTypeReplacer replacer;
@@ -98,10 +99,9 @@ struct OrderConstantGlobalsPass
                                               /*replaceLocs=*/false,
                                               /*replaceTypes=*/false);
     Block *body = module.getBody();
-    for (Operation *global : llvm::reverse(ordered)) {
-      auto ref = cast<FlatSymbolRefAttr>(
-          renamed[FlatSymbolRefAttr::get(SymbolTable::getSymbolName(global))]);
-      SymbolTable::setSymbolName(global, ref.getAttr());
+    for (auto [global, name] :
+         llvm::reverse(llvm::zip_equal(ordered, newNames))) {
+      SymbolTable::setSymbolName(global, name);
       global->moveBefore(body, body->begin());
     }
   }
